@@ -1,0 +1,91 @@
+"""The rule catalogue: every normative KEP rule the harness knows, loaded from the `rules.yaml` beside
+each KEP's feature files and validated against `schemas/harness/rule-catalogue.schema.json`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from draconform.paths import FEATURES_DIR, SCHEMAS_DIR
+
+CATALOGUE_FILE = "rules.yaml"
+DEFAULT_PROFILE = "core"
+
+
+class CatalogueError(Exception):
+    """A catalogue file is unreadable or breaks the catalogue schema."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    kep: str
+    level: str
+    section: str
+    text: str
+    profile: str
+    gates: tuple[str, ...] = ()
+    decision: str | None = None
+    upstream: str | None = None
+    untested_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    rules: dict[str, Rule] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)  # KEP -> title
+
+    def __contains__(self, rule_id: object) -> bool:
+        return rule_id in self.rules
+
+    def by_kep(self) -> dict[str, list[Rule]]:
+        grouped: dict[str, list[Rule]] = {}
+        for rule in self.rules.values():
+            grouped.setdefault(rule.kep, []).append(rule)
+        return grouped
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMAS_DIR / "harness" / "rule-catalogue.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
+    """Load every `rules.yaml` under `features_dir`; rule IDs must be unique across all of them."""
+    rules: dict[str, Rule] = {}
+    titles: dict[str, str] = {}
+    for path in sorted(features_dir.rglob(CATALOGUE_FILE)):
+        try:
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        except (OSError, yaml.YAMLError) as exc:
+            raise CatalogueError(f"{path}: cannot read catalogue: {exc}") from exc
+        errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+        if errors:
+            where = ".".join(str(p) for p in errors[0].absolute_path) or "(top level)"
+            raise CatalogueError(f"{path}: {where}: {errors[0].message}")
+        kep = data["kep"]
+        titles[kep] = data["title"]
+        for entry in data["rules"]:
+            if not entry["id"].startswith(kep + "/"):
+                raise CatalogueError(f"{path}: rule {entry['id']} does not belong to {kep}")
+            if entry["id"] in rules:
+                raise CatalogueError(f"{path}: rule {entry['id']} is catalogued twice")
+            rules[entry["id"]] = Rule(
+                id=entry["id"],
+                kep=kep,
+                level=entry["level"],
+                section=entry["section"],
+                text=" ".join(entry["text"].split()),
+                profile=entry.get("profile", data.get("profile", DEFAULT_PROFILE)),
+                gates=tuple(entry.get("gates", ())),
+                decision=entry.get("decision"),
+                upstream=entry.get("upstream"),
+                untested_reason=entry.get("untested_reason"),
+            )
+    return Catalogue(rules=rules, titles=titles)

@@ -1,0 +1,120 @@
+"""The seam between the conformance steps and the system under test (SUT).
+
+Steps never import the reference implementation: they talk to a `SystemUnderTest`, which the
+reference implementation provides and which a third-party driver, scheduler or controller can
+provide in its place (`draconform run --sut module:factory`). Objects cross the seam as plain
+JSON-like dicts shaped exactly like Kubernetes API objects.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+Obj = dict[str, Any]
+
+DEFAULT_SUT = "draconform.reference.sut:ReferenceSystem"
+
+# Components whose feature gates and versions a scenario may set.
+COMPONENTS = ("kube-apiserver", "kube-scheduler", "kube-controller-manager", "kubelet")
+
+
+class Unsupported(Exception):
+    """The SUT cannot do what a step asks (e.g. a live cluster cannot advance a fake clock).
+
+    The harness reports the scenario as skipped with this message as the reason."""
+
+
+class ApiError(Exception):
+    """An API request was refused. `reason` mirrors the Kubernetes status reason."""
+
+    def __init__(self, reason: str, message: str, causes: Sequence[FieldCause] = ()) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason  # NotFound, AlreadyExists, Conflict, Invalid, Forbidden
+        self.message = message
+        self.causes = list(causes)
+
+
+@dataclass(frozen=True)
+class FieldCause:
+    """One reason an object was refused: the field path and what is wrong with it."""
+
+    field: str
+    message: str
+    rule: str | None = None  # catalogue rule ID, where the check has one
+
+
+@dataclass(frozen=True)
+class Event:
+    """A Kubernetes event as a user would see it in `kubectl get events`."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    type: str  # Normal or Warning
+    reason: str
+    message: str
+    timestamp: datetime
+
+
+@dataclass
+class ComponentConfig:
+    """How a scenario wants a component set up before it starts."""
+
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    version: str | None = None  # e.g. "1.33" for an older component in a skew scenario
+    args: dict[str, Any] = field(default_factory=dict)  # e.g. kube-scheduler {"bindingTimeout": 600}
+
+
+@runtime_checkable
+class SystemUnderTest(Protocol):
+    """Everything a step may do to, or observe of, a cluster."""
+
+    # --- set-up -------------------------------------------------------------------------------
+    def configure(self, component: str, config: ComponentConfig) -> None:
+        """Set a component's gates, version and arguments; takes effect at its next (re)start."""
+
+    def restart(self, component: str) -> None:
+        """Restart a component: it rebuilds its state from the API objects only."""
+
+    # --- API objects --------------------------------------------------------------------------
+    def create(self, obj: Obj) -> Obj: ...
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Obj]: ...
+
+    def update(self, obj: Obj) -> Obj: ...
+
+    def update_status(self, obj: Obj) -> Obj: ...
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None: ...
+
+    # --- the control plane at work ------------------------------------------------------------
+    def settle(self) -> None:
+        """Let controllers and the scheduler work until nothing more happens without time passing."""
+
+    def advance_clock(self, seconds: float) -> None:
+        """Let `seconds` of cluster time pass (timers fire), then settle."""
+
+    def now(self) -> datetime: ...
+
+    # --- observation --------------------------------------------------------------------------
+    def events(self) -> list[Event]: ...
+
+    def metrics_text(self) -> str:
+        """The scheduler's and controllers' metrics in Prometheus text exposition format."""
+
+
+def load_factory(spec: str = DEFAULT_SUT) -> Callable[[], SystemUnderTest]:
+    """Resolve `module:attribute` to a zero-argument factory of SUT instances."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"--sut expects 'module:factory', got {spec!r}")
+    factory = getattr(importlib.import_module(module_name), attribute)
+    if not callable(factory):
+        raise ValueError(f"--sut {spec!r} is not callable")
+    return factory  # type: ignore[no-any-return]

@@ -1,0 +1,48 @@
+"""The seam between the scheduler's DRA plugin and an allocation core.
+
+The plugin asks one question per (node, pod): can these unallocated claims get devices on this node,
+given what is already allocated? A core answers with one `status.allocation` per claim, or says why
+not. Cores read DeviceClasses, ResourceSlices and allocated claims from the API store themselves (the
+columnar core keeps them in frames updated from watch events)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from draconform.reference.apiserver.store import Store
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import Obj
+
+
+class AllocationError(Exception):
+    """The claims cannot be allocated on any node because of their own or the cluster's configuration
+    (missing DeviceClass, CEL error, All over an incomplete pool, an invalid pool with no alternative).
+    Unlike "does not fit here", retrying on another node does not help."""
+
+
+@dataclass
+class NodeAllocation:
+    """The answer for one node: `allocations[i]` is the `status.allocation` for `claims[i]`, or
+    `allocations` is None and `reasons` says, per claim name, why the claims do not fit."""
+
+    allocations: list[Obj] | None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def fits(self) -> bool:
+        return self.allocations is not None
+
+
+class Allocator(Protocol):
+    def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
+        """Allocate every claim in `claims` (none has status.allocation) together on `node`.
+
+        Devices in use are those of every claim in the store with status.allocation, plus those of the
+        `assumed` claims: allocations the scheduler has reserved but not written yet."""
+        ...
+
+
+class AllocatorFactory(Protocol):
+    def __call__(self, store: Store, gates: FeatureGates) -> Allocator: ...

@@ -1,0 +1,315 @@
+"""An in-memory API server: typed object storage with resourceVersions, optimistic concurrency,
+status subresources, finalizers, owner-reference garbage collection, watches, admission
+(validation) and feature-gate field stripping. Models kube-apiserver as the DRA KEPs assume it."""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import ApiError, FieldCause, Obj
+
+Operation = Literal["CREATE", "UPDATE"]
+EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+Key = tuple[str, str | None, str]  # kind, namespace, name
+
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    api_version: str
+    namespaced: bool
+    has_status: bool  # whether status is a separate subresource
+
+
+KINDS: dict[str, KindInfo] = {
+    "DeviceClass": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
+    "ResourceSlice": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
+    "ResourceClaim": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=True),
+    "ResourceClaimTemplate": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=False),
+    "Pod": KindInfo("v1", namespaced=True, has_status=True),
+    "Node": KindInfo("v1", namespaced=False, has_status=True),
+}
+
+
+def copy_object(value: Any) -> Any:
+    """Deep copy of a JSON-like value; several times faster than copy.deepcopy on API objects."""
+    if isinstance(value, dict):
+        return {k: copy_object(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_object(v) for v in value]
+    return value
+
+
+def object_key(obj: Obj) -> Key:
+    meta = obj.get("metadata") or {}
+    return obj["kind"], meta.get("namespace"), meta.get("name", "")
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    type: EventType
+    object: Obj  # the object after the change (for DELETED: its last state)
+    old: Obj | None = None  # the object before the change, for MODIFIED and DELETED
+
+
+@dataclass
+class Watch:
+    """A watch stream: events queue up until the consumer drains them."""
+
+    kinds: frozenset[str] | None
+    _events: deque[WatchEvent] = field(default_factory=deque)
+    stopped: bool = False
+
+    def wants(self, kind: str) -> bool:
+        return not self.stopped and (self.kinds is None or kind in self.kinds)
+
+    def push(self, event: WatchEvent) -> None:
+        self._events.append(event)
+
+    def drain(self) -> list[WatchEvent]:
+        events = list(self._events)
+        self._events.clear()
+        return events
+
+    def pending(self) -> bool:
+        return bool(self._events)
+
+    def stop(self) -> None:
+        self.stopped = True
+        self._events.clear()
+
+
+# An admission check sees the operation, the incoming object and the stored one (None on create) and
+# returns every problem it finds. A mutator rewrites the incoming object before the checks run.
+AdmissionCheck = Callable[[Operation, Obj, Obj | None], list[FieldCause]]
+Mutator = Callable[[Operation, Obj, Obj | None, FeatureGates], Obj]
+
+
+class Store:
+    """The API server's storage. Every read returns a copy; every write bumps the global
+    resourceVersion and notifies watchers synchronously, in write order."""
+
+    def __init__(self, clock: FakeClock, gates: FeatureGates | None = None) -> None:
+        self.clock = clock
+        self.gates = gates or FeatureGates()
+        self._objects: dict[Key, Obj] = {}
+        self._revision = itertools.count(1)
+        self._uids = itertools.count(1)
+        self._generated_names = itertools.count(1)
+        self._watches: list[Watch] = []
+        self._admission: list[AdmissionCheck] = []
+        self._mutators: list[Mutator] = []
+
+    # --- extension -----------------------------------------------------------------------------
+    def add_admission(self, check: AdmissionCheck) -> None:
+        self._admission.append(check)
+
+    def add_mutator(self, mutator: Mutator) -> None:
+        self._mutators.append(mutator)
+
+    def watch(self, *kinds: str) -> Watch:
+        stream = Watch(frozenset(kinds) if kinds else None)
+        self._watches.append(stream)
+        return stream
+
+    # --- reads ---------------------------------------------------------------------------------
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        stored = self._objects.get(self._key(kind, name, namespace))
+        return copy_object(stored) if stored is not None else None
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        return [copy_object(obj) for obj in self._iter(kind, namespace)]
+
+    def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
+        """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""
+        keys = sorted(
+            (key for key in self._objects if key[0] == kind and (namespace is None or key[1] == namespace)),
+            key=lambda key: (key[1] or "", key[2]),
+        )
+        return (self._objects[key] for key in keys)
+
+    # --- writes --------------------------------------------------------------------------------
+    def create(self, obj: Obj) -> Obj:
+        info = self._kind_info(obj)
+        new = copy_object(obj)
+        meta = new.setdefault("metadata", {})
+        if info.namespaced:
+            meta.setdefault("namespace", DEFAULT_NAMESPACE)
+        else:
+            meta.pop("namespace", None)
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = f"{meta['generateName']}{next(self._generated_names):05d}"
+        if not meta.get("name"):
+            raise ApiError("Invalid", f"{new['kind']}: metadata.name is required",
+                           [FieldCause("metadata.name", "Required value")])
+        key = object_key(new)
+        if key in self._objects:
+            raise ApiError("AlreadyExists", f"{new['kind']} {self._display(key)} already exists")
+        if info.has_status and "status" in obj and new["kind"] != "Pod":
+            new.pop("status")  # status is written through its subresource only
+        new = self._admit("CREATE", new, None)
+        meta = new["metadata"]
+        meta["uid"] = f"uid-{next(self._uids):06d}"
+        meta["creationTimestamp"] = format_time(self.clock.now())
+        meta["generation"] = 1
+        meta.pop("deletionTimestamp", None)
+        return self._store(key, new, None, "ADDED")
+
+    def load(self, obj: Obj) -> Obj:
+        """Store an object exactly as given, as if read back from etcd: no admission, no stripping,
+        status kept. For tools that take manifests "as the API server stored them"."""
+        self._kind_info(obj)
+        new = copy_object(obj)
+        meta = new.setdefault("metadata", {})
+        if KINDS[new["kind"]].namespaced:
+            meta.setdefault("namespace", DEFAULT_NAMESPACE)
+        meta.setdefault("uid", f"uid-{next(self._uids):06d}")
+        meta.setdefault("creationTimestamp", format_time(self.clock.now()))
+        meta.setdefault("generation", 1)
+        key = object_key(new)
+        old = self._objects.get(key)
+        return self._store(key, new, old, "MODIFIED" if old else "ADDED")
+
+    def update(self, obj: Obj) -> Obj:
+        """Replace everything but status (for kinds with a status subresource) and system metadata."""
+        key, old = self._existing(obj)
+        new = copy_object(obj)
+        if KINDS[key[0]].has_status:
+            if "status" in old:
+                new["status"] = copy_object(old["status"])
+            else:
+                new.pop("status", None)
+        self._keep_system_metadata(new, old)
+        if new.get("spec") != old.get("spec"):
+            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
+        new = self._admit("UPDATE", new, old)
+        if old.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            return self._remove(key, new)
+        return self._store(key, new, old, "MODIFIED")
+
+    def update_status(self, obj: Obj) -> Obj:
+        """Replace only the status of an object whose kind has a status subresource."""
+        key, old = self._existing(obj)
+        if not KINDS[key[0]].has_status:
+            raise ApiError("NotFound", f"{key[0]} has no status subresource")
+        new = copy_object(old)
+        if "status" in obj:
+            new["status"] = copy_object(obj["status"])
+        else:
+            new.pop("status", None)
+        new = self._admit("UPDATE", new, old)
+        return self._store(key, new, old, "MODIFIED")
+
+    def bind(self, namespace: str, name: str, node: str) -> Obj:
+        """The pods/binding subresource: set spec.nodeName once."""
+        key = self._key("Pod", name, namespace)
+        old = self._objects.get(key)
+        if old is None:
+            raise ApiError("NotFound", f"Pod {namespace}/{name} not found")
+        if old["spec"].get("nodeName"):
+            raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
+        new = copy_object(old)
+        new["spec"]["nodeName"] = node
+        return self._store(key, new, old, "MODIFIED")
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        """Delete now, or mark for deletion while finalizers remain; dependents are collected."""
+        key = self._key(kind, name, namespace)
+        old = self._objects.get(key)
+        if old is None:
+            raise ApiError("NotFound", f"{kind} {self._display(key)} not found")
+        if old["metadata"].get("finalizers"):
+            if not old["metadata"].get("deletionTimestamp"):
+                new = copy_object(old)
+                new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
+                self._store(key, new, old, "MODIFIED")
+            return
+        self._remove(key, copy_object(old))
+
+    # --- internals -----------------------------------------------------------------------------
+    def _kind_info(self, obj: Obj) -> KindInfo:
+        kind = obj.get("kind")
+        if kind not in KINDS:
+            raise ApiError("NotFound", f"the server does not serve kind {kind!r}")
+        expected = KINDS[kind].api_version
+        if obj.get("apiVersion", expected) != expected:
+            raise ApiError("NotFound", f"{kind} is served as {expected}, not {obj.get('apiVersion')}")
+        return KINDS[kind]
+
+    def _key(self, kind: str, name: str, namespace: str | None) -> Key:
+        if kind not in KINDS:
+            raise ApiError("NotFound", f"the server does not serve kind {kind!r}")
+        return kind, (namespace or DEFAULT_NAMESPACE) if KINDS[kind].namespaced else None, name
+
+    def _existing(self, obj: Obj) -> tuple[Key, Obj]:
+        self._kind_info(obj)
+        meta = obj.get("metadata") or {}
+        key = self._key(obj["kind"], meta.get("name", ""), meta.get("namespace"))
+        old = self._objects.get(key)
+        if old is None:
+            raise ApiError("NotFound", f"{key[0]} {self._display(key)} not found")
+        wanted = meta.get("resourceVersion")
+        if wanted and wanted != old["metadata"]["resourceVersion"]:
+            raise ApiError(
+                "Conflict",
+                f"{key[0]} {self._display(key)}: the object has been modified; please apply your changes "
+                f"to the latest version (have {wanted}, stored {old['metadata']['resourceVersion']})",
+            )
+        return key, old
+
+    @staticmethod
+    def _keep_system_metadata(new: Obj, old: Obj) -> None:
+        meta = new.setdefault("metadata", {})
+        for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "generation", "namespace"):
+            if field_name in old["metadata"]:
+                meta[field_name] = old["metadata"][field_name]
+
+    def _admit(self, operation: Operation, new: Obj, old: Obj | None) -> Obj:
+        for mutate in self._mutators:
+            new = mutate(operation, new, old, self.gates)
+        causes = [cause for check in self._admission for cause in check(operation, new, old)]
+        if causes:
+            kind, name = new["kind"], new["metadata"].get("name", "")
+            summary = "; ".join(f"{cause.field}: {cause.message}" for cause in causes)
+            raise ApiError("Invalid", f"{kind} {name!r} is invalid: {summary}", causes)
+        return new
+
+    def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType) -> Obj:
+        new["metadata"]["resourceVersion"] = str(next(self._revision))
+        self._objects[key] = new
+        self._notify(WatchEvent(event, copy_object(new), copy_object(old) if old is not None else None))
+        return copy_object(new)
+
+    def _remove(self, key: Key, last: Obj) -> None:
+        old = self._objects.pop(key)
+        last["metadata"]["resourceVersion"] = str(next(self._revision))
+        self._notify(WatchEvent("DELETED", last, copy_object(old)))
+        self._collect_dependents(last["metadata"]["uid"])
+
+    def _collect_dependents(self, owner_uid: str) -> None:
+        """Background cascading deletion: an object goes once none of its owners exist any more."""
+        live_uids = {obj["metadata"]["uid"] for obj in self._objects.values()}
+        for obj in list(self._objects.values()):
+            owners = obj["metadata"].get("ownerReferences") or []
+            if owner_uid in {ref.get("uid") for ref in owners} and not any(
+                ref.get("uid") in live_uids for ref in owners
+            ):
+                key = object_key(obj)
+                if key in self._objects:
+                    self.delete(key[0], key[2], key[1])
+
+    def _notify(self, event: WatchEvent) -> None:
+        for stream in self._watches:
+            if stream.wants(event.object["kind"]):
+                stream.push(event)
+
+    @staticmethod
+    def _display(key: Key) -> str:
+        return f"{key[1]}/{key[2]}" if key[1] else key[2]

@@ -1,0 +1,66 @@
+"""Feature gates per component, with the defaults of the Kubernetes release a component claims to be.
+
+Only the DRA gates the seed KEPs and the harness touch are listed; an unknown gate name is an error so a
+typo in a scenario cannot silently test the default."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# gate -> (first release it exists, release it became on by default or None while off by default)
+GATE_HISTORY: dict[str, tuple[str, str | None]] = {
+    "DynamicResourceAllocation": ("1.26", "1.32"),
+    "DRAAdminAccess": ("1.32", "1.34"),
+    "DRAPrioritizedList": ("1.33", "1.34"),
+    "DRAResourceClaimDeviceStatus": ("1.32", "1.33"),
+    "DRADeviceBindingConditions": ("1.34", "1.36"),
+    "DRAPartitionableDevices": ("1.33", "1.36"),
+    "DRAConsumableCapacity": ("1.34", "1.36"),
+    "DRADeviceTaints": ("1.33", "1.36"),
+    "DRADeviceCompatibilityGroups": ("1.37", None),
+    "DRAHandlePermanentDriverFailures": ("1.37", None),
+}
+
+CURRENT_RELEASE = "1.37"
+
+
+def _release_tuple(release: str) -> tuple[int, int]:
+    major, minor = release.split(".")[:2]
+    return int(major), int(minor)
+
+
+def defaults_for(release: str = CURRENT_RELEASE) -> dict[str, bool]:
+    """Gate defaults of `release`; gates the release does not know yet are absent."""
+    wanted = _release_tuple(release)
+    gates: dict[str, bool] = {}
+    for gate, (introduced, on_since) in GATE_HISTORY.items():
+        if _release_tuple(introduced) <= wanted:
+            gates[gate] = on_since is not None and _release_tuple(on_since) <= wanted
+    return gates
+
+
+class FeatureGates:
+    """An immutable set of gate values; gates unknown to the component's release read as off."""
+
+    def __init__(self, overrides: Mapping[str, bool] | None = None, release: str = CURRENT_RELEASE) -> None:
+        self.release = release
+        self._values = defaults_for(release)
+        for gate, value in (overrides or {}).items():
+            if gate not in GATE_HISTORY:
+                raise ValueError(f"unknown feature gate {gate!r}; known: {', '.join(sorted(GATE_HISTORY))}")
+            if gate in self._values:  # an older release simply does not have a newer gate
+                self._values[gate] = value
+
+    def enabled(self, *gates: str) -> bool:
+        """True when every named gate is on."""
+        return all(self._values.get(gate, False) for gate in gates)
+
+    def known(self, gate: str) -> bool:
+        """Whether this component's release has the gate at all (an older component does not)."""
+        return gate in self._values
+
+    def as_dict(self) -> dict[str, bool]:
+        return dict(self._values)
+
+    def __repr__(self) -> str:
+        return f"FeatureGates({self._values!r}, release={self.release!r})"

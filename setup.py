@@ -1,0 +1,26 @@
+"""Package layout: the repository keeps one folder per concern at the top level (reference/, steps/,
+features/, schemas/) but installs all of them under the single import name `draconform`, so nothing
+generic such as `reference` or `steps` lands in a user's site-packages."""
+
+from setuptools import find_packages, setup
+
+ROOTS = {
+    "draconform": "draconform",
+    "draconform.reference": "reference",
+    "draconform.steps": "steps",
+    "draconform.features": "features",
+    "draconform.schemas": "schemas",
+}
+
+packages: list[str] = []
+for name, folder in ROOTS.items():
+    packages += [name] + [f"{name}.{sub}" for sub in find_packages(folder)]
+
+setup(
+    packages=packages,
+    package_dir=ROOTS,
+    package_data={
+        "draconform.features": ["**/*.feature", "**/*.yaml"],
+        "draconform.schemas": ["**/*.json"],
+    },
+)
