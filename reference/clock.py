@@ -26,6 +26,9 @@ class FakeClock:
         """Run `callback` once the clock reaches `deadline` (at once on the next advance if past)."""
         heapq.heappush(self._timers, (deadline, next(self._sequence), callback))
 
+    def next_deadline(self) -> datetime | None:
+        return self._timers[0][0] if self._timers else None
+
     def advance(self, delta: timedelta) -> None:
         """Move time forward by `delta`, firing each due timer with the clock set to its deadline."""
         target = self._now + delta

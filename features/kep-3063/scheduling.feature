@@ -1,0 +1,104 @@
+@kep-3063
+Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube-scheduler)
+
+  Background:
+    Given nodes "worker-1, worker-2"
+    And the device class "gpu" selecting driver "gpu.example.com"
+
+  Rule: KEP-3063/ALLOCATE-BEFORE-BIND  A pod is bound only after its claims are allocated on its node
+
+    Scenario: A pod gets a node-local device and lands on that device's node
+      Given node "worker-2" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-0"
+      And claim "training" is usable only on node "worker-2"
+      And pod "trainer" is bound to node "worker-2"
+
+    Scenario: Without a matching device the pod stays unbound and the claim unallocated
+      Given the ResourceSlice:
+        """yaml
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: nic-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
+  Rule: KEP-3063/UNSCHEDULABLE-EXPLAINED  An unschedulable pod says why
+
+    Scenario: The pod's condition and a FailedScheduling event explain the missing devices
+      Given a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "0/2 nodes are available"
+      And a Warning event "FailedScheduling" is recorded for pod "trainer"
+
+  Rule: KEP-3063/RESERVED-FOR-POD  The scheduler reserves the claim for the pod before binding it
+
+    Scenario: The bound pod is the claim's consumer
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "training" is reserved for pod "trainer"
+
+  Rule: KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES  A pod follows its claim's existing allocation
+
+    Scenario: A second pod sharing an allocated claim goes to the claim's node, not the first node
+      Given node "worker-2" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "shared" for one "gpu" device
+      And a pod "first" using claim "shared"
+      When the scheduler runs
+      Then pod "first" is bound to node "worker-2"
+      When a pod "second" using claim "shared" is created
+      And the scheduler runs
+      Then pod "second" is bound to node "worker-2"
+
+  Rule: KEP-3063/SHARED-CLAIM  Pods can share one claim and its devices
+
+    Scenario: Two pods use the same single device through one claim
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "shared" for one "gpu" device
+      And a pod "reader" using claim "shared"
+      And a pod "writer" using claim "shared"
+      When the scheduler runs
+      Then pod "reader" is bound to node "worker-1"
+      And pod "writer" is bound to node "worker-1"
+      And claim "shared" is allocated device "gpu-0"
+      And claim "shared" is reserved for pods "reader, writer"
+
+  Rule: KEP-3063/MISSING-CLAIM-BLOCKS-POD  A pod waits for a claim that does not exist yet
+
+    Scenario: The pod is scheduled once its claim is created
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a pod "trainer" using claim "later"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "resourceclaim 'later' not found"
+      When claim "later" for one "gpu" device is created
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "later" is reserved for pod "trainer"
+
+  Rule: KEP-3063/DEVICE-EXCLUSIVE  A device belongs to one claim at a time
+
+    Scenario: The second claim waits until the first pod releases the only device
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a pod "first" with a claim for one "gpu" device
+      And a pod "second" with a claim for one "gpu" device
+      When the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      And pod "second" is not scheduled
+      And the claim of pod "second" is not allocated
+      When pod "first" is deleted
+      And the scheduler runs
+      Then pod "second" is bound to node "worker-1"
+      And the claim of pod "second" is allocated device "gpu-0"

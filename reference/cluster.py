@@ -1,0 +1,95 @@
+"""One reference cluster: an API store, kube-controller-manager's resourceclaim controller and
+kube-scheduler, all on one injectable clock. Components keep no state the store does not hold, so
+restarting one means building it again from the store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import timedelta
+
+from draconform.reference.allocator.interface import AllocatorFactory
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.controllers.resourceclaim import ResourceClaimController
+from draconform.reference.events import EventRecorder
+from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.reference.metrics import MetricsRegistry
+from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
+from draconform.sut import ComponentConfig
+
+# A scenario that never stops changing the cluster is a bug in the reference implementation; stop
+# with an error rather than hang the suite.
+MAX_SETTLE_ROUNDS = 10_000
+
+
+def default_allocator_factory() -> AllocatorFactory:
+    from draconform.reference.allocator.oracle import OracleAllocator
+
+    return OracleAllocator
+
+
+class ReferenceCluster:
+    def __init__(
+        self,
+        configs: Mapping[str, ComponentConfig] | None = None,
+        allocator_factory: AllocatorFactory | None = None,
+        clock: FakeClock | None = None,
+    ) -> None:
+        self.configs = dict(configs or {})
+        self.allocator_factory = allocator_factory or default_allocator_factory()
+        self.clock = clock or FakeClock()
+        self.events = EventRecorder(self.clock)
+        self.metrics = MetricsRegistry()
+        self.store = Store(self.clock, self._gates("kube-apiserver"))
+        self.controller = ResourceClaimController(self.store, self.events)
+        self.scheduler = self._new_scheduler()
+
+    def _gates(self, component: str) -> FeatureGates:
+        config = self.configs.get(component, ComponentConfig())
+        return FeatureGates(config.feature_gates, release=config.version or CURRENT_RELEASE)
+
+    def _new_scheduler(self) -> Scheduler:
+        config = self.configs.get("kube-scheduler", ComponentConfig())
+        return Scheduler(
+            self.store,
+            self.clock,
+            self.events,
+            self.metrics,
+            SchedulerConfig(gates=self._gates("kube-scheduler"), args=dict(config.args)),
+            self.allocator_factory,
+        )
+
+    def restart(self, component: str) -> None:
+        """Stop a component and build it again from the store and its (possibly new) config."""
+        if component == "kube-apiserver":
+            self.store.gates = self._gates("kube-apiserver")  # storage survives an API server restart
+        elif component == "kube-scheduler":
+            self.scheduler.stop()
+            self.scheduler = self._new_scheduler()
+        elif component == "kube-controller-manager":
+            self.controller.stop()
+            self.controller = ResourceClaimController(self.store, self.events)
+        elif component != "kubelet":
+            raise ValueError(f"unknown component {component!r}")
+
+    def settle(self) -> None:
+        """Run controllers and the scheduler until neither has anything left to do right now."""
+        self.clock.fire_due()
+        for _ in range(MAX_SETTLE_ROUNDS):
+            progressed = self.controller.sync()
+            progressed = self.scheduler.sync() or progressed
+            progressed = self.scheduler.schedule_pending() or progressed
+            if not progressed:
+                return
+        raise RuntimeError(f"the reference cluster did not settle within {MAX_SETTLE_ROUNDS} rounds")
+
+    def advance(self, seconds: float) -> None:
+        """Let time pass, settling after each moment a timer fires, so that what a timer starts
+        (a retry, a timeout) happens at its own time and not at the end of the interval."""
+        self.settle()
+        target = self.clock.now() + timedelta(seconds=seconds)
+        while (deadline := self.clock.next_deadline()) is not None and deadline <= target:
+            self.clock.advance(max(deadline - self.clock.now(), timedelta(0)))
+            self.settle()
+        self.clock.advance(target - self.clock.now())
+        self.settle()

@@ -1,0 +1,180 @@
+"""The resourceclaim controller of kube-controller-manager (KEP-3063 "kube-controller-manager"):
+creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods
+that are gone or finished from `status.reservedFor`, deallocates claims nobody reserves any more
+(structured allocation, as upstream does), and deletes generated claims of finished pods."""
+
+from __future__ import annotations
+
+from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.events import EventRecorder
+from draconform.reference.podclaims import (
+    POD_CLAIM_NAME_ANNOTATION,
+    pod_claims,
+    pod_is_terminal,
+)
+from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
+from draconform.sut import ApiError, Obj
+
+
+class ResourceClaimController:
+    def __init__(self, store: Store, events: EventRecorder) -> None:
+        self._store = store
+        self._events = events
+        self._watch = store.watch("Pod", "ResourceClaim", "ResourceClaimTemplate")
+        self._resync_all()  # an informer's initial list
+
+    def stop(self) -> None:
+        self._watch.stop()
+
+    def sync(self) -> bool:
+        """Handle queued watch events; True when any arrived."""
+        events = self._watch.drain()
+        for event in events:
+            kind = event.object["kind"]
+            if kind == "Pod":
+                self._sync_pod(event.object, deleted=event.type == "DELETED")
+            elif kind == "ResourceClaim" and event.type != "DELETED":
+                claim = self._store.get("ResourceClaim", event.object["metadata"]["name"],
+                                        event.object["metadata"]["namespace"])
+                if claim is not None:
+                    self._sync_claim(claim)
+            elif kind == "ResourceClaimTemplate":
+                for pod in self._store.list("Pod", event.object["metadata"]["namespace"]):
+                    self._create_missing_claims(pod)
+        return bool(events)
+
+    def _resync_all(self) -> None:
+        for pod in self._store.list("Pod"):
+            self._sync_pod(pod, deleted=False)
+        for claim in self._store.list("ResourceClaim"):
+            self._sync_claim(claim)
+
+    # --- pods ----------------------------------------------------------------------------------
+    def _sync_pod(self, pod: Obj, deleted: bool) -> None:
+        namespace = pod["metadata"]["namespace"]
+        if not deleted:
+            # Work from the newest state, as an informer cache would: a queued event may be stale.
+            latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
+            if latest is None or latest["metadata"]["uid"] != pod["metadata"]["uid"]:
+                return
+            pod = latest
+        if not deleted and not pod["metadata"].get("deletionTimestamp") and not pod_is_terminal(pod):
+            self._create_missing_claims(pod)
+            return
+        # The pod is gone or finished: its claims may lose their reservation or be deleted.
+        for entry in pod_claims(pod):
+            if entry.claim is None:
+                continue
+            claim = self._store.get("ResourceClaim", entry.claim, namespace)
+            if claim is None:
+                continue
+            if entry.template is not None and _owned_by(claim, pod) and not deleted:
+                self._delete(claim)  # a finished pod's generated claim; deleted pods rely on GC
+            self._sync_claim(claim)
+
+    def _create_missing_claims(self, pod: Obj) -> None:
+        namespace = pod["metadata"]["namespace"]
+        statuses: list[Obj] = list((pod.get("status") or {}).get("resourceClaimStatuses") or [])
+        created = False
+        for entry in pod_claims(pod):
+            if entry.template is None or entry.claim is not None:
+                continue
+            template = self._store.get("ResourceClaimTemplate", entry.template, namespace)
+            if template is None:
+                self._events.record(
+                    pod, "Warning", "FailedResourceClaimCreation",
+                    f"resourceclaimtemplate {entry.template!r} not found",
+                )
+                continue
+            claim = self._store.create(_claim_from_template(pod, entry.entry, template))
+            statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
+            created = True
+        if created:
+            latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
+            if latest is not None:
+                latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
+                self._store.update_status(latest)
+
+    # --- claims --------------------------------------------------------------------------------
+    def _sync_claim(self, claim: Obj) -> None:
+        status = claim.get("status") or {}
+        reserved = status.get("reservedFor") or []
+        valid = [entry for entry in reserved if self._consumer_active(claim, entry)]
+        if valid == reserved and (valid or not status.get("allocation")):
+            self._release_finalizer_if_done(claim)
+            return
+        latest = copy_object(claim)
+        latest["status"]["reservedFor"] = valid
+        if not valid:
+            # Nobody uses the claim any more: structured allocation deallocates it at once.
+            latest["status"].pop("reservedFor")
+            latest["status"].pop("allocation", None)
+            latest["status"].pop("devices", None)
+        try:
+            updated = self._store.update_status(latest)
+        except ApiError as error:
+            if error.reason in ("Conflict", "NotFound"):
+                return  # a newer event for this claim is queued and will be handled
+            raise
+        self._release_finalizer_if_done(updated)
+
+    def _consumer_active(self, claim: Obj, entry: Obj) -> bool:
+        if entry.get("resource") != "pods":
+            return True  # only pods are tracked here; other consumers manage themselves
+        pod = self._store.get("Pod", entry.get("name", ""), claim["metadata"]["namespace"])
+        return (
+            pod is not None
+            and pod["metadata"]["uid"] == entry.get("uid")
+            and not pod_is_terminal(pod)
+            and not (pod["metadata"].get("deletionTimestamp") and not pod["spec"].get("nodeName"))
+        )
+
+    def _release_finalizer_if_done(self, claim: Obj) -> None:
+        """The delete-protection finalizer goes once the claim is no longer allocated."""
+        finalizers = claim["metadata"].get("finalizers") or []
+        if DELETE_PROTECTION_FINALIZER not in finalizers or (claim.get("status") or {}).get("allocation"):
+            return
+        latest = copy_object(claim)
+        latest["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
+        try:
+            self._store.update(latest)
+        except ApiError as error:
+            if error.reason not in ("Conflict", "NotFound"):
+                raise
+
+    def _delete(self, claim: Obj) -> None:
+        try:
+            self._store.delete("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
+        except ApiError as error:
+            if error.reason != "NotFound":
+                raise
+
+
+def _owned_by(claim: Obj, pod: Obj) -> bool:
+    return any(ref.get("uid") == pod["metadata"]["uid"] for ref in claim["metadata"].get("ownerReferences") or [])
+
+
+def _claim_from_template(pod: Obj, entry: str, template: Obj) -> Obj:
+    """A generated claim: named after pod and entry, owned by the pod, spec copied from the template."""
+    template_meta = template.get("spec", {}).get("metadata") or {}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "generateName": f"{pod['metadata']['name']}-{entry}-",
+            "namespace": pod["metadata"]["namespace"],
+            "labels": dict(template_meta.get("labels") or {}),
+            "annotations": {**(template_meta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: entry},
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": pod["metadata"]["name"],
+                    "uid": pod["metadata"]["uid"],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": copy_object(template["spec"]["spec"]),
+    }

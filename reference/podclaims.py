@@ -1,0 +1,46 @@
+"""Which ResourceClaims a pod uses: `spec.resourceClaims[]` names a claim directly
+(`resourceClaimName`) or a template (`resourceClaimTemplateName`), whose generated claim the
+resourceclaim controller records in `status.resourceClaimStatuses[]` (KEP-3063 Proposal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from draconform.sut import Obj
+
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+
+@dataclass(frozen=True)
+class PodClaim:
+    entry: str  # the name of the pod's spec.resourceClaims entry
+    claim: str | None  # the ResourceClaim's name; None while a template's claim is not created yet
+    template: str | None  # the template, for template entries
+
+
+def pod_claims(pod: Obj) -> list[PodClaim]:
+    generated = {
+        status["name"]: status.get("resourceClaimName")
+        for status in (pod.get("status") or {}).get("resourceClaimStatuses") or []
+    }
+    claims = []
+    for entry in pod.get("spec", {}).get("resourceClaims") or []:
+        if entry.get("resourceClaimName"):
+            claims.append(PodClaim(entry["name"], entry["resourceClaimName"], None))
+        else:
+            template = entry.get("resourceClaimTemplateName")
+            claims.append(PodClaim(entry["name"], generated.get(entry["name"]), template))
+    return claims
+
+
+def consumer_reference(pod: Obj) -> dict[str, str]:
+    """The `status.reservedFor` entry naming a pod."""
+    return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+
+
+def is_reserved_for(claim: Obj, uid: str) -> bool:
+    return any(entry.get("uid") == uid for entry in (claim.get("status") or {}).get("reservedFor") or [])
+
+
+def pod_is_terminal(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")

@@ -1,0 +1,74 @@
+"""The scheduling framework: plugin statuses, per-cycle state and the extension points of
+kube-scheduler (PreFilter, Filter, PostFilter, PreScore, Score, Reserve, Unreserve, Permit, PreBind,
+Bind) that the DRA plugin of KEP-3063 ("kube-scheduler" section) hooks into."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from draconform.sut import Obj
+
+
+class Code(Enum):
+    SUCCESS = "Success"
+    SKIP = "Skip"  # the plugin has nothing to do for this pod
+    UNSCHEDULABLE = "Unschedulable"  # may fit after a cluster change
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"  # PostFilter cannot help
+    ERROR = "Error"  # something broke; the pod backs off and is retried
+    PENDING = "Pending"  # PreBind is waiting for something outside the scheduler
+
+
+@dataclass(frozen=True)
+class Status:
+    code: Code = Code.SUCCESS
+    message: str = ""
+    plugin: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code in (Code.SUCCESS, Code.SKIP)
+
+    @property
+    def rejects(self) -> bool:
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.ERROR)
+
+
+SUCCESS = Status()
+
+
+@dataclass
+class CycleState:
+    """What plugins remember between extension points of one pod's scheduling attempt."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    skip_filter: set[str] = field(default_factory=set)  # plugins whose PreFilter returned Skip
+
+
+class Plugin(Protocol):
+    """A plugin implements any subset of the extension points as methods named after them:
+    pre_filter(state, pod) -> Status, filter(state, pod, node) -> Status,
+    post_filter(state, pod, statuses) -> Status, pre_score(state, pod, nodes) -> Status,
+    score(state, pod, node) -> int, reserve(state, pod, node) -> Status,
+    unreserve(state, pod, node) -> None, permit(state, pod, node) -> Status,
+    pre_bind(state, pod, node) -> Status, bind(state, pod, node) -> Status."""
+
+    name: str
+
+
+def call_point(plugins: list[Plugin], point: str, *args: Any) -> Status:
+    """Run one extension point across the plugins that implement it; the first rejection wins."""
+    for plugin in plugins:
+        method = getattr(plugin, point, None)
+        if method is None:
+            continue
+        status: Status = method(*args)
+        if not status.ok:
+            return Status(status.code, status.message, plugin.name)
+    return SUCCESS
+
+
+def node_name(node: Obj) -> str:
+    name: str = node["metadata"]["name"]
+    return name

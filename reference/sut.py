@@ -1,0 +1,71 @@
+"""The reference implementation as a `SystemUnderTest`: the one provider of the seam in
+`draconform.sut` that ships with draconform. Steps reach the reference cluster only through it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from draconform.reference.cluster import ReferenceCluster
+from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj
+
+
+class ReferenceSystem:
+    """Built lazily, so that configuration steps can run before the cluster starts."""
+
+    def __init__(self) -> None:
+        self._configs: dict[str, ComponentConfig] = {}
+        self._cluster: ReferenceCluster | None = None
+
+    @property
+    def cluster(self) -> ReferenceCluster:
+        if self._cluster is None:
+            self._cluster = ReferenceCluster(self._configs)
+        return self._cluster
+
+    # --- set-up -------------------------------------------------------------------------------
+    def configure(self, component: str, config: ComponentConfig) -> None:
+        if component not in COMPONENTS:
+            raise ValueError(f"unknown component {component!r}; known: {', '.join(COMPONENTS)}")
+        self._configs[component] = config
+        if self._cluster is not None:
+            self._cluster.configs[component] = config
+            self._cluster.restart(component)
+
+    def restart(self, component: str) -> None:
+        self.cluster.restart(component)
+
+    # --- API objects --------------------------------------------------------------------------
+    def create(self, obj: Obj) -> Obj:
+        return self.cluster.store.create(obj)
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.cluster.store.get(kind, name, namespace)
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        return self.cluster.store.list(kind, namespace)
+
+    def update(self, obj: Obj) -> Obj:
+        return self.cluster.store.update(obj)
+
+    def update_status(self, obj: Obj) -> Obj:
+        return self.cluster.store.update_status(obj)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        self.cluster.store.delete(kind, name, namespace)
+
+    # --- the control plane at work ------------------------------------------------------------
+    def settle(self) -> None:
+        self.cluster.settle()
+
+    def advance_clock(self, seconds: float) -> None:
+        self.cluster.advance(seconds)
+
+    def now(self) -> datetime:
+        return self.cluster.clock.now()
+
+    # --- observation --------------------------------------------------------------------------
+    def events(self) -> list[Event]:
+        return self.cluster.events.events()
+
+    def metrics_text(self) -> str:
+        return self.cluster.metrics.text()

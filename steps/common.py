@@ -1,0 +1,98 @@
+"""Helpers shared by the step modules (not steps themselves): the scenario's memory, YAML docstrings
+and the ways a step names a claim. Everything goes through the `sut` seam."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import yaml
+
+from draconform.sut import Obj, SystemUnderTest
+
+NAMESPACE = "default"
+API_VERSIONS = {
+    "DeviceClass": "resource.k8s.io/v1",
+    "ResourceSlice": "resource.k8s.io/v1",
+    "ResourceClaim": "resource.k8s.io/v1",
+    "ResourceClaimTemplate": "resource.k8s.io/v1",
+    "Pod": "v1",
+    "Node": "v1",
+}
+NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
+
+
+@dataclass
+class ScenarioContext:
+    """What a scenario remembers between steps that the cluster itself may forget: the UIDs of pods
+    (to find their generated claims after the pod is gone) and the last API error."""
+
+    pod_uids: dict[str, str] = field(default_factory=dict)
+    last_error: Exception | None = None
+    slice_count: int = 0
+
+
+@pytest.fixture
+def ctx() -> ScenarioContext:
+    return ScenarioContext()
+
+
+def load_docstring(text: str, kind: str | None = None) -> list[Obj]:
+    """Objects from a YAML docstring; `kind` fills in kind/apiVersion when the docstring omits them."""
+    objects = []
+    for document in yaml.load_all(text, Loader=yaml.CSafeLoader):
+        if document is None:
+            continue
+        if not isinstance(document, dict):
+            raise ValueError(f"a docstring document must be a mapping, got {type(document).__name__}")
+        if kind is not None:
+            document.setdefault("kind", kind)
+        if document.get("kind") in API_VERSIONS:
+            document.setdefault("apiVersion", API_VERSIONS[document["kind"]])
+        objects.append(document)
+    return objects
+
+
+def named(kind: str, name: str, **body: Any) -> Obj:
+    """A bare object of `kind` called `name` (in the default namespace when namespaced)."""
+    metadata: dict[str, Any] = {"name": name}
+    if kind in NAMESPACED:
+        metadata["namespace"] = NAMESPACE
+    return {"apiVersion": API_VERSIONS[kind], "kind": kind, "metadata": metadata, **body}
+
+
+def must_get(sut: SystemUnderTest, kind: str, name: str) -> Obj:
+    obj = sut.get(kind, name, NAMESPACE if kind in NAMESPACED else None)
+    assert obj is not None, f"{kind} {name!r} does not exist"
+    return obj
+
+
+def generated_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> list[Obj]:
+    """The claims the controller generated for a pod from its templates, found by owner UID so that
+    they can still be found after the pod is deleted."""
+    uid = ctx.pod_uids.get(pod)
+    assert uid is not None, f"the scenario never created pod {pod!r}"
+    return [
+        claim
+        for claim in sut.list("ResourceClaim", NAMESPACE)
+        if any(ref.get("uid") == uid for ref in claim["metadata"].get("ownerReferences") or [])
+    ]
+
+
+def resolve_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> Obj:
+    """A claim named directly (`claim "x"`) or as the one claim generated for a pod."""
+    if claim:
+        return must_get(sut, "ResourceClaim", claim)
+    assert pod is not None
+    claims = generated_claims(sut, ctx, pod)
+    assert len(claims) == 1, f"pod {pod!r} has {len(claims)} generated claims, expected exactly one"
+    return claims[0]
+
+
+# The two ways a step names a claim; steps use it inside parsers.re patterns.
+CLAIM = r'(?:claim "(?P<claim>[^"]+)"|the claim of pod "(?P<pod>[^"]+)")'
+
+
+def split_names(text: str) -> list[str]:
+    return [part.strip().strip('"') for part in text.split(",") if part.strip()]
