@@ -1,0 +1,258 @@
+"""CEL device selectors as the DRA allocator evaluates them (KEP-4381 "CEL in selectors", resource.k8s.io/v1
+`CELDeviceSelector`), on Google's cel-cpp through cel-expr-python.
+
+The environment has one variable, `device`, with `driver`, `attributes[domain].name`, `capacity[domain].name`
+and `allowMultipleAllocations`; a domain the device has nothing in reads as an empty map, an unknown name is an
+evaluation error. Quantities and semantic versions cross into CEL as small tagged maps so that the Kubernetes
+`quantity()` / `semver()` libraries can be provided as typed Python overloads. Each distinct expression is
+compiled once; results are cached per (expression, device)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from cel_expr_python import cel  # type: ignore[import-untyped]
+from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
+
+from draconform.reference.allocator.values import (
+    QUANTITY_TAG,
+    SEMVER_TAG,
+    SemVer,
+    format_quantity,
+    parse_quantity,
+    parse_semver,
+)
+
+# Upstream's CELSelectorExpressionMaxLength: longer expressions are refused before compiling.
+MAX_EXPRESSION_LENGTH = 10 * 1024
+
+
+class CelError(Exception):
+    """A selector failed to compile, evaluated to something other than a bool, or hit an evaluation error
+    (unknown attribute, overflow, runaway comprehension). The allocator turns it into an AllocationError."""
+
+
+# ----- the Kubernetes quantity and semver libraries, over tagged maps ------------------------------------------
+
+def _quantity_of(value: Any) -> Fraction:
+    if isinstance(value, Mapping) and QUANTITY_TAG in value:
+        return Fraction(str(value[QUANTITY_TAG]))
+    raise ValueError(f"not a quantity: {value!r}")
+
+
+def _semver_of(value: Any) -> SemVer:
+    if isinstance(value, Mapping) and SEMVER_TAG in value:
+        return parse_semver(str(value[SEMVER_TAG]))
+    raise ValueError(f"not a semver: {value!r}")
+
+
+def quantity_value(amount: Fraction) -> dict[str, str]:
+    """How a quantity is handed to CEL: exact, canonical (so `==` on two quantities compares amounts)."""
+    return {QUANTITY_TAG: format_quantity(amount)}
+
+
+def semver_value(version: SemVer) -> dict[str, str]:
+    return {SEMVER_TAG: str(version)}
+
+
+def _is_quantity(text: str) -> bool:
+    try:
+        parse_quantity(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_semver(text: str) -> bool:
+    try:
+        parse_semver(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _compare(left: Any, right: Any) -> int:
+    """compareTo for either library: both sides must be the same kind."""
+    if isinstance(left, Mapping) and QUANTITY_TAG in left:
+        a, b = _quantity_of(left), _quantity_of(right)
+        return (a > b) - (a < b)
+    return _semver_of(left).compare(_semver_of(right))
+
+
+def _as_integer(value: Any) -> int:
+    amount = _quantity_of(value)
+    if amount.denominator != 1 or not -(2**63) <= amount <= 2**63 - 1:
+        raise ValueError("quantity is not an int64 integer")
+    return int(amount)
+
+
+def _add(value: Any, other: Any) -> dict[str, str]:
+    delta = Fraction(other) if isinstance(other, int) else _quantity_of(other)
+    return quantity_value(_quantity_of(value) + delta)
+
+
+def _sub(value: Any, other: Any) -> dict[str, str]:
+    delta = Fraction(other) if isinstance(other, int) else _quantity_of(other)
+    return quantity_value(_quantity_of(value) - delta)
+
+
+def _functions() -> list[Any]:
+    T = cel.Type
+    tagged = T.Map(T.STRING, T.STRING)
+
+    def member(name: str, overload_id: str, result: Any, params: list[Any], impl: Callable[..., Any]) -> Any:
+        return cel.FunctionDecl(name, [cel.Overload(overload_id, result, params, is_member=True, impl=impl)])
+
+    def sign(value: Any) -> int:
+        amount = _quantity_of(value)
+        return (amount > 0) - (amount < 0)
+
+    return [
+        cel.FunctionDecl("quantity", [cel.Overload("quantity_string", tagged, [T.STRING],
+                                                   impl=lambda s: quantity_value(parse_quantity(s)))]),
+        cel.FunctionDecl("isQuantity", [cel.Overload("is_quantity_string", T.BOOL, [T.STRING], impl=_is_quantity)]),
+        cel.FunctionDecl("semver", [
+            cel.Overload("semver_string", tagged, [T.STRING], impl=lambda s: semver_value(parse_semver(s))),
+            cel.Overload("semver_string_bool", tagged, [T.STRING, T.BOOL],
+                         impl=lambda s, normalize: semver_value(parse_semver(s, normalize=normalize))),
+        ]),
+        cel.FunctionDecl("isSemver", [
+            cel.Overload("is_semver_string", T.BOOL, [T.STRING], impl=_is_semver),
+            cel.Overload("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], impl=lambda s, n: _is_semver_n(s, n)),
+        ]),
+        member("isGreaterThan", "tagged_greater", T.BOOL, [tagged, tagged], lambda a, b: _compare(a, b) > 0),
+        member("isLessThan", "tagged_less", T.BOOL, [tagged, tagged], lambda a, b: _compare(a, b) < 0),
+        member("compareTo", "tagged_compare", T.INT, [tagged, tagged], _compare),
+        member("sign", "quantity_sign", T.INT, [tagged], sign),
+        member("isInteger", "quantity_is_integer", T.BOOL, [tagged], lambda v: _quantity_of(v).denominator == 1),
+        member("asInteger", "quantity_as_integer", T.INT, [tagged], _as_integer),
+        member("asApproximateFloat", "quantity_as_float", T.DOUBLE, [tagged], lambda v: float(_quantity_of(v))),
+        cel.FunctionDecl("add", [
+            cel.Overload("quantity_add", tagged, [tagged, tagged], is_member=True, impl=_add),
+            cel.Overload("quantity_add_int", tagged, [tagged, T.INT], is_member=True, impl=_add),
+        ]),
+        cel.FunctionDecl("sub", [
+            cel.Overload("quantity_sub", tagged, [tagged, tagged], is_member=True, impl=_sub),
+            cel.Overload("quantity_sub_int", tagged, [tagged, T.INT], is_member=True, impl=_sub),
+        ]),
+        member("major", "semver_major", T.INT, [tagged], lambda v: _semver_of(v).major),
+        member("minor", "semver_minor", T.INT, [tagged], lambda v: _semver_of(v).minor),
+        member("patch", "semver_patch", T.INT, [tagged], lambda v: _semver_of(v).patch),
+    ]
+
+
+def _is_semver_n(text: str, normalize: bool) -> bool:
+    try:
+        parse_semver(text, normalize=normalize)
+    except ValueError:
+        return False
+    return True
+
+
+# Literal domains looked up in an expression: `device.attributes["gpu.example.com"]` and the capacity twin.
+_DOMAIN_LOOKUP = re.compile(r"""\.\s*(attributes|capacity)\s*\[\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*\]""")
+
+
+@dataclass(frozen=True)
+class CompiledSelector:
+    expression: str
+    program: Any
+    # Domains the expression names literally; a device without them gets empty maps there, the way upstream's
+    # lazily-filled domain maps behave. (A domain computed at run time is not covered: that lookup errors.)
+    domains: frozenset[tuple[str, str]]
+
+
+class SelectorEngine:
+    """Compiles each distinct selector once and caches its verdict per device.
+
+    A device is identified by any hashable key its caller chooses (driver, pool, device and the slice's
+    resourceVersion in practice), so a republished slice is evaluated afresh."""
+
+    def __init__(self) -> None:
+        self._env = cel.NewEnv(
+            variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+            extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
+            functions=_functions(),
+        )
+        self._compiled: dict[str, CompiledSelector | CelError] = {}
+        self._verdicts: dict[tuple[str, Any], bool | CelError] = {}
+
+    def compile(self, expression: str) -> CompiledSelector:
+        """Compile once; a compile error is cached and raised again on every use."""
+        cached = self._compiled.get(expression)
+        if cached is None:
+            cached = self._compile(expression)
+            self._compiled[expression] = cached
+        if isinstance(cached, CelError):
+            raise cached
+        return cached
+
+    def _compile(self, expression: str) -> CompiledSelector | CelError:
+        size = len(expression.encode("utf-8"))
+        if size > MAX_EXPRESSION_LENGTH:
+            return CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
+        try:
+            program = self._env.compile(expression)
+        except RuntimeError as exc:
+            return CelError(f"CEL compile error: {_clean(str(exc))}")
+        result = program.return_type()
+        if result != cel.Type.BOOL and result != cel.Type.DYN:
+            return CelError(f"CEL expression must evaluate to bool, not {result.name()}")
+        domains = frozenset(
+            (m.group(1), m.group(2) if m.group(2) is not None else m.group(3) or "")
+            for m in _DOMAIN_LOOKUP.finditer(expression)
+        )
+        return CompiledSelector(expression, program, domains)
+
+    def matches(self, expression: str, device_key: Any, device: Callable[[], dict[str, Any]]) -> bool:
+        """Whether the device satisfies the selector. `device` builds the CEL input lazily (only on a cache
+        miss). Raises CelError on any evaluation error, which upstream treats as aborting the allocation."""
+        key = (expression, device_key)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._evaluate(self.compile(expression), device())
+            self._verdicts[key] = verdict
+        if isinstance(verdict, CelError):
+            raise verdict
+        return verdict
+
+    def _evaluate(self, selector: CompiledSelector, device: dict[str, Any]) -> bool | CelError:
+        if selector.domains:
+            device = dict(device)
+            for field_name, domain in selector.domains:
+                present = device.get(field_name) or {}
+                if domain not in present:
+                    device[field_name] = {**present, domain: {}}
+        value = selector.program.eval(data={"device": device})
+        kind = value.type()
+        if kind == cel.Type.BOOL:
+            return bool(value.value())
+        if kind == cel.Type.ERROR:
+            message = _clean(str(value))
+            if "budget" in message.lower():
+                return CelError(f"CEL evaluation stopped: the expression exceeded its iteration budget ({message})")
+            return CelError(f"CEL runtime error: {message}")
+        return CelError(f"CEL expression must evaluate to bool, got {kind.name()}")
+
+
+def _clean(message: str) -> str:
+    return " ".join(message.split())
+
+
+def device_input(driver: str, attributes: Mapping[str, tuple[str, Any]], capacity: Mapping[str, Fraction],
+                 allow_multiple: bool = False) -> dict[str, Any]:
+    """The `device` variable: attributes and capacities grouped by domain; bare names belong to the driver's
+    domain. Attribute values arrive as (type, value) pairs from `values.parse_attribute`."""
+    attrs: dict[str, dict[str, Any]] = {}
+    for name, (kind, value) in attributes.items():
+        domain, _, ident = name.rpartition("/")
+        attrs.setdefault(domain or driver, {})[ident] = semver_value(value) if kind == "version" else value
+    caps: dict[str, dict[str, Any]] = {}
+    for name, amount in capacity.items():
+        domain, _, ident = name.rpartition("/")
+        caps.setdefault(domain or driver, {})[ident] = quantity_value(amount)
+    return {"driver": driver, "attributes": attrs, "capacity": caps, "allowMultipleAllocations": allow_multiple}

@@ -1,0 +1,443 @@
+"""What both allocation cores share and what is not itself a search rule: reading claims into requests
+(with the structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations,
+device parsing, and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result";
+KEP-5007 binding-condition copies; KEP-5055 tolerations)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from draconform.reference.allocator.cel import CelError, SelectorEngine, device_input
+from draconform.reference.allocator.interface import AllocationError
+from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import Obj
+
+MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim
+NODE_NAME_FIELD = "metadata.name"
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The scheduler gates the allocator looks at, read once."""
+
+    prioritized_list: bool
+    admin_access: bool
+    taints: bool
+    partitionable: bool
+    binding: bool  # DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
+    consumable_capacity: bool
+    compatibility_groups: bool
+
+    @classmethod
+    def of(cls, gates: FeatureGates) -> Gates:
+        return cls(
+            prioritized_list=gates.enabled("DRAPrioritizedList"),
+            admin_access=gates.enabled("DRAAdminAccess"),
+            taints=gates.enabled("DRADeviceTaints"),
+            partitionable=gates.enabled("DRAPartitionableDevices"),
+            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
+            consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+            compatibility_groups=gates.enabled("DRADeviceCompatibilityGroups"),
+        )
+
+
+# ----- claims -------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Alternative:
+    """One way to satisfy a request: the request itself (`exactly`) or one of its `firstAvailable` entries."""
+
+    claim_index: int
+    request: str  # top-level request name
+    sub: str | None  # subrequest name for firstAvailable
+    class_name: str
+    selectors: tuple[str, ...]  # the class's selectors first, then the request's
+    all_mode: bool
+    count: int
+    admin_access: bool
+    tolerations: tuple[Obj, ...]
+
+    @property
+    def name(self) -> str:
+        """The name results and constraints use: "req" or "req/sub"."""
+        return f"{self.request}/{self.sub}" if self.sub else self.request
+
+
+@dataclass(frozen=True)
+class Constraint:
+    kind: str  # "match" or "distinct"
+    attribute: str
+    requests: frozenset[str]  # empty: every request of the claim
+
+    def applies(self, alt: Alternative) -> bool:
+        return not self.requests or alt.request in self.requests or alt.name in self.requests
+
+
+@dataclass
+class ClaimPlan:
+    claim: Obj
+    requests: list[list[Alternative]]  # per request, its alternatives in order of preference
+    constraints: list[Constraint]
+    class_configs: dict[str, list[Obj]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.claim.get("metadata", {}).get("name", ""))
+
+
+def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates) -> list[ClaimPlan]:
+    """Read each claim's requests and constraints, refusing what no node could allocate (AllocationError):
+    a missing DeviceClass, a selector without CEL, a gated feature whose gate is off, more than 32 devices."""
+    plans = []
+    for index, claim in enumerate(claims):
+        name = claim.get("metadata", {}).get("name", "")
+        devices = (claim.get("spec") or {}).get("devices") or {}
+        plan = ClaimPlan(claim, [], [])
+        for request in devices.get("requests") or []:
+            req_name = request.get("name", "")
+            where = f"claim {name}, request {req_name}"
+            if request.get("firstAvailable"):
+                if not gates.prioritized_list:
+                    raise AllocationError(f"{where}: firstAvailable is not enabled (feature gate DRAPrioritizedList)")
+                alts = [_alternative(index, req_name, sub.get("name", ""), sub, classes, gates, plan,
+                                     f"{where}/{sub.get('name', '')}", allow_admin=False)
+                        for sub in request["firstAvailable"]]
+            else:
+                alts = [_alternative(index, req_name, None, request.get("exactly") or {}, classes, gates, plan, where,
+                                     allow_admin=True)]
+            plan.requests.append(alts)
+        for raw in devices.get("constraints") or []:
+            if raw.get("matchAttribute"):
+                plan.constraints.append(Constraint("match", raw["matchAttribute"], frozenset(raw.get("requests") or ())))
+            elif raw.get("distinctAttribute"):
+                if not gates.consumable_capacity:
+                    raise AllocationError(f"claim {name}: distinctAttribute constraints are not enabled "
+                                          "(feature gate DRAConsumableCapacity)")
+                plan.constraints.append(Constraint("distinct", raw["distinctAttribute"],
+                                                   frozenset(raw.get("requests") or ())))
+            else:
+                raise AllocationError(f"claim {name}: constraint with an unknown type")
+        plans.append(plan)
+    return plans
+
+
+def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: Mapping[str, Obj], gates: Gates,
+                 plan: ClaimPlan, where: str, allow_admin: bool) -> Alternative:
+    class_name = spec.get("deviceClassName") or ""
+    if not class_name:
+        raise AllocationError(f"{where}: no device class name")
+    device_class = classes.get(class_name)
+    if device_class is None:
+        raise AllocationError(f"{where}: device class {class_name} does not exist")
+    selectors: list[str] = []
+    for selector in list((device_class.get("spec") or {}).get("selectors") or []) + list(spec.get("selectors") or []):
+        expression = (selector.get("cel") or {}).get("expression")
+        if expression is None:
+            raise AllocationError(f"{where}: a selector has no CEL expression (unknown selector type)")
+        selectors.append(expression)
+    admin = bool(spec.get("adminAccess")) and allow_admin
+    if admin and not gates.admin_access:
+        raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
+    if (spec.get("capacity") or {}).get("requests"):
+        if not gates.consumable_capacity:
+            raise AllocationError(f"{where}: capacity requests are not enabled (feature gate DRAConsumableCapacity)")
+        raise AllocationError(f"{where}: capacity requests (KEP-5075) are not implemented by the reference allocator")
+    mode = spec.get("allocationMode") or "ExactCount"
+    if mode not in ("ExactCount", "All"):
+        raise AllocationError(f"{where}: unsupported allocation mode {mode}")
+    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0
+    plan.class_configs.setdefault(class_name, list((device_class.get("spec") or {}).get("config") or []))
+    return Alternative(index, request, sub, class_name, tuple(selectors), mode == "All", count, admin,
+                       tuple(spec.get("tolerations") or ()))
+
+
+def check_claim_size(plan: ClaimPlan, all_counts: Mapping[tuple[int, str], int]) -> None:
+    """The smallest number of devices the claim can need must not exceed 32 (each request at its cheapest
+    alternative; All requests count the devices they would take on this node)."""
+    least = 0
+    for alts in plan.requests:
+        least += min(all_counts.get((alt.claim_index, alt.name), 0) if alt.all_mode else alt.count for alt in alts)
+    if least > MAX_DEVICES_PER_CLAIM:
+        raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "
+                              f"of {MAX_DEVICES_PER_CLAIM}")
+
+
+# ----- nodes, taints ------------------------------------------------------------------------------------------
+
+def node_selector_matches(selector: Obj | None, node: Obj) -> bool:
+    """A core/v1 NodeSelector: terms are ORed, each term's requirements ANDed; an empty selector matches none."""
+    terms = (selector or {}).get("nodeSelectorTerms") or []
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    fields = {NODE_NAME_FIELD: (node.get("metadata") or {}).get("name", "")}
+    return any(_term_matches(term, labels, fields) for term in terms)
+
+
+def _term_matches(term: Obj, labels: Mapping[str, str], fields: Mapping[str, str]) -> bool:
+    expressions = term.get("matchExpressions") or []
+    field_reqs = term.get("matchFields") or []
+    if not expressions and not field_reqs:
+        return False
+    return all(_requirement(r, labels) for r in expressions) and all(_requirement(r, fields) for r in field_reqs)
+
+
+def _requirement(req: Obj, values: Mapping[str, str]) -> bool:
+    key, op, wanted = req.get("key", ""), req.get("operator", ""), list(req.get("values") or [])
+    present = key in values
+    if op == "In":
+        return present and values[key] in wanted
+    if op == "NotIn":
+        return not present or values[key] not in wanted
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt") and present and len(wanted) == 1:
+        try:
+            have, limit = int(values[key]), int(wanted[0])
+        except ValueError:
+            return False
+        return have > limit if op == "Gt" else have < limit
+    return False
+
+
+def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
+    """Whether one of the request's tolerations matches a device taint (the node-taint matching rules)."""
+    for toleration in tolerations:
+        effect = toleration.get("effect") or ""
+        if effect and effect != taint.get("effect"):
+            continue
+        key = toleration.get("key") or ""
+        operator = toleration.get("operator") or "Equal"
+        if not key:
+            if operator == "Exists":
+                return True
+            continue
+        if key != taint.get("key"):
+            continue
+        if operator == "Exists" or (toleration.get("value") or "") == (taint.get("value") or ""):
+            return True
+    return False
+
+
+def blocking_taints(taints: Sequence[Obj], tolerations: Sequence[Obj]) -> list[Obj]:
+    """Taints that keep a request off a device: NoSchedule and NoExecute ones it does not tolerate (None and
+    unknown effects never block)."""
+    return [t for t in taints if t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, t)]
+
+
+# ----- devices ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What the allocator needs of one published device, parsed once."""
+
+    driver: str
+    pool: str
+    name: str
+    slice_name: str
+    slice_version: str
+    index: int  # position in its slice
+    attributes: dict[str, AttributeValue]
+    capacity: dict[str, Fraction]
+    consumes: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...]  # (counter set, ((counter, amount), ...))
+    taints: tuple[Obj, ...]
+    binding_conditions: tuple[str, ...]
+    binding_failure_conditions: tuple[str, ...]
+    binds_to_node: bool
+    has_compatibility_groups: bool
+    node_name: str | None  # where the device is usable: exactly one of these three
+    node_selector: Obj | None
+    all_nodes: bool
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.driver, self.pool, self.name
+
+    @property
+    def cel_key(self) -> tuple[str, str, str, str, str]:
+        return self.driver, self.pool, self.slice_name, self.slice_version, self.name
+
+    def cel_input(self) -> dict[str, Any]:
+        return device_input(self.driver, self.attributes, self.capacity)
+
+
+def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw: Obj) -> DeviceFacts:
+    """One entry of `spec.devices`; node selection comes from the slice, or from the device itself when the
+    slice sets perDeviceNodeSelection."""
+    attributes: dict[str, AttributeValue] = {}
+    for name, value in (raw.get("attributes") or {}).items():
+        parsed = parse_attribute(value)
+        if parsed is not None:
+            attributes[name] = parsed
+    capacity: dict[str, Fraction] = {}
+    for name, value in (raw.get("capacity") or {}).items():
+        try:
+            capacity[name] = parse_quantity((value or {}).get("value", 0))
+        except ValueError:
+            continue
+    consumes = []
+    groups = False
+    for consumption in raw.get("consumesCounters") or []:
+        counters = tuple((c, _quantity((v or {}).get("value", 0))) for c, v in (consumption.get("counters") or {}).items())
+        consumes.append((str(consumption.get("counterSet", "")), counters))
+        groups = groups or bool(consumption.get("compatibilityGroups"))
+    where = raw if spec.get("perDeviceNodeSelection") else spec
+    return DeviceFacts(
+        driver=str(spec.get("driver", "")),
+        pool=str((spec.get("pool") or {}).get("name", "")),
+        name=str(raw.get("name", "")),
+        slice_name=slice_name,
+        slice_version=slice_version,
+        index=index,
+        attributes=attributes,
+        capacity=capacity,
+        consumes=tuple(consumes),
+        taints=tuple(raw.get("taints") or ()),
+        binding_conditions=tuple(raw.get("bindingConditions") or ()),
+        binding_failure_conditions=tuple(raw.get("bindingFailureConditions") or ()),
+        binds_to_node=bool(raw.get("bindsToNode")),
+        has_compatibility_groups=groups,
+        node_name=where.get("nodeName") or None,
+        node_selector=where.get("nodeSelector") or None,
+        all_nodes=bool(where.get("allNodes")),
+    )
+
+
+def _quantity(value: Any) -> Fraction:
+    try:
+        return parse_quantity(value)
+    except ValueError:
+        return Fraction(0)
+
+
+def device_on_node(device: DeviceFacts, node: Obj) -> bool:
+    if device.node_name is not None:
+        return device.node_name == (node.get("metadata") or {}).get("name")
+    if device.node_selector is not None:
+        return node_selector_matches(device.node_selector, node)
+    return device.all_nodes
+
+
+def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFacts) -> bool:
+    """Class selectors, then request selectors, stopping at the first false one; any CEL error aborts."""
+    for expression in alt.selectors:
+        try:
+            if not engine.matches(expression, device.cel_key, device.cel_input):
+                return False
+        except CelError as exc:
+            raise AllocationError(f"claim request {alt.name}: device {device.driver}/{device.pool}/{device.name}: "
+                                  f"selector {expression!r}: {exc}") from exc
+    return True
+
+
+# ----- results ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pick:
+    alt: Alternative
+    device: DeviceFacts
+
+
+def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: Gates) -> Obj:
+    """`status.allocation` for one claim from its chosen devices, in the order they were chosen."""
+    results = []
+    for pick in picks:
+        result: Obj = {"request": pick.alt.name, "driver": pick.device.driver, "pool": pick.device.pool,
+                       "device": pick.device.name}
+        if pick.alt.admin_access:
+            result["adminAccess"] = True
+        if pick.alt.tolerations:
+            result["tolerations"] = [dict(t) for t in pick.alt.tolerations]
+        if gates.binding and pick.device.binding_conditions:
+            result["bindingConditions"] = list(pick.device.binding_conditions)
+            result["bindingFailureConditions"] = list(pick.device.binding_failure_conditions)
+        results.append(result)
+    devices: Obj = {"results": results}
+    config = _configs(plan, picks)
+    if config:
+        devices["config"] = config
+    allocation: Obj = {"devices": devices}
+    selector = allocation_node_selector(picks, node, gates)
+    if selector is not None:
+        allocation["nodeSelector"] = selector
+    return allocation
+
+
+def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
+    """Class configs once per class (with the requests that use the class), then the claim's configs that
+    apply to an allocated request or to all of them."""
+    used_by: dict[str, list[str]] = {}
+    for pick in picks:
+        names = used_by.setdefault(pick.alt.class_name, [])
+        if pick.alt.name not in names:
+            names.append(pick.alt.name)
+    config: list[Obj] = []
+    for class_name, requests in used_by.items():
+        for entry in plan.class_configs.get(class_name, []):
+            config.append({"source": "FromClass", "requests": list(requests), **_config_body(entry)})
+    allocated = {pick.alt.name for pick in picks} | {pick.alt.request for pick in picks}
+    for entry in (plan.claim.get("spec", {}).get("devices") or {}).get("config") or []:
+        wanted = list(entry.get("requests") or [])
+        if not wanted or any(name in allocated for name in wanted):
+            item: Obj = {"source": "FromClaim", **_config_body(entry)}
+            if wanted:
+                item["requests"] = wanted
+            config.append(item)
+    return config
+
+
+def _config_body(entry: Obj) -> Obj:
+    return {k: v for k, v in entry.items() if k not in ("requests", "source")}
+
+
+def pinned_to(node_name: str) -> Obj:
+    return {"nodeSelectorTerms": [{"matchFields": [{"key": NODE_NAME_FIELD, "operator": "In",
+                                                    "values": [node_name]}]}]}
+
+
+def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> Obj | None:
+    """Pinned to the node when any device is node-local (or binds to its node); otherwise the devices' selector
+    terms merged into one; None when every device is usable everywhere."""
+    node_name = str((node.get("metadata") or {}).get("name", ""))
+    if any(p.device.node_name is not None or (gates.binding and p.device.binds_to_node) for p in picks):
+        return pinned_to(node_name)
+    expressions: list[Obj] = []
+    fields: list[Obj] = []
+    for pick in picks:
+        if pick.device.node_selector is None:
+            continue
+        terms = pick.device.node_selector.get("nodeSelectorTerms") or []
+        if len(terms) != 1:
+            raise AllocationError(f"device {pick.device.driver}/{pick.device.pool}/{pick.device.name}: node selector "
+                                  f"has {len(terms)} terms, exactly one is supported")
+        for req in terms[0].get("matchExpressions") or []:
+            if req not in expressions:
+                expressions.append(req)
+        for req in terms[0].get("matchFields") or []:
+            if req not in fields:
+                fields.append(req)
+    if not expressions and not fields:
+        return None
+    term: Obj = {}
+    if expressions:
+        term["matchExpressions"] = expressions
+    if fields:
+        term["matchFields"] = fields
+    return {"nodeSelectorTerms": [term]}
+
+
+def in_use_results(claims: Sequence[Obj]) -> list[Obj]:
+    """Allocation results that hold their device exclusively: all but admin-access ones."""
+    held = []
+    for claim in claims:
+        allocation = (claim.get("status") or {}).get("allocation")
+        if not allocation:
+            continue
+        for result in (allocation.get("devices") or {}).get("results") or []:
+            if not result.get("adminAccess"):
+                held.append(result)
+    return held

@@ -1,0 +1,146 @@
+"""Typed values of the resource.k8s.io API as the allocator compares them: Kubernetes quantities (exact, as
+fractions), semantic versions 2.0.0 and typed device attributes (int, bool, string, version)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+QUANTITY_TAG = "__quantity__"
+SEMVER_TAG = "__semver__"
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), "": Fraction(1),
+            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+            "P": Fraction(10**15), "E": Fraction(10**18)}
+_QUANTITY = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+def parse_quantity(value: Any) -> Fraction:
+    """A Kubernetes resource.Quantity ("40Gi", "1.5", "100m", "1e3") as an exact number."""
+    if isinstance(value, bool):
+        raise ValueError(f"quantities must be numbers or strings, not {value!r}")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        return Fraction(str(value))
+    if not isinstance(value, str):
+        raise ValueError(f"quantities must be numbers or strings, not {value!r}")
+    match = _QUANTITY.match(value.strip())
+    if not match:
+        raise ValueError(f"quantities must match the regular expression of a Kubernetes quantity: {value!r}")
+    sign, number, suffix = match.group(1), match.group(2), match.group(3) or ""
+    amount = Fraction(number)
+    if suffix in _BINARY:
+        amount *= _BINARY[suffix]
+    elif suffix in _DECIMAL:
+        amount *= _DECIMAL[suffix]
+    else:
+        amount *= Fraction(10) ** int(suffix[1:])
+    return -amount if sign == "-" else amount
+
+
+def format_quantity(amount: Fraction) -> str:
+    """A canonical text for an exact amount (equal amounts give equal texts)."""
+    return str(amount)
+
+
+_SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+_LOOSE = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$")
+
+
+@dataclass(frozen=True)
+class SemVer:
+    major: int
+    minor: int
+    patch: int
+    pre: tuple[str, ...] = ()
+    build: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.pre:
+            text += "-" + ".".join(self.pre)
+        if self.build:
+            text += "+" + self.build
+        return text
+
+    def compare(self, other: SemVer) -> int:
+        """Semver 2.0.0 precedence; build metadata does not count."""
+        mine, theirs = (self.major, self.minor, self.patch), (other.major, other.minor, other.patch)
+        if mine != theirs:
+            return -1 if mine < theirs else 1
+        if self.pre == other.pre:
+            return 0
+        if not self.pre or not other.pre:
+            return 1 if not self.pre else -1
+        for a, b in zip(self.pre, other.pre):
+            if a == b:
+                continue
+            a_num, b_num = a.isdigit(), b.isdigit()
+            if a_num and b_num:
+                return -1 if int(a) < int(b) else 1
+            if a_num != b_num:
+                return -1 if a_num else 1
+            return -1 if a < b else 1
+        return -1 if len(self.pre) < len(other.pre) else 1
+
+
+def parse_semver(text: str, normalize: bool = False) -> SemVer:
+    """Strict semver 2.0.0; with `normalize`, also "v1", "1.2" and leading zeros, as Kubernetes' semver(s, true)."""
+    match = _SEMVER.match(text)
+    if match:
+        pre = tuple(match.group(4).split(".")) if match.group(4) else ()
+        return SemVer(int(match.group(1)), int(match.group(2)), int(match.group(3)), pre, match.group(5) or "")
+    if normalize:
+        loose = _LOOSE.match(text)
+        if loose:
+            pre = tuple(loose.group(4).split(".")) if loose.group(4) else ()
+            return SemVer(int(loose.group(1)), int(loose.group(2) or 0), int(loose.group(3) or 0), pre,
+                          loose.group(5) or "")
+    raise ValueError(f"not a semantic version: {text!r}")
+
+
+AttributeValue = tuple[str, Any]  # ("int" | "bool" | "string" | "version", value); versions as SemVer
+
+
+def parse_attribute(raw: Any) -> AttributeValue | None:
+    """A DeviceAttribute (exactly one of int/bool/string/version) as a typed pair; None when malformed."""
+    if not isinstance(raw, dict):
+        return None
+    for kind in ("int", "bool", "string", "version"):
+        if kind in raw:
+            value = raw[kind]
+            if kind == "version":
+                try:
+                    return kind, parse_semver(str(value))
+                except ValueError:
+                    return None
+            return kind, value
+    return None
+
+
+def attribute_equal(left: AttributeValue, right: AttributeValue) -> bool:
+    """Same type and same value (versions by semver precedence)."""
+    if left[0] != right[0]:
+        return False
+    if left[0] == "version":
+        return bool(left[1].compare(right[1]) == 0)
+    return bool(left[1] == right[1])
+
+
+def lookup_attribute(attributes: dict[str, AttributeValue], driver: str, full_name: str) -> AttributeValue | None:
+    """`domain/name` as a constraint names it: stored under the full name, or under the bare name when the
+    domain is the device's driver."""
+    if full_name in attributes:
+        return attributes[full_name]
+    domain, _, ident = full_name.rpartition("/")
+    if domain == driver and ident in attributes:
+        return attributes[ident]
+    return None
