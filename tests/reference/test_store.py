@@ -1,0 +1,153 @@
+"""The API store: resourceVersions, optimistic concurrency, status subresource, watches, finalizers,
+owner-reference garbage collection and gated-field mutators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import ApiError, FieldCause, Obj
+
+
+def claim(name: str, **extra: Any) -> Obj:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, **extra},
+        "spec": {"devices": {"requests": []}},
+    }
+
+
+def pod(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": []}}
+
+
+@pytest.fixture
+def store() -> Store:
+    return Store(FakeClock())
+
+
+def test_create_assigns_identity_and_increasing_resource_versions(store: Store) -> None:
+    first = store.create(claim("a"))
+    second = store.create(claim("b"))
+    assert first["metadata"]["namespace"] == "default"
+    assert first["metadata"]["uid"] != second["metadata"]["uid"]
+    assert int(second["metadata"]["resourceVersion"]) > int(first["metadata"]["resourceVersion"])
+    with pytest.raises(ApiError) as error:
+        store.create(claim("a"))
+    assert error.value.reason == "AlreadyExists"
+
+
+def test_reads_return_copies(store: Store) -> None:
+    store.create(claim("a"))
+    copy = store.get("ResourceClaim", "a")
+    assert copy is not None
+    copy["spec"]["devices"]["requests"].append({"name": "sneaky"})
+    stored = store.get("ResourceClaim", "a")
+    assert stored is not None and stored["spec"]["devices"]["requests"] == []
+
+
+def test_stale_update_conflicts_and_fresh_update_succeeds(store: Store) -> None:
+    created = store.create(claim("a", labels={"v": "1"}))
+    fresh = store.update({**created, "metadata": {**created["metadata"], "labels": {"v": "2"}}})
+    with pytest.raises(ApiError) as error:
+        store.update({**created, "metadata": {**created["metadata"], "labels": {"v": "3"}}})
+    assert error.value.reason == "Conflict"
+    assert int(fresh["metadata"]["resourceVersion"]) > int(created["metadata"]["resourceVersion"])
+
+
+def test_status_subresource_separates_spec_and_status(store: Store) -> None:
+    created = store.create({**claim("a"), "status": {"allocation": {"devices": {"results": []}}}})
+    assert "status" not in created, "status is not writable on create"
+    with_status = store.update_status({**created, "status": {"reservedFor": []}})
+    updated = store.update({**with_status, "status": {"something": "else"}})
+    assert updated["status"] == {"reservedFor": []}, "update must not touch status"
+    assert updated["metadata"]["generation"] == 1, "spec did not change"
+
+
+def test_generation_increments_when_spec_changes(store: Store) -> None:
+    created = store.create(claim("a"))
+    updated = store.update({**created, "spec": {"devices": {"requests": [{"name": "x"}]}}})
+    assert updated["metadata"]["generation"] == 2
+
+
+def test_watch_sees_added_modified_deleted_in_order(store: Store) -> None:
+    watch = store.watch("ResourceClaim")
+    created = store.create(claim("a"))
+    store.create(pod("ignored"))
+    store.update_status({**created, "status": {"reservedFor": []}})
+    store.delete("ResourceClaim", "a")
+    events = watch.drain()
+    assert [e.type for e in events] == ["ADDED", "MODIFIED", "DELETED"]
+    assert events[1].old is not None and "status" not in events[1].old
+    assert not watch.pending()
+    watch.stop()
+    store.create(claim("b"))
+    assert watch.drain() == []
+
+
+def test_finalizers_delay_deletion_until_removed(store: Store) -> None:
+    store.create(claim("a", finalizers=["example.com/keep"]))
+    store.delete("ResourceClaim", "a")
+    marked = store.get("ResourceClaim", "a")
+    assert marked is not None and marked["metadata"]["deletionTimestamp"]
+    store.update({**marked, "metadata": {**marked["metadata"], "finalizers": []}})
+    assert store.get("ResourceClaim", "a") is None
+
+
+def test_dependents_are_garbage_collected_with_their_last_owner(store: Store) -> None:
+    owner = store.create(pod("owner"))
+    other = store.create(pod("other"))
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": "owner", "uid": owner["metadata"]["uid"]}
+    other_ref = {"apiVersion": "v1", "kind": "Pod", "name": "other", "uid": other["metadata"]["uid"]}
+    store.create(claim("single", ownerReferences=[ref]))
+    store.create(claim("double", ownerReferences=[ref, other_ref]))
+    store.delete("Pod", "owner")
+    assert store.get("ResourceClaim", "single") is None
+    assert store.get("ResourceClaim", "double") is not None, "another owner still exists"
+    store.delete("Pod", "other")
+    assert store.get("ResourceClaim", "double") is None
+
+
+def test_admission_refuses_with_every_cause(store: Store) -> None:
+    store.add_admission(lambda op, new, old: [FieldCause("spec.a", "bad"), FieldCause("spec.b", "worse")])
+    with pytest.raises(ApiError) as error:
+        store.create(claim("a"))
+    assert error.value.reason == "Invalid"
+    assert [c.field for c in error.value.causes] == ["spec.a", "spec.b"]
+    assert store.get("ResourceClaim", "a") is None
+
+
+def test_mutator_sees_gates_and_old_object(store: Store) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def strip_label(op: str, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
+        seen.append((op, old is not None))
+        if not gates.enabled("DRADeviceCompatibilityGroups"):
+            new["metadata"].get("labels", {}).pop("gated", None)
+        return new
+
+    store.add_mutator(strip_label)
+    created = store.create(claim("a", labels={"gated": "x", "kept": "y"}))
+    assert created["metadata"]["labels"] == {"kept": "y"}
+    store.update(created)
+    assert seen == [("CREATE", False), ("UPDATE", True)]
+
+
+def test_bind_sets_node_once(store: Store) -> None:
+    store.create(pod("p"))
+    bound = store.bind("default", "p", "worker-1")
+    assert bound["spec"]["nodeName"] == "worker-1"
+    with pytest.raises(ApiError) as error:
+        store.bind("default", "p", "worker-2")
+    assert error.value.reason == "Conflict"
+
+
+def test_unknown_kind_is_refused(store: Store) -> None:
+    with pytest.raises(ApiError) as error:
+        store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
+    assert error.value.reason == "NotFound"
