@@ -5,7 +5,7 @@ KEP-5007 binding-condition copies; KEP-5055 tolerations)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -14,10 +14,10 @@ from draconform.reference.allocator.cel import CelError, SelectorEngine, device_
 from draconform.reference.allocator.interface import AllocationError
 from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.featuregates import FeatureGates
+from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
 MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim
-NODE_NAME_FIELD = "metadata.name"
 
 
 @dataclass(frozen=True)
@@ -169,39 +169,8 @@ def check_claim_size(plan: ClaimPlan, all_counts: Mapping[tuple[int, str], int])
 # ----- nodes, taints ------------------------------------------------------------------------------------------
 
 def node_selector_matches(selector: Obj | None, node: Obj) -> bool:
-    """A core/v1 NodeSelector: terms are ORed, each term's requirements ANDed; an empty selector matches none."""
-    terms = (selector or {}).get("nodeSelectorTerms") or []
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    fields = {NODE_NAME_FIELD: (node.get("metadata") or {}).get("name", "")}
-    return any(_term_matches(term, labels, fields) for term in terms)
-
-
-def _term_matches(term: Obj, labels: Mapping[str, str], fields: Mapping[str, str]) -> bool:
-    expressions = term.get("matchExpressions") or []
-    field_reqs = term.get("matchFields") or []
-    if not expressions and not field_reqs:
-        return False
-    return all(_requirement(r, labels) for r in expressions) and all(_requirement(r, fields) for r in field_reqs)
-
-
-def _requirement(req: Obj, values: Mapping[str, str]) -> bool:
-    key, op, wanted = req.get("key", ""), req.get("operator", ""), list(req.get("values") or [])
-    present = key in values
-    if op == "In":
-        return present and values[key] in wanted
-    if op == "NotIn":
-        return not present or values[key] not in wanted
-    if op == "Exists":
-        return present
-    if op == "DoesNotExist":
-        return not present
-    if op in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            have, limit = int(values[key]), int(wanted[0])
-        except ValueError:
-            return False
-        return have > limit if op == "Gt" else have < limit
-    return False
+    """A slice's or device's core/v1 NodeSelector against a node (absent: no node)."""
+    return selector is not None and selector_matches(selector, node)
 
 
 def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
@@ -394,11 +363,6 @@ def _config_body(entry: Obj) -> Obj:
     return {k: v for k, v in entry.items() if k not in ("requests", "source")}
 
 
-def pinned_to(node_name: str) -> Obj:
-    return {"nodeSelectorTerms": [{"matchFields": [{"key": NODE_NAME_FIELD, "operator": "In",
-                                                    "values": [node_name]}]}]}
-
-
 def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> Obj | None:
     """Pinned to the node when any device is node-local (or binds to its node); otherwise the devices' selector
     terms merged into one; None when every device is usable everywhere."""
@@ -441,3 +405,17 @@ def in_use_results(claims: Sequence[Obj]) -> list[Obj]:
             if not result.get("adminAccess"):
                 held.append(result)
     return held
+
+
+def failure_reason(plan: ClaimPlan, candidates: Callable[[Alternative], int]) -> str:
+    """Why a claim did not fit on a node: the first request without enough matching devices, else a summary.
+    `candidates` counts the devices an alternative may take there (in use or not)."""
+    for alts in plan.requests:
+        counts = [candidates(alt) for alt in alts]
+        if all(n == 0 or (not a.all_mode and n < a.count) for a, n in zip(alts, counts, strict=True)):
+            alt = alts[0]
+            need = "at least one" if alt.all_mode else str(alt.count)
+            return (f"request {alt.request}: needs {need} matching device(s) of class {alt.class_name}, "
+                    f"{counts[0]} match on this node")
+    return ("cannot allocate all claims: matching devices are in use, their counters are exhausted, or the "
+            "constraints cannot be met together")

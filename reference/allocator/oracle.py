@@ -21,6 +21,7 @@ from draconform.reference.allocator.common import (
     build_allocation,
     check_claim_size,
     device_on_node,
+    failure_reason,
     in_use_results,
     node_selector_matches,
     parse_device,
@@ -79,7 +80,8 @@ class OracleAllocator:
         invalid = [f"{p.driver}/{p.name}: {p.invalid}" for p in pools if p.invalid]
         if invalid:
             raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
-        return NodeAllocation(None, {plan.name: self.reason(plan, candidates) for plan in plans})
+        return NodeAllocation(None, {plan.name: failure_reason(plan, lambda alt: len(candidates[(alt.claim_index, alt.name)]))
+                                     for plan in plans})
 
     # --- pools -------------------------------------------------------------------------------------------
     def pools_for(self, node: Obj) -> list[Pool]:
@@ -163,7 +165,9 @@ class OracleAllocator:
                 if device.key in in_use:
                     for set_name, counters in device.consumes:
                         for counter, amount in counters:
-                            available[(pool.driver, pool.name, set_name, counter)] -= amount
+                            key = (pool.driver, pool.name, set_name, counter)
+                            if key in available:  # without the partitionable gate no counter set is known
+                                available[key] -= amount
         return available
 
     # --- candidates --------------------------------------------------------------------------------------
@@ -199,19 +203,6 @@ class OracleAllocator:
         if self.gates.taints and blocking_taints(device.taints, alt.tolerations):
             return False
         return selectors_match(self.engine, alt, device)
-
-    # --- reasons -----------------------------------------------------------------------------------------
-    def reason(self, plan: ClaimPlan, candidates: dict[tuple[int, str], list[DeviceFacts]]) -> str:
-        """Why a claim did not fit: the first request without enough matching devices, else a summary."""
-        for alts in plan.requests:
-            counts = [len(candidates[(a.claim_index, a.name)]) for a in alts]
-            if all(n == 0 or (not a.all_mode and n < a.count) for a, n in zip(alts, counts)):
-                alt = alts[0]
-                need = "at least one" if alt.all_mode else str(alt.count)
-                return (f"request {alt.request}: needs {need} matching device(s) of class {alt.class_name}, "
-                        f"{counts[0]} match on this node")
-        return "cannot allocate all claims: matching devices are in use, their counters are exhausted, or the " \
-               "constraints cannot be met together"
 
 
 def _amount(value: Obj | None) -> Fraction:

@@ -25,7 +25,7 @@ def parse_quantity(value: Any) -> Fraction:
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
-        return Fraction(str(value))
+        return _nano_ceiling(Fraction(str(value)))
     if not isinstance(value, str):
         raise ValueError(f"quantities must be numbers or strings, not {value!r}")
     match = _QUANTITY.match(value.strip())
@@ -39,7 +39,13 @@ def parse_quantity(value: Any) -> Fraction:
         amount *= _DECIMAL[suffix]
     else:
         amount *= Fraction(10) ** int(suffix[1:])
-    return -amount if sign == "-" else amount
+    return -_nano_ceiling(amount) if sign == "-" else _nano_ceiling(amount)
+
+
+def _nano_ceiling(amount: Fraction) -> Fraction:
+    """Kubernetes keeps quantities to nano precision, rounding up what is finer."""
+    nanos = -((-amount * 10**9) // 1)
+    return Fraction(nanos, 10**9)
 
 
 def format_quantity(amount: Fraction) -> str:

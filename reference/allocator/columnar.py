@@ -1,0 +1,619 @@
+"""The columnar allocation core on polars: the production path of the reference scheduler's DRA plugin
+(KEP-4381 structured parameters, with the same rules as `oracle.py`).
+
+Slices, devices, counter sets, counter consumption and devices in use are typed frames kept up to date
+from store watch events (one block of rows per slice or claim, concatenated when something changed).
+Pool generation, completeness and validity, gate filters, selector verdicts, what is in use, which nodes
+can hold how many candidates, and how much of each counter is left are joins, filters and group-bys over
+those frames, computed once per scheduling attempt for every node at once. What is left per node is a
+short, ordered candidate list per request; only the final choice among them is a small exact search."""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import polars as pl
+
+from draconform.reference.allocator.cel import SelectorEngine
+from draconform.reference.allocator.common import (
+    MAX_DEVICES_PER_CLAIM,
+    Alternative,
+    ClaimPlan,
+    DeviceFacts,
+    Gates,
+    Pick,
+    blocking_taints,
+    build_allocation,
+    check_claim_size,
+    failure_reason,
+    node_selector_matches,
+    parse_device,
+    plan_claims,
+)
+from draconform.reference.allocator.interface import AllocationError, NodeAllocation
+from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
+from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import Obj
+
+DeviceKey = tuple[str, str, str]
+CounterKey = tuple[str, str, str, str]
+
+AMOUNT = pl.Decimal(38, 9)  # quantities are kept to nano precision, as Kubernetes does
+SLICE_SCHEMA: dict[str, Any] = {
+    "slice": pl.String, "driver": pl.String, "pool": pl.String, "generation": pl.Int64, "slice_count": pl.Int64,
+    "node_name": pl.String, "sel_id": pl.Int64, "all_nodes": pl.Boolean, "per_device": pl.Boolean,
+}
+DEVICE_SCHEMA: dict[str, Any] = {
+    "device_id": pl.Int64, "slice": pl.String, "driver": pl.String, "pool": pl.String, "name": pl.String,
+    "index": pl.Int64, "node_name": pl.String, "sel_id": pl.Int64, "all_nodes": pl.Boolean,
+    "has_binding": pl.Boolean, "consumes": pl.Boolean, "has_groups": pl.Boolean, "has_taints": pl.Boolean,
+}
+COUNTER_SCHEMA: dict[str, Any] = {
+    "slice": pl.String, "set_index": pl.Int64, "driver": pl.String, "pool": pl.String, "counter_set": pl.String, "counter": pl.String,
+    "value": AMOUNT,
+}
+CONSUMPTION_SCHEMA: dict[str, Any] = {
+    "device_id": pl.Int64, "counter_set": pl.String, "counter": pl.String, "amount": AMOUNT,
+}
+HELD_SCHEMA: dict[str, Any] = {"driver": pl.String, "pool": pl.String, "name": pl.String}
+POOL_KEY = ["driver", "pool"]
+
+
+def _decimal(amount: Fraction) -> Decimal:
+    return Decimal(amount.numerator) / Decimal(amount.denominator)
+
+
+@dataclass
+class _SliceBlock:
+    """The rows one ResourceSlice contributes to each frame."""
+
+    slice: pl.DataFrame
+    devices: pl.DataFrame
+    counters: pl.DataFrame
+    consumption: pl.DataFrame
+    device_ids: list[int]
+
+
+@dataclass
+class _PoolView:
+    """Everything that depends only on the published slices (and the gates): recomputed when a slice changes."""
+
+    usable: pl.DataFrame  # devices the gates allow, in complete valid pools, newest generation, with `rank`
+    newest_devices: pl.DataFrame  # every device of a pool's newest generation in a complete valid pool
+    counters: pl.DataFrame  # counter sets of complete valid pools
+    consumption: pl.DataFrame  # consumption of newest_devices, with driver/pool/name
+    problem_slices: list[dict[str, Any]]  # newest slices of incomplete or invalid pools, with the reason
+    masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
+
+
+@dataclass
+class _AltCandidates:
+    local: dict[str, list[tuple[int, int]]]  # node -> [(rank, device_id)], rank order
+    shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
+    local_errors: dict[str, str]  # node -> first error there
+    shared_errors: list[tuple[int | None, str]]  # (sel_id or None, error)
+
+
+@dataclass
+class _Attempt:
+    """One scheduling attempt: the same claims against the same cluster state, asked for node after node."""
+
+    plans: list[ClaimPlan]
+    held: set[DeviceKey]
+    candidates: dict[tuple[int, str], _AltCandidates]
+    available: dict[CounterKey, Fraction] | None = None
+    keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
+
+
+class ColumnarAllocator:
+    """Implements `Allocator`; build one per scheduler, it follows the store through a watch."""
+
+    def __init__(self, store: Store, gates: FeatureGates) -> None:
+        self.store = store
+        self.gates = Gates.of(gates)
+        self.engine = SelectorEngine()
+        self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim")
+        self._blocks: dict[str, _SliceBlock] = {}
+        self._devices: dict[int, DeviceFacts] = {}
+        self._classes: dict[str, Obj] = {}
+        self._held: dict[tuple[str, str], list[DeviceKey]] = {}
+        self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
+        self._selector_objs: list[Obj] = []
+        self._selector_verdicts: dict[tuple[int, str, str], bool] = {}
+        self._next_id = 0
+        self._slice_version = 0
+        self._claim_version = 0
+        self._view: _PoolView | None = None
+        self._view_version = -1
+        self._held_frame: pl.DataFrame | None = None
+        self._held_frame_version = -1
+        self._attempt_held_frame: pl.DataFrame = pl.DataFrame(schema=HELD_SCHEMA)
+        self._attempt: _Attempt | None = None
+        self._attempt_key: tuple[Any, ...] = ()
+        for obj in store.list("ResourceSlice"):
+            self._put_slice(obj)
+        for obj in store.list("DeviceClass"):
+            self._classes[obj["metadata"]["name"]] = obj
+        for obj in store.list("ResourceClaim"):
+            self._put_claim(obj)
+
+    # --- following the store -----------------------------------------------------------------------------
+    def _sync(self) -> None:
+        for event in self._watch.drain():
+            self._apply(event)
+
+    def _apply(self, event: WatchEvent) -> None:
+        obj = event.object
+        kind, name = obj["kind"], obj["metadata"]["name"]
+        if kind == "ResourceSlice":
+            if event.type == "DELETED":
+                self._drop_slice(name)
+            else:
+                self._put_slice(obj)
+        elif kind == "DeviceClass":
+            if event.type == "DELETED":
+                self._classes.pop(name, None)
+            else:
+                self._classes[name] = obj
+            self._slice_version += 1
+        elif kind == "ResourceClaim":
+            key = (obj["metadata"].get("namespace", ""), name)
+            if event.type == "DELETED":
+                if self._held.pop(key, None) is not None:
+                    self._claim_version += 1
+            else:
+                self._put_claim(obj)
+
+    def _put_claim(self, claim: Obj) -> None:
+        key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
+        held = _held_devices(claim)
+        if self._held.get(key, []) != held:
+            if held:
+                self._held[key] = held
+            else:
+                self._held.pop(key, None)
+            self._claim_version += 1
+
+    def _drop_slice(self, name: str) -> None:
+        block = self._blocks.pop(name, None)
+        if block is not None:
+            for device_id in block.device_ids:
+                self._devices.pop(device_id, None)
+        self._slice_version += 1
+
+    def _selector_id(self, selector: Obj | None) -> int | None:
+        if selector is None:
+            return None
+        text = json.dumps(selector, sort_keys=True)
+        if text not in self._selectors:
+            self._selectors[text] = len(self._selector_objs)
+            self._selector_objs.append(selector)
+        return self._selectors[text]
+
+    def _put_slice(self, obj: Obj) -> None:
+        """Turn one slice into its rows. Slices this scheduler's gates do not understand contribute nothing."""
+        self._drop_slice(obj["metadata"]["name"])
+        spec = obj.get("spec") or {}
+        name = obj["metadata"]["name"]
+        understood = any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection"))
+        if not self.gates.partitionable and (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection")):
+            understood = False
+        if not understood:
+            return
+        driver, pool = str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))
+        slice_row = {
+            "slice": name, "driver": driver, "pool": pool,
+            "generation": int((spec.get("pool") or {}).get("generation", 0)),
+            "slice_count": int((spec.get("pool") or {}).get("resourceSliceCount", 0)),
+            "node_name": spec.get("nodeName") or None, "sel_id": self._selector_id(spec.get("nodeSelector") or None),
+            "all_nodes": bool(spec.get("allNodes")), "per_device": bool(spec.get("perDeviceNodeSelection")),
+        }
+        devices: dict[str, list[Any]] = {column: [] for column in DEVICE_SCHEMA}
+        consumption: dict[str, list[Any]] = {column: [] for column in CONSUMPTION_SCHEMA}
+        ids = []
+        for index, raw in enumerate(spec.get("devices") or []):
+            facts = parse_device(spec, name, obj["metadata"].get("resourceVersion", ""), index, raw)
+            device_id = self._next_id
+            self._next_id += 1
+            ids.append(device_id)
+            self._devices[device_id] = facts
+            row = {
+                "device_id": device_id, "slice": name, "driver": driver, "pool": pool, "name": facts.name,
+                "index": index, "node_name": facts.node_name, "sel_id": self._selector_id(facts.node_selector),
+                "all_nodes": facts.all_nodes, "has_binding": bool(facts.binding_conditions),
+                "consumes": bool(facts.consumes), "has_groups": facts.has_compatibility_groups,
+                "has_taints": bool(facts.taints),
+            }
+            for column, value in row.items():
+                devices[column].append(value)
+            for counter_set, counters in facts.consumes:
+                for counter, amount in counters:
+                    consumption["device_id"].append(device_id)
+                    consumption["counter_set"].append(counter_set)
+                    consumption["counter"].append(counter)
+                    consumption["amount"].append(_decimal(amount))
+        counters: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
+        for set_index, counter_set in enumerate(spec.get("sharedCounters") or []):
+            for counter, value in (counter_set.get("counters") or {}).items():
+                try:
+                    amount = parse_quantity((value or {}).get("value", 0))
+                except ValueError:
+                    amount = Fraction(0)
+                for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
+                                     ("counter_set", str(counter_set.get("name", ""))), ("counter", counter),
+                                     ("value", _decimal(amount))):
+                    counters[column].append(item)
+            if not counter_set.get("counters"):  # a set without counters still exists (and can be duplicated)
+                for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
+                                     ("counter_set", str(counter_set.get("name", ""))), ("counter", None),
+                                     ("value", None)):
+                    counters[column].append(item)
+        self._blocks[name] = _SliceBlock(
+            slice=pl.DataFrame([slice_row], schema=SLICE_SCHEMA),
+            devices=pl.DataFrame(devices, schema=DEVICE_SCHEMA),
+            counters=pl.DataFrame(counters, schema=COUNTER_SCHEMA),
+            consumption=pl.DataFrame(consumption, schema=CONSUMPTION_SCHEMA),
+            device_ids=ids,
+        )
+        self._slice_version += 1
+
+    # --- the pool view -----------------------------------------------------------------------------------
+    def _pool_view(self) -> _PoolView:
+        if self._view is not None and self._view_version == self._slice_version:
+            return self._view
+        blocks = list(self._blocks.values())
+        slices = pl.concat([b.slice for b in blocks]) if blocks else pl.DataFrame(schema=SLICE_SCHEMA)
+        devices = pl.concat([b.devices for b in blocks]) if blocks else pl.DataFrame(schema=DEVICE_SCHEMA)
+        counters = pl.concat([b.counters for b in blocks]) if blocks else pl.DataFrame(schema=COUNTER_SCHEMA)
+        consumption = (pl.concat([b.consumption for b in blocks]) if blocks
+                       else pl.DataFrame(schema=CONSUMPTION_SCHEMA))
+
+        # Only the newest generation of a pool counts.
+        newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
+        newest = newest.filter(pl.col("generation") == pl.col("newest")).drop("newest")
+        new_slices = newest.select("slice")
+        devices = devices.join(new_slices, on="slice", how="semi")
+        counters = counters.join(new_slices, on="slice", how="semi")
+        consumption = consumption.join(devices.select("device_id", *POOL_KEY, "name"), on="device_id")
+
+        # Complete: exactly resourceSliceCount slices, all agreeing on the count.
+        complete = newest.group_by(POOL_KEY).agg(
+            (pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first())
+        ).rename({"slice_count": "complete"})
+
+        # Invalid: duplicate device names, duplicate counter sets, consumption of unknown sets or counters.
+        problems = [
+            devices.group_by(*POOL_KEY, "name").len().filter(pl.col("len") > 1)
+            .select(*POOL_KEY, pl.format("duplicate device name {}", "name").alias("reason")),
+            counters.select(*POOL_KEY, "slice", "set_index", "counter_set").unique()
+            .group_by(*POOL_KEY, "counter_set").len().filter(pl.col("len") > 1)
+            .select(*POOL_KEY, pl.format("duplicate counter set {}", "counter_set").alias("reason")),
+        ]
+        if self.gates.partitionable:
+            known_sets = counters.select(*POOL_KEY, "counter_set").unique()
+            problems.append(
+                consumption.join(known_sets, on=[*POOL_KEY, "counter_set"], how="anti")
+                .select(*POOL_KEY, pl.format("device {} consumes from unknown counter set {}", "name", "counter_set")
+                        .alias("reason")))
+            problems.append(
+                consumption.join(known_sets, on=[*POOL_KEY, "counter_set"], how="semi")
+                .join(counters.drop_nulls("counter").select(*POOL_KEY, "counter_set", "counter").unique(),
+                      on=[*POOL_KEY, "counter_set", "counter"], how="anti")
+                .select(*POOL_KEY, pl.format("device {} consumes unknown counter {}/{}", "name", "counter_set",
+                                             "counter").alias("reason")))
+        invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
+            pl.col("reason").str.join(", ").alias("invalid"))
+        pools = complete.join(invalid, on=POOL_KEY, how="left")
+        good = pools.filter(pl.col("complete") & pl.col("invalid").is_null()).select(POOL_KEY)
+        problem_slices = newest.join(pools.filter(~pl.col("complete") | pl.col("invalid").is_not_null()),
+                                     on=POOL_KEY).to_dicts()
+
+        newest_devices = devices.join(good, on=POOL_KEY, how="semi")
+        usable = newest_devices
+        if not self.gates.binding:
+            usable = usable.filter(~pl.col("has_binding"))
+        if not self.gates.partitionable:
+            usable = usable.filter(~pl.col("consumes"))
+        if not self.gates.compatibility_groups:
+            usable = usable.filter(~pl.col("has_groups"))
+        order = ["driver", "pool", "slice", "index"]
+        if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first, across pools
+            order = ["has_binding", *order]
+        usable = usable.sort(order).with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
+
+        self._view = _PoolView(
+            usable=usable,
+            newest_devices=newest_devices,
+            counters=counters.join(good, on=POOL_KEY, how="semi").drop_nulls("counter"),
+            consumption=consumption.join(good, on=POOL_KEY, how="semi"),
+            problem_slices=problem_slices,
+        )
+        self._view_version = self._slice_version
+        return self._view
+
+    def _mask(self, view: _PoolView, expression: str) -> pl.DataFrame:
+        """A selector's verdict on every usable device: 1 match, 0 no match, -1 error (message in `error`)."""
+        mask = view.masks.get(expression)
+        if mask is None:
+            ids = view.usable.get_column("device_id").to_list()
+            verdicts, errors = [], []
+            for device_id in ids:
+                device = self._devices[device_id]
+                try:
+                    verdicts.append(1 if self.engine.matches(expression, device.cel_key, device.cel_input) else 0)
+                    errors.append(None)
+                except Exception as exc:  # CelError, or a compile error raised for every device
+                    verdicts.append(-1)
+                    errors.append(f"device {device.driver}/{device.pool}/{device.name}: selector {expression!r}: "
+                                  f"{exc}")
+            mask = pl.DataFrame({"device_id": ids, "verdict": verdicts, "error": errors},
+                                schema={"device_id": pl.Int64, "verdict": pl.Int8, "error": pl.String})
+            view.masks[expression] = mask
+        return mask
+
+    # --- one attempt -------------------------------------------------------------------------------------
+    def _held_devices_frame(self) -> pl.DataFrame:
+        if self._held_frame is None or self._held_frame_version != self._claim_version:
+            rows = [key for keys in self._held.values() for key in keys]
+            self._held_frame = pl.DataFrame(rows, schema=HELD_SCHEMA, orient="row")
+            self._held_frame_version = self._claim_version
+        return self._held_frame
+
+    def _begin(self, claims: Sequence[Obj], assumed: Sequence[Obj]) -> _Attempt:
+        key = (self._slice_version, self._claim_version,
+               tuple((id(c), c.get("metadata", {}).get("resourceVersion")) for c in claims),
+               tuple((id(c), c.get("metadata", {}).get("resourceVersion")) for c in assumed))
+        if self._attempt is not None and key == self._attempt_key:
+            return self._attempt
+        self._attempt = None
+        view = self._pool_view()
+        plans = plan_claims(claims, self._classes, self.gates)
+        assumed_held = [d for claim in assumed for d in _held_devices(claim)]
+        held_frame = self._held_devices_frame()
+        if assumed_held:
+            held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
+        held = {key for keys in self._held.values() for key in keys} | set(assumed_held)
+        candidates: dict[tuple[int, str], _AltCandidates] = {}
+        for plan in plans:
+            for alts in plan.requests:
+                for alt in alts:
+                    candidates[(alt.claim_index, alt.name)] = self._alt_candidates(view, alt, held_frame)
+        attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
+        attempt.available = None
+        self._attempt, self._attempt_key = attempt, key
+        self._attempt_held_frame = held_frame
+        return attempt
+
+    def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
+        frame = view.usable
+        if self.gates.taints:
+            tainted = frame.filter(pl.col("has_taints")).get_column("device_id").to_list()
+            blocked = [d for d in tainted if blocking_taints(self._devices[d].taints, alt.tolerations)]
+            if blocked:
+                frame = frame.filter(~pl.col("device_id").is_in(blocked))
+        errors = []
+        for expression in alt.selectors:  # class selectors, then request selectors; the first false one decides
+            frame = frame.join(self._mask(view, expression), on="device_id")
+            errors.append(frame.filter(pl.col("verdict") == -1).select("rank", "node_name", "sel_id", "error"))
+            frame = frame.filter(pl.col("verdict") == 1).drop("verdict", "error")
+        if not alt.all_mode and not alt.admin_access:
+            frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
+        frame = frame.sort("rank")
+        local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
+            pl.col("rank"), pl.col("device_id"))
+        local = {node: list(zip(ranks, ids, strict=True))
+                 for node, ranks, ids in local_rows.select("node_name", "rank", "device_id").iter_rows()}
+        shared = [(rank, device_id, None if all_nodes else sel_id)
+                  for rank, device_id, sel_id, all_nodes in frame.filter(pl.col("node_name").is_null())
+                  .select("rank", "device_id", "sel_id", "all_nodes").iter_rows()]
+        local_errors: dict[str, str] = {}
+        shared_errors: list[tuple[int | None, str]] = []
+        if errors:
+            failed = pl.concat(errors).sort("rank")
+            for _, node_name, sel_id, message in failed.iter_rows():
+                if node_name is not None:
+                    local_errors.setdefault(node_name, message)
+                else:
+                    shared_errors.append((sel_id, message))
+        return _AltCandidates(local, shared, local_errors, shared_errors)
+
+    def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
+        """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
+        if attempt.available is None:
+            view = self._pool_view()
+            used = (view.consumption.join(self._attempt_held_frame, on=["driver", "pool", "name"], how="semi")
+                    .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
+            left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
+                (pl.col("value") - pl.col("used").fill_null(0)).alias("left"))
+            attempt.available = {
+                (driver, pool, counter_set, counter): Fraction(amount)
+                for driver, pool, counter_set, counter, amount in left.select(
+                    *POOL_KEY, "counter_set", "counter", "left").iter_rows()
+            }
+        return attempt.available
+
+    # --- the seam ----------------------------------------------------------------------------------------
+    def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
+        self._sync()
+        attempt = self._begin(claims, assumed)
+        node_name = str(node["metadata"]["name"])
+        problems = [p for p in self._pool_view().problem_slices if self._slice_on_node(p, node)]
+        lists: dict[tuple[int, str], list[int]] = {}
+        for plan in attempt.plans:
+            for alts in plan.requests:
+                for alt in alts:
+                    found = attempt.candidates[(alt.claim_index, alt.name)]
+                    error = found.local_errors.get(node_name) or next(
+                        (message for sel_id, message in found.shared_errors if self._on_node(sel_id, node)), None)
+                    if error is not None:
+                        raise AllocationError(f"claim request {alt.name}: {error}")
+                    if alt.all_mode and problems:
+                        pool = problems[0]
+                        what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
+                        raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, but "
+                                              f"pool {pool['driver']}/{pool['pool']} {what}")
+                    lists[(alt.claim_index, alt.name)] = self._merge(found, node)
+        for plan in attempt.plans:
+            check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
+        search = _Search(attempt, lists, self._devices,
+                         self._available(attempt) if self._needs_counters(lists) else {})
+        if search.run():
+            return NodeAllocation([
+                build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
+                for i, plan in enumerate(attempt.plans)])
+        invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
+        if invalid:
+            raise AllocationError("invalid resource pools were encountered: "
+                                  + "; ".join(f"{d}/{p}: {why}" for (d, p), why in sorted(invalid.items())))
+        return NodeAllocation(None, {plan.name: failure_reason(plan, lambda alt: len(lists[(alt.claim_index, alt.name)]))
+                                     for plan in attempt.plans})
+
+    def _needs_counters(self, lists: dict[tuple[int, str], list[int]]) -> bool:
+        return any(self._devices[d].consumes for ids in lists.values() for d in ids)
+
+    def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
+        """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
+        local = found.local.get(str(node["metadata"]["name"]), [])
+        shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
+        if not shared:
+            return [d for _, d in local]
+        return [d for _, d in heapq.merge(local, shared)]
+
+    def _on_node(self, sel_id: int | None, node: Obj) -> bool:
+        """allNodes (None) reaches every node; a node selector is matched once per node state."""
+        if sel_id is None:
+            return True
+        meta = node["metadata"]
+        key = (sel_id, str(meta["name"]), json.dumps(meta.get("labels") or {}, sort_keys=True))
+        verdict = self._selector_verdicts.get(key)
+        if verdict is None:
+            verdict = node_selector_matches(self._selector_objs[sel_id], node)
+            self._selector_verdicts[key] = verdict
+        return verdict
+
+    def _slice_on_node(self, row: dict[str, Any], node: Obj) -> bool:
+        if row["per_device"]:
+            block = self._blocks.get(row["slice"])
+            return block is not None and any(self._device_on_node(self._devices[d], node) for d in block.device_ids)
+        if row["node_name"] is not None:
+            return bool(row["node_name"] == node["metadata"]["name"])
+        if row["sel_id"] is not None:
+            return self._on_node(row["sel_id"], node)
+        return bool(row["all_nodes"])
+
+    def _device_on_node(self, device: DeviceFacts, node: Obj) -> bool:
+        if device.node_name is not None:
+            return device.node_name == node["metadata"]["name"]
+        if device.node_selector is not None:
+            return self._on_node(self._selector_id(device.node_selector), node)
+        return device.all_nodes
+
+
+def _held_devices(claim: Obj) -> list[DeviceKey]:
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
+            for r in (allocation.get("devices") or {}).get("results") or [] if not r.get("adminAccess")]
+
+
+class _Search:
+    """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
+
+    def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
+                 available: dict[CounterKey, Fraction]) -> None:
+        self.plans = attempt.plans
+        self.held = attempt.held
+        self.lists = lists
+        self.devices = devices
+        self.left = dict(available)  # counters still free, updated as devices are picked
+        self.chosen: list[list[tuple[Alternative, int]]] = [[] for _ in self.plans]
+        self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+
+    def run(self) -> bool:
+        return self._next(0, 0)
+
+    def _next(self, claim: int, request: int) -> bool:
+        while claim < len(self.plans) and request == len(self.plans[claim].requests):
+            claim, request = claim + 1, 0
+        if claim == len(self.plans):
+            return True
+        for alt in self.plans[claim].requests[request]:
+            ids = self.lists[(claim, alt.name)]
+            if alt.all_mode:
+                if ids and self._all(alt, ids, claim, request):
+                    return True
+            elif self._choose(alt, ids, claim, request, alt.count, 0):
+                return True
+        return False
+
+    def _all(self, alt: Alternative, ids: list[int], claim: int, request: int) -> bool:
+        taken = 0
+        while taken < len(ids) and self._try(alt, ids[taken], claim):
+            taken += 1
+        if taken == len(ids) and self._next(claim, request + 1):
+            return True
+        for _ in range(taken):
+            self._release(claim)
+        return False
+
+    def _choose(self, alt: Alternative, ids: list[int], claim: int, request: int, need: int, start: int) -> bool:
+        if need == 0:
+            return self._next(claim, request + 1)
+        for position in range(start, len(ids) - need + 1):
+            if self._try(alt, ids[position], claim):
+                if self._choose(alt, ids, claim, request, need - 1, position + 1):
+                    return True
+                self._release(claim)
+        return False
+
+    def _try(self, alt: Alternative, device_id: int, claim: int) -> bool:
+        """Add the device if it fits: claim limit, exclusivity, counters, constraints. False leaves no trace."""
+        device = self.devices[device_id]
+        mine = self.chosen[claim]
+        if len(mine) == MAX_DEVICES_PER_CLAIM or any(self.devices[d].key == device.key for _, d in mine):
+            return False
+        if not alt.admin_access:
+            if device.key in self.busy or device.key in self.held:
+                return False
+            needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
+                     for c, amount in counters]
+            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
+                # amounts of one device never repeat a counter, so checking each alone is exact
+                return False
+        for constraint in self.plans[claim].constraints:
+            if not constraint.applies(alt):
+                continue
+            value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
+            if value is None:
+                return False
+            for other_alt, other in mine:
+                if constraint.applies(other_alt):
+                    theirs = lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
+                                              constraint.attribute)
+                    same = theirs is not None and attribute_equal(value, theirs)
+                    if same != (constraint.kind == "match"):
+                        return False
+        mine.append((alt, device_id))
+        if not alt.admin_access:
+            self.busy.add(device.key)
+            for key, amount in needs:
+                self.left[key] = self.left.get(key, Fraction(0)) - amount
+        return True
+
+    def _release(self, claim: int) -> None:
+        alt, device_id = self.chosen[claim].pop()
+        if alt.admin_access:
+            return
+        device = self.devices[device_id]
+        self.busy.discard(device.key)
+        for counter_set, counters in device.consumes:
+            for counter, amount in counters:
+                key = (device.driver, device.pool, counter_set, counter)
+                self.left[key] = self.left.get(key, Fraction(0)) + amount
+
