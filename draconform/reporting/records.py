@@ -1,0 +1,118 @@
+"""The result stream: plain records of what ran, independent of any output format. The recorder
+produces them (on xdist workers they travel to the controller as dicts); every writer reads them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from draconform.catalogue import Rule
+
+# passed: every step held. failed: a step's check failed, i.e. the SUT does not conform.
+# error: the harness or environment broke (no step definition, fixture error, unexpected exception).
+# skipped: not run, with a reason (e.g. the SUT raised `Unsupported`).
+Outcome = Literal["passed", "failed", "error", "skipped"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
+
+# As Outcome, plus "undefined": no step definition matches the text (the scenario is an error).
+# Steps after a failure, error or skip never ran and are "skipped".
+StepStatus = Literal["passed", "failed", "error", "undefined", "skipped"]
+BROKEN_STEP: frozenset[StepStatus] = frozenset({"failed", "error", "undefined"})
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    keyword: str  # as written: Given, When, Then, And, But, *
+    text: str
+    line: int
+    status: StepStatus
+    duration_s: float = 0.0
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class ScenarioRecord:
+    """One scenario run; an outline yields one record per Examples row."""
+
+    feature: str  # the Feature's title
+    feature_file: str  # relative to the features directory
+    feature_line: int
+    feature_tags: tuple[str, ...]
+    rule: str | None  # title of the enclosing `Rule:` block
+    keyword: str  # Scenario, Scenario Outline, Example, ...
+    name: str  # outline rows end in their example values: "name [a=1, b=2]"
+    line: int
+    example: Mapping[str, str] | None  # the Examples row, for outlines
+    example_index: int | None  # position of that row among the outline's rows
+    rules: tuple[str, ...]  # cited rule IDs (see draconform.suite.tracing)
+    tags: tuple[str, ...]  # every tag in effect, without "@", sorted
+    status: Outcome
+    duration_s: float
+    steps: tuple[StepRecord, ...]
+    message: str | None = None  # why it failed or errored
+    skip_reason: str | None = None
+    worker: str = "main"  # xdist worker id, "main" when serial
+
+    @property
+    def failing_step(self) -> StepRecord | None:
+        return next((step for step in self.steps if step.status in BROKEN_STEP), None)
+
+    @property
+    def location(self) -> str:
+        return f"{self.feature_file}:{self.line}"
+
+    def sort_key(self) -> tuple[str, int, int]:
+        return (self.feature_file, self.line, -1 if self.example_index is None else self.example_index)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A dict of plain values, which pytest-xdist can carry from a worker to the controller."""
+        data = asdict(self)
+        data["example"] = dict(self.example) if self.example is not None else None
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ScenarioRecord:
+        fields = dict(data)
+        fields["steps"] = tuple(StepRecord(**step) for step in data["steps"])
+        for name in ("feature_tags", "rules", "tags"):
+            fields[name] = tuple(data[name])
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class HarnessError:
+    """Something that went wrong outside any scenario: a feature file that does not load, a worker
+    that crashed and took a scenario with it."""
+
+    where: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    name: str
+    sut: str | None  # module:factory, None when the run did not use the SUT seam
+    started: datetime
+    duration_s: float
+    workers: int  # 0 = serial
+    selection: tuple[str, ...] = ()  # narrowed-to paths, relative to the features directory
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything the writers need: the records, and the catalogue rules the run accounts for
+    (a rule without a scenario among them is untested). Sorted on creation so that every writer's
+    output depends on the outcomes only, not on the order in which workers finished."""
+
+    info: RunInfo
+    rules: Sequence[Rule]
+    kep_titles: Mapping[str, str]
+    scenarios: Sequence[ScenarioRecord]
+    errors: Sequence[HarnessError] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", tuple(sorted(self.rules, key=lambda rule: rule.id)))
+        object.__setattr__(self, "scenarios", tuple(sorted(self.scenarios, key=ScenarioRecord.sort_key)))
+        object.__setattr__(self, "errors", tuple(sorted(self.errors, key=lambda e: (e.where, e.message))))

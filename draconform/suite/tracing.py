@@ -1,0 +1,154 @@
+"""How scenarios trace to catalogue rules. A scenario cites the rule ID that leads the title of its
+`Rule:` block plus every `@rule:<ID>` tag on its feature, rule, scenario or Examples table. The run
+(the recorder) and the static listing (`draconform rules`) both go through `trace`, so they always
+agree on which scenario covers which rule."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Container, Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pytest_bdd.exceptions import GherkinParseError
+from pytest_bdd.gherkin_parser import get_gherkin_document
+from pytest_bdd.parser import Examples, Feature, FeatureParser, ScenarioTemplate
+
+from draconform.catalogue import Catalogue
+from draconform.paths import SCHEMAS_DIR
+from draconform.suite.selection import Selection
+
+RULE_TAG_PREFIX = "rule:"
+
+
+@cache
+def _rule_id_pattern() -> re.Pattern[str]:
+    """The rule ID syntax, taken from the catalogue schema so that there is one definition of it."""
+    schema = json.loads((SCHEMAS_DIR / "harness" / "rule-catalogue.schema.json").read_text())
+    return re.compile(schema["$defs"]["rule"]["properties"]["id"]["pattern"])
+
+
+def scenario_tags(template: ScenarioTemplate, examples: Examples | None = None) -> set[str]:
+    """Tags in effect for a scenario (without `@`): its feature's, rule's and own tags, plus those of
+    one Examples table, or of all its tables when `examples` is None (the static view)."""
+    tables = [examples] if examples is not None else template.examples
+    tags = template.feature.tags | template.tags
+    if template.rule is not None:
+        tags |= template.rule.tags
+    for table in tables:
+        tags |= table.tags
+    return tags
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The rule IDs a scenario cites (its `Rule:` title's first, then its tags', sorted), and why the
+    citation is unusable, if it is: an ID missing from the catalogue, or no ID at all."""
+
+    rules: tuple[str, ...]
+    problems: tuple[str, ...]
+
+
+def trace(template: ScenarioTemplate, tags: Iterable[str], catalogue: Container[str], where: str) -> Trace:
+    """Trace one scenario; `where` ("file.feature:12") leads every problem message."""
+    rules: list[str] = []
+    problems: list[str] = []
+    if template.rule is not None:
+        title = template.rule.name.strip()
+        lead = title.split(maxsplit=1)[0] if title else ""
+        if _rule_id_pattern().match(lead):
+            rules.append(lead)
+        if lead not in catalogue:
+            problems.append(f"{where}: Rule '{title}' does not start with a catalogued rule ID")
+    for tag in sorted(tags):
+        if not tag.startswith(RULE_TAG_PREFIX):
+            continue
+        rule_id = tag.removeprefix(RULE_TAG_PREFIX)
+        if rule_id not in rules:
+            rules.append(rule_id)
+        if rule_id not in catalogue:
+            problems.append(f"{where}: tag @{tag} cites rule {rule_id}, which is not in the catalogue")
+    if not rules and not problems:
+        problems.append(
+            f"{where}: scenario '{template.name}' cites no rule; put it under a 'Rule:' whose title"
+            f" starts with a rule ID, or tag it @{RULE_TAG_PREFIX}<ID>"
+        )
+    return Trace(tuple(rules), tuple(problems))
+
+
+class ScenarioNameClash(GherkinParseError):
+    """Two scenarios of one feature file share a name; pytest-bdd would silently keep only one."""
+
+
+def check_unique_names(path: Path) -> None:
+    """Raise `ScenarioNameClash` if a scenario name repeats in the file (also across Rule blocks)."""
+    feature = get_gherkin_document(str(path)).feature
+    names: Counter[str] = Counter()
+    for child in feature.children:
+        nested = child.rule.children if child.rule else [child]
+        names.update(grandchild.scenario.name for grandchild in nested if grandchild.scenario)
+    clashes = sorted(name for name, count in names.items() if count > 1)
+    if clashes:
+        raise ScenarioNameClash(
+            f"scenario names must be unique in a feature file: {', '.join(map(repr, clashes))}",
+            feature.location.line,
+            "",
+            str(path),
+        )
+
+
+def feature_files(selection: Selection) -> list[Path]:
+    """Every feature file the selection covers, sorted."""
+    found: set[Path] = set()
+    for target in selection.targets():
+        found.update(target.rglob("*.feature") if target.is_dir() else [target])
+    return sorted(found)
+
+
+def parse_feature(path: Path, selection: Selection) -> Feature:
+    """Parse a feature file with pytest-bdd's own parser (what the run binds), after checking that
+    the parser will not drop a scenario."""
+    check_unique_names(path)
+    return FeatureParser(str(selection.features_dir), selection.relative(path)).parse()
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    """A scenario as written in a feature file, before it runs."""
+
+    feature_file: str
+    line: int
+    name: str
+    rules: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """What the selected feature files cite, found without running them."""
+
+    scenarios: tuple[ScenarioRef, ...]
+    problems: tuple[str, ...]
+
+    def covering(self, rule_id: str) -> list[ScenarioRef]:
+        return [ref for ref in self.scenarios if rule_id in ref.rules]
+
+
+def take_inventory(selection: Selection, catalogue: Catalogue) -> Inventory:
+    """Trace every scenario of the selection; unparsable files become problems, not exceptions."""
+    scenarios: list[ScenarioRef] = []
+    problems: list[str] = []
+    for path in feature_files(selection):
+        relative = selection.relative(path)
+        try:
+            feature = parse_feature(path, selection)
+        except GherkinParseError as exc:
+            problems.append(f"{relative}:{exc.line}: {exc.message}")
+            continue
+        for template in feature.scenarios.values():
+            found = trace(template, scenario_tags(template), catalogue, f"{relative}:{template.line_number}")
+            scenarios.append(ScenarioRef(relative, template.line_number, template.name, found.rules))
+            problems.extend(found.problems)
+    return Inventory(tuple(scenarios), tuple(problems))
