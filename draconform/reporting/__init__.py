@@ -1,0 +1,32 @@
+"""Conformance reports. The recorder turns a run into one stream of plain records (`records.Run`);
+each format is a pure function from that stream to text, so a new format is a new entry in
+`WRITERS`, never a change to how results are collected."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from draconform.reporting.cucumber import render_cucumber
+from draconform.reporting.json_report import render_json
+from draconform.reporting.junit import render_junit
+from draconform.reporting.markdown import render_markdown
+from draconform.reporting.records import Run
+
+WRITERS: dict[str, Callable[[Run], str]] = {
+    "report.json": render_json,
+    "junit.xml": render_junit,
+    "cucumber.json": render_cucumber,
+    "report.md": render_markdown,
+}
+
+
+def write_reports(run: Run, directory: Path) -> list[Path]:
+    """Write every format into `directory` (created if needed); return the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for filename, render in WRITERS.items():
+        path = directory / filename
+        path.write_text(render(run), encoding="utf-8")
+        written.append(path)
+    return written

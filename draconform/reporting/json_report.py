@@ -1,0 +1,95 @@
+"""`report.json`: the machine-readable conformance report, described by
+`schemas/harness/report.schema.json`. Timings appear only in `duration_s` fields and in `run`, so two
+runs with the same outcomes differ nowhere else (serial or parallel alike)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from draconform.reporting.records import Run, ScenarioRecord
+from draconform.reporting.results import Results, RuleResult
+
+SCHEMA_ID = "https://draconform.dev/schemas/harness/report.schema.json"
+VERSION = 1
+
+
+def _present(**fields: Any) -> dict[str, Any]:
+    """Drop absent optional fields, so that consumers test for a key rather than for null."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def scenario_entry(scenario: ScenarioRecord) -> dict[str, Any]:
+    step = scenario.failing_step
+    return _present(
+        name=scenario.name,
+        feature=scenario.feature,
+        feature_file=scenario.feature_file,
+        line=scenario.line,
+        rule=scenario.rule,
+        example=dict(scenario.example) if scenario.example is not None else None,
+        rules=list(scenario.rules),
+        tags=list(scenario.tags),
+        status=scenario.status,
+        duration_s=scenario.duration_s,
+        failing_step={"keyword": step.keyword, "text": step.text, "line": step.line} if step else None,
+        message=scenario.message,
+        skip_reason=scenario.skip_reason,
+    )
+
+
+def rule_entry(result: RuleResult) -> dict[str, Any]:
+    rule = result.rule
+    return _present(
+        id=rule.id,
+        kep=rule.kep,
+        level=rule.level,
+        profile=rule.profile,
+        section=rule.section,
+        text=rule.text,
+        gates=list(rule.gates),
+        status=result.status,
+        decision=rule.decision,
+        upstream=rule.upstream,
+        untested_reason=rule.untested_reason,
+        scenarios=[scenario_entry(scenario) for scenario in result.scenarios],
+    )
+
+
+def report_data(run: Run) -> dict[str, Any]:
+    results = Results.of(run)
+    info = run.info
+    return {
+        "$schema": SCHEMA_ID,
+        "version": VERSION,
+        "run": {
+            "name": info.name,
+            "sut": info.sut,
+            "started": info.started.isoformat(),
+            "duration_s": info.duration_s,
+            "workers": info.workers,
+            "selection": list(info.selection),
+        },
+        "summary": {
+            "scenarios": results.scenario_counts(),
+            "rules": results.rule_counts(),
+            "harness_errors": len(run.errors),
+        },
+        "profiles": {profile: results.rule_counts(profile=profile) for profile in results.profiles()},
+        "keps": [
+            {
+                "kep": kep,
+                "title": run.kep_titles.get(kep, ""),
+                "rules": results.rule_counts(kep=kep),
+                "profiles": {p: results.rule_counts(kep=kep, profile=p) for p in results.profiles(kep)},
+            }
+            for kep in results.keps()
+        ],
+        "rules": [rule_entry(result) for result in results.rules],
+        "scenarios": [scenario_entry(scenario) for scenario in run.scenarios],
+        "errors": [{"where": error.where, "message": error.message} for error in run.errors],
+    }
+
+
+def render_json(run: Run) -> str:
+    return json.dumps(report_data(run), indent=2, ensure_ascii=False) + "\n"

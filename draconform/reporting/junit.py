@@ -1,0 +1,67 @@
+"""`junit.xml` for CI test tabs: one testsuite per feature file, one testcase per scenario named as in
+the feature file (not after a generated Python function), with the cited rule IDs as properties."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from itertools import groupby
+
+from draconform.reporting.records import Run, ScenarioRecord
+
+# JUnit has no element for "the SUT does not conform" versus "the harness broke"; failure and error
+# are its two, and they mean exactly that.
+_ELEMENT = {"failed": "failure", "error": "error", "skipped": "skipped"}
+
+
+def _counts(scenarios: list[ScenarioRecord], harness_errors: int = 0) -> dict[str, str]:
+    return {
+        "tests": str(len(scenarios) + harness_errors),
+        "failures": str(sum(s.status == "failed" for s in scenarios)),
+        "errors": str(sum(s.status == "error" for s in scenarios) + harness_errors),
+        "skipped": str(sum(s.status == "skipped" for s in scenarios)),
+        "time": f"{sum(s.duration_s for s in scenarios):.3f}",
+    }
+
+
+def _testcase(parent: ET.Element, scenario: ScenarioRecord) -> None:
+    classname = scenario.feature_file + (f" :: {scenario.rule}" if scenario.rule else "")
+    case = ET.SubElement(
+        parent,
+        "testcase",
+        classname=classname,
+        name=scenario.name,
+        file=scenario.feature_file,
+        line=str(scenario.line),
+        time=f"{scenario.duration_s:.3f}",
+    )
+    properties = ET.SubElement(case, "properties")
+    for rule_id in scenario.rules:
+        ET.SubElement(properties, "property", name="rule", value=rule_id)
+    for tag in scenario.tags:
+        ET.SubElement(properties, "property", name="tag", value=tag)
+    ET.SubElement(properties, "property", name="worker", value=scenario.worker)
+    element = _ELEMENT.get(scenario.status)
+    if element == "skipped":
+        ET.SubElement(case, element, message=scenario.skip_reason or "")
+    elif element is not None:
+        message = scenario.message or ""
+        outcome = ET.SubElement(case, element, message=message, type=scenario.status)
+        step = scenario.failing_step
+        outcome.text = f"{step.keyword} {step.text} (line {step.line})\n{message}" if step else message
+
+
+def render_junit(run: Run) -> str:
+    scenarios = list(run.scenarios)
+    root = ET.Element("testsuites", {"name": f"draconform {run.info.name}", **_counts(scenarios, len(run.errors))})
+    for feature_file, group in groupby(scenarios, key=lambda s: s.feature_file):
+        members = list(group)
+        suite = ET.SubElement(root, "testsuite", {"name": feature_file, **_counts(members)})
+        for scenario in members:
+            _testcase(suite, scenario)
+    if run.errors:
+        suite = ET.SubElement(root, "testsuite", {"name": "draconform harness", **_counts([], len(run.errors))})
+        for error in run.errors:
+            case = ET.SubElement(suite, "testcase", classname="draconform harness", name=error.where)
+            ET.SubElement(case, "error", message=error.message, type="error").text = error.message
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
