@@ -9,8 +9,12 @@ compiled once; results are cached per (expression, device)."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable, Mapping
+import select
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -29,6 +33,13 @@ from draconform.reference.allocator.values import (
 
 # Upstream's CELSelectorExpressionMaxLength: longer expressions are refused before compiling.
 MAX_EXPRESSION_LENGTH = 10 * 1024
+
+# cel-cpp stops runaway comprehensions itself (a fixed iteration budget), but nothing bounds the size of
+# values: `cel.bind` doubling or chained `replace` grow a string exponentially in the expression's length.
+# Expressions that use such amplifiers are evaluated in a sandbox process with a memory cap and a deadline.
+AMPLIFIERS = re.compile(r"\bbind\s*\(|\.\s*(?:replace|join|format)\s*\(")
+SANDBOX_SECONDS = 5.0  # per batch of devices; generous, a sane selector takes microseconds per device
+SANDBOX_MEMORY = 1 << 30
 
 
 class CelError(Exception):
@@ -161,6 +172,7 @@ _DOMAIN_LOOKUP = re.compile(r"""\.\s*(attributes|capacity)\s*\[\s*(?:"((?:[^"\\]
 class CompiledSelector:
     expression: str
     program: Any
+    sandboxed: bool
     # Domains the expression names literally; a device without them gets empty maps there, the way upstream's
     # lazily-filled domain maps behave. (A domain computed at run time is not covered: that lookup errors.)
     domains: frozenset[tuple[str, str]]
@@ -206,37 +218,138 @@ class SelectorEngine:
             (m.group(1), m.group(2) if m.group(2) is not None else m.group(3) or "")
             for m in _DOMAIN_LOOKUP.finditer(expression)
         )
-        return CompiledSelector(expression, program, domains)
+        return CompiledSelector(expression, program, bool(AMPLIFIERS.search(expression)), domains)
 
     def matches(self, expression: str, device_key: Any, device: Callable[[], dict[str, Any]]) -> bool:
         """Whether the device satisfies the selector. `device` builds the CEL input lazily (only on a cache
         miss). Raises CelError on any evaluation error, which upstream treats as aborting the allocation."""
-        key = (expression, device_key)
-        verdict = self._verdicts.get(key)
-        if verdict is None:
-            verdict = self._evaluate(self.compile(expression), device())
-            self._verdicts[key] = verdict
+        verdict = self.evaluate_many(expression, [(device_key, device)])[0]
         if isinstance(verdict, CelError):
             raise verdict
         return verdict
 
-    def _evaluate(self, selector: CompiledSelector, device: dict[str, Any]) -> bool | CelError:
-        if selector.domains:
-            device = dict(device)
-            for field_name, domain in selector.domains:
-                present = device.get(field_name) or {}
-                if domain not in present:
-                    device[field_name] = {**present, domain: {}}
-        value = selector.program.eval(data={"device": device})
-        kind = value.type()
-        if kind == cel.Type.BOOL:
-            return bool(value.value())
-        if kind == cel.Type.ERROR:
-            message = _clean(str(value))
-            if "budget" in message.lower():
-                return CelError(f"CEL evaluation stopped: the expression exceeded its iteration budget ({message})")
-            return CelError(f"CEL runtime error: {message}")
-        return CelError(f"CEL expression must evaluate to bool, got {kind.name()}")
+    def evaluate_many(self, expression: str,
+                      devices: Sequence[tuple[Any, Callable[[], dict[str, Any]]]]) -> list[bool | CelError]:
+        """Verdicts for many devices at once (errors returned, not raised), evaluating only cache misses; a
+        compile error is raised."""
+        selector = self.compile(expression)
+        missing = [(key, build) for key, build in devices if (expression, key) not in self._verdicts]
+        if missing:
+            inputs = [_with_domains(selector, build()) for _, build in missing]
+            if selector.sandboxed:
+                verdicts = _sandbox().evaluate(expression, inputs)
+            else:
+                verdicts = [_verdict(selector.program, item) for item in inputs]
+            for (key, _), verdict in zip(missing, verdicts, strict=True):
+                self._verdicts[(expression, key)] = verdict
+        return [self._verdicts[(expression, key)] for key, _ in devices]
+
+
+
+def _with_domains(selector: CompiledSelector, device: dict[str, Any]) -> dict[str, Any]:
+    """Empty maps for the literal domains the expression looks up and the device lacks."""
+    if not selector.domains:
+        return device
+    device = dict(device)
+    for field_name, domain in selector.domains:
+        present = device.get(field_name) or {}
+        if domain not in present:
+            device[field_name] = {**present, domain: {}}
+    return device
+
+
+def _verdict(program: Any, device: dict[str, Any]) -> bool | CelError:
+    try:
+        value = program.eval(data={"device": device})
+    except RuntimeError as exc:  # cel-cpp reports some limits (the iteration budget) by raising
+        return _error(_clean(str(exc)))
+    kind = value.type()
+    if kind == cel.Type.BOOL:
+        return bool(value.value())
+    if kind == cel.Type.ERROR:
+        return _error(_clean(str(value)))
+    return CelError(f"CEL expression must evaluate to bool, got {kind.name()}")
+
+
+def _error(message: str) -> CelError:
+    if "budget" in message.lower():
+        return CelError(f"CEL evaluation stopped: the expression exceeded its iteration budget ({message})")
+    return CelError(f"CEL runtime error: {message}")
+
+
+class _Sandbox:
+    """A child Python process (`python -m ...cel_sandbox`) that evaluates amplifying expressions under a memory
+    cap; killed and replaced when a batch overruns its deadline or the child dies, so a runaway selector
+    yields an error, never a hang. Requests and answers are JSON lines over its stdin and stdout."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def evaluate(self, expression: str, devices: list[dict[str, Any]]) -> list[bool | CelError]:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "draconform.reference.allocator.cel_sandbox", str(SANDBOX_MEMORY)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(json.dumps({"expression": expression, "devices": devices}).encode() + b"\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], SANDBOX_SECONDS)
+            line = process.stdout.readline() if ready else None
+        except (BrokenPipeError, OSError):
+            line = b""
+        if line:
+            return [value if ok else CelError(value) for ok, value in json.loads(line)]
+        self._stop()
+        if line is None:
+            why = f"no result within {SANDBOX_SECONDS:g} s"
+        else:
+            why = f"it needed more than {SANDBOX_MEMORY >> 20} MiB"
+        return [CelError(f"CEL evaluation stopped: {why} (runaway expression)")] * len(devices)
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.wait()
+        self._process = None
+
+
+_SANDBOX: _Sandbox | None = None
+
+
+def _sandbox() -> _Sandbox:
+    global _SANDBOX
+    if _SANDBOX is None:
+        _SANDBOX = _Sandbox()
+    return _SANDBOX
+
+
+def serve_sandbox(memory: int) -> None:  # pragma: no cover - runs in the child process
+    """The child's loop: one JSON request per line in, one JSON answer per line out."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    engine = SelectorEngine()
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        selector = engine.compile(request["expression"])
+        answers: list[tuple[bool, Any]] = []
+        for device in request["devices"]:
+            try:
+                verdict = _verdict(selector.program, device)
+            except MemoryError:
+                verdict = CelError(f"CEL evaluation stopped: it needed more than {memory >> 20} MiB "
+                                   "(runaway expression)")
+            answers.append((False, str(verdict)) if isinstance(verdict, CelError) else (True, verdict))
+        sys.stdout.write(json.dumps(answers) + "\n")
+        sys.stdout.flush()
+
+
+def abbreviate(expression: str, limit: int = 80) -> str:
+    """An expression short enough for an error message."""
+    flat = " ".join(expression.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
 def _clean(message: str) -> str:

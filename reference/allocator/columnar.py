@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from draconform.reference.allocator.cel import SelectorEngine
+from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
     Alternative,
@@ -343,16 +343,15 @@ class ColumnarAllocator:
         mask = view.masks.get(expression)
         if mask is None:
             ids = view.usable.get_column("device_id").to_list()
-            verdicts, errors = [], []
-            for device_id in ids:
-                device = self._devices[device_id]
-                try:
-                    verdicts.append(1 if self.engine.matches(expression, device.cel_key, device.cel_input) else 0)
-                    errors.append(None)
-                except Exception as exc:  # CelError, or a compile error raised for every device
-                    verdicts.append(-1)
-                    errors.append(f"device {device.driver}/{device.pool}/{device.name}: selector {expression!r}: "
-                                  f"{exc}")
+            facts = [self._devices[device_id] for device_id in ids]
+            outcomes: list[bool | CelError]
+            try:
+                outcomes = self.engine.evaluate_many(expression, [(d.cel_key, d.cel_input) for d in facts])
+            except CelError as exc:  # a compile error: it counts for each device the selector is applied to
+                outcomes = [exc] * len(facts)
+            verdicts = [-1 if isinstance(o, Exception) else int(o) for o in outcomes]
+            errors = [f"device {d.driver}/{d.pool}/{d.name}: selector {abbreviate(expression)}: {o}"
+                      if isinstance(o, Exception) else None for d, o in zip(facts, outcomes, strict=True)]
             mask = pl.DataFrame({"device_id": ids, "verdict": verdicts, "error": errors},
                                 schema={"device_id": pl.Int64, "verdict": pl.Int8, "error": pl.String})
             view.masks[expression] = mask

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from draconform.reference.allocator.cel import CelError, SelectorEngine, device_input
+from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
 from draconform.reference.allocator.interface import AllocationError
 from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.featuregates import FeatureGates
@@ -299,7 +299,7 @@ def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFact
                 return False
         except CelError as exc:
             raise AllocationError(f"claim request {alt.name}: device {device.driver}/{device.pool}/{device.name}: "
-                                  f"selector {expression!r}: {exc}") from exc
+                                  f"selector {abbreviate(expression)}: {exc}") from exc
     return True
 
 
