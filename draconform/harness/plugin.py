@@ -15,6 +15,7 @@ pytest_plugins = [
     "draconform.steps.scheduling",
     "draconform.steps.clock",
     "draconform.steps.observe",
+    "draconform.harness.recorder",
 ]
 
 
