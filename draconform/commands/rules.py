@@ -1,0 +1,95 @@
+"""`draconform rules`: the rule catalogue with its coverage, found by parsing the feature files
+without running them. Exits 1 if a feature file cites a rule the catalogue lacks (or none), so CI can
+lint feature files cheaply."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from draconform.catalogue import CatalogueError, Rule, load_catalogue
+from draconform.paths import FEATURES_DIR
+from draconform.suite.selection import Selection, SelectionError
+
+if TYPE_CHECKING:
+    from draconform.suite.tracing import Inventory
+
+DECISION_MARK = "⚖"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "rules", help="list the rule catalogue and which rules have scenarios", description=__doc__
+    )
+    parser.add_argument("--untested", action="store_true", help="list only the rules no scenario covers")
+    parser.add_argument(
+        "-o", "--output", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=handle)
+
+
+def _entry(rule: Rule, inventory: Inventory) -> dict[str, Any]:
+    scenarios = inventory.covering(rule.id)
+    entry: dict[str, Any] = {
+        "id": rule.id,
+        "kep": rule.kep,
+        "level": rule.level,
+        "profile": rule.profile,
+        "section": rule.section,
+        "covered": bool(scenarios),
+        "scenarios": [{"feature_file": s.feature_file, "line": s.line, "name": s.name} for s in scenarios],
+    }
+    for optional in ("decision", "untested_reason"):
+        if getattr(rule, optional) is not None:
+            entry[optional] = getattr(rule, optional)
+    return entry
+
+
+def _text(entries: list[dict[str, Any]], titles: dict[str, str]) -> str:
+    lines: list[str] = []
+    width = max((len(entry["id"]) for entry in entries), default=0) + 4
+    kep = None
+    for entry in entries:
+        if entry["kep"] != kep:
+            kep = entry["kep"]
+            lines += [""] if lines else []
+            lines.append(f"{kep}  {titles.get(kep, '')}".rstrip())
+        rule_id = entry["id"] + (f" {DECISION_MARK}" if "decision" in entry else "")
+        if entry["covered"]:
+            where = ", ".join(f"{s['feature_file']}:{s['line']}" for s in entry["scenarios"])
+            coverage = f"{len(entry['scenarios'])} scenario(s): {where}"
+        else:
+            coverage = "untested" + (f" ({entry['untested_reason']})" if "untested_reason" in entry else "")
+        lines.append(f"  {rule_id:<{width}}{entry['level']:<12}{entry['profile']:<12}{coverage}")
+    return "\n".join(lines)
+
+
+def handle(args: argparse.Namespace) -> int:
+    # Imported late: the CLI loads every subcommand module, and pytest-bdd imported before
+    # `pytest.main` (in `draconform run`) escapes pytest's assertion rewriting, with a warning.
+    from draconform.suite.tracing import take_inventory
+
+    try:
+        selection = Selection.create(args.features_dir)
+        catalogue = load_catalogue(selection.features_dir)
+    except (SelectionError, CatalogueError) as exc:
+        print(f"draconform rules: {exc}", file=sys.stderr)
+        return 2
+    inventory = take_inventory(selection, catalogue)
+    rules = sorted(catalogue.rules.values(), key=lambda rule: rule.id)
+    entries = [_entry(rule, inventory) for rule in rules]
+    covered = sum(entry["covered"] for entry in entries)
+    if args.untested:
+        entries = [entry for entry in entries if not entry["covered"]]
+    if args.output == "json":
+        print(json.dumps({"rules": entries, "problems": list(inventory.problems)}, indent=2, ensure_ascii=False))
+    else:
+        print(_text(entries, catalogue.titles))
+        print(f"\n{len(rules)} rules: {covered} covered by a scenario, {len(rules) - covered} untested")
+    for problem in inventory.problems:
+        print(f"draconform rules: {problem}", file=sys.stderr)
+    return 1 if inventory.problems else 0

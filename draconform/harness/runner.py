@@ -1,0 +1,96 @@
+"""Runs the conformance suite: pytest in this process, on the one suite module, with the harness
+plugin and the recorder, shielded from whatever pytest configuration the current directory holds
+(no ini file, no conftest.py, no cache) and from other installed pytest plugins, so a run means the
+same thing wherever it starts."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import draconform.suite
+from draconform.paths import FEATURES_DIR
+from draconform.suite.selection import Selection
+from draconform.sut import DEFAULT_SUT
+
+SUITE_MODULE = Path(draconform.suite.__file__).parent / "test_features.py"
+RECORDER_PLUGIN = "draconform.harness.recorder"
+DEFAULT_PLUGINS = ("draconform.harness.plugin",)
+REFERENCE_RUN_NAME = "reference"
+
+
+def default_run_name(sut: str | None) -> str:
+    """`reference` for the reference implementation, otherwise the factory spec made path-safe."""
+    if sut is None or sut == DEFAULT_SUT:
+        return REFERENCE_RUN_NAME
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", sut).strip("-")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    paths: tuple[Path, ...] = ()  # feature files or directories; empty = all
+    workers: int | str = 0  # pytest-xdist workers: 0 = serial, or "auto"
+    report_dir: Path = Path("reports")
+    name: str | None = None
+    sut: str | None = None  # module:factory; None = the plugin's default, the reference implementation
+    features_dir: Path = FEATURES_DIR
+    plugins: tuple[str, ...] = DEFAULT_PLUGINS  # steps and fixtures; tests swap in their own
+
+    @property
+    def run_name(self) -> str:
+        return self.name or default_run_name(self.sut)
+
+    @property
+    def output_dir(self) -> Path:
+        return self.report_dir / self.run_name
+
+
+def pytest_args(options: RunOptions) -> list[str]:
+    args = [
+        "-c", os.devnull,  # ignore pytest.ini / pyproject.toml / tox.ini around the current directory
+        "--rootdir", str(SUITE_MODULE.parent),
+        "--noconftest",
+        "-p", "no:cacheprovider",
+        # Only the plugins a run needs, not whatever else is installed (randomisers, coverage, ...).
+        "--disable-plugin-autoload", "-p", "pytest_bdd.plugin", "-p", "xdist.plugin",
+        # Feature tags become pytest marks; they are free-form, so unregistered marks are expected.
+        "-W", "ignore::pytest.PytestUnknownMarkWarning",
+        "-p", RECORDER_PLUGIN,
+    ]  # fmt: skip
+    for plugin in options.plugins:
+        args += ["-p", plugin]
+    if options.sut is not None:
+        args += ["--sut", options.sut]
+    args += ["-n", str(options.workers)]
+    args += ["--draconform-report-dir", str(options.output_dir), "--draconform-run-name", options.run_name]
+    return [*args, str(SUITE_MODULE)]
+
+
+@contextmanager
+def _environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """Set variables for the run (xdist workers inherit them) and restore the caller's afterwards."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run(options: RunOptions) -> int:
+    """Run the suite and write the reports into `options.output_dir`; return pytest's exit status,
+    which is 0 only if no scenario failed or errored. Raises `SelectionError` for a bad path.
+    Once per process: pytest imports the suite module, which binds the scenarios, only once."""
+    selection = Selection.create(options.features_dir, options.paths)
+    with _environment(selection.environ()):
+        return int(pytest.main(pytest_args(options)))
