@@ -1,16 +1,38 @@
 """The scheduler's DRA plugin (KEP-3063 "kube-scheduler"; structured allocation as upstream runs it):
 PreFilter gathers the pod's claims, Filter asks the allocation core whether the unallocated ones fit
-on a node and whether the allocated ones are usable there, Reserve assumes the chosen allocation in
-memory, PreBind writes allocation and reservation to the claims, Unreserve undoes both."""
+on a node and whether the allocated ones are usable there, Score prefers nodes whose new devices need
+no binding conditions, Reserve assumes the chosen allocation in memory, PreBind writes allocation and
+reservation to the claims, Unreserve undoes both.
+
+KEP-5007 (both DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on): PreBind stamps a new
+allocation with allocationTimestamp in the same write, then, if any allocated device has binding
+conditions, answers Pending; the scheduler parks the pod and asks `recheck` again whenever one of its
+claims changes or its deadline passes. A failed or timed-out wait clears the claim (bindingconditions.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from draconform.reference.allocator.interface import AllocationError, Allocator
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.events import EventRecorder
+from draconform.reference.featuregates import FeatureGates
+from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.nodeselector import selector_matches
 from draconform.reference.podclaims import consumer_reference, is_reserved_for, pod_claims
+from draconform.reference.scheduler.bindingconditions import (
+    Outcome,
+    Verdict,
+    claim_verdict,
+    cleared_status,
+    parse_binding_timeout,
+    pod_verdict,
+    requires_binding_conditions,
+)
 from draconform.reference.scheduler.framework import (
     SUCCESS,
     Code,
@@ -18,12 +40,16 @@ from draconform.reference.scheduler.framework import (
     Status,
     node_name,
 )
+from draconform.reference.scheduler.metrics import BindingConditionMetrics
 from draconform.sut import ApiError, Obj
 
 NAME = "DynamicResources"
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 RESERVED_FOR_MAX = 256
 CONFLICT_RETRIES = 5
+BINDING_GATES = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+PENDING_REASON = "BindingConditionsPending"
+WAIT = NAME + "/binding-wait"  # CycleState key of a pod's BindingWait
 
 
 @dataclass
@@ -35,15 +61,49 @@ class PodClaimsState:
     allocations: dict[str, list[Obj]] = field(default_factory=dict)  # node -> allocation per unallocated
 
 
+@dataclass(frozen=True)
+class ClaimRef:
+    namespace: str
+    name: str
+    uid: str
+
+
+@dataclass
+class BindingWait:
+    """One pod's wait in PreBind: when it entered PreBind and the claims it waits on."""
+
+    entered: datetime
+    claims: list[ClaimRef]
+    deadline: datetime | None = None  # while waiting: when the earliest claim times out
+
+
 class DynamicResources:
     name = NAME
 
-    def __init__(self, store: Store, allocator: Allocator) -> None:
+    def __init__(
+        self,
+        store: Store,
+        allocator: Allocator,
+        clock: FakeClock,
+        events: EventRecorder,
+        gates: FeatureGates,
+        args: Mapping[str, Any],
+        metrics: MetricsRegistry,
+    ) -> None:
         self._store = store
         self._allocator = allocator
+        self._clock = clock
+        self._events = events
+        self.binding = gates.enabled(*BINDING_GATES)
+        self.binding_timeout = parse_binding_timeout(args)
+        self.metrics = BindingConditionMetrics(metrics) if self.binding else None
         # Claims whose allocation the scheduler reserved but has not written yet, by claim UID: the
         # "assume cache" that stops two pods from getting the same device between Reserve and PreBind.
         self.assumed: dict[str, Obj] = {}
+
+    def stop(self) -> None:
+        if self.metrics is not None:
+            self.metrics.unregister()
 
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
@@ -74,7 +134,7 @@ class DynamicResources:
                     f"resourceclaim {entry.claim!r} already has {RESERVED_FOR_MAX} consumers",
                 )
             claims.append(claim)
-        unallocated = [claim for claim in claims if not self._allocation(claim)]
+        unallocated = [claim for claim in claims if not _allocation(claim)]
         state.data[NAME] = PodClaimsState(claims=claims, unallocated=unallocated)
         return SUCCESS
 
@@ -82,7 +142,7 @@ class DynamicResources:
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
         claims_state: PodClaimsState = state.data[NAME]
         for claim in claims_state.claims:
-            allocation = self._allocation(claim)
+            allocation = _allocation(claim)
             if allocation and not selector_matches(allocation.get("nodeSelector"), node):
                 return Status(
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -99,6 +159,22 @@ class DynamicResources:
             return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({reasons or 'no devices'})")
         claims_state.allocations[node_name(node)] = outcome.allocations
         return SUCCESS
+
+    # --- Score ---------------------------------------------------------------------------------
+    def score(self, state: CycleState, pod: Obj, node: Obj) -> int:
+        """KEP-5007 Goal 3 across nodes: a node where the pod's new devices need no preparation beats
+        one where they do, so an attached node-local device wins over a fabric one elsewhere. Upstream
+        has no such score (it only orders pools within one node's allocation)."""
+        claims_state: PodClaimsState | None = state.data.get(NAME)
+        if not self.binding or claims_state is None:
+            return 0
+        allocations = claims_state.allocations.get(node_name(node), [])
+        needs_conditions = any(
+            result.get("bindingConditions")
+            for allocation in allocations
+            for result in (allocation.get("devices") or {}).get("results") or []
+        )
+        return 0 if needs_conditions else 1
 
     # --- Reserve / Unreserve -------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Obj, node: Obj) -> Status:
@@ -126,16 +202,92 @@ class DynamicResources:
         claims_state: PodClaimsState | None = state.data.get(NAME)
         if claims_state is None:
             return SUCCESS
+        entered = self._clock.now()
+        written: list[Obj] = []
         for claim in claims_state.claims:
             try:
-                self._write_claim(claim, pod)
+                written.append(self._write_claim(claim, pod))
             except ApiError as error:
+                self._observe("failure", any(map(requires_binding_conditions, written)), entered)
                 return Status(Code.ERROR, f"resourceclaim {claim['metadata']['name']!r}: {error}")
-        return SUCCESS
+        if not self.binding:
+            return SUCCESS
+        if not any(map(requires_binding_conditions, written)):
+            self._observe("success", False, entered)
+            return SUCCESS
+        wait = BindingWait(entered, [_ref(claim) for claim in written])
+        state.data[WAIT] = wait
+        status = self._decide(wait, pod, written)
+        if status.code == Code.PENDING:
+            self._events.record(
+                pod, "Normal", PENDING_REASON,
+                f"waiting for the binding conditions of its devices before binding to node {node_name(node)}",
+            )
+        return status
 
-    def _write_claim(self, claim: Obj, pod: Obj) -> None:
+    def waiting_on(self, state: CycleState) -> frozenset[str]:
+        """The UIDs of the claims a pod parked in PreBind waits on."""
+        wait: BindingWait = state.data[WAIT]
+        return frozenset(ref.uid for ref in wait.claims)
+
+    def wait_deadline(self, state: CycleState) -> datetime | None:
+        wait: BindingWait = state.data[WAIT]
+        return wait.deadline
+
+    def recheck(self, state: CycleState, pod: Obj, node: Obj) -> Status:
+        """A parked pod, again: Success to bind, Pending to keep waiting, Error after clearing."""
+        wait: BindingWait = state.data[WAIT]
+        claims = [self._store.get("ResourceClaim", ref.name, ref.namespace) for ref in wait.claims]
+        return self._decide(wait, pod, claims)
+
+    def _decide(self, wait: BindingWait, pod: Obj, claims: Sequence[Obj | None]) -> Status:
+        now = self._clock.now()
+        uid = pod["metadata"]["uid"]
+        verdicts: list[Verdict] = []
+        for ref, claim in zip(wait.claims, claims, strict=True):
+            if claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim) or not (
+                is_reserved_for(claim, uid)
+            ):
+                verdicts.append(Verdict(Outcome.FAILURE, f"claim {ref.name} is no longer allocated for the pod"))
+            else:
+                verdicts.append(claim_verdict(claim, now, self.binding_timeout, wait.entered))
+        overall = pod_verdict(verdicts)
+        if overall.outcome == Outcome.READY:
+            self._observe("success", True, wait.entered)
+            return SUCCESS
+        if overall.outcome == Outcome.WAITING:
+            wait.deadline = overall.deadline
+            return Status(Code.PENDING, overall.message)
+        for claim, verdict in zip(claims, verdicts, strict=True):
+            if claim is not None and verdict.outcome in (Outcome.FAILURE, Outcome.TIMEOUT):
+                self._clear(claim, pod)
+        self._observe(overall.outcome.value, True, wait.entered)
+        return Status(Code.ERROR, overall.message)
+
+    def _observe(self, status: str, requires: bool, entered: datetime) -> None:
+        if self.metrics is not None:
+            self.metrics.observe(status, requires, (self._clock.now() - entered).total_seconds())
+
+    def _clear(self, claim: Obj, pod: Obj) -> None:
+        """Decision 4, written with the usual conflict retries; a claim gone meanwhile needs nothing."""
+        for _ in range(CONFLICT_RETRIES):
+            latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
+            if latest is None or latest["metadata"]["uid"] != claim["metadata"]["uid"] or not (
+                is_reserved_for(latest, pod["metadata"]["uid"])
+            ):
+                return
+            latest["status"] = cleared_status(latest, pod["metadata"]["uid"])
+            try:
+                self._store.update_status(latest)
+                return
+            except ApiError as error:
+                if error.reason != "Conflict":
+                    raise
+
+    def _write_claim(self, claim: Obj, pod: Obj) -> Obj:
         """Persist the assumed allocation (if any) and add the pod to reservedFor, in one status
-        write, after protecting the claim with the delete-protection finalizer."""
+        write, after protecting the claim with the delete-protection finalizer. A new allocation gets
+        its allocationTimestamp in that same write (KEP-5007, decision 5); an existing one keeps its own."""
         uid = claim["metadata"]["uid"]
         assumed = self.assumed.get(uid)
         if assumed is not None:
@@ -145,20 +297,28 @@ class DynamicResources:
             if latest is None:
                 raise ApiError("NotFound", "claim was deleted while the pod was being bound")
             status = latest.setdefault("status", {})
+            changed = False
             if assumed is not None:
                 if status.get("allocation"):
                     raise ApiError("Conflict", "claim was allocated by someone else meanwhile")
-                status["allocation"] = assumed["status"]["allocation"]
+                allocation = copy_object(assumed["status"]["allocation"])
+                if self.binding and not allocation.get("allocationTimestamp"):
+                    allocation["allocationTimestamp"] = format_time(self._clock.now())
+                status["allocation"] = allocation
+                changed = True
             if not is_reserved_for(latest, pod["metadata"]["uid"]):
                 status.setdefault("reservedFor", []).append(consumer_reference(pod))
+                changed = True
+            if not changed:
+                return latest
             try:
-                self._store.update_status(latest)
+                written = self._store.update_status(latest)
             except ApiError as error:
                 if error.reason == "Conflict":
                     continue
                 raise
             self.assumed.pop(uid, None)
-            return
+            return written
         raise ApiError("Conflict", f"gave up after {CONFLICT_RETRIES} conflicting updates")
 
     def _add_finalizer(self, claim: Obj) -> None:
@@ -177,7 +337,12 @@ class DynamicResources:
         ]
         self._store.update_status(latest)
 
-    @staticmethod
-    def _allocation(claim: Obj) -> Obj | None:
-        allocation: Obj | None = (claim.get("status") or {}).get("allocation")
-        return allocation
+
+def _allocation(claim: Obj) -> Obj | None:
+    allocation: Obj | None = (claim.get("status") or {}).get("allocation")
+    return allocation
+
+
+def _ref(claim: Obj) -> ClaimRef:
+    meta = claim["metadata"]
+    return ClaimRef(meta["namespace"], meta["name"], meta["uid"])

@@ -83,7 +83,7 @@ class SchedulingQueue:
     # --- internals ------------------------------------------------------------------------------
     def _backoff_duration(self, pod: PodKey) -> timedelta:
         attempts = max(self._attempts.get(pod, 1), 1)
-        return min(INITIAL_BACKOFF * (2 ** (attempts - 1)), MAX_BACKOFF)
+        return min(INITIAL_BACKOFF * (1 << (attempts - 1)), MAX_BACKOFF)
 
     def _to_backoff(self, pod: PodKey) -> None:
         until = self._clock.now() + self._backoff_duration(pod)

@@ -1,10 +1,13 @@
 """kube-scheduler: watches pods and the objects scheduling depends on, runs one scheduling cycle per
-pod through the framework's extension points, and binds. Its only state besides the queue is what
-it can rebuild from the API store, so a restart is "build a new Scheduler"."""
+pod through the framework's extension points, and binds. A pod whose PreBind answers Pending (KEP-5007
+binding conditions) is parked with its cycle state until a watched claim changes or its deadline
+passes. Its only state besides the queue and the parked pods is what it can rebuild from the API
+store, so a restart is "build a new Scheduler": a parked pod is found again as an unbound pod."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from draconform.reference.allocator.interface import AllocatorFactory
@@ -23,6 +26,8 @@ from draconform.reference.scheduler.framework import (
     node_name,
 )
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
+from draconform.reference.scheduler.releaseview import as_seen_by
+from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
 from draconform.sut import ApiError, Obj
 
 SCHEDULER_NAME = "default-scheduler"
@@ -50,7 +55,10 @@ class Scheduler:
         self._events = events
         self.config = config
         self.queue = SchedulingQueue(clock)
-        self.dra = DynamicResources(store, allocator_factory(store, config.gates))
+        self.waiting = WaitingPods()
+        self._stopped = False
+        allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
+        self.dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
         self.plugins: list[Plugin] = [self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
@@ -59,15 +67,21 @@ class Scheduler:
                 self.queue.add(_key(pod))
 
     def stop(self) -> None:
+        """The process ends: parked pods are forgotten, their claims stay as the store holds them."""
+        self._stopped = True
         self._watch.stop()
+        self.dra.stop()
 
     # --- driving ---------------------------------------------------------------------------------
     def sync(self) -> bool:
-        """Handle watch events; True when any arrived."""
+        """Handle watch events, then recheck the parked pods they (or a timer) woke; True when any."""
         events = self._watch.drain()
         for event in events:
             self._handle(event)
-        return bool(events)
+        due = self.waiting.take_due()
+        for waiting in due:
+            self._recheck(waiting)
+        return bool(events) or bool(due)
 
     def schedule_pending(self) -> bool:
         """Run scheduling cycles until no pod is ready; True when any ran."""
@@ -78,7 +92,7 @@ class Scheduler:
             if key is None:
                 break
             pod = self._store.get("Pod", key[1], key[0])
-            if pod is not None and self._wants(pod):
+            if pod is not None and self._wants(pod) and key not in self.waiting:
                 self.schedule_one(pod)
                 ran = True
         return ran
@@ -87,11 +101,17 @@ class Scheduler:
         obj = event.object
         if obj["kind"] == "Pod":
             key = _key(obj)
+            if key in self.waiting:
+                if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
+                    self._abandon(key)
+                return
             if event.type == "DELETED" or obj["spec"].get("nodeName"):
                 self.queue.remove(key)
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
             return
+        if obj["kind"] == "ResourceClaim":
+            self.waiting.object_changed(obj["metadata"]["uid"])
         # A change to nodes or DRA objects may make unschedulable pods fit.
         self.queue.move_all_to_active_or_backoff()
 
@@ -133,21 +153,30 @@ class Scheduler:
         self._run_binding_cycle(state, pod, chosen)
 
     def _score(self, state: CycleState, pod: Obj, node: Obj) -> int:
-        return sum(plugin.score(state, pod, node) for plugin in self.plugins if hasattr(plugin, "score"))  # type: ignore[attr-defined]
+        scorers = [getattr(plugin, "score", None) for plugin in self.plugins]
+        return sum(int(score(state, pod, node)) for score in scorers if score is not None)
 
     def _run_binding_cycle(self, state: CycleState, pod: Obj, node: Obj) -> None:
-        for point in ("reserve", "permit", "pre_bind", "bind"):
+        for point in ("reserve", "permit", "pre_bind"):
             status = call_point(self.plugins, point, state, pod, node)
-            if not status.ok:
-                self._unreserve(state, pod, node)
-                self._fail(pod, status)
+            if point == "pre_bind" and status.code == Code.PENDING:
+                self._park(WaitingPod(_key(pod), pod, node, state, self.dra.waiting_on(state)))
                 return
+            if not status.ok:
+                self._abort(state, pod, node, status)
+                return
+        self._bind(state, pod, node)
+
+    def _bind(self, state: CycleState, pod: Obj, node: Obj) -> None:
+        status = call_point(self.plugins, "bind", state, pod, node)
+        if not status.ok:
+            self._abort(state, pod, node, status)
+            return
         if not any(hasattr(plugin, "bind") for plugin in self.plugins):
             try:
                 self._store.bind(pod["metadata"]["namespace"], pod["metadata"]["name"], node_name(node))
             except ApiError as error:
-                self._unreserve(state, pod, node)
-                self._fail(pod, Status(Code.ERROR, str(error), "DefaultBinder"))
+                self._abort(state, pod, node, Status(Code.ERROR, str(error), "DefaultBinder"))
                 return
         self._events.record(
             pod, "Normal", "Scheduled",
@@ -155,11 +184,54 @@ class Scheduler:
         )
         self.queue.remove(_key(pod))
 
+    def _abort(self, state: CycleState, pod: Obj, node: Obj, status: Status) -> None:
+        self._unreserve(state, pod, node)
+        self._fail(pod, status)
+
     def _unreserve(self, state: CycleState, pod: Obj, node: Obj) -> None:
         for plugin in reversed(self.plugins):
             unreserve = getattr(plugin, "unreserve", None)
             if unreserve is not None:
                 unreserve(state, pod, node)
+
+    # --- pods parked in PreBind ------------------------------------------------------------------
+    def _park(self, waiting: WaitingPod) -> None:
+        self.waiting.park(waiting)
+        self._arm(waiting)
+
+    def _arm(self, waiting: WaitingPod) -> None:
+        """One timer per parking at its current deadline; an earlier timer that finds a later deadline
+        arms the next one, so a pod never has more than one timer of its own pending."""
+        deadline = self.dra.wait_deadline(waiting.state)
+        if deadline is None or deadline == waiting.timer_at:
+            return
+        waiting.timer_at = deadline
+        self._clock.call_at(deadline, lambda: self._deadline_passed(waiting, deadline))
+
+    def _deadline_passed(self, waiting: WaitingPod, deadline: datetime) -> None:
+        if not self._stopped and self.waiting.get(waiting.key) is waiting and waiting.timer_at == deadline:
+            waiting.timer_at = None
+            self.waiting.mark(waiting.key)
+
+    def _recheck(self, waiting: WaitingPod) -> None:
+        if self.waiting.get(waiting.key) is not waiting:
+            return
+        status = self.dra.recheck(waiting.state, waiting.pod, waiting.node)
+        if status.code == Code.PENDING:
+            self._arm(waiting)
+            return
+        self.waiting.remove(waiting.key)
+        if status.ok:
+            self._bind(waiting.state, waiting.pod, waiting.node)
+        else:
+            self._abort(waiting.state, waiting.pod, waiting.node, Status(status.code, status.message, self.dra.name))
+
+    def _abandon(self, key: PodKey) -> None:
+        """The pod went away while it waited: give its reservations back, nothing to requeue."""
+        waiting = self.waiting.remove(key)
+        if waiting is not None:
+            self._unreserve(waiting.state, waiting.pod, waiting.node)
+        self.queue.remove(key)
 
     def _fail(self, pod: Obj, status: Status) -> None:
         """Record why the pod did not schedule (condition + event) and requeue it."""
