@@ -8,8 +8,9 @@ JSON-like dicts shaped exactly like Kubernetes API objects.
 
 from __future__ import annotations
 
+import builtins
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -102,8 +103,17 @@ class SystemUnderTest(Protocol):
 
     def now(self) -> datetime: ...
 
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        """Start a named external controller with a programmable behaviour, or give a running one a new
+        behaviour. It must act on the cluster only through the API, as a deployed controller does.
+        Names and behaviours the harness uses (KEP-5007; all delays in seconds of cluster time):
+          "binding-controller": {driver, outcome: ready|fail|never, after, remove_failed_device}
+          "dynamic-device-scaler": {pool_driver, node_driver, after, reschedule_condition}
+        A SUT that cannot start such a controller (e.g. a vendor's own controller is the one under
+        test) raises `Unsupported`, and the scenarios that need it are skipped."""
+
     # --- observation --------------------------------------------------------------------------
-    def events(self) -> list[Event]: ...
+    def events(self) -> builtins.list[Event]: ...
 
     def metrics_text(self) -> str:
         """The scheduler's and controllers' metrics in Prometheus text exposition format."""

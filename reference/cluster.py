@@ -1,16 +1,21 @@
-"""One reference cluster: an API store, kube-controller-manager's resourceclaim controller and
-kube-scheduler, all on one injectable clock. Components keep no state the store does not hold, so
-restarting one means building it again from the store."""
+"""One reference cluster: an API store, kube-controller-manager's resourceclaim controller,
+kube-scheduler and any external controllers a scenario starts (KEP-5007's binding controller, the
+dynamic device scaler), all on one injectable clock. Components keep no state the store does not
+hold, so restarting one means building it again from the store."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
+from typing import Any
 
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
+from draconform.reference.controllers.binding import BindingController
+from draconform.reference.controllers.external import ExternalController
 from draconform.reference.controllers.resourceclaim import ResourceClaimController
+from draconform.reference.controllers.scaler import DynamicDeviceScaler
 from draconform.reference.events import EventRecorder
 from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.reference.metrics import MetricsRegistry
@@ -20,6 +25,12 @@ from draconform.sut import ComponentConfig
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
 MAX_SETTLE_ROUNDS = 10_000
+
+# The external controllers a scenario may start through the seam's `run_controller`, by name.
+EXTERNAL_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]] = {
+    "binding-controller": BindingController,
+    "dynamic-device-scaler": DynamicDeviceScaler,
+}
 
 
 def default_allocator_factory() -> AllocatorFactory:
@@ -43,6 +54,7 @@ class ReferenceCluster:
         self.store = Store(self.clock, self._gates("kube-apiserver"))
         self.controller = ResourceClaimController(self.store, self.events)
         self.scheduler = self._new_scheduler()
+        self.external: dict[str, ExternalController] = {}
 
     def _gates(self, component: str) -> FeatureGates:
         config = self.configs.get(component, ComponentConfig())
@@ -72,6 +84,15 @@ class ReferenceCluster:
         elif component != "kubelet":
             raise ValueError(f"unknown component {component!r}")
 
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        """Start an external controller, or restart it with a new behaviour."""
+        if name not in EXTERNAL_CONTROLLERS:
+            raise KeyError(name)
+        previous = self.external.pop(name, None)
+        if previous is not None:
+            previous.stop()
+        self.external[name] = EXTERNAL_CONTROLLERS[name](self.store, self.clock, behaviour)
+
     def settle(self) -> None:
         """Run controllers and the scheduler until neither has anything left to do right now."""
         self.clock.fire_due()
@@ -79,6 +100,8 @@ class ReferenceCluster:
             progressed = self.controller.sync()
             progressed = self.scheduler.sync() or progressed
             progressed = self.scheduler.schedule_pending() or progressed
+            for external in self.external.values():
+                progressed = external.sync() or progressed
             if not progressed:
                 return
         raise RuntimeError(f"the reference cluster did not settle within {MAX_SETTLE_ROUNDS} rounds")

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from draconform.reference.cluster import ReferenceCluster
-from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj
+from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Unsupported
 
 
 class ReferenceSystem:
@@ -63,8 +66,14 @@ class ReferenceSystem:
     def now(self) -> datetime:
         return self.cluster.clock.now()
 
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        try:
+            self.cluster.run_controller(name, behaviour)
+        except KeyError:
+            raise Unsupported(f"the reference implementation has no external controller {name!r}") from None
+
     # --- observation --------------------------------------------------------------------------
-    def events(self) -> list[Event]:
+    def events(self) -> builtins.list[Event]:
         return self.cluster.events.events()
 
     def metrics_text(self) -> str:
