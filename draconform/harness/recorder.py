@@ -255,8 +255,14 @@ class Recorder:
             self.errors.append(HarnessError(report.nodeid, report.longreprtext))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if not self.is_worker and report.failed:
-            self.errors.append(HarnessError(report.nodeid or "collection", report.longreprtext))
+        if self.is_worker or not report.failed:
+            return
+        # Keep the exception lines ("E   ...") of the traceback: the file and line pytest-bdd names.
+        text = report.longreprtext
+        message = "\n".join(line[4:] for line in text.splitlines() if line.startswith("E   ")) or text
+        error = HarnessError(report.nodeid or "collection", message)
+        if error not in self.errors:  # every xdist worker collects, and reports, the same error
+            self.errors.append(error)
 
     def run(self, name: str) -> Run:
         """The run as recorded. A narrowed run accounts only for the KEPs its scenarios cite, so that

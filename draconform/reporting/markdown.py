@@ -129,7 +129,12 @@ def _problems(run: Run) -> list[str]:
     if skipped:
         lines += ["## Skipped scenarios", "", *(f"- {_scenario_line(s)}" for s in skipped), ""]
     if run.errors:
-        lines += ["## Harness errors", "", *(f"- `{e.where}`: {_first_line(e.message)}" for e in run.errors), ""]
+        lines += [
+            "## Harness errors",
+            "",
+            *(f"- `{e.where}`: {'; '.join(e.message.splitlines())}" for e in run.errors),
+            "",
+        ]
     return lines
 
 

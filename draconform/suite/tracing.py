@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -84,20 +83,22 @@ class ScenarioNameClash(GherkinParseError):
 
 
 def check_unique_names(path: Path) -> None:
-    """Raise `ScenarioNameClash` if a scenario name repeats in the file (also across Rule blocks)."""
-    feature = get_gherkin_document(str(path)).feature
-    names: Counter[str] = Counter()
-    for child in feature.children:
-        nested = child.rule.children if child.rule else [child]
-        names.update(grandchild.scenario.name for grandchild in nested if grandchild.scenario)
-    clashes = sorted(name for name, count in names.items() if count > 1)
-    if clashes:
-        raise ScenarioNameClash(
-            f"scenario names must be unique in a feature file: {', '.join(map(repr, clashes))}",
-            feature.location.line,
-            "",
-            str(path),
-        )
+    """Raise `ScenarioNameClash` at the first repeated scenario name (also across Rule blocks)."""
+    first_seen: dict[str, int] = {}
+    for child in get_gherkin_document(str(path)).feature.children:
+        for nested in child.rule.children if child.rule else [child]:
+            scenario = nested.scenario
+            if scenario is None:
+                continue
+            if scenario.name in first_seen:
+                raise ScenarioNameClash(
+                    f"scenario name {scenario.name!r} is used twice (first on line {first_seen[scenario.name]});"
+                    " pytest-bdd would run only one of them",
+                    scenario.location.line,
+                    f"{scenario.keyword}: {scenario.name}",
+                    str(path),
+                )
+            first_seen[scenario.name] = scenario.location.line
 
 
 def feature_files(selection: Selection) -> list[Path]:

@@ -317,6 +317,18 @@ def test_a_broken_catalogue_fails_the_run_and_is_reported(workspace: Workspace) 
     assert {s["status"] for s in report["scenarios"]} == {"error"}
 
 
+def test_a_feature_file_that_cannot_be_bound_is_one_harness_error(workspace: Workspace) -> None:
+    clashing = workspace.root / "clashing-features"
+    (clashing / "kep-9999").mkdir(parents=True)
+    (clashing / "kep-9999" / "rules.yaml").write_text(RULES)
+    (clashing / "kep-9999" / "twice.feature").write_text(GOOD + GOOD.split("\n", 2)[2])
+    outcome = draconform_run(replace(workspace, features=clashing), "clashing", "-n", "2")
+    assert outcome.status != 0
+    [error] = outcome.report()["errors"]  # once, though both workers collected it
+    assert "ScenarioNameClash: scenario name 'Adding numbers' is used twice" in error["message"]
+    assert "twice.feature" in error["message"]
+
+
 def test_rules_command_lists_coverage_without_running(workspace: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
     main(["rules", "--features-dir", str(workspace.features), "-o", "json"])
     everything = {r["id"]: r for r in json.loads(capsys.readouterr().out)["rules"]}

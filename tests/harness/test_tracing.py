@@ -120,8 +120,9 @@ def test_repeated_scenario_name_is_refused(tmp_path: Path) -> None:
     path.write_text(
         "Feature: F\n  Rule: R1\n    Scenario: Same\n      Given x\n  Rule: R2\n    Scenario: Same\n      Given y\n"
     )
-    with pytest.raises(ScenarioNameClash, match="'Same'"):
+    with pytest.raises(ScenarioNameClash, match="'Same' is used twice") as raised:
         check_unique_names(path)
+    assert raised.value.line == 6
 
 
 def test_selection_refuses_paths_outside_the_features_dir(tmp_path: Path) -> None:
