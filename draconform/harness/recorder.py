@@ -171,7 +171,8 @@ _BUILDER = pytest.StashKey[_ScenarioBuilder]()
 
 
 def _builder(request: pytest.FixtureRequest) -> _ScenarioBuilder:
-    return request.node.stash[_BUILDER]
+    builder: _ScenarioBuilder = request.node.stash[_BUILDER]  # the node is typed Any
+    return builder
 
 
 class Recorder:

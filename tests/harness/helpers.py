@@ -10,7 +10,7 @@ import jsonschema
 
 from draconform.catalogue import Rule
 from draconform.paths import SCHEMAS_DIR
-from draconform.reporting.records import HarnessError, Run, RunInfo, ScenarioRecord, StepRecord
+from draconform.reporting.records import HarnessError, Outcome, Run, RunInfo, ScenarioRecord, StepRecord, StepStatus
 
 KEP = "KEP-1"
 
@@ -27,12 +27,12 @@ def rule(name: str, **fields: Any) -> Rule:
     return Rule(**(values | fields))
 
 
-def step(text: str, status: str = "passed", line: int = 5, message: str | None = None) -> StepRecord:
-    return StepRecord("Then", text, line, status, 0.001, message)  # type: ignore[arg-type]
+def step(text: str, status: StepStatus = "passed", line: int = 5, message: str | None = None) -> StepRecord:
+    return StepRecord("Then", text, line, status, 0.001, message)
 
 
 def scenario(
-    name: str, status: str = "passed", rules: tuple[str, ...] = (f"{KEP}/A",), **fields: Any
+    name: str, status: Outcome = "passed", rules: tuple[str, ...] = (f"{KEP}/A",), **fields: Any
 ) -> ScenarioRecord:
     """A scenario whose steps agree with its status, unless the test passes its own."""
     steps = {
