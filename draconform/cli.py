@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("run", "rules")
+SUBCOMMANDS = ("run", "rules", "allocate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,370 @@
+"""`draconform allocate FILE...`: run the reference allocator once over manifests, the way kube-scheduler's DRA
+plugin would in one scheduling attempt, and print the claims with `status.allocation` filled in.
+
+Claims that already carry an allocation hold their devices (and counters); the others are allocated together,
+in document order, on `--node`, or else on the first node (by name) that fits all of them. Pods that name a
+ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`. Exit status: 0 allocated, 1 no
+node fits (a reason per claim on stderr), 2 invalid input (file, object and field on stderr), 3 allocation
+error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL error)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from draconform.sut import Obj
+
+EXIT_ALLOCATED, EXIT_UNSCHEDULABLE, EXIT_INVALID_INPUT, EXIT_ALLOCATION_ERROR = 0, 1, 2, 3
+KINDS = {
+    "DeviceClass": "resource.k8s.io/v1",
+    "ResourceSlice": "resource.k8s.io/v1",
+    "ResourceClaim": "resource.k8s.io/v1",
+    "ResourceClaimTemplate": "resource.k8s.io/v1",
+    "Node": "v1",
+    "Pod": "v1",
+}
+NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
+
+
+class InputError(Exception):
+    """Unusable input: reported with exit status 2."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "allocate", help="allocate devices to ResourceClaims with the reference allocator",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="multi-document YAML or JSON manifests ('-': stdin)")
+    parser.add_argument("--node", help="allocate for this node only (default: the first node that fits)")
+    parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
+                        help="kube-scheduler feature gates (default: the Kubernetes 1.37 defaults)")
+    parser.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml", help="output format")
+    parser.add_argument("--allocator", choices=("columnar", "oracle"), default="columnar",
+                        help="allocation core (default: the polars one; the oracle is the readable reference)")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    # Imported here so that `draconform --help` stays fast.
+    from draconform.reference.allocator.interface import AllocationError
+
+    try:
+        gates = parse_gates(args.feature_gates)
+        documents = [doc for name in args.files for doc in load_file(name)]
+        cluster = Inputs(documents)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    if not cluster.pending:
+        print("error: no ResourceClaim without status.allocation to allocate", file=sys.stderr)
+        return EXIT_INVALID_INPUT
+    allocator = make_allocator(args.allocator, cluster, gates)
+    nodes = cluster.nodes(args.node)
+    if not nodes:
+        print("error: no node is known (give --node, Node objects or node-local ResourceSlices)", file=sys.stderr)
+        return EXIT_UNSCHEDULABLE
+    reasons: dict[str, list[str]] = {}
+    errors: list[str] = []
+    for node in nodes:
+        name = node["metadata"]["name"]
+        try:
+            answer = allocator.allocate(node, cluster.pending)
+        except AllocationError as error:
+            errors.append(f"node {name}: {error}")
+            continue
+        if answer.allocations is not None:
+            write(args.output, [_with_allocation(claim, allocation)
+                                for claim, allocation in zip(cluster.pending, answer.allocations, strict=True)])
+            return EXIT_ALLOCATED
+        for claim in cluster.pending:
+            why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
+            reasons.setdefault(_display(claim), []).append(f"node {name}: {why}")
+    if errors:
+        for line in errors:
+            print(f"allocation error: {line}", file=sys.stderr)
+        return EXIT_ALLOCATION_ERROR
+    for claim, lines in reasons.items():
+        print(f"claim {claim} cannot be allocated: " + "; ".join(lines), file=sys.stderr)
+    return EXIT_UNSCHEDULABLE
+
+
+def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
+    """A store holding the objects exactly as given, and an allocator over it."""
+    from draconform.reference.allocator.columnar import ColumnarAllocator
+    from draconform.reference.allocator.oracle import OracleAllocator
+    from draconform.reference.apiserver.store import Store
+    from draconform.reference.clock import FakeClock
+
+    store = Store(FakeClock())
+    for obj in cluster.stored:
+        store.load(obj)
+    factory: Callable[..., Any] = ColumnarAllocator if kind == "columnar" else OracleAllocator
+    return factory(store, gates)
+
+
+def parse_gates(text: str) -> Any:
+    from draconform.reference.featuregates import FeatureGates
+
+    values: dict[str, bool] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or value.lower() not in ("true", "false"):
+            raise InputError(f"--feature-gates: expected Name=true|false, got {item!r}")
+        values[name.strip()] = value.lower() == "true"
+    try:
+        return FeatureGates(values)
+    except ValueError as error:
+        raise InputError(f"--feature-gates: {error}") from error
+
+
+# ----- input ------------------------------------------------------------------------------------------------
+
+def load_file(name: str) -> list[tuple[str, int, Obj]]:
+    """(file, document number, object) for every object in a file; a `List` contributes its items."""
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{name}: cannot read: {error}") from error
+    try:
+        documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError as error:
+        raise InputError(f"{name}: not valid YAML or JSON: {' '.join(str(error).split())}") from error
+    found: list[tuple[str, int, Obj]] = []
+    for number, document in enumerate(documents, start=1):
+        if document is None:
+            continue
+        if not isinstance(document, dict):
+            raise InputError(f"{name}: document {number}: expected an object, got {type(document).__name__}")
+        if document.get("kind") == "List":
+            found.extend((name, number, item) for item in document.get("items") or [])
+        else:
+            found.append((name, number, document))
+    return found
+
+
+class Inputs:
+    """The objects read, checked, and sorted into what the store holds and what is to be allocated."""
+
+    def __init__(self, documents: Sequence[tuple[str, int, Obj]]) -> None:
+        self.stored: list[Obj] = []
+        self.pending: list[Obj] = []
+        self.node_objects: dict[str, Obj] = {}
+        seen: set[tuple[str, str | None, str]] = set()
+        templates: dict[tuple[str, str], Obj] = {}
+        pods: list[tuple[str, int, Obj]] = []
+        for file, number, obj in documents:
+            check(file, number, obj)
+            meta = obj.setdefault("metadata", {})
+            if obj["kind"] in NAMESPACED:
+                meta.setdefault("namespace", "default")
+            key = (obj["kind"], meta.get("namespace"), meta["name"])
+            if key in seen:
+                raise InputError(f"{file}: document {number}: {obj['kind']} {_display(obj)} appears twice")
+            seen.add(key)
+            kind = obj["kind"]
+            if kind == "ResourceClaimTemplate":
+                templates[(meta["namespace"], meta["name"])] = obj
+            elif kind == "Pod":
+                pods.append((file, number, obj))
+            elif kind == "Node":
+                self.node_objects[meta["name"]] = obj
+            if kind == "ResourceClaim" and not (obj.get("status") or {}).get("allocation"):
+                self.pending.append(obj)
+            self.stored.append(obj)
+        for file, number, pod in pods:
+            self._claims_from_templates(file, number, pod, templates, seen)
+
+    def _claims_from_templates(self, file: str, number: int, pod: Obj, templates: dict[tuple[str, str], Obj],
+                               seen: set[tuple[str, str | None, str]]) -> None:
+        namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        for index, entry in enumerate((pod.get("spec") or {}).get("resourceClaims") or []):
+            template_name = entry.get("resourceClaimTemplateName") if isinstance(entry, dict) else None
+            if not template_name:
+                continue
+            template = templates.get((namespace, template_name))
+            if template is None:
+                raise InputError(f"{file}: document {number}: Pod {namespace}/{pod_name}: "
+                                 f"spec.resourceClaims[{index}].resourceClaimTemplateName: template "
+                                 f"{template_name!r} is not in the input")
+            name = f"{pod_name}-{entry.get('name', index)}"
+            if ("ResourceClaim", namespace, name) in seen:
+                continue
+            body = template.get("spec") or {}
+            claim: Obj = {
+                "apiVersion": KINDS["ResourceClaim"], "kind": "ResourceClaim",
+                "metadata": {"name": name, "namespace": namespace,
+                             "annotations": {"resource.kubernetes.io/pod-claim-name": entry.get("name", "")},
+                             "labels": dict((body.get("metadata") or {}).get("labels") or {})},
+                "spec": json.loads(json.dumps(body.get("spec") or {})),
+            }
+            if not claim["metadata"]["labels"]:
+                del claim["metadata"]["labels"]
+            seen.add(("ResourceClaim", namespace, name))
+            self.stored.append(claim)
+            self.pending.append(claim)
+
+    def nodes(self, wanted: str | None) -> list[Obj]:
+        """The node asked for (a bare Node when the input has none of that name), or every node known from
+        Node objects and node-local slices, in name order."""
+        if wanted:
+            return [self.node_objects.get(wanted) or _bare_node(wanted)]
+        names = set(self.node_objects)
+        for obj in self.stored:
+            if obj["kind"] == "ResourceSlice":
+                spec = obj.get("spec") or {}
+                if spec.get("nodeName"):
+                    names.add(spec["nodeName"])
+                for device in spec.get("devices") or []:
+                    if isinstance(device, dict) and device.get("nodeName"):
+                        names.add(device["nodeName"])
+        return [self.node_objects.get(name) or _bare_node(name) for name in sorted(names)]
+
+
+def _bare_node(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}}}
+
+
+def _display(obj: Obj) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+
+
+# ----- checks -----------------------------------------------------------------------------------------------
+
+def check(file: str, number: int, obj: Obj) -> None:
+    """Refuse what the allocator cannot read: unknown kinds, and wrongly typed fields it relies on. Full API
+    validation is `draconform validate`'s job; this keeps bad input from surfacing as a crash."""
+    kind = obj.get("kind")
+    where = f"{file}: document {number}"
+    if kind not in KINDS:
+        raise InputError(f"{where}: kind: unknown or unsupported kind {kind!r} (expected one of "
+                         f"{', '.join(KINDS)})")
+    name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+    where = f"{where} ({kind} {name or '?'})"
+    if obj.get("apiVersion", KINDS[kind]) != KINDS[kind]:
+        raise InputError(f"{where}: apiVersion: {kind} is read as {KINDS[kind]}, not {obj.get('apiVersion')}")
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{where}: metadata.name: Required value")
+    problem = _SHAPES.get(kind, lambda _: None)(obj)
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
+
+
+def _typed(value: Any, path: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> str | None:
+    if value is None:
+        return f"{path}: Required value" if required else None
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        return f"{path}: Invalid value: expected {what}"
+    return None
+
+
+def _slice_shape(obj: Obj) -> str | None:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return "spec: Required value"
+    pool = spec.get("pool")
+    problems = [
+        _typed(spec.get("driver"), "spec.driver", str, "a string", required=True),
+        _typed(pool, "spec.pool", dict, "an object", required=True),
+    ]
+    if isinstance(pool, dict):
+        problems += [_typed(pool.get("name"), "spec.pool.name", str, "a string", required=True),
+                     _typed(pool.get("generation"), "spec.pool.generation", int, "an integer", required=True),
+                     _typed(pool.get("resourceSliceCount"), "spec.pool.resourceSliceCount", int, "an integer",
+                            required=True)]
+    problems.append(_typed(spec.get("devices"), "spec.devices", list, "a list"))
+    for index, device in enumerate(spec.get("devices") or [] if isinstance(spec.get("devices"), list) else []):
+        if not isinstance(device, dict):
+            problems.append(f"spec.devices[{index}]: Invalid value: expected an object")
+            continue
+        problems.append(_typed(device.get("name"), f"spec.devices[{index}].name", str, "a string", required=True))
+        for field in ("attributes", "capacity"):
+            problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", dict, "an object"))
+        for field in ("consumesCounters", "taints", "bindingConditions", "bindingFailureConditions"):
+            problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", list, "a list"))
+    problems.append(_typed(spec.get("sharedCounters"), "spec.sharedCounters", list, "a list"))
+    return next((p for p in problems if p), None)
+
+
+def _selectors(selectors: Any, path: str) -> str | None:
+    if selectors is None:
+        return None
+    if not isinstance(selectors, list):
+        return f"{path}: Invalid value: expected a list"
+    for index, selector in enumerate(selectors):
+        expression = (selector.get("cel") or {}).get("expression") if isinstance(selector, dict) else None
+        if not isinstance(expression, str):
+            return f"{path}[{index}].cel.expression: Required value"
+    return None
+
+
+def _class_shape(obj: Obj) -> str | None:
+    spec = obj.get("spec") or {}
+    if not isinstance(spec, dict):
+        return "spec: Invalid value: expected an object"
+    return _selectors(spec.get("selectors"), "spec.selectors") or _typed(spec.get("config"), "spec.config", list,
+                                                                         "a list")
+
+
+def _claim_spec_shape(spec: Any, path: str) -> str | None:
+    if not isinstance(spec, dict) or not isinstance(spec.get("devices"), dict):
+        return f"{path}.devices: Required value"
+    requests = spec["devices"].get("requests")
+    if not isinstance(requests, list) or not requests:
+        return f"{path}.devices.requests: Required value"
+    for index, request in enumerate(requests):
+        where = f"{path}.devices.requests[{index}]"
+        if not isinstance(request, dict) or not isinstance(request.get("name"), str):
+            return f"{where}.name: Required value"
+        if ("exactly" in request) == ("firstAvailable" in request):
+            return f"{where}: Invalid value: exactly one of exactly or firstAvailable is required"
+        subs = [request["exactly"]] if "exactly" in request else request["firstAvailable"]
+        if not isinstance(subs, list):
+            return f"{where}.firstAvailable: Invalid value: expected a list"
+        for sub_index, sub in enumerate(subs):
+            sub_path = f"{where}.exactly" if "exactly" in request else f"{where}.firstAvailable[{sub_index}]"
+            if not isinstance(sub, dict):
+                return f"{sub_path}: Invalid value: expected an object"
+            problem = (_typed(sub.get("deviceClassName"), f"{sub_path}.deviceClassName", str, "a string",
+                              required=True)
+                       or _typed(sub.get("count"), f"{sub_path}.count", int, "an integer")
+                       or _selectors(sub.get("selectors"), f"{sub_path}.selectors")
+                       or _typed(sub.get("tolerations"), f"{sub_path}.tolerations", list, "a list"))
+            if problem:
+                return problem
+    for field in ("constraints", "config"):
+        problem = _typed(spec["devices"].get(field), f"{path}.devices.{field}", list, "a list")
+        if problem:
+            return problem
+    return None
+
+
+_SHAPES: dict[str, Callable[[Obj], str | None]] = {
+    "ResourceSlice": _slice_shape,
+    "DeviceClass": _class_shape,
+    "ResourceClaim": lambda obj: _claim_spec_shape(obj.get("spec"), "spec"),
+    "ResourceClaimTemplate": lambda obj: _claim_spec_shape((obj.get("spec") or {}).get("spec"), "spec.spec"),
+}
+
+
+# ----- output -----------------------------------------------------------------------------------------------
+
+def _with_allocation(claim: Obj, allocation: Obj) -> Obj:
+    out = json.loads(json.dumps(claim))
+    out.setdefault("status", {})["allocation"] = allocation
+    return out
+
+
+def write(output: str, claims: list[Obj]) -> None:
+    if output == "json":
+        body = claims[0] if len(claims) == 1 else {"apiVersion": "v1", "kind": "List", "items": claims}
+        sys.stdout.write(json.dumps(body, indent=2) + "\n")
+    else:
+        sys.stdout.write(yaml.dump_all(claims, Dumper=yaml.CSafeDumper, sort_keys=False, explicit_start=True))

@@ -1,0 +1,106 @@
+"""`draconform allocate`: the shipped examples allocate, and each exit status (0/1/2/3) means what the help
+says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from draconform.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "allocate"
+
+
+def allocate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["allocate", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def results(claim: dict[str, object]) -> list[str]:
+    allocation = claim["status"]["allocation"]  # type: ignore[index]
+    return [r["device"] for r in allocation["devices"]["results"]]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("core", ["columnar", "oracle"])
+def test_the_gpu_example_allocates_the_two_free_large_gpus_on_one_numa_node(
+        capsys: pytest.CaptureFixture[str], core: str) -> None:
+    status, out, _ = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), "--allocator", core)
+    assert status == 0
+    (claim,) = list(yaml.safe_load_all(out))
+    assert claim["metadata"]["name"] == "training"
+    assert results(claim) == ["gpu-2", "gpu-3"]
+    assert claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == \
+        ["worker-1"]
+    assert claim["status"]["allocation"]["devices"]["config"][0]["source"] == "FromClass"
+
+
+def test_a_pod_with_a_template_gets_a_generated_claim_of_two_partitions(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = allocate(capsys, str(EXAMPLES / "partitions.yaml"), "-o", "json")
+    assert status == 0
+    claim = json.loads(out)
+    assert claim["metadata"]["name"] == "trainer-gpu"
+    assert results(claim) == ["half-0", "half-1"]
+    assert {r["request"] for r in claim["status"]["allocation"]["devices"]["results"]} == {"parts/halves"}
+
+
+def test_exit_1_when_no_node_fits_with_a_reason_per_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = allocate(capsys, str(EXAMPLES / "partitions.yaml"),
+                                "--feature-gates", "DRAPartitionableDevices=false")
+    assert status == 1
+    assert out == ""
+    assert "claim default/trainer-gpu cannot be allocated: node worker-1:" in err
+
+
+def test_exit_1_on_a_named_node_without_devices(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), "--node", "worker-9")
+    assert status == 1
+    assert "node worker-9" in err
+
+
+def test_exit_3_for_a_missing_device_class(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = allocate(capsys, str(EXAMPLES / "missing-class.yaml"), "--node", "worker-1")
+    assert status == 3
+    assert out == ""
+    assert "device class nic.example.com does not exist" in err
+
+
+def test_exit_3_for_a_cel_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    text = (EXAMPLES / "gpu-node.yaml").read_text().replace(
+        'memory.compareTo(quantity("40Gi")) >= 0', 'nosuch.compareTo(quantity("40Gi")) >= 0')
+    path = tmp_path / "cel.yaml"
+    path.write_text(text)
+    status, _, err = allocate(capsys, str(path))
+    assert status == 3
+    assert "CEL runtime error" in err and "nosuch" in err
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("kind: [unclosed", "not valid YAML"),
+    ("- just a list", "expected an object"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}", "unknown or unsupported kind 'ConfigMap'"),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
+     "spec: {driver: d, pool: {name: p, generation: one, resourceSliceCount: 1}, allNodes: true}",
+     "ResourceSlice s): spec.pool.generation: Invalid value: expected an integer"),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+     "spec: {devices: {requests: [{name: r}]}}",
+     "spec.devices.requests[0]: Invalid value: exactly one of exactly or firstAvailable is required"),
+    ("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata: {name: c}", "apiVersion"),
+])
+def test_exit_2_for_invalid_input_names_file_object_and_field(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "input.yaml"
+    path.write_text(text)
+    status, out, err = allocate(capsys, str(path))
+    assert status == 2
+    assert out == ""
+    assert str(path) in err and expected in err
+
+
+def test_exit_2_for_an_unreadable_file_and_an_unknown_gate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert allocate(capsys, str(tmp_path / "absent.yaml"))[0] == 2
+    status, _, err = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), "--feature-gates", "NoSuchGate=true")
+    assert status == 2 and "NoSuchGate" in err
