@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, when
 
+from draconform.steps.common import DURATION, to_seconds
 from draconform.sut import SystemUnderTest
 
-UNIT_SECONDS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600}
 
-
-@when(parsers.re(r"(?P<amount>\d+(?:\.\d+)?) (?P<unit>seconds?|minutes?|hours?) pass(?:es)?"))
+@when(parsers.re(DURATION + r" pass(?:es)?"))
 def time_passes(sut: SystemUnderTest, amount: str, unit: str) -> None:
-    sut.advance_clock(float(amount) * UNIT_SECONDS[unit])
+    sut.advance_clock(to_seconds(amount, unit))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from draconform.sut import Obj, SystemUnderTest
+from draconform.sut import ComponentConfig, Obj, SystemUnderTest
 
 NAMESPACE = "default"
 API_VERSIONS = {
@@ -26,9 +26,11 @@ NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 @dataclass
 class ScenarioContext:
     """What a scenario remembers between steps that the cluster itself may forget: the UIDs of pods
-    (to find their generated claims after the pod is gone) and the last API error."""
+    (to find their generated claims after the pod is gone), the last API error, and each component's
+    configuration so far (the seam replaces a component's whole configuration, steps add to it)."""
 
     pod_uids: dict[str, str] = field(default_factory=dict)
+    configs: dict[str, ComponentConfig] = field(default_factory=dict)
     last_error: Exception | None = None
     slice_count: int = 0
 
@@ -90,9 +92,63 @@ def resolve_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None,
     return claims[0]
 
 
+def pod_claim_names(sut: SystemUnderTest, pod: str) -> list[str]:
+    """The claims a pod uses: those it names, and those generated for its template entries."""
+    obj = must_get(sut, "Pod", pod)
+    generated = {
+        status["name"]: status.get("resourceClaimName")
+        for status in (obj.get("status") or {}).get("resourceClaimStatuses") or []
+    }
+    names = []
+    for entry in obj["spec"].get("resourceClaims") or []:
+        name = entry.get("resourceClaimName") or generated.get(entry["name"])
+        assert name, f"pod {pod!r} has no claim for entry {entry['name']!r} yet"
+        names.append(name)
+    return names
+
+
 # The two ways a step names a claim; steps use it inside parsers.re patterns.
 CLAIM = r'(?:claim "(?P<claim>[^"]+)"|the claim of pod "(?P<pod>[^"]+)")'
 
 
+# A span of cluster time in a step, e.g. "10 minutes"; `to_seconds` reads its two groups.
+DURATION = r"(?P<amount>\d+(?:\.\d+)?) (?P<unit>seconds?|minutes?|hours?)"
+UNIT_SECONDS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600}
+
+
+def to_seconds(amount: str, unit: str) -> float:
+    return float(amount) * UNIT_SECONDS[unit]
+
+
 def split_names(text: str) -> list[str]:
     return [part.strip().strip('"') for part in text.split(",") if part.strip()]
+
+
+def configure(
+    sut: SystemUnderTest,
+    ctx: ScenarioContext,
+    component: str,
+    gates: dict[str, bool] | None = None,
+    version: str | None = None,
+    args: dict[str, Any] | None = None,
+) -> None:
+    """Add to a component's configuration and hand the whole of it to the SUT."""
+    config = ctx.configs.setdefault(component, ComponentConfig())
+    config.feature_gates.update(gates or {})
+    config.args.update(args or {})
+    if version is not None:
+        config.version = version
+    sut.configure(component, ComponentConfig(dict(config.feature_gates), config.version, dict(config.args)))
+
+
+def parse_gates(text: str) -> dict[str, bool]:
+    """Gate settings such as "A=on, B=off" (or true/false); "" or "defaults" keeps the release's defaults."""
+    gates: dict[str, bool] = {}
+    for item in split_names(text):
+        if item == "defaults":
+            continue
+        name, _, value = item.partition("=")
+        if value not in ("on", "off", "true", "false"):
+            raise ValueError(f"feature gate setting {item!r} must be NAME=on or NAME=off")
+        gates[name.strip()] = value in ("on", "true")
+    return gates

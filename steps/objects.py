@@ -6,14 +6,18 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, when
 
 from draconform.steps.common import (
+    DURATION,
     NAMESPACE,
     NAMESPACED,
     ScenarioContext,
+    configure,
     load_docstring,
     named,
+    parse_gates,
     split_names,
+    to_seconds,
 )
-from draconform.sut import COMPONENTS, ComponentConfig, Obj, SystemUnderTest
+from draconform.sut import COMPONENTS, Obj, SystemUnderTest
 
 
 def _create(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> Obj:
@@ -23,20 +27,35 @@ def _create(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> Obj:
     return created
 
 
-def _set_gates(sut: SystemUnderTest, components: tuple[str, ...], gates: str, value: bool) -> None:
-    for component in components:
-        sut.configure(component, ComponentConfig(feature_gates={gate: value for gate in split_names(gates)}))
-
-
 # --- components ---------------------------------------------------------------------------------
 @given(parsers.parse('a cluster with feature gates "{gates}" on'))
-def cluster_with_gates_on(sut: SystemUnderTest, gates: str) -> None:
-    _set_gates(sut, COMPONENTS, gates, True)
+def cluster_with_gates_on(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
+    for component in COMPONENTS:
+        configure(sut, ctx, component, gates=dict.fromkeys(split_names(gates), True))
 
 
 @given(parsers.parse('a cluster with feature gates "{gates}" off'))
-def cluster_with_gates_off(sut: SystemUnderTest, gates: str) -> None:
-    _set_gates(sut, COMPONENTS, gates, False)
+def cluster_with_gates_off(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
+    for component in COMPONENTS:
+        configure(sut, ctx, component, gates=dict.fromkeys(split_names(gates), False))
+
+
+@given(parsers.re(
+    r'(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet)'
+    r'(?: version "(?P<version>[^"]+)")? with feature gates "(?P<gates>[^"]*)"'
+))
+def component_config(
+    sut: SystemUnderTest, ctx: ScenarioContext, component: str, version: str | None, gates: str
+) -> None:
+    """One component's release ("current" for the harness's default) and gate settings."""
+    release = None if version in (None, "current") else version
+    configure(sut, ctx, component, gates=parse_gates(gates), version=release)
+
+
+@given(parsers.re(r"the scheduler's binding timeout is " + DURATION))
+def binding_timeout(sut: SystemUnderTest, ctx: ScenarioContext, amount: str, unit: str) -> None:
+    """KEP-5007: the DRA plugin argument `bindingTimeout`, in seconds."""
+    configure(sut, ctx, "kube-scheduler", args={"bindingTimeout": to_seconds(amount, unit)})
 
 
 # --- nodes, classes, slices ---------------------------------------------------------------------
@@ -120,6 +139,7 @@ def pod_with_template_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str
 @given(parsers.parse('a pod "{pod}" using claim "{claims}"'))
 @given(parsers.parse('a pod "{pod}" using claims "{claims}"'))
 @when(parsers.parse('a pod "{pod}" using claim "{claims}" is created'))
+@when(parsers.parse('a pod "{pod}" using claims "{claims}" is created'))
 def pod_with_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, claims: str) -> None:
     entries = [{"name": f"claim-{i}", "resourceClaimName": claim} for i, claim in enumerate(split_names(claims))]
     _create(sut, ctx, _pod(pod, entries))
@@ -129,6 +149,32 @@ def pod_with_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, claims
 @when(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|Pod|Node) is created:"))
 def create_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, docstring: str) -> None:
     object_from_docstring(sut, ctx, kind, docstring)
+
+
+@when(parsers.re(r'the (?P<kind>ResourceSlice|DeviceClass|Node) "(?P<name>[^"]+)" is replaced with:'))
+def replace_from_docstring(sut: SystemUnderTest, kind: str, name: str, docstring: str) -> None:
+    """Update an existing object: the docstring's spec (and labels, if given) replace the stored ones."""
+    obj = sut.get(kind, name)
+    assert obj is not None, f"{kind} {name!r} does not exist"
+    (new,) = load_docstring(docstring, kind)
+    obj["spec"] = new.get("spec", obj.get("spec"))
+    if "labels" in (new.get("metadata") or {}):
+        obj["metadata"]["labels"] = new["metadata"]["labels"]
+    sut.update(obj)
+
+
+@given(parsers.parse('the status of claim "{claim}" is:'))
+def claim_status_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, docstring: str) -> None:
+    """Write a claim's status as another component (an older scheduler, a driver) left it; a
+    reservedFor entry that names a pod of the scenario without a UID gets that pod's UID."""
+    obj = sut.get("ResourceClaim", claim, NAMESPACE)
+    assert obj is not None, f"claim {claim!r} does not exist"
+    (status,) = load_docstring(docstring)
+    for entry in status.get("reservedFor") or []:
+        if entry.get("resource") == "pods" and "uid" not in entry and entry.get("name") in ctx.pod_uids:
+            entry["uid"] = ctx.pod_uids[entry["name"]]
+    obj["status"] = status
+    sut.update_status(obj)
 
 
 @when(parsers.parse('claim "{claim}" for one "{device_class}" device is created'))

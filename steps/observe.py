@@ -1,19 +1,26 @@
 """Steps that observe what a user of a real cluster could observe: claims' status, whether objects
-exist, and events."""
+exist, published slices, and events."""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
 
 from pytest_bdd import parsers, then
 
 from draconform.steps.common import (
     CLAIM,
+    DURATION,
     NAMESPACE,
     ScenarioContext,
     generated_claims,
+    must_get,
     resolve_claim,
     split_names,
+    to_seconds,
 )
-from draconform.sut import SystemUnderTest
+from draconform.sut import Obj, SystemUnderTest
+
+BINDING_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions")
 
 
 @then(parsers.re(CLAIM + r' is allocated devices? "(?P<devices>[^"]+)"'))
@@ -81,9 +88,130 @@ def claim_exists(sut: SystemUnderTest, claim: str) -> None:
     assert sut.get("ResourceClaim", claim, NAMESPACE) is not None, f"claim {claim!r} was deleted"
 
 
+@then(parsers.re(r'no event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
+def no_pod_event(sut: SystemUnderTest, reason: str, pod: str) -> None:
+    events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason == reason]
+    assert not events, f"pod {pod!r} has {reason} events: {[e.message for e in events]}"
+
+
 @then(parsers.re(r'an? (?P<type>Normal|Warning) event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
 def pod_event(sut: SystemUnderTest, type: str, reason: str, pod: str) -> None:
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod]
     assert any(e.type == type and e.reason == reason for e in events), (
         f"no {type} {reason} event for pod {pod!r}; got {[(e.type, e.reason) for e in events]}"
     )
+
+
+# --- KEP-5007: what an allocation records about binding conditions ----------------------------------
+def _allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> Obj:
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation: Obj | None = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    return allocation
+
+
+@then(parsers.re(
+    r"the allocation of " + CLAIM
+    + r' copies binding conditions "(?P<conditions>[^"]*)" and failure conditions "(?P<failures>[^"]*)"'
+))
+def allocation_copies_conditions(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, conditions: str, failures: str
+) -> None:
+    for result in _allocation(sut, ctx, claim, pod)["devices"]["results"]:
+        assert result.get("bindingConditions") == split_names(conditions), f"result {result}"
+        assert result.get("bindingFailureConditions") == split_names(failures), f"result {result}"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r" carries no binding conditions"))
+def allocation_without_conditions(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None
+) -> None:
+    for result in _allocation(sut, ctx, claim, pod)["devices"]["results"]:
+        assert not result.get("bindingConditions") and not result.get("bindingFailureConditions"), f"result {result}"
+
+
+@then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
+def allocated_ago(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
+) -> None:
+    """KEP-5007: status.allocation.allocationTimestamp, read against the cluster's clock."""
+    stamp = _allocation(sut, ctx, claim, pod).get("allocationTimestamp")
+    assert stamp, "the allocation has no allocationTimestamp"
+    age = sut.now() - datetime.fromisoformat(stamp)
+    assert abs(age - timedelta(seconds=to_seconds(amount, unit))) < timedelta(seconds=1), (
+        f"allocationTimestamp {stamp} is {age} old at {sut.now()}"
+    )
+
+
+@then(parsers.re(CLAIM + r" has no allocationTimestamp"))
+def no_allocation_timestamp(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    assert "allocationTimestamp" not in _allocation(sut, ctx, claim, pod)
+
+
+@then(parsers.re(CLAIM + r" has no per-device status"))
+def no_device_status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    obj = resolve_claim(sut, ctx, claim, pod)
+    entries = (obj.get("status") or {}).get("devices")
+    assert not entries, f"claim {obj['metadata']['name']!r} still has per-device status {entries}"
+
+
+@then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) binding fields'))
+def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
+    """KEP-5007: whether the stored device kept bindsToNode, bindingConditions, bindingFailureConditions."""
+    devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d.get("name") == device]
+    assert devices, f"ResourceSlice {name!r} has no device {device!r}"
+    present = [field for field in BINDING_FIELDS if field in devices[0]]
+    if verb == "has":
+        assert present == list(BINDING_FIELDS), f"device {device!r} has only {present}"
+    else:
+        assert not present, f"device {device!r} still has {present}"
+
+
+@then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" publishes devices? "(?P<devices>[^"]*)"'))
+def slice_publishes(sut: SystemUnderTest, name: str, devices: str) -> None:
+    obj = sut.get("ResourceSlice", name)
+    got = sorted(d["name"] for d in ((obj or {}).get("spec") or {}).get("devices") or [])
+    assert got == sorted(split_names(devices)), f"ResourceSlice {name!r} publishes {got}"
+
+
+@then(parsers.re(CLAIM + r" is usable on every node"))
+def claim_unpinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    selector = _allocation(sut, ctx, claim, pod).get("nodeSelector")
+    assert selector is None, f"allocation nodeSelector is {selector}"
+
+
+@then(parsers.re(
+    CLAIM + r' reports condition "(?P<type>[^"]+)" as "(?P<status>[^"]*)" for device "(?P<device>[^"]+)"'
+))
+def device_condition_reported(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, type: str, status: str,
+    device: str,
+) -> None:
+    """A condition in the device's `status.devices[]` entry, with every standard condition field set."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    entries = [e for e in (obj.get("status") or {}).get("devices") or [] if e.get("device") == device]
+    assert entries, f"claim {obj['metadata']['name']!r} has no status entry for device {device!r}"
+    found = [c for c in entries[0].get("conditions") or [] if c.get("type") == type]
+    assert found, f"device {device!r} reports no condition {type!r}: {entries[0].get('conditions')}"
+    assert found[0].get("status") == status, f"condition {type!r} is {found[0].get('status')!r}"
+    missing = [f for f in ("type", "status", "reason", "message", "lastTransitionTime") if not found[0].get(f)]
+    assert not missing, f"condition {type!r} lacks the standard fields {missing}"
+
+
+@then("every allocated device is published and allocated to one claim only")
+def allocations_consistent(sut: SystemUnderTest) -> None:
+    """No claim holds a device that no ResourceSlice publishes, and no device is held twice."""
+    published = {
+        (s["spec"].get("driver"), (s["spec"].get("pool") or {}).get("name"), d.get("name"))
+        for s in sut.list("ResourceSlice")
+        for d in s["spec"].get("devices") or []
+    }
+    holders: dict[tuple[str, str, str], str] = {}
+    for claim in sut.list("ResourceClaim"):
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        for result in (allocation.get("devices") or {}).get("results") or []:
+            device = (result.get("driver"), result.get("pool"), result.get("device"))
+            name = claim["metadata"]["name"]
+            assert device in published, f"claim {name!r} holds {device}, which no ResourceSlice publishes"
+            assert device not in holders, f"{device} is allocated to {holders[device]!r} and {name!r}"
+            holders[device] = name

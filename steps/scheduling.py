@@ -1,17 +1,47 @@
-"""Steps that let the control plane work and check where pods went."""
+"""Steps that let the control plane work, restart its components, and check where pods went."""
 
 from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
-from draconform.steps.common import NAMESPACE, must_get
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, parse_gates, pod_claim_names
 from draconform.sut import SystemUnderTest
+
+# Pod events that say where a scheduling attempt ended up, latest last.
+SCHEDULING_REASONS = ("Scheduled", "FailedScheduling", "BindingConditionsPending")
 
 
 @when("the scheduler runs")
 def scheduler_runs(sut: SystemUnderTest) -> None:
     """Controllers and the scheduler work until nothing more happens without time passing."""
     sut.settle()
+
+
+@when(parsers.re(
+    r'(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet) restarts'
+    r'(?: with feature gates "(?P<gates>[^"]*)")?'
+))
+def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: str, gates: str | None) -> None:
+    """A restart rebuilds the component from the API objects only, optionally with new gates."""
+    if gates is not None:
+        configure(sut, ctx, component, gates=parse_gates(gates))
+    sut.restart(component)
+    sut.settle()
+
+
+@then(parsers.parse('pod "{pod}" waits in PreBind'))
+def pod_waits_in_prebind(sut: SystemUnderTest, pod: str) -> None:
+    """KEP-5007: unbound, every claim allocated and reserved for it, and its latest scheduling event
+    is BindingConditionsPending (not a failure, not Scheduled)."""
+    obj = must_get(sut, "Pod", pod)
+    assert not obj["spec"].get("nodeName"), f"pod {pod!r} is bound to {obj['spec']['nodeName']!r}"
+    reasons = [e.reason for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason in SCHEDULING_REASONS]
+    assert reasons and reasons[-1] == "BindingConditionsPending", f"pod {pod!r} scheduling events: {reasons}"
+    for name in pod_claim_names(sut, pod):
+        status = must_get(sut, "ResourceClaim", name).get("status") or {}
+        assert status.get("allocation"), f"claim {name!r} of waiting pod {pod!r} is not allocated"
+        reserved = [entry.get("uid") for entry in status.get("reservedFor") or []]
+        assert obj["metadata"]["uid"] in reserved, f"claim {name!r} is not reserved for waiting pod {pod!r}"
 
 
 @then(parsers.parse('pod "{pod}" is bound to node "{node}"'))

@@ -15,6 +15,8 @@ pytest_plugins = [
     "draconform.steps.scheduling",
     "draconform.steps.clock",
     "draconform.steps.observe",
+    "draconform.steps.controllers",
+    "draconform.steps.metrics",
     "draconform.harness.recorder",
 ]
 

@@ -1,0 +1,61 @@
+"""Steps that read the metrics a SUT exposes in the Prometheus text format, as an operator's scrape
+would: a sample's value by name and labels, and a histogram's observation count and sum."""
+
+from __future__ import annotations
+
+from prometheus_client.parser import text_string_to_metric_families
+from pytest_bdd import parsers, then
+
+from draconform.steps.common import split_names
+from draconform.sut import SystemUnderTest
+
+LABELS = r'(?: with labels "(?P<labels>[^"]*)")?'
+
+
+def _labels(text: str | None) -> dict[str, str]:
+    labels = {}
+    for item in split_names(text or ""):
+        name, _, value = item.partition("=")
+        labels[name.strip()] = value.strip()
+    return labels
+
+
+def sample_value(sut: SystemUnderTest, name: str, labels: dict[str, str]) -> float:
+    """The sum of the samples called `name` whose labels include `labels`; 0 when none exists (a
+    counter that never moved and a labelled series never touched read the same to an operator)."""
+    total = 0.0
+    for family in text_string_to_metric_families(sut.metrics_text()):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                total += sample.value
+    return total
+
+
+@then(parsers.re(r'the metric "(?P<name>[^"]+)"' + LABELS + r" is (?P<bound>at least )?(?P<value>\d+(?:\.\d+)?)"))
+def metric_value(sut: SystemUnderTest, name: str, labels: str | None, bound: str | None, value: str) -> None:
+    got = sample_value(sut, name, _labels(labels))
+    if bound:
+        assert got >= float(value), f"{name}{{{labels or ''}}} is {got}, expected at least {value}"
+    else:
+        assert got == float(value), f"{name}{{{labels or ''}}} is {got}, expected {value}"
+
+
+@then(parsers.re(
+    r'the histogram "(?P<name>[^"]+)"' + LABELS + r" has (?P<count>\d+) observations?"
+    r"(?: summing to (?P<total>\d+(?:\.\d+)?) seconds)?"
+))
+def histogram_observations(
+    sut: SystemUnderTest, name: str, labels: str | None, count: str, total: str | None
+) -> None:
+    wanted = _labels(labels)
+    got = sample_value(sut, name + "_count", wanted)
+    assert got == float(count), f"{name}{{{labels or ''}}} has {got} observations, expected {count}"
+    if total is not None:
+        seconds = sample_value(sut, name + "_sum", wanted)
+        assert abs(seconds - float(total)) < 1e-6, f"{name}{{{labels or ''}}} sums to {seconds}, expected {total}"
+
+
+@then(parsers.parse('no metric named "{name}" is exposed'))
+def metric_absent(sut: SystemUnderTest, name: str) -> None:
+    names = {s.name for f in text_string_to_metric_families(sut.metrics_text()) for s in f.samples}
+    assert not any(n == name or n.startswith(name + "_") for n in names), f"{name} is exposed"
