@@ -15,6 +15,7 @@ pytest_plugins = [
     "draconform.steps.scheduling",
     "draconform.steps.clock",
     "draconform.steps.observe",
+    "draconform.steps.allocation",
     "draconform.steps.controllers",
     "draconform.steps.metrics",
     "draconform.harness.recorder",

@@ -1,0 +1,203 @@
+@kep-4381 @structured-allocation
+Feature: Which devices are free to take: use by other claims, admin access, taints and shared counters (structured allocation)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+
+  Rule: KEP-4381/DEVICE-IN-USE  A device held by another claim is not allocated again
+
+    Scenario: The second pod gets the second GPU, the third pod none
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And a claim "first" for one "gpu" device
+      And a claim "second" for one "gpu" device
+      And a claim "third" for one "gpu" device
+      And a pod "pod-1" using claim "first"
+      And a pod "pod-2" using claim "second"
+      And a pod "pod-3" using claim "third"
+      When the scheduler runs
+      Then claim "first" is allocated device "gpu-0"
+      And claim "second" is allocated device "gpu-1"
+      And pod "pod-3" is not scheduled
+      And claim "third" is not allocated
+
+    Scenario: One claim never gets the same device for two of its requests
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: twice}
+        spec:
+          devices:
+            requests:
+            - name: a
+              exactly: {deviceClassName: gpu}
+            - name: b
+              exactly: {deviceClassName: gpu}
+        """
+      And a pod "greedy" using claim "twice"
+      When the scheduler runs
+      Then pod "greedy" is not scheduled
+
+  Rule: KEP-4381/ADMIN-ACCESS  Admin access may share a device in use and holds nothing for others
+
+    Scenario: A monitoring claim gets the GPU a workload holds, and the results say so
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "workload" for one "gpu" device
+      And a pod "trainer" using claim "workload"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: monitor}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu, adminAccess: true}
+        """
+      And a pod "monitor" using claim "monitor"
+      When the scheduler runs
+      Then claim "workload" is allocated device "gpu-0"
+      And the allocation of claim "monitor" has results:
+        """yaml
+        - {request: gpu, driver: gpu.example.com, pool: worker-1, device: gpu-0, adminAccess: true}
+        """
+
+    Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And kube-scheduler with feature gates "DRAAdminAccess=off"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: monitor}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu, adminAccess: true}
+        """
+      And a pod "monitor" using claim "monitor"
+      When the scheduler runs
+      Then pod "monitor" is not scheduled because "DRAAdminAccess"
+
+  Rule: KEP-4381/TAINTS  A NoSchedule or NoExecute taint needs a matching toleration
+
+    Background:
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-degraded
+            taints:
+            - {key: example.com/health, value: degraded, effect: NoSchedule}
+          - name: gpu-noted
+            taints:
+            - {key: example.com/note, value: firmware-update-due, effect: None}
+        """
+
+    Scenario: The tainted GPU is passed over for the one whose taint has effect None
+      Given a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-noted"
+
+    Scenario: A toleration admits the tainted GPU and is copied into the result
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: burn-in}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                tolerations:
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+      And a pod "burn-in" using claim "burn-in"
+      When the scheduler runs
+      Then the allocation of claim "burn-in" has results:
+        """yaml
+        - request: gpu
+          driver: gpu.example.com
+          pool: worker-1
+          device: gpu-degraded
+          tolerations:
+          - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+
+    Scenario: With DRADeviceTaints off in the scheduler taints are ignored
+      Given kube-scheduler with feature gates "DRADeviceTaints=off"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-degraded"
+
+  Rule: KEP-4381/COUNTERS  Devices that share counters fit only while the counters last
+
+    Background:
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0
+            counters:
+              memory: {value: 80Gi}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-partitions}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0-whole
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 80Gi}}
+          - name: gpu-0-half-a
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 40Gi}}
+          - name: gpu-0-half-b
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 40Gi}}
+        """
+
+    Scenario: Once the whole GPU is allocated no half fits
+      Given a claim "whole" for one "gpu" device
+      And a pod "big" using claim "whole"
+      And a claim "half" for one "gpu" device
+      And a pod "small" using claim "half"
+      When the scheduler runs
+      Then claim "whole" is allocated device "gpu-0-whole"
+      And pod "small" is not scheduled
+      And claim "half" is not allocated
+
+    Scenario: Two devices from one claim share the counter: the two halves, not whole plus half
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: two}
+        spec:
+          devices:
+            requests:
+            - name: parts
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "two"
+      When the scheduler runs
+      Then claim "two" is allocated devices "gpu-0-half-a, gpu-0-half-b"
+
+    Scenario: Without DRAPartitionableDevices in the scheduler the pool is not understood
+      Given kube-scheduler with feature gates "DRAPartitionableDevices=off"
+      And a claim "half" for one "gpu" device
+      And a pod "small" using claim "half"
+      When the scheduler runs
+      Then pod "small" is not scheduled

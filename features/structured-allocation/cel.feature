@@ -1,0 +1,77 @@
+@kep-4381 @structured-allocation
+Feature: CEL selectors: the device environment and what goes wrong (structured allocation)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: worker-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+        nodeName: worker-1
+        devices:
+        - name: gpu-0
+          attributes:
+            model: {string: A100}
+            driverVersion: {version: 1.2.3}
+            example.com/firmware: {version: 2.0.0-rc.1}
+          capacity:
+            memory: {value: 40Gi}
+      """
+
+  Rule: KEP-4381/CEL-ENVIRONMENT  Selectors see driver, attributes and capacity, with quantity() and semver()
+
+    Scenario Outline: <what> selects the device
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: probe}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: '<expression>'}
+        """
+      And a pod "trainer" using claim "probe"
+      When the scheduler runs
+      Then claim "probe" is allocated device "gpu-0"
+
+      Examples:
+        | what                                   | expression                                                                                   |
+        | an unqualified attribute               | device.attributes["gpu.example.com"].model == "A100"                                         |
+        | a quantity comparison                  | device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("32Gi"))                    |
+        | an exact quantity in other units       | device.capacity["gpu.example.com"].memory.compareTo(quantity("40960Mi")) == 0                |
+        | a version's major number               | device.attributes["gpu.example.com"].driverVersion.major() == 1                              |
+        | a pre-release ordered before release   | device.attributes["example.com"].firmware.isLessThan(semver("2.0.0"))                        |
+        | an absent domain read as an empty map  | !has(device.attributes["other.example.com"].model)                                           |
+
+  Rule: KEP-4381/CEL-ERRORS  A broken or runaway selector stops allocation with an error, never a hang
+
+    Scenario Outline: <what> is an error, not a mismatch
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: probe}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: '<expression>'}
+        """
+      And a pod "trainer" using claim "probe"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "<message>"
+      And claim "probe" is not allocated
+
+      Examples:
+        | what                         | expression                                                  | message                          |
+        | an unknown attribute         | device.attributes["gpu.example.com"].memory > 1             | CEL runtime error                |
+        | a result that is not a bool  | device.attributes["gpu.example.com"].model                  | must evaluate to bool            |
+        | a syntax error               | device.driver ==                                            | CEL compile error                |
+        | a runaway comprehension      | [1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true))))) | exceeded its iteration budget |

@@ -1,0 +1,232 @@
+@kep-4381 @structured-allocation
+Feature: Which published devices count: pools, generations and node reach (structured allocation)
+
+  Background:
+    Given nodes "worker-1, worker-2"
+    And the DeviceClass:
+      """yaml
+      metadata: {name: gpu}
+      spec:
+        selectors:
+        - cel: {expression: device.driver == "gpu.example.com"}
+      """
+
+  Rule: KEP-4381/POOL-NEWEST-GENERATION  Only the newest generation of a pool counts
+
+    Scenario: A device still listed in an older generation's slice is not allocated
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gen-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-old
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gen-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 2, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-new
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-new"
+
+  Rule: KEP-4381/POOL-INCOMPLETE  An incomplete pool is never allocated from
+
+    Scenario: A pool announced as two slices with only one published gives nothing
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-part-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
+    Scenario: The pool becomes usable once its second slice is published
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-part-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      And the ResourceSlice is created:
+        """yaml
+        metadata: {name: worker-1-part-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-1
+        """
+      And the scheduler runs
+      Then claim "training" is allocated device "gpu-0"
+      And pod "trainer" is bound to node "worker-1"
+
+  Rule: KEP-4381/POOL-INVALID  An invalid pool is skipped, and reported only when nothing else fits
+
+    Scenario: Two devices of one name make the pool invalid; another pool serves the claim
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: broken-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: broken-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: healthy}
+        spec:
+          driver: gpu.example.com
+          pool: {name: healthy, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-9
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then the allocation of claim "training" has results:
+        """yaml
+        - {request: device, driver: gpu.example.com, pool: healthy, device: gpu-9}
+        """
+
+    Scenario: With only the invalid pool the scheduler reports it
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: broken-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: broken-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "invalid resource pools were encountered"
+      And claim "training" is not allocated
+
+    Scenario: A device consuming a counter set the pool does not publish makes the pool invalid
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0-half
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 40Gi}}
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "consumes from unknown counter set gpu-0"
+
+  Rule: KEP-4381/NODE-REACH  A device is a candidate only on the nodes its slice reaches
+
+    Scenario: A node-local device takes the pod to its node
+      Given the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-2, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-2
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-2"
+
+    Scenario: A slice selecting nodes by label reaches only the labelled node
+      Given the Node:
+        """yaml
+        metadata:
+          name: worker-3
+          labels: {example.com/rack: r7}
+        """
+      And the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: example.com/rack, operator: In, values: [r7]}
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-3"
+
+    Scenario: With perDeviceNodeSelection each device says which node it reaches
+      Given the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          perDeviceNodeSelection: true
+          devices:
+          - name: gpu-on-2
+            nodeName: worker-2
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-2"
+      And claim "training" is usable only on node "worker-2"

@@ -1,0 +1,315 @@
+@kep-4381 @structured-allocation
+Feature: What a request asks for: selectors, counts, All, prioritized alternatives (structured allocation)
+
+  Background:
+    Given a node "worker-1"
+    And the DeviceClass:
+      """yaml
+      metadata: {name: gpu}
+      spec:
+        selectors:
+        - cel: {expression: device.driver == "gpu.example.com"}
+      """
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: worker-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+        nodeName: worker-1
+        devices:
+        - name: gpu-0
+          attributes:
+            model: {string: A10}
+          capacity:
+            memory: {value: 24Gi}
+        - name: gpu-1
+          attributes:
+            model: {string: A100}
+          capacity:
+            memory: {value: 40Gi}
+        - name: gpu-2
+          attributes:
+            model: {string: A100}
+          capacity:
+            memory: {value: 80Gi}
+      """
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: worker-1-nics}
+      spec:
+        driver: nic.example.com
+        pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+        nodeName: worker-1
+        devices:
+        - name: nic-0
+      """
+
+  Rule: KEP-4381/SELECTORS  A device must satisfy the class's selectors and the request's
+
+    Scenario: The request's selector narrows the class to the 80Gi GPU
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: big}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}
+        """
+      And a pod "trainer" using claim "big"
+      When the scheduler runs
+      Then claim "big" is allocated device "gpu-2"
+
+    Scenario: No device satisfies both the class and the request
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: nic-as-gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: device.driver == "nic.example.com"}
+        """
+      And a pod "trainer" using claim "nic-as-gpu"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "nic-as-gpu" is not allocated
+
+  Rule: KEP-4381/CLASS-MISSING  A request for a DeviceClass that does not exist cannot be allocated
+
+    Scenario: The scheduler names the missing class
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: fpga}
+        spec:
+          devices:
+            requests:
+            - name: fpga
+              exactly: {deviceClassName: fpga}
+        """
+      And a pod "trainer" using claim "fpga"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "device class fpga does not exist"
+      And claim "fpga" is not allocated
+
+  Rule: KEP-4381/EXACT-COUNT  ExactCount gets exactly count devices
+
+    Scenario: Two A100 GPUs for a count of 2
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then claim "pair" is allocated devices "gpu-1, gpu-2"
+
+    Scenario: A count of 4 on a node with 3 GPUs does not fit
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: four}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 4}
+        """
+      And a pod "trainer" using claim "four"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "four" is not allocated
+
+  Rule: KEP-4381/ALL-MODE  All gets every matching device on the node, or nothing
+
+    Scenario: All A100s of the node
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: all-a100}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                allocationMode: All
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+        """
+      And a pod "trainer" using claim "all-a100"
+      When the scheduler runs
+      Then claim "all-a100" is allocated devices "gpu-1, gpu-2"
+
+    Scenario: One of the matching devices is in use, so All does not fit
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: one}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A10"'}
+        """
+      And a pod "first" using claim "one"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: everything}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, allocationMode: All}
+        """
+      And a pod "second" using claim "everything"
+      When the scheduler runs
+      Then claim "one" is allocated device "gpu-0"
+      And pod "second" is not scheduled
+      And claim "everything" is not allocated
+
+    Scenario: All over an incomplete pool is an error
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-extra-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1-extra, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-3
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: everything}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, allocationMode: All}
+        """
+      And a pod "trainer" using claim "everything"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "asks for all devices, but pool gpu.example.com/worker-1-extra is incomplete"
+
+  Rule: KEP-4381/FIRST-AVAILABLE  The first subrequest with which the claim fits wins
+
+    Scenario: Two 80Gi GPUs are not there, so one 40Gi-or-more GPU is taken
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - name: two-large
+                deviceClassName: gpu
+                count: 2
+                selectors:
+                - cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'}
+              - name: one-medium
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then the allocation of claim "flexible" has results:
+        """yaml
+        - {request: gpu/one-medium, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        """
+
+    Scenario: A later request makes the first subrequest fail and the second one is taken
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - name: any-two
+                deviceClassName: gpu
+                count: 2
+              - name: one
+                deviceClassName: gpu
+            - name: big
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then the allocation of claim "flexible" has results:
+        """yaml
+        - {request: gpu/one, driver: gpu.example.com, pool: worker-1, device: gpu-0}
+        - {request: big, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        - {request: big, driver: gpu.example.com, pool: worker-1, device: gpu-2}
+        """
+
+    Scenario: With DRAPrioritizedList off in the scheduler a firstAvailable request is an error
+      Given kube-scheduler with feature gates "DRAPrioritizedList=off"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - {name: one, deviceClassName: gpu}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "DRAPrioritizedList"
+
+  Rule: KEP-4381/CLAIM-LIMIT  One claim gets at most 32 devices
+
+    Scenario: A claim asking for 33 devices cannot be allocated anywhere
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-many}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1-many, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices: [{name: v0}, {name: v1}, {name: v2}, {name: v3}, {name: v4}, {name: v5}, {name: v6}, {name: v7},
+                    {name: v8}, {name: v9}, {name: v10}, {name: v11}, {name: v12}, {name: v13}, {name: v14},
+                    {name: v15}, {name: v16}, {name: v17}, {name: v18}, {name: v19}, {name: v20}, {name: v21},
+                    {name: v22}, {name: v23}, {name: v24}, {name: v25}, {name: v26}, {name: v27}, {name: v28},
+                    {name: v29}, {name: v30}, {name: v31}, {name: v32}, {name: v33}]
+        """
+      And the device class "nic" selecting driver "nic.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: many}
+        spec:
+          devices:
+            requests:
+            - name: nics
+              exactly: {deviceClassName: nic, count: 20}
+            - name: more-nics
+              exactly: {deviceClassName: nic, count: 13}
+        """
+      And a pod "router" using claim "many"
+      When the scheduler runs
+      Then pod "router" is not scheduled because "exceeds the claim limit of 32"
+      And claim "many" is not allocated

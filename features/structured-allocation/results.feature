@@ -1,0 +1,154 @@
+@kep-4381 @structured-allocation
+Feature: What an allocation records: results, node selector and configuration (structured allocation)
+
+  Background:
+    Given nodes "worker-1, worker-2"
+    And the DeviceClass:
+      """yaml
+      metadata: {name: gpu}
+      spec:
+        selectors:
+        - cel: {expression: device.driver == "gpu.example.com"}
+        config:
+        - opaque:
+            driver: gpu.example.com
+            parameters: {mig: disabled}
+      """
+
+  Rule: KEP-4381/RESULT-FIELDS  One result per device: request, driver, pool, device, in the order chosen
+
+    Scenario: Two requests of one claim, each with its devices
+      Given node "worker-1" has 3 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - name: main
+              exactly: {deviceClassName: gpu, count: 2}
+            - name: spare
+              exactly: {deviceClassName: gpu}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then the allocation of claim "job" has results:
+        """yaml
+        - {request: main, driver: gpu.example.com, pool: worker-1, device: gpu-0}
+        - {request: main, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        - {request: spare, driver: gpu.example.com, pool: worker-1, device: gpu-2}
+        """
+
+  Rule: KEP-4381/RESULT-NODE-SELECTOR  Pinned for node-local devices, merged for selected nodes, absent for all nodes
+
+    Scenario: Node-local devices pin the allocation to the node
+      Given node "worker-2" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then the allocation of claim "training" has node selector:
+        """yaml
+        nodeSelectorTerms:
+        - matchFields:
+          - {key: metadata.name, operator: In, values: [worker-2]}
+        """
+
+    Scenario: A device reachable from every node leaves the allocation usable everywhere
+      Given the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then the allocation of claim "training" is usable on every node
+
+    Scenario: Devices of two label-selected slices give one term with both requirements
+      Given the Node:
+        """yaml
+        metadata:
+          name: worker-3
+          labels: {example.com/rack: r7, example.com/row: b}
+        """
+      And the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: example.com/rack, operator: In, values: [r7]}
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: row-b, generation: 1, resourceSliceCount: 1}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: example.com/row, operator: In, values: [b]}
+          devices:
+          - name: gpu-1
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-3"
+      And the allocation of claim "pair" has node selector:
+        """yaml
+        nodeSelectorTerms:
+        - matchExpressions:
+          - {key: example.com/rack, operator: In, values: [r7]}
+          - {key: example.com/row, operator: In, values: [b]}
+        """
+
+  Rule: KEP-4381/RESULT-CONFIG  Class config and claim config are copied into the allocation
+
+    Scenario: The class's config for the request that used it, then the claim's config for its request
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: configured}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu}
+            config:
+            - requests: [gpu]
+              opaque:
+                driver: gpu.example.com
+                parameters: {sharing: time-slicing}
+        """
+      And a pod "trainer" using claim "configured"
+      When the scheduler runs
+      Then the allocation of claim "configured" has config:
+        """yaml
+        - source: FromClass
+          requests: [gpu]
+          opaque:
+            driver: gpu.example.com
+            parameters: {mig: disabled}
+        - source: FromClaim
+          requests: [gpu]
+          opaque:
+            driver: gpu.example.com
+            parameters: {sharing: time-slicing}
+        """

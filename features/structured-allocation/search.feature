@@ -1,0 +1,200 @@
+@kep-4381 @structured-allocation
+Feature: How the allocator searches: constraints, order and backtracking (structured allocation)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: worker-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+        nodeName: worker-1
+        devices:
+        - name: gpu-0
+          attributes:
+            numa: {int: 0}
+            gpu.example.com/pcieRoot: {string: pci-a}
+        - name: gpu-1
+          attributes:
+            numa: {int: 1}
+            gpu.example.com/pcieRoot: {string: pci-b}
+        - name: gpu-2
+          attributes:
+            numa: {int: 1}
+            gpu.example.com/pcieRoot: {string: pci-b}
+        - name: gpu-3
+      """
+
+  Rule: KEP-4381/MATCH-ATTRIBUTE  Devices under matchAttribute share the attribute's value
+
+    Scenario: The allocator backtracks from gpu-0 to the two GPUs on NUMA node 1
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: same-numa}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+            constraints:
+            - matchAttribute: gpu.example.com/numa
+        """
+      And a pod "trainer" using claim "same-numa"
+      When the scheduler runs
+      Then claim "same-numa" is allocated devices "gpu-1, gpu-2"
+
+    Scenario: The constraint binds only the requests it names
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: partial}
+        spec:
+          devices:
+            requests:
+            - name: any
+              exactly: {deviceClassName: gpu}
+            - name: pair
+              exactly: {deviceClassName: gpu, count: 2}
+            constraints:
+            - matchAttribute: gpu.example.com/pcieRoot
+              requests: [pair]
+        """
+      And a pod "trainer" using claim "partial"
+      When the scheduler runs
+      Then the allocation of claim "partial" has results:
+        """yaml
+        - {request: any, driver: gpu.example.com, pool: worker-1, device: gpu-0}
+        - {request: pair, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        - {request: pair, driver: gpu.example.com, pool: worker-1, device: gpu-2}
+        """
+
+    Scenario: A device without the attribute is never chosen under the constraint
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: three}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 3}
+            constraints:
+            - matchAttribute: gpu.example.com/numa
+        """
+      And a pod "trainer" using claim "three"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+
+  Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
+
+    Scenario: Two GPUs on different PCIe roots
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+        """
+      And a pod "trainer" using claim "spread"
+      When the scheduler runs
+      Then claim "spread" is allocated devices "gpu-0, gpu-1"
+
+    Scenario: With DRAConsumableCapacity off in the scheduler the constraint is an error
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: spread}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+        """
+      And a pod "trainer" using claim "spread"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled because "DRAConsumableCapacity"
+
+  Rule: KEP-4381/SEARCH-ORDER  First fit, depth first: pools by driver and name, slices by name, devices in order
+
+    Scenario: Pools are tried by driver and pool name, slices by name, whatever order they were published in
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: zz-published-first}
+        spec:
+          driver: gpu.example.com
+          pool: {name: b-pool, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: b-late
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: aa-published-second}
+        spec:
+          driver: gpu.example.com
+          pool: {name: b-pool, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: b-early
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: a-pool}
+        spec:
+          driver: gpu.example.com
+          pool: {name: a-pool, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: a-only
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: many}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 4}
+        """
+      And a pod "trainer" using claim "many"
+      When the scheduler runs
+      Then the allocation of claim "many" has results:
+        """yaml
+        - {request: gpus, driver: gpu.example.com, pool: a-pool, device: a-only}
+        - {request: gpus, driver: gpu.example.com, pool: b-pool, device: b-early}
+        - {request: gpus, driver: gpu.example.com, pool: b-pool, device: b-late}
+        - {request: gpus, driver: gpu.example.com, pool: worker-1, device: gpu-0}
+        """
+
+    Scenario: The claims of one pod are allocated together: the first backs off gpu-0 so the second can have it
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: any-gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: numa-0-gpu}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'has(device.attributes["gpu.example.com"].numa) && device.attributes["gpu.example.com"].numa == 0'}
+        """
+      And a pod "trainer" using claims "any-gpu, numa-0-gpu"
+      When the scheduler runs
+      Then claim "any-gpu" is allocated device "gpu-1"
+      And claim "numa-0-gpu" is allocated device "gpu-0"

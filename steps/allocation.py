@@ -1,0 +1,61 @@
+"""Steps that observe what an allocation says: the exact results (request, driver, pool, device and what is
+copied into them), the configuration and the node selector, each compared with a YAML docstring so the
+scenario shows exactly what a claim's `status.allocation` holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pytest_bdd import parsers, then
+
+from draconform.steps.common import CLAIM, ScenarioContext, resolve_claim
+from draconform.sut import Obj, SystemUnderTest
+
+
+def _allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> Obj:
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation: Obj | None = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    return allocation
+
+
+def _expected(docstring: str) -> Any:
+    return yaml.load(docstring, Loader=yaml.CSafeLoader)
+
+
+def _show(value: Any) -> str:
+    return yaml.safe_dump(value, sort_keys=False, default_flow_style=None).strip()
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r" has results:"))
+def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                       docstring: str) -> None:
+    """`status.allocation.devices.results`, in order and field for field."""
+    got = _allocation(sut, ctx, claim, pod)["devices"].get("results") or []
+    expected = _expected(docstring)
+    assert got == expected, f"results are\n{_show(got)}\nexpected\n{_show(expected)}"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r" has config:"))
+def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                      docstring: str) -> None:
+    """`status.allocation.devices.config`, in order and entry for entry."""
+    got = _allocation(sut, ctx, claim, pod)["devices"].get("config") or []
+    expected = _expected(docstring)
+    assert got == expected, f"config is\n{_show(got)}\nexpected\n{_show(expected)}"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r" has node selector:"))
+def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                             docstring: str) -> None:
+    got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
+    expected = _expected(docstring)
+    assert got == expected, f"nodeSelector is\n{_show(got)}\nexpected\n{_show(expected)}"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r" is usable on every node"))
+def allocation_everywhere(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    """No nodeSelector: the devices are reachable from any node."""
+    got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
+    assert got is None, f"the allocation is restricted to {got}"
