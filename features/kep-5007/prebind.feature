@@ -1,0 +1,208 @@
+@kep-5007
+Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-5007 PreBind process)
+
+  Background:
+    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
+    And a node "worker-1"
+    And the device class "fabric-gpu" selecting driver "gpu.example.com"
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: fabric}
+      spec:
+        driver: gpu.example.com
+        pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+        allNodes: true
+        devices:
+        - name: gpu-0
+          bindsToNode: true
+          bindingConditions: [dra.example.com/attached]
+          bindingFailureConditions: [dra.example.com/attach-failed]
+        - name: gpu-1
+          bindsToNode: true
+          bindingConditions: [dra.example.com/attached]
+          bindingFailureConditions: [dra.example.com/attach-failed]
+      """
+
+  Rule: KEP-5007/PREBIND-ALL-TRUE  Binding waits until every binding condition is True
+
+    Scenario: A pod binds once the driver reports its device attached
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      Then pod "trainer" waits in PreBind
+      When the driver sets condition "dra.example.com/attached" to "True" on the device of pod "trainer"
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+
+    Scenario: A device with two binding conditions needs both
+      Given the device class "fpga" selecting driver "fpga.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fpgas}
+        spec:
+          driver: fpga.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: fpga-0
+            bindingConditions: [fpga.example.com/flashed, fpga.example.com/verified]
+            bindingFailureConditions: [fpga.example.com/flash-failed]
+        """
+      And a pod "inference" with a claim for one "fpga" device
+      When the scheduler runs
+      And the driver sets condition "fpga.example.com/flashed" to "True" on the device of pod "inference"
+      And the scheduler runs
+      Then pod "inference" waits in PreBind
+      When the driver sets condition "fpga.example.com/verified" to "True" on the device of pod "inference"
+      And the scheduler runs
+      Then pod "inference" is bound to node "worker-1"
+
+  Rule: KEP-5007/PREBIND-STATUS-ONLY  Only a status of exactly "True" meets a condition
+
+    Scenario Outline: A binding condition reported as <status> leaves the pod waiting
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "<status>" on the device of pod "trainer"
+      And the scheduler runs
+      Then pod "trainer" waits in PreBind
+
+      Examples:
+        | status |
+        | False  |
+        | Unknown |
+        | true   |
+        | TRUE   |
+
+    Scenario: A condition reported for one device of a claim does not count for its other device
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: fabric-gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on device "gpu-0" of claim "pair"
+      And the scheduler runs
+      Then pod "trainer" waits in PreBind
+      When the driver sets condition "dra.example.com/attached" to "True" on device "gpu-1" of claim "pair"
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+
+  Rule: KEP-5007/PREBIND-NO-CONDITIONS  A pod whose devices need no preparation binds without waiting
+
+    Scenario: A node-local device without binding conditions is used at once
+      Given the device class "local-gpu" selecting driver "local.example.com"
+      And node "worker-1" has 1 devices "local" of driver "local.example.com"
+      And a pod "trainer" with a claim for one "local-gpu" device
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And no event "BindingConditionsPending" is recorded for pod "trainer"
+      And the allocation of the claim of pod "trainer" carries no binding conditions
+
+  Rule: KEP-5007/ALLOCATION-PERSISTED-BEFORE-WAIT  The claim records the allocation before the wait
+
+    Scenario: While the pod waits its claim is already allocated and reserved for it
+      Given a claim "training" for one "fabric-gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" waits in PreBind
+      And claim "training" is allocated device "gpu-0"
+      And claim "training" is reserved for pod "trainer"
+
+  Rule: KEP-5007/EVENT-PENDING  A waiting pod says so in an event
+
+    Scenario: The pod gets a Normal BindingConditionsPending event
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      Then a Normal event "BindingConditionsPending" is recorded for pod "trainer"
+      And no event "FailedScheduling" is recorded for pod "trainer"
+
+  Rule: KEP-5007/PREBIND-FAILURE  A True failure condition aborts binding and requeues the pod
+
+    Scenario: The pod is not bound, its claim is cleared, and it is scheduled again
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
+      And the scheduler runs
+      Then pod "trainer" is not scheduled because "binding failed"
+      And the claim of pod "trainer" is not allocated
+      And the claim of pod "trainer" is reserved for nobody
+      When 1 second passes
+      Then pod "trainer" waits in PreBind
+
+  Rule: KEP-5007/FAILURE-WINS  Failure beats readiness seen at the same time
+
+    Scenario: All binding conditions and a failure condition are True together
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on the device of pod "trainer"
+      And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
+      And the scheduler runs
+      Then pod "trainer" is not scheduled because "binding failed"
+      And the claim of pod "trainer" is not allocated
+
+  Rule: KEP-5007/FAILURE-THROUGHOUT  Failure is watched for during the whole wait
+
+    Scenario: A failure reported five minutes into the wait still aborts it
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And 5 minutes pass
+      Then pod "trainer" waits in PreBind
+      When the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
+      And the scheduler runs
+      Then pod "trainer" is not scheduled because "binding failed"
+
+  Rule: KEP-5007/CLEAR-ALLOCATION  Clearing frees what the failing pod held, and only that
+
+    Scenario: A cleared claim keeps no per-device status, so the next attempt starts clean
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
+      And the scheduler runs
+      Then the claim of pod "trainer" has no per-device status
+      When 1 second passes
+      Then pod "trainer" waits in PreBind
+      And the claim of pod "trainer" has no per-device status
+
+    Scenario: A failing claim that a running pod still holds keeps its allocation
+      Given a claim "shared" for one "fabric-gpu" device
+      And a pod "first" using claim "shared"
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "shared"
+      And the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      When the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "shared"
+      And a pod "second" using claim "shared" is created
+      And the scheduler runs
+      Then pod "second" is not scheduled because "binding failed"
+      And claim "shared" is allocated device "gpu-0"
+      And claim "shared" is reserved for pod "first"
+      And pod "first" is bound to node "worker-1"
+
+  Rule: KEP-5007/MULTI-CLAIM  A pod with several claims waits for all of them
+
+    Scenario: The pod binds only after the devices of both its claims are ready
+      Given a claim "model" for one "fabric-gpu" device
+      And a claim "scratch" for one "fabric-gpu" device
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "model"
+      And the scheduler runs
+      Then pod "trainer" waits in PreBind
+      When the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "scratch"
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+
+    Scenario: A failure in one of the claims aborts the pod's binding
+      Given a claim "model" for one "fabric-gpu" device
+      And a claim "scratch" for one "fabric-gpu" device
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "model"
+      And the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "scratch"
+      And the scheduler runs
+      Then pod "trainer" is not scheduled because "claim scratch binding failed"
+      And claim "scratch" is not allocated
