@@ -1,0 +1,182 @@
+@kep-5007
+Feature: Allocation records what binding needs and prefers devices that need nothing (KEP-5007 allocation)
+
+  Background:
+    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
+    And nodes "worker-1, worker-2"
+    And the device class "gpu" selecting driver "gpu.example.com"
+
+  Rule: KEP-5007/DEVICE-FIELDS  A device may declare binding fields and the API server keeps them
+
+    Scenario: The binding fields of a device are stored as written
+      When the ResourceSlice is created:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [dra.example.com/attached]
+            bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      Then device "gpu-0" of ResourceSlice "fabric" has binding fields
+
+  Rule: KEP-5007/RESULT-COPIES-CONDITIONS  The allocation keeps a copy of the device's conditions
+
+    Scenario: The claim keeps the conditions the device had when it was allocated
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [dra.example.com/attached, dra.example.com/firmware-loaded]
+            bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then the allocation of claim "training" copies binding conditions "dra.example.com/attached, dra.example.com/firmware-loaded" and failure conditions "dra.example.com/attach-failed"
+      When the ResourceSlice "fabric" is replaced with:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 2, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [dra.example.com/ready]
+            bindingFailureConditions: [dra.example.com/broken]
+        """
+      And the scheduler runs
+      Then the allocation of claim "training" copies binding conditions "dra.example.com/attached, dra.example.com/firmware-loaded" and failure conditions "dra.example.com/attach-failed"
+
+  Rule: KEP-5007/ALLOCATION-TIMESTAMP  The allocation is stamped once, when it is written
+
+    Scenario: The timestamp is the allocation's time and a pod that joins later does not move it
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And a claim "shared" for one "gpu" device
+      When 5 minutes pass
+      And a pod "first" using claim "shared" is created
+      And the scheduler runs
+      Then claim "shared" was allocated 0 seconds ago
+      When 3 minutes pass
+      And a pod "second" using claim "shared" is created
+      And the scheduler runs
+      Then pod "second" waits in PreBind
+      And claim "shared" was allocated 3 minutes ago
+
+  Rule: KEP-5007/PREFER-NO-CONDITIONS  Devices that need no preparation are chosen first
+
+    Scenario: On one node a node-local device is chosen before a fabric device
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: fabric-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-local}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: local-0
+        """
+      And a pod "trainer" with a claim for one "gpu" device
+      When the scheduler runs
+      Then the claim of pod "trainer" is allocated device "local-0"
+      And pod "trainer" is bound to node "worker-1"
+
+    Scenario: Within one pool the device without binding conditions is chosen first
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: mixed}
+        spec:
+          driver: gpu.example.com
+          pool: {name: mixed, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: slow-0, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+          - {name: ready-0}
+        """
+      And a pod "trainer" with a claim for one "gpu" device
+      When the scheduler runs
+      Then the claim of pod "trainer" is allocated device "ready-0"
+      And pod "trainer" is bound to node "worker-1"
+
+    Scenario: Among nodes, the one with a device that needs no preparation is chosen
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: fabric-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And node "worker-2" has 1 devices "local" of driver "gpu.example.com"
+      And a pod "trainer" with a claim for one "gpu" device
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-2"
+      And the claim of pod "trainer" is allocated device "local-0"
+
+  Rule: KEP-5007/BINDS-TO-NODE  bindsToNode pins the allocation to the chosen node before the wait
+
+    Scenario: A fabric device with bindsToNode is pinned to the node chosen for the pod
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" waits in PreBind
+      And claim "training" is usable only on node "worker-1"
+
+    Scenario: Without bindsToNode a device usable on all nodes leaves the allocation unpinned
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: gpu-0, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" waits in PreBind
+      And claim "training" is usable on every node
