@@ -18,6 +18,7 @@ pytest_plugins = [
     "draconform.steps.allocation",
     "draconform.steps.controllers",
     "draconform.steps.metrics",
+    "draconform.steps.compatibility",
     "draconform.harness.recorder",
 ]
 

@@ -1,0 +1,135 @@
+"""Steps for KEP-5963 compatibility groups: components put in the three states of the KEP's skew table
+(older release, gate off, gate on), what stored ResourceSlices declare, what allocation results record
+(the snapshot), and API requests that the server accepts or refuses. Everything goes through the seam."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pytest_bdd import given, parsers, then, when
+
+from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, named, resolve_claim
+from draconform.sut import ApiError, Obj, SystemUnderTest
+
+# The release a gate first appeared in: "old" in a skew table means the release before it.
+GATE_INTRODUCED = {"DRADeviceCompatibilityGroups": "1.37"}
+COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet)"
+SKEW_STATE = r'"(?P<state>old|new, gate off|new, gate on)" \((?P<gate>[A-Za-z0-9]+)\)'
+
+
+def _previous(release: str) -> str:
+    major, minor = release.split(".")[:2]
+    return f"{major}.{int(minor) - 1}"
+
+
+def _skew_state(sut: SystemUnderTest, ctx: ScenarioContext, component: str, state: str, gate: str) -> None:
+    """Map a cell label of the KEP's skew table onto a release and a gate setting for one component."""
+    introduced = GATE_INTRODUCED.get(gate)
+    assert introduced is not None, f"no release known for gate {gate!r}; add it to GATE_INTRODUCED"
+    if state == "old":
+        earlier = ctx.configs.get(component)
+        if earlier is not None:  # an older release has no such gate to set
+            earlier.feature_gates.pop(gate, None)
+        configure(sut, ctx, component, version=_previous(introduced))
+    else:
+        configure(sut, ctx, component, gates={gate: state == "new, gate on"}, version=introduced)
+
+
+@given(parsers.re(COMPONENT + r" is " + SKEW_STATE))
+def component_in_skew_state(sut: SystemUnderTest, ctx: ScenarioContext, component: str, state: str,
+                            gate: str) -> None:
+    """E.g. `kube-scheduler is "old" (DRADeviceCompatibilityGroups)`: a release before the gate existed."""
+    _skew_state(sut, ctx, component, state, gate)
+
+
+@when(parsers.re(COMPONENT + r" restarts as " + SKEW_STATE))
+def component_restarts_in_skew_state(sut: SystemUnderTest, ctx: ScenarioContext, component: str, state: str,
+                                     gate: str) -> None:
+    """A downgrade, an upgrade or a gate flip: the component is rebuilt from the API objects only."""
+    _skew_state(sut, ctx, component, state, gate)
+    sut.restart(component)
+    sut.settle()
+
+
+# --- what stored slices declare ------------------------------------------------------------------------
+def _declared(device: Obj) -> dict[str, Any]:
+    """counter set -> groups, for the consumesCounters entries that carry the field at all."""
+    return {entry.get("counterSet"): entry["compatibilityGroups"]
+            for entry in device.get("consumesCounters") or [] if "compatibilityGroups" in entry}
+
+
+@then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" (?P<verb>declares|declares no) compatibility groups'))
+def slice_declares_groups(sut: SystemUnderTest, name: str, verb: str) -> None:
+    """Whether any device of the stored slice still carries a non-empty compatibilityGroups list."""
+    devices = must_get(sut, "ResourceSlice", name)["spec"].get("devices") or []
+    found = {device["name"]: groups for device in devices if (groups := _declared(device)) and any(groups.values())}
+    if verb == "declares":
+        assert found, f"ResourceSlice {name!r} declares no compatibility groups"
+    else:
+        assert not found, f"ResourceSlice {name!r} still declares compatibility groups: {found}"
+
+
+@then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" declares compatibility groups:'))
+def device_declares_groups(sut: SystemUnderTest, device: str, name: str, docstring: str) -> None:
+    """The docstring maps counter set to groups, exactly as the stored device declares them."""
+    devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d["name"] == device]
+    assert devices, f"ResourceSlice {name!r} has no device {device!r}"
+    expected = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    assert _declared(devices[0]) == expected, f"device {device!r} declares {_declared(devices[0])}"
+
+
+# --- what allocation results record --------------------------------------------------------------------
+@then(parsers.re(CLAIM + r" records (?P<none>no )?compatibility groups"))
+def claim_records_groups(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                         none: str | None) -> None:
+    """Whether the claim's allocation results carry the compatibilityGroups snapshot (some or none)."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    snapshots = [r["compatibilityGroups"] for r in allocation["devices"]["results"] if "compatibilityGroups" in r]
+    if none:
+        assert not snapshots, f"claim {obj['metadata']['name']!r} records compatibility groups {snapshots}"
+    else:
+        assert snapshots, f"claim {obj['metadata']['name']!r} records no compatibility groups"
+
+
+# --- API requests that may be refused ------------------------------------------------------------------
+@when(parsers.re(r'a ResourceSlice is submitted whose device consumes counter set "(?P<counter_set>[^"]+)" '
+                 r"with compatibilityGroups (?P<groups>\[.*\])"))
+def submit_slice_with_groups(sut: SystemUnderTest, ctx: ScenarioContext, counter_set: str, groups: str) -> None:
+    """One device with one consumesCounters entry; the outcome is kept for the next step to judge."""
+    spec = {
+        "driver": "gpu.example.com",
+        "pool": {"name": "submitted", "generation": 1, "resourceSliceCount": 1},
+        "nodeName": "node-1",
+        "devices": [{"name": "device-0", "consumesCounters": [{
+            "counterSet": counter_set,
+            "compatibilityGroups": yaml.load(groups, Loader=yaml.CSafeLoader),
+            "counters": {"multiprocessors": {"value": "10"}},
+        }]}],
+    }
+    _submit(sut, ctx, named("ResourceSlice", "submitted", spec=spec))
+
+
+def _submit(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> None:
+    ctx.last_error = None
+    try:
+        sut.create(obj)
+    except ApiError as exc:
+        ctx.last_error = exc
+
+
+@then("the API server accepts it")
+def api_accepts(ctx: ScenarioContext) -> None:
+    assert ctx.last_error is None, f"the request was refused: {ctx.last_error}"
+
+
+@then(parsers.parse('the API server refuses it at "{field}"'))
+def api_refuses_at(ctx: ScenarioContext, field: str) -> None:
+    """Refused as Invalid, with a cause at exactly this field path."""
+    error = ctx.last_error
+    assert isinstance(error, ApiError), "the request was accepted"
+    assert error.reason == "Invalid", f"refused as {error.reason}, not Invalid: {error}"
+    fields = [cause.field for cause in error.causes]
+    assert field in fields, f"no cause at {field}; causes: {[(c.field, c.message) for c in error.causes]}"
