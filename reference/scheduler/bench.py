@@ -58,10 +58,11 @@ def _populate(cluster: ReferenceCluster, pods: int) -> None:
                      "devices": [{"name": f"gpu-{n}", "bindsToNode": True, "bindingConditions": [CONDITION],
                                   "bindingFailureConditions": [FAILURE]} for n in names]},
         })
+    request = {"name": "gpu", "exactly": {"deviceClassName": "fabric-gpu"}}
     for index in range(pods):
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                       "metadata": {"name": f"claim-{index}", "namespace": NAMESPACE},
-                      "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "fabric-gpu"}}]}}})
+                      "spec": {"devices": {"requests": [request]}}})
         store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{index}", "namespace": NAMESPACE},
                       "spec": {"containers": [{"name": "main", "image": "registry.example/app:1"}],
                                "resourceClaims": [{"name": "gpu", "resourceClaimName": f"claim-{index}"}]}})
