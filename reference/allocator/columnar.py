@@ -36,6 +36,14 @@ from draconform.reference.allocator.common import (
     parse_device,
     plan_claims,
 )
+from draconform.reference.allocator.compatibility import (
+    ClaimResults,
+    Mode,
+    SetState,
+    Tracker,
+    allocated_states,
+    holding_results,
+)
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
 from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store, WatchEvent
@@ -124,6 +132,9 @@ class ColumnarAllocator:
         self._devices: dict[int, DeviceFacts] = {}
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
+        self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
+        self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
+        self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
         self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
         self._selector_objs: list[Obj] = []
         self._selector_verdicts: dict[tuple[int, str, str], bool] = {}
@@ -166,6 +177,7 @@ class ColumnarAllocator:
         elif kind == "ResourceClaim":
             key = (obj["metadata"].get("namespace", ""), name)
             if event.type == "DELETED":
+                self._claim_results.drop(key)
                 if self._held.pop(key, None) is not None:
                     self._claim_version += 1
             else:
@@ -173,6 +185,7 @@ class ColumnarAllocator:
 
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
+        self._claim_results.put(key, claim)
         held = _held_devices(claim)
         if self._held.get(key, []) != held:
             if held:
@@ -321,7 +334,7 @@ class ColumnarAllocator:
             usable = usable.filter(~pl.col("has_binding"))
         if not self.gates.partitionable:
             usable = usable.filter(~pl.col("consumes"))
-        if not self.gates.compatibility_groups:
+        if self.gates.compatibility is Mode.SKIP:
             usable = usable.filter(~pl.col("has_groups"))
         order = ["driver", "pool", "slice", "index"]
         if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first, across pools
@@ -461,7 +474,7 @@ class ColumnarAllocator:
                     lists[(alt.claim_index, alt.name)] = self._merge(found, node)
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
-        search = _Search(attempt, lists, self._devices,
+        search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
                          self._available(attempt) if self._needs_counters(lists) else {})
         if search.run():
             return NodeAllocation([
@@ -476,6 +489,24 @@ class ColumnarAllocator:
 
     def _needs_counters(self, lists: dict[tuple[int, str], list[int]]) -> bool:
         return any(self._devices[d].consumes for ids in lists.values() for d in ids)
+
+    def _compat_tracker(self, attempt: _Attempt, assumed: Sequence[Obj]) -> Tracker:
+        """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
+        for results without one), computed once per attempt and copied for each node's search."""
+        mode = self.gates.compatibility
+        if mode is Mode.IGNORE:
+            return Tracker(mode)
+        view = self._pool_view()
+        key = (attempt, view, self._claim_results.version)
+        base = self._compat_base
+        if base is None or base[0][0] is not attempt or base[0][1] is not view or base[0][2] != key[2]:
+            if self._compat_published is None or self._compat_published[0] is not view:
+                facts = (self._devices[d] for d in view.newest_devices.get_column("device_id").to_list())
+                self._compat_published = (view, {f.key: [s for s, _ in f.consumes] for f in facts if f.consumes})
+            published = self._compat_published[1]
+            results = [*self._claim_results.results(), *holding_results(assumed)]
+            self._compat_base = (key, allocated_states(results, published.get))
+        return Tracker(mode, self._compat_base[1])
 
     def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
@@ -525,7 +556,7 @@ class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
-                 available: dict[CounterKey, Fraction]) -> None:
+                 compat: Tracker, available: dict[CounterKey, Fraction]) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
@@ -533,6 +564,7 @@ class _Search:
         self.left = dict(available)  # counters still free, updated as devices are picked
         self.chosen: list[list[tuple[Alternative, int]]] = [[] for _ in self.plans]
         self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+        self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
     def run(self) -> bool:
         return self._next(0, 0)
@@ -585,6 +617,8 @@ class _Search:
             if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
                 # amounts of one device never repeat a counter, so checking each alone is exact
                 return False
+            if not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
+                return False
         for constraint in self.plans[claim].constraints:
             if not constraint.applies(alt):
                 continue
@@ -601,6 +635,7 @@ class _Search:
         mine.append((alt, device_id))
         if not alt.admin_access:
             self.busy.add(device.key)
+            self.compat.add(device.driver, device.pool, device.compatibility_groups)
             for key, amount in needs:
                 self.left[key] = self.left.get(key, Fraction(0)) - amount
         return True
@@ -611,6 +646,7 @@ class _Search:
             return
         device = self.devices[device_id]
         self.busy.discard(device.key)
+        self.compat.undo()
         for counter_set, counters in device.consumes:
             for counter, amount in counters:
                 key = (device.driver, device.pool, counter_set, counter)

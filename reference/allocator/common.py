@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
 from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.featuregates import FeatureGates
@@ -31,6 +32,7 @@ class Gates:
     binding: bool  # DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     consumable_capacity: bool
     compatibility_groups: bool
+    compatibility: Mode  # KEP-5963: ignore (older scheduler), skip (gate off) or enforce (gate on)
 
     @classmethod
     def of(cls, gates: FeatureGates) -> Gates:
@@ -42,6 +44,7 @@ class Gates:
             binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
             consumable_capacity=gates.enabled("DRAConsumableCapacity"),
             compatibility_groups=gates.enabled("DRADeviceCompatibilityGroups"),
+            compatibility=Mode.of(gates),
         )
 
 
@@ -221,6 +224,7 @@ class DeviceFacts:
     node_name: str | None  # where the device is usable: exactly one of these three
     node_selector: Obj | None
     all_nodes: bool
+    compatibility_groups: Declared = ()  # KEP-5963: (counter set, groups) per consumesCounters entry
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -249,11 +253,10 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
         except ValueError:
             continue
     consumes = []
-    groups = False
+    declared = declared_groups(raw.get("consumesCounters") or [])
     for consumption in raw.get("consumesCounters") or []:
         counters = tuple((c, _quantity((v or {}).get("value", 0))) for c, v in (consumption.get("counters") or {}).items())
         consumes.append((str(consumption.get("counterSet", "")), counters))
-        groups = groups or bool(consumption.get("compatibilityGroups"))
     where = raw if spec.get("perDeviceNodeSelection") else spec
     return DeviceFacts(
         driver=str(spec.get("driver", "")),
@@ -269,7 +272,8 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
         binding_conditions=tuple(raw.get("bindingConditions") or ()),
         binding_failure_conditions=tuple(raw.get("bindingFailureConditions") or ()),
         binds_to_node=bool(raw.get("bindsToNode")),
-        has_compatibility_groups=groups,
+        has_compatibility_groups=declares_groups(declared),
+        compatibility_groups=declared,
         node_name=where.get("nodeName") or None,
         node_selector=where.get("nodeSelector") or None,
         all_nodes=bool(where.get("allNodes")),
@@ -324,6 +328,9 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
         if gates.binding and pick.device.binding_conditions:
             result["bindingConditions"] = list(pick.device.binding_conditions)
             result["bindingFailureConditions"] = list(pick.device.binding_failure_conditions)
+        taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
+        if taken is not None:  # KEP-5963 decision #2: the groups as declared at allocation time
+            result["compatibilityGroups"] = taken
         results.append(result)
     devices: Obj = {"results": results}
     config = _configs(plan, picks)

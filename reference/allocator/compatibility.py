@@ -149,41 +149,42 @@ def allocated_states(results: Iterable[Mapping[str, Any]], published: Published)
 class Tracker:
     """Compatibility during one allocation search: check a device before it is added, add it, and undo the
     most recent additions on backtrack, like counters. Additions and undos must nest (last in, first out),
-    which a depth-first search gives for free."""
+    which a depth-first search gives for free. The base states are shared, never copied: a search on one
+    node changes only its own overlay, so seeding a tracker per node costs nothing."""
 
     def __init__(self, mode: Mode, base: Mapping[CounterSetKey, SetState] | None = None) -> None:
         self.mode = mode
-        self._states: dict[CounterSetKey, SetState] = dict(base or {})
+        self._base: Mapping[CounterSetKey, SetState] = base if base is not None else {}
+        self._overlay: dict[CounterSetKey, SetState] = {}
         self._undo: list[list[tuple[CounterSetKey, SetState | None]]] = []
 
     def state(self, key: CounterSetKey) -> SetState:
-        return self._states.get(key, EMPTY)
+        found = self._overlay.get(key)
+        return found if found is not None else self._base.get(key, EMPTY)
 
     def admits(self, driver: str, pool: str, declared: Declared) -> bool:
         """Admitted on every counter set the device consumes, each judged on its own."""
-        if self.mode is Mode.IGNORE:
+        if self.mode is Mode.IGNORE or not declared:
             return True
-        states = self._states
         if self.mode is Mode.SKIP:  # grouped devices never get here; snapshotted groups block the set
-            return all(states.get((driver, pool, s), EMPTY).grouped == 0 for s, _ in declared)
-        return all(states.get((driver, pool, s), EMPTY).admits(groups) for s, groups in declared)
+            return all(self.state((driver, pool, s)).grouped == 0 for s, _ in declared)
+        return all(self.state((driver, pool, s)).admits(groups) for s, groups in declared)
 
     def add(self, driver: str, pool: str, declared: Declared) -> None:
         record: list[tuple[CounterSetKey, SetState | None]] = []
         if self.mode is Mode.ENFORCE:
             for counter_set, groups in declared:
                 key = (driver, pool, counter_set)
-                before = self._states.get(key)
-                record.append((key, before))
-                self._states[key] = (before or EMPTY).add(groups)
+                record.append((key, self._overlay.get(key)))
+                self._overlay[key] = self.state(key).add(groups)
         self._undo.append(record)
 
     def undo(self) -> None:
         for key, before in reversed(self._undo.pop()):
             if before is None:
-                del self._states[key]
+                del self._overlay[key]
             else:
-                self._states[key] = before
+                self._overlay[key] = before
 
 
 def tracker_for(mode: Mode, results: Iterable[Mapping[str, Any]], published: Published) -> Tracker:

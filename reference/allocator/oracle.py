@@ -5,7 +5,7 @@ with it on every input; tests/allocator checks that they do."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -28,6 +28,7 @@ from draconform.reference.allocator.common import (
     plan_claims,
     selectors_match,
 )
+from draconform.reference.allocator.compatibility import Mode, Tracker, holding_results, tracker_for
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
 from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store
@@ -73,7 +74,9 @@ class OracleAllocator:
         candidates = self.candidates(plans, pools, node)
         for plan in plans:
             check_claim_size(plan, {key: len(devs) for key, devs in candidates.items()})
-        search = _Search(plans, candidates, in_use, available)
+        compat = tracker_for(self.gates.compatibility, holding_results(list(allocated) + list(assumed)),
+                             _published(pools))
+        search = _Search(plans, candidates, in_use, available, compat)
         if search.run():
             return NodeAllocation([build_allocation(plan, search.picks[i], node, self.gates)
                                    for i, plan in enumerate(plans)])
@@ -198,7 +201,7 @@ class OracleAllocator:
             return False
         if device.consumes and not self.gates.partitionable:
             return False
-        if device.has_compatibility_groups and not self.gates.compatibility_groups:
+        if device.has_compatibility_groups and self.gates.compatibility is Mode.SKIP:
             return False
         if self.gates.taints and blocking_taints(device.taints, alt.tolerations):
             return False
@@ -212,11 +215,23 @@ def _amount(value: Obj | None) -> Fraction:
         return Fraction(0)
 
 
+def _published(pools: list[Pool]) -> Callable[[DeviceKey], list[str] | None]:
+    """KEP-5963 decision #2: the counter sets an allocated device's published slice entry consumes (None when
+    it is not published), read only for results that carry no compatibility snapshot."""
+    devices = {(pool.driver, pool.name): pool.all_devices for pool in pools}
+
+    def lookup(key: DeviceKey) -> list[str] | None:
+        device = devices.get((key[0], key[1]), {}).get(key[2])
+        return None if device is None else [counter_set for counter_set, _ in device.consumes]
+
+    return lookup
+
+
 class _Search:
     """First-fit depth-first search with backtracking: claims in order, then requests, then devices."""
 
     def __init__(self, plans: list[ClaimPlan], candidates: dict[tuple[int, str], list[DeviceFacts]],
-                 in_use: set[DeviceKey], available: dict[CounterKey, Fraction]) -> None:
+                 in_use: set[DeviceKey], available: dict[CounterKey, Fraction], compat: Tracker | None = None) -> None:
         self.plans = plans
         self.candidates = candidates
         self.in_use = in_use
@@ -224,6 +239,7 @@ class _Search:
         self.picks: list[list[Pick]] = [[] for _ in plans]
         self.taken: dict[DeviceKey, int] = {}  # device -> how many picks of this attempt hold it exclusively
         self.consumed: dict[CounterKey, Fraction] = {}
+        self.compat = compat or Tracker(Mode.IGNORE)  # KEP-5963 groups, checked and undone like counters
 
     def run(self) -> bool:
         return self.request(0, 0)
@@ -281,6 +297,8 @@ class _Search:
                 key = (device.driver, device.pool, set_name, counter)
                 if self.available[key] - self.consumed.get(key, Fraction(0)) - amount < 0:
                     return False
+        if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
+            return False
         for constraint in self.plans[claim].constraints:
             if not constraint.applies(alt):
                 continue
@@ -302,6 +320,7 @@ class _Search:
         if alt.admin_access:
             return  # admin access shares the device: it holds it no more than an allocated admin claim does
         self.taken[device.key] = self.taken.get(device.key, 0) + 1
+        self.compat.add(device.driver, device.pool, device.compatibility_groups)
         for set_name, counters in device.consumes:
             for counter, amount in counters:
                 key = (device.driver, device.pool, set_name, counter)
@@ -312,6 +331,7 @@ class _Search:
         if pick.alt.admin_access:
             return
         self.taken[pick.device.key] -= 1
+        self.compat.undo()
         for set_name, counters in pick.device.consumes:
             for counter, amount in counters:
                 key = (pick.device.driver, pick.device.pool, set_name, counter)
