@@ -65,12 +65,12 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And the scheduler runs
       Then pod "trainer" waits in PreBind
 
+      # Other spellings ("true") never reach the scheduler: the API server accepts only True, False
+      # and Unknown as a condition status. The scheduler's exact comparison is unit-tested.
       Examples:
-        | status |
-        | False  |
+        | status  |
+        | False   |
         | Unknown |
-        | true   |
-        | TRUE   |
 
     Scenario: A condition reported for one device of a claim does not count for its other device
       Given the ResourceClaim:
