@@ -17,6 +17,7 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
     "DRAPartitionableDevices": ("1.33", "1.36"),
     "DRAConsumableCapacity": ("1.34", "1.36"),
     "DRADeviceTaints": ("1.33", "1.36"),
+    "DRAExtendedResource": ("1.34", "1.36"),
     "DRADeviceCompatibilityGroups": ("1.37", None),
     "DRAHandlePermanentDriverFailures": ("1.37", None),
 }

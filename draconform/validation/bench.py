@@ -1,0 +1,115 @@
+"""A generated corpus of realistic DRA objects and the validation throughput on it, for
+`draconform bench validation` (and tests). Deterministic: the same size gives the same corpus."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import yaml
+
+from draconform.commands.bench import Measurement
+from draconform.reference.featuregates import CURRENT_RELEASE
+from draconform.validation.core import validate_gates, validate_manifest
+from draconform.validation.loader import load_documents
+
+DRIVER = "gpu.example.com"
+SELECTORS = (
+    f'device.driver == "{DRIVER}"',
+    f'device.attributes["{DRIVER}"].model == "h100"',
+    f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0',
+    f'device.attributes["{DRIVER}"].driverVersion.isGreaterThan(semver("1.2.0"))',
+)
+API = "resource.k8s.io/v1"
+
+
+def _slice(index: int, rng: random.Random) -> dict[str, Any]:
+    node = f"node-{index:05d}"
+    partitionable = index % 3 == 0
+    devices = []
+    for number in range(8):
+        device: dict[str, Any] = {
+            "name": f"gpu-{number}",
+            "attributes": {
+                "model": {"string": rng.choice(["a100", "h100", "l40s"])},
+                "driverVersion": {"version": f"1.{rng.randint(0, 9)}.{rng.randint(0, 20)}"},
+                "numa": {"int": number // 4},
+                "uuid": {"string": f"GPU-{rng.getrandbits(64):016x}"},
+            },
+            "capacity": {"memory": {"value": rng.choice(["40Gi", "80Gi"])}},
+        }
+        if partitionable:
+            device["consumesCounters"] = [{"counterSet": f"gpu-{number // 4}",
+                                           "counters": {"memory": {"value": "10Gi"}, "sm": {"value": "14"}}}]
+            device["bindsToNode"] = True
+            device["bindingConditions"] = [f"{DRIVER}/attached"]
+            device["bindingFailureConditions"] = [f"{DRIVER}/attach-failed"]
+        if number == 7:
+            device["taints"] = [{"key": f"{DRIVER}/unhealthy", "value": "ecc", "effect": "NoSchedule"}]
+        devices.append(device)
+    return {"apiVersion": API, "kind": "ResourceSlice", "metadata": {"name": f"{node}-{DRIVER}"},
+            "spec": {"driver": DRIVER, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                     "nodeName": node, "devices": devices}}
+
+
+def _claim_spec(rng: random.Random) -> dict[str, Any]:
+    requests: list[dict[str, Any]] = [{"name": "gpu", "exactly": {
+        "deviceClassName": "gpu.example.com", "count": rng.randint(1, 4),
+        "selectors": [{"cel": {"expression": rng.choice(SELECTORS)}}]}}]
+    if rng.random() < 0.3:
+        requests.append({"name": "fallback", "firstAvailable": [
+            {"name": "big", "deviceClassName": "gpu.example.com", "selectors": [{"cel": {"expression": SELECTORS[1]}}]},
+            {"name": "small", "deviceClassName": "gpu.example.com", "count": 2},
+        ]})
+    spec: dict[str, Any] = {"devices": {"requests": requests}}
+    if len(requests) > 1:
+        spec["devices"]["constraints"] = [{"requests": ["gpu", "fallback"], "matchAttribute": f"{DRIVER}/numa"}]
+    return spec
+
+
+def corpus(size: int, seed: int = 1) -> list[dict[str, Any]]:
+    """`size` objects, in a repeating mix of 4 slices, 3 claims, 2 templates and 1 class out of 10."""
+    rng = random.Random(seed)
+    objects: list[dict[str, Any]] = []
+    for index in range(size):
+        slot = index % 10
+        if slot < 4:
+            objects.append(_slice(index, rng))
+        elif slot < 7:
+            objects.append({"apiVersion": API, "kind": "ResourceClaim",
+                            "metadata": {"name": f"claim-{index}", "namespace": "default"}, "spec": _claim_spec(rng)})
+        elif slot < 9:
+            objects.append({"apiVersion": API, "kind": "ResourceClaimTemplate",
+                            "metadata": {"name": f"template-{index}", "namespace": "default"},
+                            "spec": {"spec": _claim_spec(rng)}})
+        else:
+            objects.append({"apiVersion": API, "kind": "DeviceClass", "metadata": {"name": f"class-{index}"},
+                            "spec": {"selectors": [{"cel": {"expression": rng.choice(SELECTORS)}}]}})
+    return objects
+
+
+def validation_throughput(size: int = 10_000, release: str = CURRENT_RELEASE) -> list[Measurement]:
+    """Objects per second through `validate_manifest`, and through YAML loading plus validation."""
+    objects = corpus(size)
+    gates = validate_gates(None, release)
+    validate_manifest(objects[0], gates)  # compile validators and warm caches outside the timing
+    started = time.perf_counter()
+    invalid = sum(1 for obj in objects if any(p.severity == "error" for p in validate_manifest(obj, gates)[1]))
+    checked = time.perf_counter() - started
+    if invalid:
+        raise RuntimeError(f"the generated corpus has {invalid} invalid objects")
+    text = yaml.dump_all(objects, Dumper=yaml.CSafeDumper)
+    started = time.perf_counter()
+    loaded = 0
+    for document in load_documents(text):
+        validate_manifest(document.data, gates)
+        loaded += 1
+    end_to_end = time.perf_counter() - started
+    return [
+        Measurement("validation", "objects/s", size / checked,
+                    f"{size:,} objects: schema and rules, Kubernetes {release}, {checked:.2f} s"),
+        Measurement("validation", "objects/s", loaded / end_to_end,
+                    f"{loaded:,} objects from {len(text) / 1e6:.1f} MB of YAML: line-tracking load, schema and "
+                    f"rules, {end_to_end:.2f} s"),
+    ]

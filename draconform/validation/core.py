@@ -1,0 +1,61 @@
+"""The one validation layer: schema checks, then the rules in code, for one object. The reference API
+store's admission (reference/apiserver/admission.py) and `draconform validate` both come through
+here, so what the store refuses on write is exactly what `validate` reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+from draconform.validation.gates import default_off_warnings, strip_disabled
+from draconform.validation.problems import Problem
+from draconform.validation.rules import RULES
+from draconform.validation.schema import kind_schema, schema_problems, supported_kinds
+
+Obj = dict[str, Any]
+
+
+def is_validated(obj: Obj) -> bool:
+    """Whether draconform has a schema for the object's apiVersion and kind."""
+    return kind_schema(str(obj.get("apiVersion")), str(obj.get("kind"))) is not None
+
+
+def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> list[Problem]:
+    """Every problem with `obj` (`old` is the stored object on an update). Gated fields are taken
+    as they are: strip them first (`strip_disabled`) where the gate is off."""
+    schema = kind_schema(str(obj.get("apiVersion")), str(obj.get("kind")))
+    if schema is None:
+        kinds = ", ".join(f"{kind} ({version})" for version, kind in supported_kinds())
+        return [Problem((), f"unsupported kind {obj.get('kind')!r} of apiVersion {obj.get('apiVersion')!r}; "
+                            f"draconform validates {kinds}", None)]
+    problems = schema_problems(schema, obj)
+    rules = RULES.get(schema.kind)
+    if rules is not None:
+        problems.extend(rules(obj, old, gates))
+    return problems
+
+
+def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]]:
+    """What an API server with `gates` makes of `obj` on create: the object after gated fields are
+    dropped, and every problem, with warnings for fields that need a gate off by default in the
+    release or that were dropped."""
+    if not is_validated(obj):
+        return obj, validate_object(obj, gates)
+    warnings = default_off_warnings(obj, gates)
+    stored = _copy(obj)
+    warnings += strip_disabled(stored, None, gates)
+    return stored, warnings + validate_object(stored, gates)
+
+
+def validate_gates(overrides: dict[str, bool] | None, release: str) -> FeatureGates:
+    """`draconform validate`'s gates: every DRA gate the release has is on (so gated fields are
+    checked, not dropped), then the user's overrides."""
+    return FeatureGates({**dict.fromkeys(GATE_HISTORY, True), **(overrides or {})}, release=release)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

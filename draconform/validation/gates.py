@@ -1,0 +1,146 @@
+"""Fields that exist only behind feature gates, as one table, and what the API server does with them
+when a gate is off: drop them on create, and on update keep them only when the stored object already
+used the field (the usual Kubernetes rule for disabled fields, KEP-5963 decision 4).
+
+The same table tells `draconform validate` which fields need a gate that is off by default in the
+chosen Kubernetes release, so it can warn."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+from draconform.validation.problems import MapKey, Path, Problem
+
+BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+RULE = "DRA-API/DISABLED-FIELDS-DROPPED"
+
+
+@dataclass(frozen=True)
+class GatedField:
+    """`path` is dotted; `*` stands for every item of a list or every value of a map."""
+
+    kind: str
+    gates: tuple[str, ...]
+    path: str
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return tuple(self.path.split("."))
+
+
+def _claim_spec(kind: str, prefix: str) -> list[GatedField]:
+    requests = f"{prefix}.devices.requests.*"
+    return [
+        GatedField(kind, ("DRAPrioritizedList",), f"{requests}.firstAvailable"),
+        GatedField(kind, ("DRAAdminAccess",), f"{requests}.exactly.adminAccess"),
+        GatedField(kind, ("DRADeviceTaints",), f"{requests}.exactly.tolerations"),
+        GatedField(kind, ("DRADeviceTaints",), f"{requests}.firstAvailable.*.tolerations"),
+        GatedField(kind, ("DRAConsumableCapacity",), f"{requests}.exactly.capacity"),
+        GatedField(kind, ("DRAConsumableCapacity",), f"{requests}.firstAvailable.*.capacity"),
+        GatedField(kind, ("DRAConsumableCapacity",), f"{prefix}.devices.constraints.*.distinctAttribute"),
+    ]
+
+
+_DEVICE = "spec.devices.*"
+_RESULT = "status.allocation.devices.results.*"
+
+GATED_FIELDS: tuple[GatedField, ...] = (
+    GatedField("DeviceClass", ("DRAExtendedResource",), "spec.extendedResourceName"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), "spec.sharedCounters"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), "spec.perDeviceNodeSelection"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), f"{_DEVICE}.consumesCounters"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), f"{_DEVICE}.nodeName"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), f"{_DEVICE}.nodeSelector"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevices",), f"{_DEVICE}.allNodes"),
+    GatedField("ResourceSlice", ("DRADeviceTaints",), f"{_DEVICE}.taints"),
+    GatedField("ResourceSlice", BINDING, f"{_DEVICE}.bindsToNode"),
+    GatedField("ResourceSlice", BINDING, f"{_DEVICE}.bindingConditions"),
+    GatedField("ResourceSlice", BINDING, f"{_DEVICE}.bindingFailureConditions"),
+    GatedField("ResourceSlice", ("DRAConsumableCapacity",), f"{_DEVICE}.allowMultipleAllocations"),
+    GatedField("ResourceSlice", ("DRAConsumableCapacity",), f"{_DEVICE}.capacity.*.requestPolicy"),
+    GatedField("ResourceSlice", ("DRADeviceCompatibilityGroups",), f"{_DEVICE}.consumesCounters.*.compatibilityGroups"),
+    *_claim_spec("ResourceClaim", "spec"),
+    *_claim_spec("ResourceClaimTemplate", "spec.spec"),
+    GatedField("ResourceClaim", ("DRAResourceClaimDeviceStatus",), "status.devices"),
+    GatedField("ResourceClaim", BINDING, "status.allocation.allocationTimestamp"),
+    GatedField("ResourceClaim", BINDING, f"{_RESULT}.bindingConditions"),
+    GatedField("ResourceClaim", BINDING, f"{_RESULT}.bindingFailureConditions"),
+    GatedField("ResourceClaim", ("DRAAdminAccess",), f"{_RESULT}.adminAccess"),
+    GatedField("ResourceClaim", ("DRADeviceTaints",), f"{_RESULT}.tolerations"),
+    GatedField("ResourceClaim", ("DRAConsumableCapacity",), f"{_RESULT}.shareID"),
+    GatedField("ResourceClaim", ("DRAConsumableCapacity",), f"{_RESULT}.consumedCapacity"),
+    GatedField("ResourceClaim", ("DRADeviceCompatibilityGroups",), f"{_RESULT}.compatibilityGroups"),
+)
+
+_BY_KIND: dict[str, tuple[GatedField, ...]] = {}
+for _field in GATED_FIELDS:
+    _BY_KIND[_field.kind] = _BY_KIND.get(_field.kind, ()) + (_field,)
+
+
+
+def _find(value: Any, steps: tuple[str, ...], path: Path = ()) -> Iterator[tuple[Path, dict[str, Any], str]]:
+    """Every place where the field at `steps` is present: (path, containing dict, key)."""
+    head, rest = steps[0], steps[1:]
+    if head == "*":
+        if isinstance(value, list):
+            items: Any = enumerate(value)
+        elif isinstance(value, dict):
+            items = ((MapKey(k), v) for k, v in value.items())
+        else:
+            return
+        for key, item in items:
+            yield from _find(item, rest, path + (key,))
+        return
+    if not isinstance(value, dict) or value.get(head) is None:
+        return
+    if not rest:
+        yield path + (head,), value, head
+    else:
+        yield from _find(value[head], rest, path + (head,))
+
+
+def in_use(obj: Any, gated: GatedField) -> bool:
+    return next(_find(obj, gated.steps), None) is not None
+
+
+def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: FeatureGates) -> list[Problem]:
+    """Drop, in place, every gated field whose gates are not all on, unless `old` already used it.
+    Returns one warning per dropped field, for tools that want to say so."""
+    dropped: list[Problem] = []
+    for gated in _BY_KIND.get(obj.get("kind", ""), ()):
+        if gates.enabled(*gated.gates) or (old is not None and in_use(old, gated)):
+            continue
+        for path, parent, key in list(_find(obj, gated.steps)):
+            del parent[key]
+            dropped.append(Problem(path, _dropped_message(gated, gates), RULE, "warning"))
+    return dropped
+
+
+def _dropped_message(gated: GatedField, gates: FeatureGates) -> str:
+    missing = [gate for gate in gated.gates if not gates.enabled(gate)]
+    unknown = [gate for gate in missing if not gates.known(gate)]
+    if unknown:
+        since = ", ".join(f"{gate} (from {GATE_HISTORY[gate][0]})" for gate in unknown)
+        return f"dropped: Kubernetes {gates.release} does not have feature gate {since}"
+    return f"dropped: feature gate {', '.join(missing)} is off"
+
+
+def default_off_warnings(obj: dict[str, Any], gates: FeatureGates) -> list[Problem]:
+    """A warning for every gated field present whose gate is off by default in `gates.release`."""
+    warnings: list[Problem] = []
+    defaults = FeatureGates(release=gates.release)
+    for gated in _BY_KIND.get(obj.get("kind", ""), ()):
+        off = [gate for gate in gated.gates if defaults.known(gate) and not defaults.enabled(gate)]
+        if not off or not gates.enabled(*gated.gates):
+            continue
+        for path, _, _ in _find(obj, gated.steps):
+            warnings.append(Problem(
+                path,
+                f"needs feature gate {' and '.join(off)}, off by default in Kubernetes {gates.release}",
+                RULE,
+                "warning",
+            ))
+    return warnings

@@ -1,0 +1,197 @@
+"""The JSON Schemas under `schemas/` (draft 2020-12): found by the group/version/kind they declare,
+cross-file `$ref`s resolved through one `referencing` registry, one compiled validator per kind.
+
+Each kind is compiled twice, once: jsonschema-rs (Rust) answers "valid?" for the common, valid case
+about a hundred times faster than python-jsonschema, which runs only on objects that fail, to list
+every error with the schema path the rule lookup needs.
+
+A schema error becomes a `Problem` whose rule comes from the nearest `x-rule` on the way from the
+schema root to the failing keyword (see schemas/resource.k8s.io/v1/definitions.schema.json), and whose
+message reads like kube-apiserver's field errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from draconform.paths import SCHEMAS_DIR
+from draconform.validation.problems import MapKey, Path, Problem
+
+DEFAULT_RULE = "DRA-API/OBJECT-SCHEMA"
+_SKIP_DIRS = {"harness"}  # the harness's own file formats, not Kubernetes objects
+
+
+@dataclass(frozen=True)
+class KindSchema:
+    api_version: str
+    kind: str
+    schema: dict[str, Any]
+    validator: jsonschema.Draft202012Validator
+    fast: Any  # jsonschema_rs validator of the same schema
+
+
+@cache
+def _registry_and_kinds() -> tuple[Registry, dict[tuple[str, str], dict[str, Any]], Any]:
+    resources: list[tuple[str, Resource[Any]]] = []
+    raw: list[tuple[str, dict[str, Any]]] = []
+    kinds: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(SCHEMAS_DIR.rglob("*.schema.json")):
+        if _SKIP_DIRS & set(path.relative_to(SCHEMAS_DIR).parts):
+            continue
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
+        raw.append((contents["$id"], contents))
+        gvk = contents.get("x-kubernetes-group-version-kind")
+        if gvk:
+            api_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+            kinds[(api_version, gvk["kind"])] = contents
+    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)
+
+
+def supported_kinds() -> list[tuple[str, str]]:
+    """(apiVersion, kind) pairs draconform has schemas for."""
+    return sorted(_registry_and_kinds()[1])
+
+
+@cache
+def kind_schema(api_version: str, kind: str) -> KindSchema | None:
+    """The compiled validator of a kind, built once per process."""
+    registry, kinds, fast_registry = _registry_and_kinds()
+    schema = kinds.get((api_version, kind))
+    if schema is None:
+        return None
+    validator = jsonschema.Draft202012Validator(schema, registry=registry)
+    fast = jsonschema_rs.validator_for(schema, registry=fast_registry)
+    return KindSchema(api_version, kind, schema, validator, fast)
+
+
+def schema_problems(kind_schema: KindSchema, obj: Any) -> list[Problem]:
+    if kind_schema.fast.is_valid(obj):
+        return []
+    return [_problem(kind_schema, error) for error in _leaf_errors(kind_schema.validator.iter_errors(obj))]
+
+
+def _leaf_errors(errors: Iterator[jsonschema.ValidationError]) -> Iterator[jsonschema.ValidationError]:
+    """Report the causes inside `allOf`/`anyOf` wrappers rather than the wrapper itself."""
+    for error in errors:
+        if error.validator in ("allOf",) and error.context:
+            yield from _leaf_errors(iter(error.context))
+        elif error.validator == "anyOf" and error.context:
+            # an optional-or-null field: the branch that is not `null` says what is wrong
+            best = [e for e in error.context if e.validator != "type" or e.validator_value != "null"]
+            yield from _leaf_errors(iter(best[:1] or error.context[:1]))
+        else:
+            yield error
+
+
+def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Problem:
+    rule, message_hint, path = _walk(kind_schema, error)
+    keyword = error.validator
+    value = error.instance
+    if keyword == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else "?"
+        return Problem(path + (missing,), "Required value", rule)
+    if keyword == "additionalProperties" and error.validator_value is False:
+        extras = [key for key in value if key not in (error.schema.get("properties") or {})]
+        return Problem(path + (extras[0] if extras else "?",), "unknown field", rule)
+    if keyword == "uniqueItems":  # upstream reports the repeated item, not the list
+        for index, item in enumerate(value):
+            if item in value[:index]:
+                return Problem(path + (index,), f"Duplicate value: {json.dumps(item)}", rule)
+    if "propertyNames" in error.absolute_schema_path:
+        return Problem(path + (MapKey(value),), f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
+    return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule)
+
+
+def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:  # noqa: C901 - one line per keyword
+    if keyword == "maxItems":
+        return f"Too many: {len(value)}: must have at most {limit} items"
+    if keyword == "minItems":
+        return hint or f"Required value: must have at least {limit} item{'s' if limit != 1 else ''}"
+    if keyword == "maxProperties":
+        return hint or f"Too many: {len(value)}: must have at most {limit} entries"
+    if keyword == "minProperties":
+        return hint or f"Required value: must have at least {limit} entries"
+    if keyword == "maxLength":
+        return f"Too long: may not be more than {limit} characters"
+    if keyword == "minLength":
+        return "Required value"
+    if keyword == "pattern":
+        return f"Invalid value: {value!r}: {hint or 'has an invalid format'}"
+    if keyword == "enum":
+        return f"Unsupported value: {value!r}: supported values: {', '.join(repr(v) for v in limit)}"
+    if keyword == "const":
+        return f"Invalid value: {json.dumps(value)}: {hint or f'must be {json.dumps(limit)}'}"
+    if keyword == "uniqueItems":
+        seen: list[Any] = []
+        for item in value:
+            if item in seen:
+                return f"Duplicate value: {json.dumps(item)}"
+            seen.append(item)
+        return "Duplicate value"
+    if keyword == "type":
+        wanted = " or ".join(limit) if isinstance(limit, list) else limit
+        return hint if hint and wanted == "object" else f"Invalid value: {json.dumps(value)[:80]}: must be of type {wanted}"
+    if keyword in ("minimum", "exclusiveMinimum"):
+        return f"Invalid value: {value}: must be greater than {'or equal to ' if keyword == 'minimum' else ''}{limit}"
+    if keyword in ("maximum", "exclusiveMaximum"):
+        return f"Invalid value: {value}: must be less than {'or equal to ' if keyword == 'maximum' else ''}{limit}"
+    return f"Invalid value: {keyword} {limit!r}"
+
+
+def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[str, str | None, Path]:
+    """Follow the error's schema path from the root, through `$ref`s, collecting the nearest `x-rule`
+    (inherited downwards) and `x-message` (of the failing subschema or the `$ref` that led to it), and
+    mark which instance path elements are map keys so they render as `[key]`."""
+    resolver = kind_schema.validator._resolver  # noqa: SLF001 - the validator's resolver knows the base URIs
+    schema: Any = kind_schema.schema
+    rule, hint = DEFAULT_RULE, None
+    instance_path = list(error.absolute_path)
+    path: list[str | int] = []
+    position = 0
+    steps = list(error.absolute_schema_path)
+    property_next = False
+    for step in steps[:-1]:
+        if isinstance(schema, dict):
+            rule, hint = _annotations(schema, rule, hint, None)
+        if step == "$ref" and isinstance(schema, dict):
+            continue  # some jsonschema versions name the `$ref` step, others go straight through it
+        while isinstance(schema, dict) and "$ref" in schema and step not in schema:
+            resolved = resolver.lookup(schema["$ref"])
+            schema, resolver = resolved.contents, resolved.resolver
+            rule, hint = _annotations(schema, rule, hint, None)
+        hint = None
+        consumes = property_next or step == "items" or (
+            step == "additionalProperties" and isinstance(schema, dict) and isinstance(schema.get(step), dict))
+        if consumes and position < len(instance_path):
+            element = instance_path[position]
+            path.append(MapKey(element) if step == "additionalProperties" else element)
+            position += 1
+        property_next = step in ("properties", "patternProperties") and not property_next
+        schema = schema[step]
+    last = steps[-1] if steps else None
+    while isinstance(schema, dict) and "$ref" in schema and last not in schema:
+        resolved = resolver.lookup(schema["$ref"])
+        rule, hint = _annotations(schema, rule, hint, None)
+        schema, resolver = resolved.contents, resolved.resolver
+    if isinstance(schema, dict):
+        rule, hint = _annotations(schema, rule, hint, last)
+    path.extend(instance_path[position:])
+    return rule, hint, tuple(path)
+
+
+def _annotations(schema: dict[str, Any], rule: str, hint: str | None, keyword: Any) -> tuple[str, str | None]:
+    tagged = schema.get("x-rule")
+    if isinstance(tagged, str):
+        rule = tagged
+    elif isinstance(tagged, dict) and keyword in tagged:
+        rule = tagged[keyword]
+    return rule, schema.get("x-message", hint)
