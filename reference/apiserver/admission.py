@@ -1,0 +1,31 @@
+"""kube-apiserver's validation and disabled-field handling for the DRA kinds, installed into the
+reference store: a mutator drops fields whose feature gate is off (kept on update when the stored
+object already had them), then an admission check refuses the write with every problem found. Both
+come from `draconform.validation`, the layer `draconform validate` uses."""
+
+from __future__ import annotations
+
+from draconform.reference.apiserver.store import Operation, Store
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import FieldCause, Obj
+from draconform.validation import errors, is_validated, validate_object
+from draconform.validation.gates import strip_disabled
+
+
+def drop_disabled_fields(operation: Operation, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
+    if is_validated(new):
+        strip_disabled(new, old, gates)
+    return new
+
+
+def install(store: Store) -> None:
+    """Wire validation into `store`; it reads `store.gates` on every write, so an API server restart
+    with other gates takes effect at once."""
+
+    def validate(operation: Operation, new: Obj, old: Obj | None) -> list[FieldCause]:
+        if not is_validated(new):
+            return []  # the store itself refuses kinds it does not serve
+        return [FieldCause(p.field, p.message, p.rule) for p in errors(validate_object(new, store.gates, old))]
+
+    store.add_mutator(drop_disabled_fields)
+    store.add_admission(validate)
