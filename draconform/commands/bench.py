@@ -1,0 +1,130 @@
+"""`draconform bench`: throughput benchmarks of the reference implementation, run in-process.
+
+The workload registry: each benchmark is a `Workload` (name, one-line summary, a function from
+`BenchOptions` to a list of `Measurement`s), registered with the `@workload(name, summary)` decorator in a
+provider module listed in `PROVIDERS` (imported when the command runs), or registered in this file as
+`validation` is. A `Measurement` is `Measurement(workload, unit, value, detail)`, plus the allocation core
+it ran with where that matters. Figures are this machine's wall clock: tests run workloads only at tiny
+scale and never assert on speed.
+
+Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
+against the oracle); `validation` below wraps `draconform.validation.bench`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+PROVIDERS = ("draconform.bench.dra",)
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    scale: float = 1.0  # multiplies node, pod and object counts; 1.0 is the full (upstream) shape
+    allocators: tuple[str, ...] = ("columnar",)  # allocation cores the scheduler workloads run with
+    oracle_pods: int = 20  # measured pods for the oracle in the core comparison (it is slow by design)
+
+
+@dataclass
+class Measurement:
+    workload: str
+    unit: str  # e.g. "pods/s", "objects/s"
+    value: float
+    detail: str = ""  # what was measured: sizes, elapsed time
+    allocator: str = ""  # the allocation core, for scheduler workloads
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    summary: str
+    run: Callable[[BenchOptions], list[Measurement]]
+
+
+WORKLOADS: dict[str, Workload] = {}
+Runner = Callable[[BenchOptions], list[Measurement]]
+
+
+def workload(name: str, summary: str) -> Callable[[Runner], Runner]:
+    """Register a benchmark under `name`; names are unique across providers."""
+
+    def register_it(run: Runner) -> Runner:
+        if name in WORKLOADS:
+            raise ValueError(f"benchmark workload {name!r} is registered twice")
+        WORKLOADS[name] = Workload(name, summary, run)
+        return run
+
+    return register_it
+
+
+@workload("validation", "objects/s through schema and rule validation of a generated corpus of DRA objects")
+def _validation(options: BenchOptions) -> list[Measurement]:
+    from draconform.validation.bench import validation_throughput
+
+    return validation_throughput(size=max(10, int(10_000 * options.scale)))
+
+
+def load_workloads() -> dict[str, Workload]:
+    for module in PROVIDERS:
+        importlib.import_module(module)
+    return WORKLOADS
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("bench", help="run throughput benchmarks of the reference implementation",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("workloads", nargs="*", metavar="WORKLOAD", help="workloads to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply node, pod and object counts (default 1: the full shapes)")
+    parser.add_argument("--allocator", choices=("columnar", "oracle", "both"), default="columnar",
+                        help="allocation core for the scheduler workloads (default: columnar)")
+    parser.add_argument("--oracle-pods", type=int, default=20,
+                        help="pods the oracle is measured on when compared with the polars core (default 20)")
+    parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    workloads = load_workloads()
+    if args.list:
+        for item in workloads.values():
+            print(f"{item.name}\n    {item.summary}")
+        return 0
+    unknown = [name for name in args.workloads if name not in workloads]
+    if unknown:
+        print(f"error: unknown workload(s) {', '.join(unknown)}; see --list", file=sys.stderr)
+        return 2
+    if args.scale <= 0 or args.oracle_pods <= 0:
+        print("error: --scale and --oracle-pods must be positive", file=sys.stderr)
+        return 2
+    allocators = ("columnar", "oracle") if args.allocator == "both" else (args.allocator,)
+    options = BenchOptions(scale=args.scale, allocators=allocators, oracle_pods=args.oracle_pods)
+    results: list[Measurement] = []
+    if args.output == "text":
+        print(f"# draconform bench on {_machine()['cpus']} CPU(s), Python {_machine()['python']}, scale {args.scale:g}")
+    for name in args.workloads or list(workloads):
+        for measurement in workloads[name].run(options):
+            results.append(measurement)
+            if args.output == "text":
+                print(line(measurement), flush=True)
+    if args.output == "json":
+        print(json.dumps({"machine": _machine(), "scale": args.scale,
+                          "measurements": [asdict(m) for m in results]}, indent=2))
+    return 0
+
+
+def line(m: Measurement) -> str:
+    core = f" [{m.allocator}]" if m.allocator else ""
+    return f"{m.workload}{core}: {m.value:,.1f} {m.unit}" + (f"  ({m.detail})" if m.detail else "")
+
+
+def _machine() -> dict[str, Any]:
+    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count()}
