@@ -1,0 +1,382 @@
+@api-validation
+Feature: A ResourceSlice describes one part of a pool, for one place (resource.k8s.io/v1 ResourceSlice)
+
+  Rule: DRA-API/SLICE-DRIVER-NAME  The driver is a DNS subdomain of at most 63 characters
+
+    Scenario Outline: A slice of driver "<driver>"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: <driver>
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | driver                                                            | outcome                                                          |
+        | gpu.example.com                                                   | accepted                                                         |
+        | GPU.example.com                                                   | rejected at "spec.driver" by rule "DRA-API/SLICE-DRIVER-NAME"    |
+        | a012345678901234567890123456789012345678901234567891.example.com | rejected at "spec.driver" by rule "DRA-API/SLICE-DRIVER-NAME"    |
+
+  Rule: DRA-API/SLICE-POOL  Pool names are DNS subdomains joined by '/'; generation >= 0; resourceSliceCount >= 1
+
+    Scenario Outline: A pool "<pool>" at generation <generation> with <count> slices
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: "<pool>", generation: <generation>, resourceSliceCount: <count>}
+          nodeName: node-1
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | pool             | generation | count | outcome                                                                         |
+        | rack-1/node-1    | 0          | 1     | accepted                                                                        |
+        | rack-1//node-1   | 0          | 1     | rejected at "spec.pool.name" by rule "DRA-API/SLICE-POOL"                       |
+        | node-1           | -1         | 1     | rejected at "spec.pool.generation" by rule "DRA-API/SLICE-POOL"                 |
+        | node-1           | 0          | 0     | rejected at "spec.pool.resourceSliceCount" by rule "DRA-API/SLICE-POOL"         |
+
+  Rule: DRA-API/SLICE-NODE-SELECTION-ONE-OF  Exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection
+
+    Scenario Outline: A slice for <where>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: pool, generation: 1, resourceSliceCount: 1}
+          <selection>
+          <more>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | where                        | selection                    | more                 | outcome                                                                   |
+        | one node                     | nodeName: node-1             | # only that          | accepted                                                                  |
+        | every node                   | allNodes: true               | # only that          | accepted                                                                  |
+        | no node at all               | # nothing                    | # nothing            | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
+        | a node and every node        | nodeName: node-1             | allNodes: true       | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
+        | a node with an invalid name  | nodeName: Node_1             | # only that          | rejected at "spec.nodeName" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF" |
+
+  Rule: DRA-API/SLICE-NODE-SELECTOR-ONE-TERM  A slice's nodeSelector has exactly one term
+
+    Scenario Outline: A node selector with <terms> terms
+      When the user creates the ResourceSlice with "spec.nodeSelector.nodeSelectorTerms" repeated <terms> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchExpressions: [{key: example.com/rack, operator: In, values: [rack-1]}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | terms | outcome                                                                                               |
+        | 1     | accepted                                                                                              |
+        | 2     | rejected at "spec.nodeSelector.nodeSelectorTerms" by rule "DRA-API/SLICE-NODE-SELECTOR-ONE-TERM"      |
+
+  Rule: DRA-API/SLICE-NODE-SELECTION-TRUE-ONLY  allNodes and perDeviceNodeSelection are only ever true
+
+    Scenario Outline: allNodes set to <value>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: <value>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | value | outcome                                                                          |
+        | true  | accepted                                                                         |
+        | false | rejected at "spec.allNodes" by rule "DRA-API/SLICE-NODE-SELECTION-TRUE-ONLY"     |
+
+  Rule: DRA-API/SLICE-DEVICE-NAMES-UNIQUE  Device names are unique within a slice
+
+    Scenario Outline: Devices named <first> and <second>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: <first>
+          - name: <second>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | first | second | outcome                                                                               |
+        | gpu-0 | gpu-1  | accepted                                                                              |
+        | gpu-0 | gpu-0  | rejected at "spec.devices[1].name" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE"        |
+
+  Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints or consumes counters
+
+    Scenario Outline: A slice of <count> plain devices
+      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                  |
+        | 128   | accepted                                                                 |
+        | 129   | rejected at "spec.devices" by rule "DRA-API/SLICE-MAX-DEVICES"           |
+
+    Scenario Outline: A slice of <count> tainted devices
+      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu
+            taints: [{key: example.com/maintenance, effect: NoSchedule}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                  |
+        | 64    | accepted                                                                 |
+        | 65    | rejected at "spec.devices" by rule "DRA-API/SLICE-MAX-DEVICES"           |
+
+  Rule: DRA-API/DEVICE-NAME  A device name is a DNS label
+
+    Scenario Outline: A device named "<name>"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: "<name>"
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | name      | outcome                                                                   |
+        | gpu-0     | accepted                                                                  |
+        | gpu.0     | rejected at "spec.devices[0].name" by rule "DRA-API/DEVICE-NAME"          |
+        | GPU-0     | rejected at "spec.devices[0].name" by rule "DRA-API/DEVICE-NAME"          |
+
+  Rule: DRA-API/DEVICE-QUALIFIED-NAMES  Attribute and capacity names are C identifiers, optionally with a domain
+
+    Scenario Outline: An attribute named "<attribute>"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            attributes:
+              "<attribute>": {string: h100}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | attribute                               | outcome                                                                                                        |
+        | model                                   | accepted                                                                                                       |
+        | gpu.example.com/model                   | accepted                                                                                                       |
+        | gpu-model                               | rejected at "spec.devices[0].attributes[gpu-model]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"                   |
+        | gpu.example.com/sub/model               | rejected at "spec.devices[0].attributes[gpu.example.com/sub/model]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"   |
+        | a23456789012345678901234567890123       | rejected at "spec.devices[0].attributes[a23456789012345678901234567890123]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+
+  Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
+
+    Scenario Outline: A device with <attributes> attributes and one capacity
+      When the user creates the ResourceSlice with "spec.devices[0].attributes" repeated <attributes> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            capacity:
+              memory: {value: 80Gi}
+            attributes:
+              a: {int: 1}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | attributes | outcome                                                                                  |
+        | 31         | accepted                                                                                 |
+        | 32         | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES"         |
+
+  Rule: DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE  An attribute has exactly one typed value
+
+    Scenario Outline: An attribute with <value>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            attributes:
+              numa: <value>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | value                  | outcome                                                                                        |
+        | {int: 0}               | accepted                                                                                       |
+        | {}                     | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
+        | {int: 0, string: "0"}  | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
+
+  Rule: DRA-API/DEVICE-ATTRIBUTE-VALUE-LENGTH  String and version values are at most 64 characters
+
+    Scenario Outline: A <type> attribute of <length> characters
+      When the user creates the ResourceSlice with "spec.devices[0].attributes[value].<type>" padded with "<pad>" to <length> characters:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            attributes:
+              value: {<type>: "<start>"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | type    | start  | pad | length | outcome                                                                                                     |
+        | string  | x      | x   | 64     | accepted                                                                                                    |
+        | string  | x      | x   | 65     | rejected at "spec.devices[0].attributes[value].string" by rule "DRA-API/DEVICE-ATTRIBUTE-VALUE-LENGTH"      |
+        | version | 1.0.0- | a   | 64     | accepted                                                                                                    |
+        | version | 1.0.0- | a   | 65     | rejected at "spec.devices[0].attributes[value].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VALUE-LENGTH"     |
+
+  Rule: DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER  Version attributes are semantic versions
+
+    Scenario Outline: A driver version "<version>"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            attributes:
+              driverVersion: {version: "<version>"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | version          | outcome                                                                                                         |
+        | 1.2.3            | accepted                                                                                                        |
+        | 2.0.0-rc.1+b.5   | accepted                                                                                                        |
+        | 1.2              | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
+        | v1.2.3           | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
+        | 01.2.3           | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
+
+  Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
+
+    Scenario Outline: A capacity with a request policy on a device shared <shared>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: <shared>
+            capacity:
+              memory:
+                value: 80Gi
+                requestPolicy: {default: 10Gi, validRange: {min: 10Gi, step: 10Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | shared | outcome                                                                                                   |
+        | true   | accepted                                                                                                  |
+        | false  | rejected at "spec.devices[0].capacity[memory].requestPolicy" by rule "DRA-API/CAPACITY-REQUEST-POLICY"    |
+
+  Rule: DRA-API/DEVICE-NODE-SELECTION  Per-device node selection only with perDeviceNodeSelection, then exactly one
+
+    Scenario Outline: A device with <selection> in a slice <mode>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
+          <slice>
+          devices:
+          - name: gpu-0
+            <device>
+            <more>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | selection   | mode                 | slice                        | device           | more            | outcome                                                                        |
+        | a node      | selecting per device | perDeviceNodeSelection: true | nodeName: node-1 | # only that     | accepted                                                                       |
+        | no node     | selecting per device | perDeviceNodeSelection: true | # nothing        | # nothing       | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
+        | two choices | selecting per device | perDeviceNodeSelection: true | nodeName: node-1 | allNodes: true  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
+        | a node      | for one node         | nodeName: node-1             | nodeName: node-2 | # only that     | rejected at "spec.devices[0].nodeName" by rule "DRA-API/DEVICE-NODE-SELECTION" |
+
+  Rule: DRA-API/DEVICE-MAX-TAINTS  At most 16 taints per device (4 in Kubernetes 1.34)
+
+    Scenario Outline: A device with <taints> taints on Kubernetes <release>
+      Given kube-apiserver version "<release>" with feature gates "DRADeviceTaints=on"
+      When the user creates the ResourceSlice with "spec.devices[0].taints" repeated <taints> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            taints: [{key: example.com/t, effect: NoSchedule}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | release | taints | outcome                                                                           |
+        | 1.35    | 16     | accepted                                                                          |
+        | 1.35    | 17     | rejected at "spec.devices[0].taints" by rule "DRA-API/DEVICE-MAX-TAINTS"          |
+        | 1.34    | 4      | accepted                                                                          |
+        | 1.34    | 5      | rejected at "spec.devices[0].taints" by rule "DRA-API/DEVICE-MAX-TAINTS"          |
+
+  Rule: DRA-API/DEVICE-TAINT-FORMAT  A taint has a qualified key, a label value and a known effect
+
+    Scenario Outline: A taint <key>=<value> with effect <effect>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            taints: [{key: "<key>", value: "<value>", effect: "<effect>"}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | key                    | value     | effect     | outcome                                                                                   |
+        | example.com/ecc-errors | many      | NoSchedule | accepted                                                                                  |
+        | example.com/ecc-errors | many      | None       | accepted                                                                                  |
+        | ecc errors             | many      | NoSchedule | rejected at "spec.devices[0].taints[0].key" by rule "DRA-API/DEVICE-TAINT-FORMAT"         |
+        | example.com/ecc-errors | too many! | NoSchedule | rejected at "spec.devices[0].taints[0].value" by rule "DRA-API/DEVICE-TAINT-FORMAT"       |
+        | example.com/ecc-errors | many      | Evict      | rejected at "spec.devices[0].taints[0].effect" by rule "DRA-API/DEVICE-TAINT-FORMAT"      |

@@ -1,0 +1,146 @@
+"""Steps for API validation scenarios: write an object as a user would (create, update its spec or
+status), possibly grown to a limit, and observe whether the API server accepted it and, if not, which
+field and rule it cited. Everything goes through the `sut` seam, so the same scenarios check a real
+kube-apiserver (whose causes carry no rule IDs: there only the field is compared)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from pytest_bdd import parsers, then, when
+
+from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
+from draconform.sut import ApiError, Obj, SystemUnderTest
+
+KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate)"
+# An optional way to grow the docstring's object to a limit: repeat the last item of a list (or entry
+# of a map) until it has N entries, or pad a string to N characters.
+GROWTH = (r'(?: with "(?P<path>[^"]+)" (?:repeated (?P<times>\d+) times'
+          r'|padded with "(?P<pad>[^"]*)" to (?P<length>\d+) characters))?')
+
+
+@dataclass
+class Outcome:
+    """The answer to the last write: the stored object, or the API error."""
+
+    obj: Obj | None = None
+    error: ApiError | None = None
+
+
+@pytest.fixture
+def outcome() -> Outcome:
+    return Outcome()
+
+
+def parse_path(text: str) -> list[str | int]:
+    """`spec.devices[0].attributes[gpu.example.com/model]` -> ["spec", "devices", 0, "attributes", "gpu..."]."""
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([^.\[\]]+)|\[([^\]]*)\]", text):
+        parts.append(name if name else int(index) if index.isdigit() else index)
+    return parts
+
+
+def _locate(obj: Any, path: list[str | int]) -> Any:
+    for part in path:
+        obj = obj[part]
+    return obj
+
+
+def _unique(value: Any, number: int, separator: str) -> Any:
+    """The `number`th copy of a list item or map key, made distinct where names must differ."""
+    if isinstance(value, str):
+        return f"{value}{separator}{number}"
+    if isinstance(value, dict):
+        copy = dict(value)
+        for key in ("name", "uid", "counterSet"):
+            if isinstance(copy.get(key), str):
+                copy[key] = f"{copy[key]}-{number}"
+        return copy
+    return value
+
+
+def grow(obj: Obj, path: str | None, times: str | None, pad: str | None, length: str | None) -> Obj:
+    """Apply the GROWTH clause of a step to `obj`."""
+    if path is None:
+        return obj
+    parts = parse_path(path)
+    parent = _locate(obj, parts[:-1])
+    target = parent[parts[-1]]
+    if length is not None:
+        assert isinstance(target, str), f"{path} is not a string"
+        fill = pad or " "
+        parent[parts[-1]] = (target + fill * int(length))[: int(length)]
+    elif isinstance(target, list):
+        assert target, f"{path} needs one item to repeat"
+        template = target[-1]
+        target.extend([_unique(template, number, "-") for number in range(1, int(times or 0) - len(target) + 1)])
+    elif isinstance(target, dict):
+        assert target, f"{path} needs one entry to repeat"
+        key, value = list(target.items())[-1]
+        for number in range(1, int(times or 0) - len(target) + 1):
+            target[_unique(key, number, "")] = value
+    return obj
+
+
+def _attempt(outcome: Outcome, write: Any) -> None:
+    outcome.obj, outcome.error = None, None
+    try:
+        outcome.obj = write()
+    except ApiError as error:
+        outcome.error = error
+
+
+def _namespace(kind: str) -> str | None:
+    return NAMESPACE if kind in NAMESPACED else None
+
+
+@when(parsers.re(r"the user creates the " + KINDS + GROWTH + ":"))
+def user_creates(sut: SystemUnderTest, outcome: Outcome, kind: str, docstring: str, path: str | None,
+                 times: str | None, pad: str | None, length: str | None) -> None:
+    (obj,) = load_docstring(docstring, kind)
+    metadata = obj.setdefault("metadata", {})
+    metadata.setdefault("name", kind.lower())
+    if kind in NAMESPACED:
+        metadata.setdefault("namespace", NAMESPACE)
+    _attempt(outcome, lambda: sut.create(grow(obj, path, times, pad, length)))
+
+
+@when(parsers.re(r'the user updates the (?P<part>spec|status) of ' + KINDS + r' "(?P<name>[^"]+)"' + GROWTH + ":"))
+def user_updates(sut: SystemUnderTest, outcome: Outcome, part: str, kind: str, name: str, docstring: str,
+                 path: str | None, times: str | None, pad: str | None, length: str | None) -> None:
+    """Replace the object's spec (an update) or status (through the status subresource)."""
+    obj = must_get(sut, kind, name)
+    (new_part,) = load_docstring(docstring) if docstring.strip() else ({},)
+    obj[part] = new_part
+    grow(obj, path, times, pad, length)
+    _attempt(outcome, lambda: sut.update_status(obj) if part == "status" else sut.update(obj))
+
+
+@then("the request is accepted")
+def request_accepted(outcome: Outcome) -> None:
+    assert outcome.error is None, f"the API server refused the request: {outcome.error}"
+
+
+@then(parsers.re(r'the request is rejected at "(?P<field>[^"]*)" by rule "(?P<rule>[^"]+)"'))
+def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
+    error = outcome.error
+    assert error is not None, "the API server accepted the request"
+    assert error.reason == "Invalid", f"expected an Invalid error, got {error}"
+    causes = [cause for cause in error.causes if cause.field == field and cause.rule in (None, rule)]
+    listed = "; ".join(f"{c.field}: {c.message} ({c.rule})" for c in error.causes) or error.message
+    assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
+
+
+@then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate) "(?P<name>[^"]+)"'
+                 r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
+def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
+    obj = must_get(sut, kind, name)
+    try:
+        _locate(obj, parse_path(path))
+        present = True
+    except (KeyError, IndexError, TypeError):
+        present = False
+    assert present == (verb == "has"), f"{kind} {name!r} {'lacks' if verb == 'has' else 'still has'} {path}"
