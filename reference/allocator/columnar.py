@@ -98,12 +98,13 @@ class _PoolView:
     counters: pl.DataFrame  # counter sets of complete valid pools
     consumption: pl.DataFrame  # consumption of newest_devices, with driver/pool/name
     problem_slices: list[dict[str, Any]]  # newest slices of incomplete or invalid pools, with the reason
+    any_consumes: bool  # whether any usable device consumes counters (else counters are never looked at)
     masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
 
 
 @dataclass
 class _AltCandidates:
-    local: dict[str, list[tuple[int, int]]]  # node -> [(rank, device_id)], rank order
+    local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
     local_errors: dict[str, str]  # node -> first error there
     shared_errors: list[tuple[int | None, str]]  # (sel_id or None, error)
@@ -347,6 +348,7 @@ class ColumnarAllocator:
             counters=counters.join(good, on=POOL_KEY, how="semi").drop_nulls("counter"),
             consumption=consumption.join(good, on=POOL_KEY, how="semi"),
             problem_slices=problem_slices,
+            any_consumes=bool(usable.get_column("consumes").any()),
         )
         self._view_version = self._slice_version
         return self._view
@@ -379,9 +381,9 @@ class ColumnarAllocator:
         return self._held_frame
 
     def _begin(self, claims: Sequence[Obj], assumed: Sequence[Obj]) -> _Attempt:
-        key = (self._slice_version, self._claim_version,
-               tuple((id(c), c.get("metadata", {}).get("resourceVersion")) for c in claims),
-               tuple((id(c), c.get("metadata", {}).get("resourceVersion")) for c in assumed))
+        """The attempt for these claims: the scheduler asks node after node with the same claim objects, so
+        they are recognised by identity (the attempt keeps them alive) and by the store's state."""
+        key = (self._slice_version, self._claim_version, tuple(map(id, claims)), tuple(map(id, assumed)))
         if self._attempt is not None and key == self._attempt_key:
             return self._attempt
         self._attempt = None
@@ -420,8 +422,9 @@ class ColumnarAllocator:
         frame = frame.sort("rank")
         local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
             pl.col("rank"), pl.col("device_id"))
-        local = {node: list(zip(ranks, ids, strict=True))
-                 for node, ranks, ids in local_rows.select("node_name", "rank", "device_id").iter_rows()}
+        columns = local_rows.select("node_name", "rank", "device_id").to_dict(as_series=False)
+        local = {node: (ranks, ids)
+                 for node, ranks, ids in zip(columns["node_name"], columns["rank"], columns["device_id"], strict=True)}
         shared = [(rank, device_id, None if all_nodes else sel_id)
                   for rank, device_id, sel_id, all_nodes in frame.filter(pl.col("node_name").is_null())
                   .select("rank", "device_id", "sel_id", "all_nodes").iter_rows()]
@@ -475,7 +478,7 @@ class ColumnarAllocator:
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if self._needs_counters(lists) else {})
+                         self._available(attempt) if self._pool_view().any_consumes else {})
         if search.run():
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
@@ -486,9 +489,6 @@ class ColumnarAllocator:
                                   + "; ".join(f"{d}/{p}: {why}" for (d, p), why in sorted(invalid.items())))
         return NodeAllocation(None, {plan.name: failure_reason(plan, lambda alt: len(lists[(alt.claim_index, alt.name)]))
                                      for plan in attempt.plans})
-
-    def _needs_counters(self, lists: dict[tuple[int, str], list[int]]) -> bool:
-        return any(self._devices[d].consumes for ids in lists.values() for d in ids)
 
     def _compat_tracker(self, attempt: _Attempt, assumed: Sequence[Obj]) -> Tracker:
         """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
@@ -510,11 +510,11 @@ class ColumnarAllocator:
 
     def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
-        local = found.local.get(str(node["metadata"]["name"]), [])
+        ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
         if not shared:
-            return [d for _, d in local]
-        return [d for _, d in heapq.merge(local, shared)]
+            return list(ids)
+        return [d for _, d in heapq.merge(zip(ranks, ids), shared)]
 
     def _on_node(self, sel_id: int | None, node: Obj) -> bool:
         """allNodes (None) reaches every node; a node selector is matched once per node state."""

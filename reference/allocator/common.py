@@ -346,6 +346,9 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
 def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
     """Class configs once per class (with the requests that use the class), then the claim's configs that
     apply to an allocated request or to all of them."""
+    claim_config = (plan.claim.get("spec", {}).get("devices") or {}).get("config") or []
+    if not claim_config and not any(plan.class_configs.values()):
+        return []
     used_by: dict[str, list[str]] = {}
     for pick in picks:
         names = used_by.setdefault(pick.alt.class_name, [])
@@ -356,7 +359,7 @@ def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
         for entry in plan.class_configs.get(class_name, []):
             config.append({"source": "FromClass", "requests": list(requests), **_config_body(entry)})
     allocated = {pick.alt.name for pick in picks} | {pick.alt.request for pick in picks}
-    for entry in (plan.claim.get("spec", {}).get("devices") or {}).get("config") or []:
+    for entry in claim_config:
         wanted = list(entry.get("requests") or [])
         if not wanted or any(name in allocated for name in wanted):
             item: Obj = {"source": "FromClaim", **_config_body(entry)}

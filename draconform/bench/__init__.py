@@ -1,0 +1,1 @@
+"""Benchmark workloads registered with `draconform bench` (see draconform/commands/bench.py)."""

@@ -1,0 +1,25 @@
+"""The DRA bench workloads run end to end at tiny scale (every measured pod must be bound, or the workload
+raises); speed itself is `draconform bench`'s business, never asserted here."""
+
+from __future__ import annotations
+
+import pytest
+
+from draconform.bench import dra  # noqa: F401  (registers the workloads)
+from draconform.commands.bench import WORKLOADS, BenchOptions
+
+DRA_WORKLOADS = sorted(name for name in WORKLOADS if "/" in name)
+
+
+@pytest.mark.parametrize("name", DRA_WORKLOADS)
+def test_workload_runs_and_reports_pods_per_second(name: str) -> None:
+    results = WORKLOADS[name].run(BenchOptions(scale=0.01, allocators=("columnar",), oracle_pods=3))
+    assert results
+    assert all(m.value > 0 for m in results)
+    assert {m.unit for m in results} <= {"pods/s", "x"}
+
+
+def test_the_comparison_measures_both_cores_on_the_same_pods() -> None:
+    results = WORKLOADS["AllocatorComparison/500nodes_half"].run(BenchOptions(scale=0.01, oracle_pods=3))
+    assert [m.allocator for m in results] == ["columnar", "oracle", "columnar/oracle"]
+    assert all("3 measured pods" in m.detail for m in results[:2])
