@@ -35,14 +35,32 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
     return problems
 
 
+# Raw JSON carried verbatim: a null there is data, not an unset field.
+_RAW_FIELDS = frozenset({"parameters", "data"})
+
+
+def drop_nulls(value: Any) -> None:
+    """Remove, in place, fields set to null, as the API server's decoder reads them as unset."""
+    if isinstance(value, dict):
+        for key in [k for k, v in value.items() if v is None]:
+            del value[key]
+        for key, item in value.items():
+            if key not in _RAW_FIELDS:
+                drop_nulls(item)
+    elif isinstance(value, list):
+        for item in value:
+            drop_nulls(item)
+
+
 def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]]:
     """What an API server with `gates` makes of `obj` on create: the object after gated fields are
     dropped, and every problem, with warnings for fields that need a gate off by default in the
     release or that were dropped."""
     if not is_validated(obj):
         return obj, validate_object(obj, gates)
-    warnings = default_off_warnings(obj, gates)
     stored = _copy(obj)
+    drop_nulls(stored)
+    warnings = default_off_warnings(stored, gates)
     warnings += strip_disabled(stored, None, gates)
     return stored, warnings + validate_object(stored, gates)
 

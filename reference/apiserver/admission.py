@@ -9,11 +9,13 @@ from draconform.reference.apiserver.store import Operation, Store
 from draconform.reference.featuregates import FeatureGates
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
+from draconform.validation.core import drop_nulls
 from draconform.validation.gates import strip_disabled
 
 
 def drop_disabled_fields(operation: Operation, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
     if is_validated(new):
+        drop_nulls(new)
         strip_disabled(new, old, gates)
     return new
 
