@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from draconform.reference.allocator.interface import AllocatorFactory
+from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.binding import BindingController
@@ -52,6 +53,7 @@ class ReferenceCluster:
         self.events = EventRecorder(self.clock)
         self.metrics = MetricsRegistry()
         self.store = Store(self.clock, self._gates("kube-apiserver"))
+        install_admission(self.store)  # kube-apiserver validation and disabled-field dropping
         self.controller = ResourceClaimController(self.store, self.events)
         self.scheduler = self._new_scheduler()
         self.external: dict[str, ExternalController] = {}
