@@ -1,0 +1,126 @@
+@api-validation
+Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDeviceSelector, opaque configuration)
+
+  Rule: DRA-API/SELECTORS-MAX  At most 32 selectors in a class, a request or a subrequest
+
+    Scenario Outline: A class with <count> selectors
+      When the user creates the DeviceClass with "spec.selectors" repeated <count> times:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                |
+        | 32    | accepted                                                               |
+        | 33    | rejected at "spec.selectors" by rule "DRA-API/SELECTORS-MAX"           |
+
+    Scenario Outline: A request with <count> selectors
+      When the user creates the ResourceClaim with "spec.devices.requests[0].exactly.selectors" repeated <count> times:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "h100"'}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                                        |
+        | 32    | accepted                                                                                       |
+        | 33    | rejected at "spec.devices.requests[0].exactly.selectors" by rule "DRA-API/SELECTORS-MAX"       |
+
+  Rule: DRA-API/CEL-COMPILES  A selector compiles in the DRA CEL environment and yields a bool
+
+    Scenario Outline: A class selecting <what>
+      When the user creates the DeviceClass:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selectors:
+          - cel: {expression: '<expression>'}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | what                        | expression                                                                    | outcome                                                                       |
+        | by driver                   | device.driver == "gpu.example.com"                                            | accepted                                                                      |
+        | by memory                   | device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("40Gi"))     | accepted                                                                      |
+        | by driver version           | device.attributes["gpu.example.com"].driverVersion.isLessThan(semver("2.0.0")) | accepted                                                                     |
+        | with a syntax error         | device.driver ==                                                              | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | through an unknown variable | gpu.driver == "gpu.example.com"                                               | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | with a number, not a bool   | 1 + 1                                                                         | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+
+  Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
+
+    Scenario Outline: An expression of <length> characters
+      When the user creates the DeviceClass with "spec.selectors[0].cel.expression" padded with " " to <length> characters:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | length | outcome                                                                          |
+        | 10240  | accepted                                                                         |
+        | 10241  | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-MAX-LENGTH"  |
+
+  Rule: DRA-API/CONFIG-MAX  At most 32 configuration entries in a class or a claim
+
+    Scenario Outline: A class with <count> configuration entries
+      When the user creates the DeviceClass with "spec.config" repeated <count> times:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          config:
+          - opaque: {driver: gpu.example.com, parameters: {sharing: TimeSlicing}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                      |
+        | 32    | accepted                                                     |
+        | 33    | rejected at "spec.config" by rule "DRA-API/CONFIG-MAX"       |
+
+  Rule: DRA-API/CONFIG-OPAQUE  Opaque configuration names a driver and carries a JSON object of at most 10 KiB
+
+    Scenario Outline: Opaque parameters <parameters> for driver <driver>
+      When the user creates the DeviceClass:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          config:
+          - opaque: {driver: "<driver>", parameters: <parameters>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | driver          | parameters             | outcome                                                                                 |
+        | gpu.example.com | {sharing: TimeSlicing} | accepted                                                                                |
+        | gpu.example.com | [TimeSlicing]          | rejected at "spec.config[0].opaque.parameters" by rule "DRA-API/CONFIG-OPAQUE"          |
+        | GPU             | {sharing: TimeSlicing} | rejected at "spec.config[0].opaque.driver" by rule "DRA-API/CONFIG-OPAQUE"              |
+
+    Scenario Outline: Opaque parameters of <length> characters of text
+      When the user creates the DeviceClass with "spec.config[0].opaque.parameters.blob" padded with "x" to <length> characters:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          config:
+          - opaque: {driver: gpu.example.com, parameters: {blob: ""}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | length | outcome                                                                          |
+        | 10229  | accepted                                                                         |
+        | 10230  | rejected at "spec.config[0].opaque.parameters" by rule "DRA-API/CONFIG-OPAQUE"   |

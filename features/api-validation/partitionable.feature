@@ -1,0 +1,231 @@
+@api-validation
+Feature: Shared counters and counter consumption of partitionable devices (KEP-4815 API, KEP-5963 compatibilityGroups)
+
+  Rule: DRA-API/SLICE-DEVICES-OR-COUNTERS  From Kubernetes 1.35 a slice holds devices or counter sets, not both
+
+    Scenario Outline: One slice with a device and a counter set on Kubernetes <release>
+      Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu-0
+            counters: {memory: {value: 80Gi}}
+          devices:
+          - name: gpu-0-half
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 40Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | release | outcome                                                                   |
+        | 1.34    | accepted                                                                  |
+        | 1.35    | rejected at "spec" by rule "DRA-API/SLICE-DEVICES-OR-COUNTERS"            |
+        | 1.37    | rejected at "spec" by rule "DRA-API/SLICE-DEVICES-OR-COUNTERS"            |
+
+  Rule: DRA-API/SLICE-MAX-COUNTER-SETS  At most 8 counter sets per slice (1.34: at most 32 counters in all sets)
+
+    Scenario Outline: A slice with <sets> counter sets of <counters> counters on Kubernetes <release>
+      Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
+      When the user creates the ResourceSlice with "spec.sharedCounters" repeated <sets> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu
+            counters: <counters>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | release | sets | counters                                                     | outcome                                                                        |
+        | 1.37    | 8    | {memory: {value: 80Gi}}                                      | accepted                                                                       |
+        | 1.37    | 9    | {memory: {value: 80Gi}}                                      | rejected at "spec.sharedCounters" by rule "DRA-API/SLICE-MAX-COUNTER-SETS"     |
+        | 1.34    | 16   | {memory: {value: 80Gi}, sm: {value: "132"}}                  | accepted                                                                       |
+        | 1.34    | 11   | {memory: {value: 80Gi}, sm: {value: "132"}, ce: {value: "7"}} | rejected at "spec.sharedCounters" by rule "DRA-API/SLICE-MAX-COUNTER-SETS"    |
+
+  Rule: DRA-API/COUNTER-SET-NAMES  Counter set names are DNS labels, unique in the slice
+
+    Scenario Outline: Counter sets named <first> and <second>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          sharedCounters:
+          - name: "<first>"
+            counters: {memory: {value: 80Gi}}
+          - name: "<second>"
+            counters: {memory: {value: 80Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | first | second | outcome                                                                         |
+        | gpu-0 | gpu-1  | accepted                                                                        |
+        | gpu-0 | gpu-0  | rejected at "spec.sharedCounters[1].name" by rule "DRA-API/COUNTER-SET-NAMES"   |
+        | gpu-0 | gpu.1  | rejected at "spec.sharedCounters[1].name" by rule "DRA-API/COUNTER-SET-NAMES"   |
+
+  Rule: DRA-API/COUNTER-SET-COUNTERS  A counter set has 1 to 32 counters with DNS-label names and quantity values
+
+    Scenario Outline: A counter set with <counters> counters
+      When the user creates the ResourceSlice with "spec.sharedCounters[0].counters" repeated <counters> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu-0
+            counters: {c: {value: "1"}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | counters | outcome                                                                                 |
+        | 32       | accepted                                                                                |
+        | 33       | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
+
+    Scenario Outline: A counter <name> of <value>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu-0
+            counters: {"<name>": {value: "<value>"}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | name        | value | outcome                                                                                               |
+        | memory      | 80Gi  | accepted                                                                                              |
+        | memory      | lots  | rejected at "spec.sharedCounters[0].counters[memory].value" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
+        | Memory      | 80Gi  | rejected at "spec.sharedCounters[0].counters[Memory]" by rule "DRA-API/COUNTER-SET-COUNTERS"          |
+
+  Rule: DRA-API/DEVICE-COUNTER-CONSUMPTIONS  A device consumes from at most 2 counter sets, each once
+
+    Scenario Outline: A device consuming from <sets> counter sets
+      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters" repeated <sets> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: span
+            consumesCounters:
+            - counterSet: gpu
+              counters: {memory: {value: 10Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | sets | outcome                                                                                    |
+        | 2    | accepted                                                                                   |
+        | 3    | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" |
+
+    Scenario Outline: A device consuming from <first> and <second>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: span
+            consumesCounters:
+            - {counterSet: <first>, counters: {memory: {value: 10Gi}}}
+            - {counterSet: <second>, counters: {memory: {value: 10Gi}}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | first | second | outcome                                                                                                  |
+        | gpu-0 | gpu-1  | accepted                                                                                                 |
+        | gpu-0 | gpu-0  | rejected at "spec.devices[0].consumesCounters[1].counterSet" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" |
+
+  Rule: DRA-API/DEVICE-CONSUMED-COUNTERS  A consumption names 1 to 32 counters (1.34: at most 32 per device)
+
+    Scenario Outline: A device consuming <counters> counters of one set on Kubernetes <release>
+      Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
+      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters[0].counters" repeated <counters> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {c: {value: "1"}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | release | counters | outcome                                                                                                  |
+        | 1.37    | 32       | accepted                                                                                                 |
+        | 1.37    | 33       | rejected at "spec.devices[0].consumesCounters[0].counters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"    |
+        | 1.34    | 32       | accepted                                                                                                 |
+
+    Scenario Outline: A device consuming from two sets with <counters> counters each on Kubernetes 1.34
+      Given kube-apiserver version "1.34" with feature gates "DRAPartitionableDevices=on"
+      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters[1].counters" repeated <counters> times:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {a: {value: "1"}, b: {value: "1"}}
+            - counterSet: gpu-1
+              counters: {c: {value: "1"}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | counters | outcome                                                                                      |
+        | 30       | accepted                                                                                     |
+        | 31       | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"    |
+
+  Rule: DRA-API/COMPATIBILITY-GROUPS  At most 2 compatibility groups per consumption, DNS labels, no duplicates
+
+    Scenario Outline: A MIG partition in compatibility groups <groups>
+      Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: gpu-0-mig-1g-0
+            consumesCounters:
+            - counterSet: gpu-0-counters
+              compatibilityGroups: <groups>
+              counters: {multiprocessors: {value: "20"}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | groups          | outcome                                                                                                                 |
+        | [mig]           | accepted                                                                                                                |
+        | [mig, vgpu]     | accepted                                                                                                                |
+        | []              | accepted                                                                                                                |
+        | [mig, vgpu, a]  | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"            |
+        | [mig, mig]      | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS"         |
+        | [MIG]           | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"         |

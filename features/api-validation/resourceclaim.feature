@@ -1,0 +1,321 @@
+@api-validation
+Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and ResourceClaimTemplate spec)
+
+  Rule: DRA-API/CLAIM-MAX-REQUESTS  At most 32 requests per claim
+
+    Scenario Outline: A claim with <count> requests
+      When the user creates the ResourceClaim with "spec.devices.requests" repeated <count> times:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                       |
+        | 32    | accepted                                                                      |
+        | 33    | rejected at "spec.devices.requests" by rule "DRA-API/CLAIM-MAX-REQUESTS"      |
+
+  Rule: DRA-API/CLAIM-REQUEST-NAMES  Request names are unique DNS labels
+
+    Scenario Outline: Requests named <first> and <second>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: "<first>"
+              exactly: {deviceClassName: gpu.example.com}
+            - name: "<second>"
+              exactly: {deviceClassName: gpu.example.com}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | first | second | outcome                                                                                    |
+        | gpu   | nic    | accepted                                                                                   |
+        | gpu   | gpu    | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"          |
+        | gpu   | my_nic | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"          |
+
+  Rule: DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE  A request is either exact or a prioritized list
+
+    Scenario Outline: A request with <shape>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              <exactly>
+              <first>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | shape         | exactly                                    | first                                                             | outcome                                                                                   |
+        | exactly       | exactly: {deviceClassName: gpu.example.com} | # nothing else                                               | accepted                                                                                  |
+        | a list        | # nothing else                           | firstAvailable: [{name: big, deviceClassName: gpu.example.com}] | accepted                                                                                  |
+        | both          | exactly: {deviceClassName: gpu.example.com} | firstAvailable: [{name: big, deviceClassName: gpu.example.com}] | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
+        | neither       | # nothing                                | # nothing                                                       | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
+
+  Rule: DRA-API/FIRST-AVAILABLE-SUBREQUESTS  1 to 8 subrequests with unique DNS-label names
+
+    Scenario Outline: A prioritized list of <count> subrequests
+      When the user creates the ResourceClaim with "spec.devices.requests[0].firstAvailable" repeated <count> times:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - {name: choice, deviceClassName: gpu.example.com}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                                                  |
+        | 8     | accepted                                                                                                 |
+        | 9     | rejected at "spec.devices.requests[0].firstAvailable" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS"      |
+
+    Scenario Outline: Subrequests named <first> and <second>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - {name: "<first>", deviceClassName: gpu.example.com}
+              - {name: "<second>", deviceClassName: gpu.example.com}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | first | second | outcome                                                                                                       |
+        | big   | small  | accepted                                                                                                      |
+        | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1].name" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS"   |
+
+  Rule: DRA-API/REQUEST-CLASS-NAME  Every request names a device class
+
+    Scenario Outline: A request for class "<class>"
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: "<class>"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | class           | outcome                                                                                           |
+        | gpu.example.com | accepted                                                                                          |
+        |                 | rejected at "spec.devices.requests[0].exactly.deviceClassName" by rule "DRA-API/REQUEST-CLASS-NAME" |
+        | GPU_Class       | rejected at "spec.devices.requests[0].exactly.deviceClassName" by rule "DRA-API/REQUEST-CLASS-NAME" |
+
+  Rule: DRA-API/REQUEST-ALLOCATION-MODE  ExactCount with a positive count, or All without one
+
+    Scenario Outline: Allocation mode <mode> with count <count>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, allocationMode: <mode>, count: <count>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | mode       | count | outcome                                                                                            |
+        | ExactCount | 2     | accepted                                                                                           |
+        | All        | 0     | accepted                                                                                           |
+        | ExactCount | 0     | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
+        | All        | 2     | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
+        | Some       | 2     | rejected at "spec.devices.requests[0].exactly.allocationMode" by rule "DRA-API/REQUEST-ALLOCATION-MODE" |
+
+  Rule: DRA-API/TOLERATIONS-MAX  At most 16 tolerations per request
+
+    Scenario Outline: A request with <count> tolerations
+      When the user creates the ResourceClaim with "spec.devices.requests[0].exactly.tolerations" repeated <count> times:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                tolerations: [{key: example.com/maintenance, operator: Exists}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                                          |
+        | 16    | accepted                                                                                         |
+        | 17    | rejected at "spec.devices.requests[0].exactly.tolerations" by rule "DRA-API/TOLERATIONS-MAX"     |
+
+  Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key needs Exists
+
+    Scenario Outline: A toleration <toleration>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu.example.com
+                tolerations: [<toleration>]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | toleration                                                        | outcome                                                                                                 |
+        | {key: example.com/ecc, operator: Equal, value: many, effect: NoSchedule} | accepted                                                                                         |
+        | {operator: Exists}                                                | accepted                                                                                                |
+        | {key: example.com/ecc, operator: Exists, value: many}             | rejected at "spec.devices.requests[0].exactly.tolerations[0].value" by rule "DRA-API/TOLERATION-FORMAT"    |
+        | {value: many}                                                     | rejected at "spec.devices.requests[0].exactly.tolerations[0].operator" by rule "DRA-API/TOLERATION-FORMAT" |
+        | {key: example.com/ecc, operator: Like}                            | rejected at "spec.devices.requests[0].exactly.tolerations[0].operator" by rule "DRA-API/TOLERATION-FORMAT" |
+        | {key: example.com/ecc, operator: Exists, effect: Evict}           | rejected at "spec.devices.requests[0].exactly.tolerations[0].effect" by rule "DRA-API/TOLERATION-FORMAT"   |
+
+  Rule: DRA-API/CONSTRAINT-ONE-OF  At most 32 constraints, each matchAttribute or distinctAttribute
+
+    Scenario Outline: A constraint with <shape>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+            constraints:
+            - <constraint>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | shape          | constraint                                                                          | outcome                                                                                 |
+        | matchAttribute | {matchAttribute: gpu.example.com/numa}                                              | accepted                                                                                |
+        | both           | {matchAttribute: gpu.example.com/numa, distinctAttribute: gpu.example.com/uuid}     | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF"           |
+        | neither        | {requests: [gpu]}                                                                   | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF"           |
+
+    Scenario Outline: A claim with <count> constraints
+      When the user creates the ResourceClaim with "spec.devices.constraints" repeated <count> times:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+            constraints:
+            - {matchAttribute: gpu.example.com/numa}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                        |
+        | 32    | accepted                                                                       |
+        | 33    | rejected at "spec.devices.constraints" by rule "DRA-API/CONSTRAINT-ONE-OF"     |
+
+  Rule: DRA-API/CONSTRAINT-FULLY-QUALIFIED  Constraint attributes carry their domain
+
+    Scenario Outline: Matching on attribute <attribute>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 2}
+            constraints:
+            - {matchAttribute: "<attribute>"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | attribute            | outcome                                                                                                      |
+        | gpu.example.com/numa | accepted                                                                                                     |
+        | numa                 | rejected at "spec.devices.constraints[0].matchAttribute" by rule "DRA-API/CONSTRAINT-FULLY-QUALIFIED"        |
+
+  Rule: DRA-API/REQUEST-REFERENCES-EXIST  Constraints and configuration name requests that exist
+
+    Scenario Outline: A <user> naming <reference>
+      When the user creates the ResourceClaim:
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com}
+            - name: nic
+              firstAvailable:
+              - {name: fast, deviceClassName: nic.example.com}
+              - {name: slow, deviceClassName: nic.example.com}
+            <field>:
+            - <entry>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | user       | reference | field       | entry                                                                              | outcome                                                                                          |
+        | constraint | gpu, nic  | constraints | {requests: [gpu, nic], matchAttribute: example.com/pcieRoot}                       | accepted                                                                                         |
+        | constraint | nic/fast  | constraints | {requests: [gpu, nic/fast], matchAttribute: example.com/pcieRoot}                  | accepted                                                                                         |
+        | constraint | tpu       | constraints | {requests: [gpu, tpu], matchAttribute: example.com/pcieRoot}                       | rejected at "spec.devices.constraints[0].requests[1]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" |
+        | constraint | nic/huge  | constraints | {requests: [nic/huge], matchAttribute: example.com/pcieRoot}                       | rejected at "spec.devices.constraints[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" |
+        | config     | gpu/fast  | config      | {requests: [gpu/fast], opaque: {driver: gpu.example.com, parameters: {}}}          | rejected at "spec.devices.config[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST"      |
+
+  Rule: DRA-API/CLAIM-SPEC-IMMUTABLE  A claim's spec and a template's spec never change
+
+    Scenario Outline: Updating a claim to ask for <count> devices
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: training}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: 1}
+        """
+      When the user updates the spec of ResourceClaim "training":
+        """yaml
+        devices:
+          requests:
+          - name: gpu
+            exactly: {deviceClassName: gpu.example.com, count: <count>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                           |
+        | 1     | accepted                                                          |
+        | 2     | rejected at "spec" by rule "DRA-API/CLAIM-SPEC-IMMUTABLE"         |
+
+    Scenario Outline: Updating a template to ask for <count> devices
+      Given the ResourceClaimTemplate:
+        """yaml
+        metadata: {name: training}
+        spec:
+          spec:
+            devices:
+              requests:
+              - name: gpu
+                exactly: {deviceClassName: gpu.example.com, count: 1}
+        """
+      When the user updates the spec of ResourceClaimTemplate "training":
+        """yaml
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu.example.com, count: <count>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                           |
+        | 1     | accepted                                                          |
+        | 2     | rejected at "spec" by rule "DRA-API/CLAIM-SPEC-IMMUTABLE"         |
