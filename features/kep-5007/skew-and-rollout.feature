@@ -88,7 +88,8 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
   Rule: KEP-5007/ROLLOUT-NO-CONTROLLER  Devices with binding conditions and no controller: repeated timeouts
 
     # The KEP's safe rollout order, one row per stage reached: API server gate, scheduler gate,
-    # driver publishing devices with binding conditions, binding controller.
+    # driver publishing devices with binding conditions, binding controller. In the last row the
+    # order was reversed: the API server drops the fields, so the pod binds before any preparation.
     Scenario Outline: Rollout stopped after <stage>
       Given kube-apiserver with feature gates "<apiserver>"
       And kube-scheduler with feature gates "<scheduler>"
@@ -113,6 +114,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | all four steps                          | defaults  | defaults                       | the binding controller for driver "gpu.example.com" marks devices ready after 30 seconds | is bound to node "worker-1" | 0        |
         | the driver, without its controller      | defaults  | defaults                       | no binding controller is deployed for driver "gpu.example.com"                      | waits in PreBind            | 2        |
         | the API server, scheduler gate still off | defaults  | DRADeviceBindingConditions=off | no binding controller is deployed for driver "gpu.example.com"                      | is not scheduled            | 0        |
+        | the scheduler, API server gate still off | DRADeviceBindingConditions=off | defaults | no binding controller is deployed for driver "gpu.example.com"               | is bound to node "worker-1" | 0        |
 
   Rule: KEP-5007/DISABLE-KEEPS-WORKLOADS  Turning the feature off leaves running pods and their claims alone
 

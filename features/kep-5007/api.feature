@@ -1,0 +1,122 @@
+@kep-5007
+Feature: The API server keeps, checks and gates the binding fields of devices (KEP-5007 API)
+
+  The detailed limits are in the API validation catalogue (features/api-validation); these scenarios
+  check the KEP-level statement of each, in the same vocabulary.
+
+  Background:
+    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
+
+  Rule: KEP-5007/CONDITIONS-MAX-FOUR  At most four conditions of each kind per device
+
+    Scenario: A fifth binding condition is refused
+      When the user creates the ResourceSlice with "spec.devices[0].bindingConditions" repeated 5 times:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindingConditions: [gpu.example.com/attached]
+            bindingFailureConditions: [gpu.example.com/attach-failed]
+        """
+      Then the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX"
+
+  Rule: KEP-5007/CONDITION-TYPE-FORMAT  Every entry is a condition type
+
+    Scenario: A condition type with a space is refused
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindingConditions: [gpu.example.com/is attached]
+            bindingFailureConditions: [gpu.example.com/attach-failed]
+        """
+      Then the request is rejected at "spec.devices[0].bindingConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-FORMAT"
+
+  Rule: KEP-5007/CONDITION-LISTS-PAIRED  Both lists together, each condition in one list only
+
+    Scenario: Binding conditions without failure conditions are refused
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindingConditions: [gpu.example.com/attached]
+        """
+      Then the request is rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER"
+
+    Scenario: A condition in both lists is refused
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindingConditions: [gpu.example.com/attached]
+            bindingFailureConditions: [gpu.example.com/attached]
+        """
+      Then the request is rejected at "spec.devices[0].bindingFailureConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-DISJOINT"
+
+  Rule: KEP-5007/APISERVER-STRIPS-FIELDS  An API server with either gate off drops the fields
+
+    Scenario Outline: An API server with <gates> <stored>
+      Given kube-apiserver with feature gates "<gates>"
+      When the ResourceSlice is created:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [gpu.example.com/attached]
+            bindingFailureConditions: [gpu.example.com/attach-failed]
+        """
+      Then device "gpu-0" of ResourceSlice "fabric" <stored>
+
+      Examples:
+        | gates                            | stored               |
+        | defaults                         | has binding fields    |
+        | DRADeviceBindingConditions=off   | has no binding fields |
+        | DRAResourceClaimDeviceStatus=off | has no binding fields |
+
+    Scenario: With the gate off in the API server only, the copies and the timestamp are dropped from claims too
+      Given a node "worker-1"
+      And the device class "fabric-gpu" selecting driver "gpu.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [gpu.example.com/attached]
+            bindingFailureConditions: [gpu.example.com/attach-failed]
+        """
+      And a claim "training" for one "fabric-gpu" device
+      When kube-apiserver restarts with feature gates "DRADeviceBindingConditions=off"
+      And a pod "trainer" using claim "training" is created
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And the allocation of claim "training" carries no binding conditions
+      And claim "training" has no allocationTimestamp
