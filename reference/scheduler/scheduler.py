@@ -112,6 +112,8 @@ class Scheduler:
             return
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
+            if event.type == "MODIFIED" and _only_device_status_changed(event.old, obj):
+                return  # a queueing hint: conditions reported by a driver free no device for anyone
         # A change to nodes or DRA objects may make unschedulable pods fit.
         self.queue.move_all_to_active_or_backoff()
 
@@ -271,6 +273,19 @@ def _summarise(node_count: int, rejections: dict[str, Status]) -> Status:
         else Code.UNSCHEDULABLE
     )
     return Status(code, f"0/{node_count} nodes are available: {reasons or 'no nodes'}.")
+
+
+def _only_device_status_changed(old: Obj | None, new: Obj) -> bool:
+    """Whether a claim update touched nothing but `status.devices` (and the resourceVersion)."""
+    if old is None:
+        return False
+
+    def rest(claim: Obj) -> Obj:
+        status = {k: v for k, v in (claim.get("status") or {}).items() if k != "devices"}
+        metadata = {k: v for k, v in claim["metadata"].items() if k != "resourceVersion"}
+        return {**claim, "metadata": metadata, "status": status}
+
+    return rest(old) == rest(new)
 
 
 def _key(pod: Obj) -> PodKey:
