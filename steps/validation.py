@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 
 from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
 from draconform.sut import ApiError, Obj, SystemUnderTest
@@ -55,7 +55,7 @@ def _unique(value: Any, number: int, separator: str) -> Any:
         return f"{value}{separator}{number}"
     if isinstance(value, dict):
         copy = dict(value)
-        for key in ("name", "uid", "counterSet"):
+        for key in ("name", "uid", "counterSet", "type"):
             if isinstance(copy.get(key), str):
                 copy[key] = f"{copy[key]}-{number}"
         return copy
@@ -117,6 +117,14 @@ def user_updates(sut: SystemUnderTest, outcome: Outcome, part: str, kind: str, n
     obj[part] = new_part
     grow(obj, path, times, pad, length)
     _attempt(outcome, lambda: sut.update_status(obj) if part == "status" else sut.update(obj))
+
+
+@given(parsers.re(r'the (?P<kind>ResourceClaim) "(?P<name>[^"]+)" has the status:'))
+def claim_has_status(sut: SystemUnderTest, kind: str, name: str, docstring: str) -> None:
+    """Status written as the scheduler or a driver would; the write must succeed."""
+    obj = must_get(sut, kind, name)
+    (obj["status"],) = load_docstring(docstring)
+    sut.update_status(obj)
 
 
 @then("the request is accepted")
