@@ -8,7 +8,8 @@ it ran with where that matters. Figures are this machine's wall clock: tests run
 scale and never assert on speed.
 
 Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
-against the oracle); `validation` below wraps `draconform.validation.bench`."""
+against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind);
+`validation` below wraps `draconform.validation.bench`."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-PROVIDERS = ("draconform.bench.dra",)
+PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions")
 
 
 @dataclass(frozen=True)
