@@ -90,8 +90,8 @@ def handle(args: argparse.Namespace) -> int:
         for line in errors:
             print(f"allocation error: {line}", file=sys.stderr)
         return EXIT_ALLOCATION_ERROR
-    for claim, lines in reasons.items():
-        print(f"claim {claim} cannot be allocated: " + "; ".join(lines), file=sys.stderr)
+    for shown, lines in reasons.items():
+        print(f"claim {shown} cannot be allocated: " + "; ".join(lines), file=sys.stderr)
     return EXIT_UNSCHEDULABLE
 
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from cel_expr_python import cel  # type: ignore[import-untyped]
-from cel_expr_python.ext import ext_bindings, ext_strings  # type: ignore[import-untyped]
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_bindings, ext_strings
 
 from draconform.reference.allocator.values import (
     QUANTITY_TAG,
@@ -91,7 +91,7 @@ def _compare(left: Any, right: Any) -> int:
     if isinstance(left, Mapping) and QUANTITY_TAG in left:
         a, b = _quantity_of(left), _quantity_of(right)
         return (a > b) - (a < b)
-    return _semver_of(left).compare(_semver_of(right))
+    return int(_semver_of(left).compare(_semver_of(right)))
 
 
 def _as_integer(value: Any) -> int:

@@ -64,7 +64,8 @@ DEVICE_SCHEMA: dict[str, Any] = {
     "has_binding": pl.Boolean, "consumes": pl.Boolean, "has_groups": pl.Boolean, "has_taints": pl.Boolean,
 }
 COUNTER_SCHEMA: dict[str, Any] = {
-    "slice": pl.String, "set_index": pl.Int64, "driver": pl.String, "pool": pl.String, "counter_set": pl.String, "counter": pl.String,
+    "slice": pl.String, "set_index": pl.Int64, "driver": pl.String, "pool": pl.String, "counter_set": pl.String,
+    "counter": pl.String,
     "value": AMOUNT,
 }
 CONSUMPTION_SCHEMA: dict[str, Any] = {
@@ -253,7 +254,7 @@ class ColumnarAllocator:
                     consumption["counter_set"].append(counter_set)
                     consumption["counter"].append(counter)
                     consumption["amount"].append(_decimal(amount))
-        counters: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
+        counter_rows: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
         for set_index, counter_set in enumerate(spec.get("sharedCounters") or []):
             for counter, value in (counter_set.get("counters") or {}).items():
                 try:
@@ -263,16 +264,16 @@ class ColumnarAllocator:
                 for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
                                      ("counter_set", str(counter_set.get("name", ""))), ("counter", counter),
                                      ("value", _decimal(amount))):
-                    counters[column].append(item)
+                    counter_rows[column].append(item)
             if not counter_set.get("counters"):  # a set without counters still exists (and can be duplicated)
                 for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
                                      ("counter_set", str(counter_set.get("name", ""))), ("counter", None),
                                      ("value", None)):
-                    counters[column].append(item)
+                    counter_rows[column].append(item)
         self._blocks[name] = _SliceBlock(
             slice=pl.DataFrame([slice_row], schema=SLICE_SCHEMA),
             devices=pl.DataFrame(devices, schema=DEVICE_SCHEMA),
-            counters=pl.DataFrame(counters, schema=COUNTER_SCHEMA),
+            counters=pl.DataFrame(counter_rows, schema=COUNTER_SCHEMA),
             consumption=pl.DataFrame(consumption, schema=CONSUMPTION_SCHEMA),
             device_ids=ids,
         )
@@ -487,8 +488,10 @@ class ColumnarAllocator:
         if invalid:
             raise AllocationError("invalid resource pools were encountered: "
                                   + "; ".join(f"{d}/{p}: {why}" for (d, p), why in sorted(invalid.items())))
-        return NodeAllocation(None, {plan.name: failure_reason(plan, lambda alt: len(lists[(alt.claim_index, alt.name)]))
-                                     for plan in attempt.plans})
+        def count(alt: Alternative) -> int:
+            return len(lists[(alt.claim_index, alt.name)])
+
+        return NodeAllocation(None, {plan.name: failure_reason(plan, count) for plan in attempt.plans})
 
     def _compat_tracker(self, attempt: _Attempt, assumed: Sequence[Obj]) -> Tracker:
         """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
@@ -505,8 +508,9 @@ class ColumnarAllocator:
                 self._compat_published = (view, {f.key: [s for s, _ in f.consumes] for f in facts if f.consumes})
             published = self._compat_published[1]
             results = [*self._claim_results.results(), *holding_results(assumed)]
-            self._compat_base = (key, allocated_states(results, published.get))
-        return Tracker(mode, self._compat_base[1])
+            base = (key, allocated_states(results, published.get))
+            self._compat_base = base
+        return Tracker(mode, base[1])
 
     def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
@@ -514,7 +518,7 @@ class ColumnarAllocator:
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
         if not shared:
             return list(ids)
-        return [d for _, d in heapq.merge(zip(ranks, ids), shared)]
+        return [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
 
     def _on_node(self, sel_id: int | None, node: Obj) -> bool:
         """allNodes (None) reaches every node; a node selector is matched once per node state."""
@@ -524,7 +528,7 @@ class ColumnarAllocator:
         key = (sel_id, str(meta["name"]), json.dumps(meta.get("labels") or {}, sort_keys=True))
         verdict = self._selector_verdicts.get(key)
         if verdict is None:
-            verdict = node_selector_matches(self._selector_objs[sel_id], node)
+            verdict = bool(node_selector_matches(self._selector_objs[sel_id], node))
             self._selector_verdicts[key] = verdict
         return verdict
 
@@ -540,10 +544,10 @@ class ColumnarAllocator:
 
     def _device_on_node(self, device: DeviceFacts, node: Obj) -> bool:
         if device.node_name is not None:
-            return device.node_name == node["metadata"]["name"]
+            return bool(device.node_name == node["metadata"]["name"])
         if device.node_selector is not None:
             return self._on_node(self._selector_id(device.node_selector), node)
-        return device.all_nodes
+        return bool(device.all_nodes)
 
 
 def _held_devices(claim: Obj) -> list[DeviceKey]:

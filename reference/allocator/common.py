@@ -115,7 +115,8 @@ def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates)
             plan.requests.append(alts)
         for raw in devices.get("constraints") or []:
             if raw.get("matchAttribute"):
-                plan.constraints.append(Constraint("match", raw["matchAttribute"], frozenset(raw.get("requests") or ())))
+                plan.constraints.append(Constraint("match", raw["matchAttribute"],
+                                                   frozenset(raw.get("requests") or ())))
             elif raw.get("distinctAttribute"):
                 if not gates.consumable_capacity:
                     raise AllocationError(f"claim {name}: distinctAttribute constraints are not enabled "
@@ -235,7 +236,8 @@ class DeviceFacts:
         return self.driver, self.pool, self.slice_name, self.slice_version, self.name
 
     def cel_input(self) -> dict[str, Any]:
-        return device_input(self.driver, self.attributes, self.capacity)
+        built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity)
+        return built
 
 
 def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw: Obj) -> DeviceFacts:
@@ -255,7 +257,8 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
     consumes = []
     declared = declared_groups(raw.get("consumesCounters") or [])
     for consumption in raw.get("consumesCounters") or []:
-        counters = tuple((c, _quantity((v or {}).get("value", 0))) for c, v in (consumption.get("counters") or {}).items())
+        counters = tuple((c, _quantity((v or {}).get("value", 0)))
+                         for c, v in (consumption.get("counters") or {}).items())
         consumes.append((str(consumption.get("counterSet", "")), counters))
     where = raw if spec.get("perDeviceNodeSelection") else spec
     return DeviceFacts(
@@ -282,7 +285,8 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
 
 def _quantity(value: Any) -> Fraction:
     try:
-        return parse_quantity(value)
+        amount: Fraction = parse_quantity(value)
+        return amount
     except ValueError:
         return Fraction(0)
 
@@ -378,7 +382,8 @@ def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> 
     terms merged into one; None when every device is usable everywhere."""
     node_name = str((node.get("metadata") or {}).get("name", ""))
     if any(p.device.node_name is not None or (gates.binding and p.device.binds_to_node) for p in picks):
-        return pinned_to(node_name)
+        pinned: Obj = pinned_to(node_name)
+        return pinned
     expressions: list[Obj] = []
     fields: list[Obj] = []
     for pick in picks:

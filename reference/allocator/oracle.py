@@ -83,7 +83,10 @@ class OracleAllocator:
         invalid = [f"{p.driver}/{p.name}: {p.invalid}" for p in pools if p.invalid]
         if invalid:
             raise AllocationError("invalid resource pools were encountered: " + "; ".join(invalid))
-        return NodeAllocation(None, {plan.name: failure_reason(plan, lambda alt: len(candidates[(alt.claim_index, alt.name)]))
+        def count(alt: Alternative) -> int:
+            return len(candidates[(alt.claim_index, alt.name)])
+
+        return NodeAllocation(None, {plan.name: failure_reason(plan, count)
                                      for plan in plans})
 
     # --- pools -------------------------------------------------------------------------------------------
@@ -122,7 +125,7 @@ class OracleAllocator:
         if spec.get("nodeName"):
             return bool(spec["nodeName"] == node["metadata"]["name"])
         if spec.get("nodeSelector"):
-            return node_selector_matches(spec["nodeSelector"], node)
+            return bool(node_selector_matches(spec["nodeSelector"], node))
         return bool(spec.get("allNodes"))
 
     def _fill(self, pool: Pool, slices: list[Obj], node: Obj) -> None:
@@ -174,7 +177,8 @@ class OracleAllocator:
         return available
 
     # --- candidates --------------------------------------------------------------------------------------
-    def candidates(self, plans: list[ClaimPlan], pools: list[Pool], node: Obj) -> dict[tuple[int, str], list[DeviceFacts]]:
+    def candidates(self, plans: list[ClaimPlan], pools: list[Pool],
+                   node: Obj) -> dict[tuple[int, str], list[DeviceFacts]]:
         """Per (claim, alternative), the devices it may take on this node in search order, before looking at
         what is in use: complete and valid pools only, gates, untolerated taints and selectors applied."""
         usable = [p for p in pools if not p.incomplete and not p.invalid]
@@ -192,7 +196,8 @@ class OracleAllocator:
                                                       f"but pool {pool.driver}/{pool.name} is invalid: {pool.invalid}")
                     found = [d for p in usable for d in p.devices_here if self.eligible(alt, d)]
                     if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first
-                        found = [d for d in found if not d.binding_conditions] + [d for d in found if d.binding_conditions]
+                        found = ([d for d in found if not d.binding_conditions]
+                                 + [d for d in found if d.binding_conditions])
                     result[(alt.claim_index, alt.name)] = found
         return result
 
@@ -205,12 +210,13 @@ class OracleAllocator:
             return False
         if self.gates.taints and blocking_taints(device.taints, alt.tolerations):
             return False
-        return selectors_match(self.engine, alt, device)
+        return bool(selectors_match(self.engine, alt, device))
 
 
 def _amount(value: Obj | None) -> Fraction:
     try:
-        return parse_quantity((value or {}).get("value", 0))
+        amount: Fraction = parse_quantity((value or {}).get("value", 0))
+        return amount
     except ValueError:
         return Fraction(0)
 

@@ -1,6 +1,6 @@
 """The reference system with a chosen allocation core, for running the conformance suite against each core:
-`draconform run --sut draconform.reference.allocator.suts:ColumnarReferenceSystem` (the polars core) or
-`...:OracleReferenceSystem` (the readable oracle). The default SUT uses whatever `cluster.py` defaults to."""
+`draconform run --sut draconform.reference.allocator.suts:columnar_system` (the polars core) or
+`...suts:oracle_system` (the readable oracle). The default SUT uses whatever `cluster.py` defaults to."""
 
 from __future__ import annotations
 
@@ -11,19 +11,17 @@ from draconform.reference.cluster import ReferenceCluster
 from draconform.reference.sut import ReferenceSystem
 
 
-class _WithCore(ReferenceSystem):
-    core: AllocatorFactory
-
-    @property
-    def cluster(self) -> ReferenceCluster:
-        if self._cluster is None:
-            self._cluster = ReferenceCluster(self._configs, allocator_factory=self.core)
-        return self._cluster
+def _with_core(core: AllocatorFactory) -> ReferenceSystem:
+    """A reference system whose cluster exists from the start with the given core; configuring a component
+    later restarts it with the new configuration, as on the default system."""
+    system = ReferenceSystem()
+    system._cluster = ReferenceCluster(system._configs, allocator_factory=core)
+    return system
 
 
-class ColumnarReferenceSystem(_WithCore):
-    core = ColumnarAllocator
+def columnar_system() -> ReferenceSystem:
+    return _with_core(ColumnarAllocator)
 
 
-class OracleReferenceSystem(_WithCore):
-    core = OracleAllocator
+def oracle_system() -> ReferenceSystem:
+    return _with_core(OracleAllocator)

@@ -86,7 +86,7 @@ class SemVer:
             return 0
         if not self.pre or not other.pre:
             return 1 if not self.pre else -1
-        for a, b in zip(self.pre, other.pre):
+        for a, b in zip(self.pre, other.pre, strict=False):
             if a == b:
                 continue
             a_num, b_num = a.isdigit(), b.isdigit()

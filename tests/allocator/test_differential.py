@@ -199,7 +199,8 @@ def in_use(slices: list[Obj], fraction: int) -> list[Obj]:
                           "device": device["name"]}
                 if (slice_index + device_index) % 5 == 4:
                     result["adminAccess"] = True
-                held.append(claim(f"held-{slice_index}-{device_index}", {"name": "r", "exactly": {"deviceClassName": "any"}},
+                request = {"name": "r", "exactly": {"deviceClassName": "any"}}
+                held.append(claim(f"held-{slice_index}-{device_index}", request,
                                   allocation={"devices": {"results": [result]}}))
     return held
 

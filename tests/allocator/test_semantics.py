@@ -50,7 +50,8 @@ def mem(n: int) -> dict[str, Any]:
 
 def test_first_available_takes_the_first_subrequest_that_fits(core: AllocatorFactory) -> None:
     objects = [GPU_CLASS, resource_slice("node-1", [dev("small", attributes=mem(16)), dev("big", attributes=mem(80))])]
-    request = first_available("gpu", exactly("large", selectors=sel(f'device.attributes["{DRIVER}"].mem >= 80'), count=2),
+    large = sel(f'device.attributes["{DRIVER}"].mem >= 80')
+    request = first_available("gpu", exactly("large", selectors=large, count=2),
                               exactly("one", selectors=sel(f'device.attributes["{DRIVER}"].mem >= 40')))
     assert devices_of(run(core, objects, [claim("c", request)])) == [["gpu/one=big"]]
 
@@ -110,14 +111,16 @@ def test_a_pool_completed_by_its_second_slice_is_used(core: AllocatorFactory) ->
 
 def test_an_invalid_pool_is_skipped_when_another_pool_satisfies_the_claim(core: AllocatorFactory) -> None:
     objects = [GPU_CLASS,
-               resource_slice("a-0", [dev("x")], pool="a", count=2), resource_slice("a-1", [dev("x")], pool="a", count=2),
+               resource_slice("a-0", [dev("x")], pool="a", count=2),
+               resource_slice("a-1", [dev("x")], pool="a", count=2),
                resource_slice("b", [dev("y")])]
     assert devices_of(run(core, objects, [claim("c", exactly("req"))])) == [["req=y"]]
 
 
 def test_an_invalid_pool_is_an_error_when_nothing_else_fits(core: AllocatorFactory) -> None:
     objects = [GPU_CLASS,
-               resource_slice("a-0", [dev("x")], pool="a", count=2), resource_slice("a-1", [dev("x")], pool="a", count=2)]
+               resource_slice("a-0", [dev("x")], pool="a", count=2),
+               resource_slice("a-1", [dev("x")], pool="a", count=2)]
     with pytest.raises(AllocationError, match="invalid resource pools"):
         run(core, objects, [claim("c", exactly("req"))])
 
@@ -221,7 +224,8 @@ def test_counters_across_claims_of_one_attempt(core: AllocatorFactory) -> None:
 def test_devices_consuming_counters_need_the_partitionable_gate(core: AllocatorFactory) -> None:
     objects = [GPU_CLASS, resource_slice("node-1", [dev("part", consumesCounters=[
         {"counterSet": "s", "counters": {"c": {"value": "1"}}}]), dev("plain")])]
-    assert devices_of(run(core, objects, [claim("c", exactly("req"))], DRAPartitionableDevices=False)) == [["req=plain"]]
+    answer = run(core, objects, [claim("c", exactly("req"))], DRAPartitionableDevices=False)
+    assert devices_of(answer) == [["req=plain"]]
 
 
 # --- constraints ------------------------------------------------------------------------------------------
@@ -239,7 +243,8 @@ def test_match_attribute_backtracks_to_devices_that_agree(core: AllocatorFactory
 
 def test_distinct_attribute_needs_different_values(core: AllocatorFactory) -> None:
     objects = [GPU_CLASS, resource_slice("node-1", [numa("a", 0), numa("b", 0), numa("c", 1)])]
-    answer = run(core, objects, [claim("c", exactly("x", count=2), constraints=[{"distinctAttribute": f"{DRIVER}/numa"}])])
+    distinct = [{"distinctAttribute": f"{DRIVER}/numa"}]
+    answer = run(core, objects, [claim("c", exactly("x", count=2), constraints=distinct)])
     assert devices_of(answer) == [["x=a", "x=c"]]
 
 
@@ -255,8 +260,8 @@ def test_a_constraint_only_binds_the_requests_it_names(core: AllocatorFactory) -
     answer = run(core, objects, [claim("c", exactly("z"), exactly("x"), exactly("y"), constraints=constraint)])
     assert not answer.fits or devices_of(answer)[0][0] == "z=a"
     objects[1]["spec"]["devices"].append(numa("d", 1))
-    assert devices_of(run(core, objects, [claim("c", exactly("z"), exactly("x"), exactly("y"), constraints=constraint)])) \
-        == [["z=a", "x=b", "y=d"]]
+    answer = run(core, objects, [claim("c", exactly("z"), exactly("x"), exactly("y"), constraints=constraint)])
+    assert devices_of(answer) == [["z=a", "x=b", "y=d"]]
 
 
 # --- limits -------------------------------------------------------------------------------------------------
