@@ -149,3 +149,17 @@ def test_restarting_twice_registers_the_metrics_once() -> None:
 def test_the_binding_timeout_argument_is_read_at_start() -> None:
     cluster = cluster_with_fabric(devices=1, scheduler_args={"bindingTimeout": "90s"})
     assert cluster.scheduler.dra.binding_timeout == timedelta(seconds=90)
+
+
+def test_a_condition_update_leaves_unschedulable_pods_where_they_are() -> None:
+    cluster = cluster_with_fabric(devices=1)
+    add_pod(cluster, "p", "c")
+    add_pod(cluster, "q", "d")  # no device left for it
+    cluster.settle()
+    assert ("default", "q") in cluster.scheduler.queue and not cluster.scheduler.queue.has_ready()
+    set_condition(cluster, "c", ATTACHED, "False")
+    cluster.scheduler.sync()
+    assert not cluster.scheduler.queue.has_ready(), "a per-device status update moved an unschedulable pod"
+    set_condition(cluster, "c", ATTACHED)
+    cluster.settle()  # p binds; its claim's reservation is unchanged, so q still has nothing to try
+    assert node_of(cluster, "p") == "worker-1"
