@@ -239,8 +239,9 @@ def _display(obj: Obj) -> str:
 # ----- checks -----------------------------------------------------------------------------------------------
 
 def check(file: str, number: int, obj: Obj) -> None:
-    """Refuse what the allocator cannot read: unknown kinds, and wrongly typed fields it relies on. Full API
-    validation is `draconform validate`'s job; this keeps bad input from surfacing as a crash."""
+    """Refuse what the allocator cannot read: unknown kinds, wrongly typed fields it relies on, and anything
+    the kind's JSON Schema refuses. The API's validation rules (limits, formats) are `draconform validate`'s
+    job: objects are taken as the API server stored them."""
     kind = obj.get("kind")
     where = f"{file}: document {number}"
     if kind not in KINDS:
@@ -255,6 +256,23 @@ def check(file: str, number: int, obj: Obj) -> None:
     problem = _SHAPES.get(kind, lambda _: None)(obj)
     if problem is not None:
         raise InputError(f"{where}: {problem}")
+    schema_problem = _schema_problem(obj)
+    if schema_problem is not None:
+        raise InputError(f"{where}: {schema_problem}")
+
+
+def _schema_problem(obj: Obj) -> str | None:
+    """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds, as `field: message`."""
+    from draconform.validation.schema import kind_schema, schema_problems
+
+    schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]])), str(obj["kind"]))
+    if schema is None:
+        return None
+    found = [p for p in schema_problems(schema, obj) if p.severity == "error"]
+    if not found:
+        return None
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{found[0].field}: {found[0].message}{more}"
 
 
 def _typed(value: Any, path: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> str | None:

@@ -89,6 +89,8 @@ def test_exit_3_for_a_cel_error(capsys: pytest.CaptureFixture[str], tmp_path: Pa
      "spec: {devices: {requests: [{name: r}]}}",
      "spec.devices.requests[0]: Invalid value: exactly one of exactly or firstAvailable is required"),
     ("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata: {name: c}", "apiVersion"),
+    ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec: {selectorz: []}",
+     "DeviceClass c): spec"),
 ])
 def test_exit_2_for_invalid_input_names_file_object_and_field(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, expected: str) -> None:
