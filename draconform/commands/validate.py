@@ -24,7 +24,7 @@ RELEASES = ("1.34", "1.35", "1.36", "1.37")
 class Finding:
     file: str
     line: int
-    kind: str
+    kind: str | None  # None: the finding is about the input, not an object in it
     name: str
     field: str
     message: str
@@ -34,9 +34,16 @@ class Finding:
     def text(self) -> str:
         rule = f" ({self.rule})" if self.rule else ""
         prefix = "warning: " if self.severity == "warning" else ""
-        subject = f"{self.kind or '?'}/{self.name or '?'}"
-        where = f": {self.field}" if self.field else ""
-        return f"{self.file}:{self.line}: {prefix}{subject}{where}: {self.message}{rule}"
+        subject = "" if self.object is None else f"{self.object}: "
+        where = f"{self.field}: " if self.field else ""
+        return f"{self.file}:{self.line}: {prefix}{subject}{where}{self.message}{rule}"
+
+    @property
+    def object(self) -> str | None:
+        """KIND/NAME, `?` for what is missing; None for input that holds no object at all."""
+        if self.kind is None:
+            return None
+        return f"{self.kind or '?'}/{self.name or '?'}"
 
 
 @dataclass
@@ -144,9 +151,9 @@ def validate_source(name: str, read: Any, gates: Any, report: Report) -> None:
             for obj, base, line in _objects(document):
                 _check(name, document, obj, base, line, gates, report)
     except LoadError as exc:
-        report.unreadable.append(Finding(name, exc.line or 1, "", "", "", exc.message, None, "error"))
+        report.unreadable.append(Finding(name, exc.line or 1, None, "", "", exc.message, None, "error"))
     except OSError as exc:
-        report.unreadable.append(Finding(name, 1, "", "", "", f"cannot read: {exc.strerror or exc}", None, "error"))
+        report.unreadable.append(Finding(name, 1, None, "", "", f"cannot read: {exc.strerror or exc}", None, "error"))
 
 
 def _objects(document: Document) -> Iterator[tuple[Any, tuple[Any, ...], int]]:
@@ -164,7 +171,7 @@ def _check(name: str, document: Document, obj: Any, base: tuple[Any, ...], line:
     report.objects += 1
     if not isinstance(obj, dict):
         report.invalid_objects += 1
-        report.findings.append(Finding(name, line, "", "", "", f"not an object but a {_type_name(obj)}; a manifest "
+        report.findings.append(Finding(name, line, None, "", "", f"not an object but a {_type_name(obj)}; a manifest "
                                        "document must be a mapping with apiVersion and kind", None, "error"))
         return
     kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
@@ -179,10 +186,10 @@ def _check(name: str, document: Document, obj: Any, base: tuple[Any, ...], line:
         problems += validate_manifest(obj, gates)[1]
     if any(p.severity == "error" for p in problems):
         report.invalid_objects += 1
-    for problem in problems:
-        report.findings.append(Finding(name, document.line_of(base + problem.path) if problem.path else line,
-                                       kind, str(object_name or ""), problem.field if problem.path else "",
-                                       problem.message, problem.rule, problem.severity))
+    findings = [Finding(name, document.line_of(base + problem.path) if problem.path else line, kind,
+                        str(object_name or ""), problem.field if problem.path else "", problem.message, problem.rule,
+                        problem.severity) for problem in problems]
+    report.findings.extend(sorted(findings, key=lambda finding: finding.line))
 
 
 def _type_name(value: Any) -> str:

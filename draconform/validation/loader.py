@@ -193,6 +193,8 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
                 continue
             in_key = bool(stack) and isinstance(stack[-1].container, dict) and stack[-1].key is None
             value = _MERGE_KEY if (in_key and tag == _MERGE) else _SCALARS.scalar(tag, event.value, line)
+            if not stack and doc is not None:
+                doc.line = line
             attach(value, 1, line, event.anchor, True)
         elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             if len(stack) >= MAX_DEPTH:
@@ -210,6 +212,8 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
                     path = parent.path + (parent.key,)  # type: ignore[operator]
                 else:
                     path = parent.path + ("<<",)
+            if not stack and doc is not None:
+                doc.line = line  # the document starts where its content does, after comments and `---`
             container: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []
             stack.append(_Frame(container, path, event.anchor, line))
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):

@@ -1,0 +1,187 @@
+"""`draconform validate` end to end, in process: the bad-input corpus never crashes it, every problem is
+reported as FILE:LINE: KIND/NAME: field: message (RULE), and the exit status says valid (0), invalid (1)
+or unreadable (2)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from draconform.cli import main
+from draconform.validation.loader import MAX_BYTES
+
+CORPUS = Path(__file__).parent / "corpus"
+FINDING = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?:warning: )?(?:(?P<object>[^ :]+/[^ :]+): )?(?P<rest>.+)$")
+
+
+def validate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:
+    status = main(["validate", *args])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return status, out.splitlines(), err
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "expected"),
+    [
+        ("not-yaml.yaml", 2, "not-yaml.yaml:4: not valid YAML: while parsing a flow mapping"),
+        ("binary-garbage.yaml", 2, "binary-garbage.yaml:1: not valid YAML: unacceptable character"),
+        ("bad-utf8.yaml", 2, "not valid YAML: unacceptable character"),
+        ("alias-bomb.yaml", 2, "refusing to expand YAML aliases"),
+        ("undefined-alias.yaml", 2, "alias *m refers to no (or an unfinished) anchor"),
+        ("unsafe-tag.yaml", 2, "unsupported YAML tag 'tag:yaml.org,2002:python/object:os.system'"),
+        ("not-mappings.yaml", 1, "not-mappings.yaml:2: not an object but a list"),
+        ("missing-apiversion-kind.yaml", 1, "missing-apiversion-kind.yaml:4: ?/gpu: kind: Required value"),
+        ("unknown-kinds.yaml", 1, "unknown-kinds.yaml:6: Deployment/web: unsupported kind 'Deployment'"),
+        ("duplicate-keys.yaml", 1, "duplicate-keys.yaml:5: DeviceClass/gpu2.example.com: metadata.name: duplicate key"),
+        ("list-kind.json", 1, "list-kind.json:7: DeviceClass/Bad_Name: metadata.name: Invalid value"),
+        ("merge-keys.yaml", 0, ""),
+    ],
+)
+def test_bad_input_is_reported_never_crashes(capsys: pytest.CaptureFixture[str], name: str, status: int,
+                                             expected: str) -> None:
+    got, lines, _ = validate(capsys, str(CORPUS / name))
+    assert got == status
+    assert any(expected in line for line in lines) or not expected, lines
+
+
+def test_deep_nesting_is_refused_before_the_parser_suffers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    flow = tmp_path / "flow.yaml"
+    flow.write_text("a: " + "[" * 200_000 + "]" * 200_000)
+    block = tmp_path / "block.yaml"
+    block.write_text("- " * 200_000 + "x\n")
+    status, lines, _ = validate(capsys, str(flow), str(block))
+    assert status == 2
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "flow collections nested deeper than 64 levels",
+        "collections nested deeper than 64 levels",
+    ]
+
+
+def test_a_very_large_file_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    large = tmp_path / "large.yaml"
+    large.write_bytes(b"# padding\n" * (MAX_BYTES // 10 + 1))
+    status, lines, _ = validate(capsys, str(large))
+    assert (status, lines) == (2, [f"{large}:1: input is larger than 16 MiB"])
+
+
+def test_every_problem_of_an_object_is_reported_with_its_line_and_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines, err = validate(capsys, str(CORPUS / "many-problems.yaml"))
+    assert status == 1
+    parsed = [FINDING.match(line) for line in lines]
+    assert all(parsed), lines
+    assert [(m["line"], m["object"], m["rest"].split(":")[0]) for m in parsed if m] == [
+        ("5", "ResourceSlice/node-1-gpus", "spec"),
+        ("13", "ResourceSlice/node-1-gpus", "spec.devices[0].attributes[driverVersion].version"),
+        ("14", "ResourceSlice/node-1-gpus", "spec.devices[1].name"),
+        ("14", "ResourceSlice/node-1-gpus", "spec.devices[1].bindingFailureConditions"),
+    ]
+    assert all(re.search(r" \(DRA-API/[A-Z0-9-]+\)$", line) for line in lines)
+    assert err.strip() == "1 object checked, 1 invalid, 0 unreadable inputs"
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines, _ = validate(capsys, "-o", "json", str(CORPUS / "many-problems.yaml"))
+    report = json.loads("\n".join(lines))
+    assert (status, report["exitStatus"], report["objects"], report["invalid"]) == (1, 1, 1, 1)
+    assert report["findings"][2] == {
+        "file": str(CORPUS / "many-problems.yaml"), "line": 14, "kind": "ResourceSlice", "name": "node-1-gpus",
+        "field": "spec.devices[1].name", "message": 'Duplicate value: "gpu-0"',
+        "rule": "DRA-API/SLICE-DEVICE-NAMES-UNIQUE", "severity": "error",
+    }
+
+
+MIXED_SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1}
+spec:
+  driver: gpu.example.com
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  nodeName: node-1
+  sharedCounters:
+  - name: gpu-0
+    counters: {memory: {value: 80Gi}}
+  devices:
+  - name: gpu-0
+    consumesCounters:
+    - counterSet: gpu-0
+      compatibilityGroups: [whole]
+      counters: {memory: {value: 80Gi}}
+    taints: [{key: a.example.com/t, effect: NoSchedule}, {key: b.example.com/t, effect: NoSchedule},
+             {key: c.example.com/t, effect: NoSchedule}, {key: d.example.com/t, effect: NoSchedule},
+             {key: e.example.com/t, effect: NoSchedule}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("release", "status", "rules"),
+    [
+        ("1.34", 1, ["DRA-API/DEVICE-MAX-TAINTS"]),  # 1.34: devices and counters together are fine, 5 taints not
+        ("1.35", 1, ["DRA-API/SLICE-DEVICES-OR-COUNTERS"]),
+        ("1.37", 1, ["DRA-API/SLICE-DEVICES-OR-COUNTERS"]),
+    ],
+)
+def test_rules_follow_the_kubernetes_version(capsys: pytest.CaptureFixture[str], tmp_path: Path, release: str,
+                                             status: int, rules: list[str]) -> None:
+    path = tmp_path / "slice.yaml"
+    path.write_text(MIXED_SLICE)
+    got, lines, _ = validate(capsys, "-o", "json", "--kubernetes-version", release, str(path))
+    findings = json.loads("\n".join(lines))["findings"]
+    assert got == status
+    assert [f["rule"] for f in findings if f["severity"] == "error"] == rules
+
+
+def test_fields_needing_a_gate_off_by_default_get_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "slice.yaml"
+    path.write_text(MIXED_SLICE.replace("  sharedCounters:\n  - name: gpu-0\n    counters: {memory: {value: 80Gi}}\n", ""))
+    status, lines, _ = validate(capsys, "--kubernetes-version", "1.34", str(path))
+    warnings = [line for line in lines if ": warning: " in line]
+    assert status == 1  # five taints in 1.34
+    assert any("consumesCounters: needs feature gate DRAPartitionableDevices, off by default in Kubernetes 1.34"
+               in line for line in warnings), lines
+    assert any("taints: needs feature gate DRADeviceTaints, off by default in Kubernetes 1.34" in line
+               for line in warnings), lines
+    assert any("compatibilityGroups: dropped: Kubernetes 1.34 does not have feature gate "
+               "DRADeviceCompatibilityGroups (from 1.37)" in line for line in warnings), lines
+
+
+def test_a_gate_turned_off_drops_its_fields_with_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "slice.yaml"
+    path.write_text(MIXED_SLICE.replace("  sharedCounters:\n  - name: gpu-0\n    counters: {memory: {value: 80Gi}}\n", ""))
+    status, lines, _ = validate(capsys, "--feature-gates", "DRADeviceCompatibilityGroups=false,DRADeviceTaints=false",
+                                str(path))
+    assert status == 0
+    assert [line.split(": ", 4)[3:] for line in lines] == [
+        ["spec.devices[0].consumesCounters[0].compatibilityGroups",
+         "dropped: feature gate DRADeviceCompatibilityGroups is off (DRA-API/DISABLED-FIELDS-DROPPED)"],
+        ["spec.devices[0].taints", "dropped: feature gate DRADeviceTaints is off (DRA-API/DISABLED-FIELDS-DROPPED)"],
+    ]
+
+
+@pytest.mark.parametrize("gates", ["NoSuchGate=true", "DRADeviceTaints=maybe", "DRADeviceTaints"])
+def test_bad_feature_gate_settings_are_usage_errors(capsys: pytest.CaptureFixture[str], gates: str) -> None:
+    status, _, err = validate(capsys, "--feature-gates", gates, str(CORPUS / "merge-keys.yaml"))
+    assert status == 2
+    assert "--feature-gates" in err or "unknown feature gate" in err
+
+
+def test_standard_input(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (CORPUS / "many-problems.yaml").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    status, lines, _ = validate(capsys, "-")
+    assert status == 1
+    assert lines[0].startswith("<stdin>:5: ResourceSlice/node-1-gpus: spec: ")
+
+
+def test_a_missing_file_and_an_empty_directory_are_unreadable(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    status, lines, _ = validate(capsys, str(tmp_path / "nope.yaml"), str(tmp_path))
+    assert status == 2
+    assert lines == [f"{tmp_path / 'nope.yaml'}:1: cannot read: No such file or directory",
+                     f"{tmp_path}:1: no .yaml, .yml, .json files under this directory"]
