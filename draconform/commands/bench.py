@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions")
+PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility")
 
 
 @dataclass(frozen=True)
