@@ -1,0 +1,52 @@
+@kep-5963
+Feature: compatibilityGroups on consumesCounters entries, as the API server stores and validates them (KEP-5963 Design Details / API)
+
+  Bounds the harness assumes (decisions.md KEP-5963 #3, upstream 1.37): at most 2 groups per
+  consumesCounters entry, each a DNS label (at most 63 characters), no group twice.
+
+  Background:
+    Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
+
+  Rule: KEP-5963/SLICE-FIELD  A driver declares groups per consumesCounters entry and the API server keeps them
+
+    Scenario: A device declares different groups for its two counter sets and reads them back
+      When the ResourceSlice is created:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: span
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig, mig-linked], counters: {multiprocessors: {value: "10"}}}
+            - {counterSet: gpu-1, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "10"}}}
+        """
+      Then device "span" of ResourceSlice "node-1-devices" declares compatibility groups:
+        """yaml
+        gpu-0: [mig, mig-linked]
+        gpu-1: [vgpu]
+        """
+
+  Rule: KEP-5963/GROUP-LIMITS  At most 2 groups per entry, each a DNS label, none twice
+
+    Scenario Outline: A consumesCounters entry with groups <groups> is <verdict>
+      When a ResourceSlice is submitted whose device consumes counter set "gpu-0" with compatibilityGroups <groups>
+      Then the API server <outcome>
+
+      Examples: within the bounds
+        | groups                                                              | verdict  | outcome    |
+        | [mig]                                                               | accepted | accepts it |
+        | [mig, mig-linked]                                                   | accepted | accepts it |
+        | [a23456789-123456789-123456789-123456789-123456789-123456789-123]   | accepted | accepts it |
+        | []                                                                  | accepted | accepts it |
+
+      Examples: beyond the bounds
+        | groups                                                              | verdict  | outcome                                                                                  |
+        | [a, b, c]                                                           | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups"                  |
+        | [a23456789-123456789-123456789-123456789-123456789-123456789-1234]  | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
+        | [mig, mig]                                                          | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]"               |
+        | [MIG]                                                               | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
+        | [-mig]                                                              | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
+        | [mig_1]                                                             | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
