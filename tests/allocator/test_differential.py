@@ -31,7 +31,7 @@ SELECTORS = (
     'device.driver.startsWith("b")',
 )
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
-         "DRADeviceBindingConditions", "DRAConsumableCapacity")
+         "DRADeviceBindingConditions", "DRAConsumableCapacity", "DRADeviceCompatibilityGroups")
 SETTINGS = settings(max_examples=300, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -72,6 +72,9 @@ def devices(draw: st.DrawFn, driver: str, counter_sets: list[str], prefix: str) 
             device["consumesCounters"] = [{"counterSet": counter_set, "counters": {
                 "other" if one_in(draw, 20) else "mem":
                     {"value": draw(st.sampled_from(["2", "4", "8"]))}}}]
+            if draw(st.booleans()):  # KEP-5963 groups, [] included (the same as none)
+                device["consumesCounters"][0]["compatibilityGroups"] = draw(
+                    st.sampled_from([[], ["a"], ["b"], ["a", "b"]]))
         result.append(device)
     return result
 
@@ -199,6 +202,9 @@ def in_use(slices: list[Obj], fraction: int) -> list[Obj]:
                           "device": device["name"]}
                 if (slice_index + device_index) % 5 == 4:
                     result["adminAccess"] = True
+                declared = {c["counterSet"]: c.get("compatibilityGroups") or [] for c in device.get("consumesCounters") or []}
+                if any(declared.values()) and (slice_index + device_index) % 3:  # else: as an older scheduler left it
+                    result["compatibilityGroups"] = declared
                 request = {"name": "r", "exactly": {"deviceClassName": "any"}}
                 held.append(claim(f"held-{slice_index}-{device_index}", request,
                                   allocation={"devices": {"results": [result]}}))
