@@ -175,13 +175,13 @@ def _check(name: str, document: Document, obj: Any, base: tuple[Any, ...], line:
                                        "document must be a mapping with apiVersion and kind", None, "error"))
         return
     kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
     object_name = meta.get("name") if isinstance(meta.get("name"), str) else meta.get("generateName", "")
     problems: list[Problem] = [p for p in document.problems if p.path[: len(base)] == base]
     problems = [Problem(p.path[len(base):], p.message, p.rule, p.severity) for p in problems]
     missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
     if missing:
-        problems += [Problem((key,), "Required value: every manifest needs apiVersion and kind", None) for key in missing]
+        problems += [Problem((key,), "Required value: every manifest needs apiVersion and kind") for key in missing]
     else:
         problems += validate_manifest(obj, gates)[1]
     if any(p.severity == "error" for p in problems):

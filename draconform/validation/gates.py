@@ -77,7 +77,7 @@ GATED_FIELDS: tuple[GatedField, ...] = (
 
 _BY_KIND: dict[str, tuple[GatedField, ...]] = {}
 for _field in GATED_FIELDS:
-    _BY_KIND[_field.kind] = _BY_KIND.get(_field.kind, ()) + (_field,)
+    _BY_KIND[_field.kind] = (*_BY_KIND.get(_field.kind, ()), _field)
 
 
 
@@ -92,14 +92,14 @@ def _find(value: Any, steps: tuple[str, ...], path: Path = ()) -> Iterator[tuple
         else:
             return
         for key, item in items:
-            yield from _find(item, rest, path + (key,))
+            yield from _find(item, rest, (*path, key))
         return
     if not isinstance(value, dict) or value.get(head) is None:
         return
     if not rest:
-        yield path + (head,), value, head
+        yield (*path, head), value, head
     else:
-        yield from _find(value[head], rest, path + (head,))
+        yield from _find(value[head], rest, (*path, head))
 
 
 def in_use(obj: Any, gated: GatedField) -> bool:

@@ -80,7 +80,7 @@ _RESOLVER = Resolver()
 
 
 class _Frame:
-    __slots__ = ("container", "path", "key", "key_line", "anchor", "size", "merges", "explicit", "line")
+    __slots__ = ("anchor", "container", "explicit", "key", "key_line", "line", "merges", "path", "size")
 
     def __init__(self, container: dict[str, Any] | list[Any], path: Path, anchor: str | None, line: int) -> None:
         self.container = container
@@ -134,7 +134,7 @@ def load_documents(text: bytes | str, track_lines: bool = True) -> Iterator[Docu
         raise LoadError(f"not valid YAML: {' '.join(str(exc).split())}") from None
 
 
-def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document]:  # noqa: C901
+def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document]:
     stack: list[_Frame] = []
     doc: Document | None = None
     root: Any = None
@@ -154,7 +154,7 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
         container = parent.container
         if isinstance(container, list):
             if track_lines and fresh:
-                doc_lines[parent.path + (len(container),)] = line
+                doc_lines[(*parent.path, len(container))] = line
             container.append(value)
             return
         key = parent.key
@@ -172,15 +172,15 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
             parent.merges.extend(merged)
             return
         if key in parent.explicit and doc is not None:
-            doc.problems.append(Problem(parent.path + (key,), f"duplicate key {key!r}", None))
+            doc.problems.append(Problem((*parent.path, key), f"duplicate key {key!r}", None))
         parent.explicit.add(key)
         if track_lines:
-            doc_lines[parent.path + (key,)] = parent.key_line
+            doc_lines[(*parent.path, key)] = parent.key_line
         container[key] = value
 
     doc_lines: dict[Path, int] = {}
     for event in events:
-        line = event.start_mark.line + 1
+        line = event.start_mark.line + 1 if event.start_mark is not None else 0
         if isinstance(event, yaml.ScalarEvent):
             tag = event.tag
             if tag is None or tag == "!":
@@ -207,11 +207,11 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
             if stack:
                 parent = stack[-1]
                 if isinstance(parent.container, list):
-                    path = parent.path + (len(parent.container),)
+                    path = (*parent.path, len(parent.container))
                 elif parent.key not in (None, _MERGE):
-                    path = parent.path + (parent.key,)  # type: ignore[operator]
+                    path = (*parent.path, parent.key)
                 else:
-                    path = parent.path + ("<<",)
+                    path = (*parent.path, "<<")
             if not stack and doc is not None:
                 doc.line = line  # the document starts where its content does, after comments and `---`
             container: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []

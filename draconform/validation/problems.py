@@ -6,7 +6,7 @@ kube-apiserver renders field paths: `spec.devices[2].attributes[gpu.example.com/
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 Severity = Literal["error", "warning"]
 
@@ -17,15 +17,13 @@ class MapKey(str):
     __slots__ = ()
 
 
-Path = tuple[Union[str, int], ...]
+Path = tuple[str | int, ...]
 
 
 def format_path(path: Path) -> str:
     out: list[str] = []
     for part in path:
-        if isinstance(part, int):
-            out.append(f"[{part}]")
-        elif isinstance(part, MapKey):
+        if isinstance(part, (int, MapKey)):
             out.append(f"[{part}]")
         else:
             out.append(f".{part}" if out else part)

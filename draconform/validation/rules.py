@@ -7,7 +7,7 @@ defensive: a wrongly typed field is skipped, never crashes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from functools import cache
 from typing import Any
 
@@ -32,6 +32,14 @@ def _dicts(value: Any) -> Iterator[tuple[int, Obj]]:
         for index, item in enumerate(value):
             if isinstance(item, dict):
                 yield index, item
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _set(obj: Obj, field: str) -> bool:
@@ -80,13 +88,13 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
         overlap = set(map(str, conditions)) & set(map(str, failures))
         for index, item in enumerate(failures):
             if str(item) in overlap:
-                yield Problem(path + ("bindingFailureConditions", index),
+                yield Problem((*path, "bindingFailureConditions", index),
                               f"Invalid value: {json.dumps(item)}: must not also be a binding condition",
                               "DRA-API/BINDING-CONDITIONS-DISJOINT")
     if bool(conditions) != bool(failures):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
-        yield Problem(path + (missing,), f"Required value: required when `{present}` is set",
+        yield Problem((*path, missing), f"Required value: required when `{present}` is set",
                       "DRA-API/BINDING-CONDITIONS-TOGETHER")
 
 
@@ -97,7 +105,7 @@ def _selectors(selectors: Any, path: Path) -> Iterator[Problem]:
         if isinstance(expression, str) and expression:
             error = compile_selector(expression)
             if error:
-                yield Problem(path + (index, "cel", "expression"), f"Invalid value: {error}", "DRA-API/CEL-COMPILES")
+                yield Problem((*path, index, "cel", "expression"), f"Invalid value: {error}", "DRA-API/CEL-COMPILES")
 
 
 def _opaque(config: Any, path: Path) -> Iterator[Problem]:
@@ -107,7 +115,7 @@ def _opaque(config: Any, path: Path) -> Iterator[Problem]:
         if isinstance(parameters, dict):
             size = len(json.dumps(parameters, separators=(",", ":")).encode("utf-8"))
             if size > MAX_OPAQUE_BYTES:
-                yield Problem(path + (index, "opaque", "parameters"),
+                yield Problem((*path, index, "opaque", "parameters"),
                               f"Too long: {size} bytes: may not be more than {MAX_OPAQUE_BYTES} bytes",
                               "DRA-API/CONFIG-OPAQUE")
 
@@ -126,27 +134,27 @@ def slice_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
         what = "Required value" if not chosen else f"Invalid value: {', '.join(chosen)} are all set"
         yield Problem(path, f"{what}: exactly one of `nodeName`, `nodeSelector`, `allNodes`, "
                             "`perDeviceNodeSelection` is required", "DRA-API/SLICE-NODE-SELECTION-ONE-OF")
-    devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
-    counter_sets = spec.get("sharedCounters") if isinstance(spec.get("sharedCounters"), list) else []
+    devices = _list(spec.get("devices"))
+    counter_sets = _list(spec.get("sharedCounters"))
     if devices and counter_sets and _from_1_35(gates):
         yield Problem(path, "Invalid value: only one of `devices` and `sharedCounters` may be set "
                             "(Kubernetes 1.35 and later)", "DRA-API/SLICE-DEVICES-OR-COUNTERS")
-    yield from _duplicates([(path + ("devices", i, "name"), d.get("name")) for i, d in _dicts(devices)],
+    yield from _duplicates([((*path, "devices", i, "name"), d.get("name")) for i, d in _dicts(devices)],
                            "DRA-API/SLICE-DEVICE-NAMES-UNIQUE")
     advanced = any(d.get("taints") or d.get("consumesCounters") for _, d in _dicts(devices))
     if advanced and len(devices) > MAX_DEVICES_ADVANCED and _from_1_35(gates):
-        yield Problem(path + ("devices",), f"Too many: {len(devices)}: must have at most {MAX_DEVICES_ADVANCED} "
+        yield Problem((*path, "devices"), f"Too many: {len(devices)}: must have at most {MAX_DEVICES_ADVANCED} "
                                            "items when any device has taints or consumes counters",
                       "DRA-API/SLICE-MAX-DEVICES")
     per_device = spec.get("perDeviceNodeSelection") is True
     consumed_total = 0
     for index, device in _dicts(devices):
-        consumed_total += yield from _device_rules(device, path + ("devices", index), gates, per_device)
+        consumed_total += yield from _device_rules(device, (*path, "devices", index), gates, per_device)
     if not _from_1_35(gates) and consumed_total > MAX_CONSUMED_COUNTERS_PER_SLICE_1_34:
-        yield Problem(path + ("devices",), f"Too many: {consumed_total}: the devices of a slice may consume at "
+        yield Problem((*path, "devices"), f"Too many: {consumed_total}: the devices of a slice may consume at "
                                            f"most {MAX_CONSUMED_COUNTERS_PER_SLICE_1_34} counters in total "
                                            "(Kubernetes 1.34)", "DRA-API/DEVICE-CONSUMED-COUNTERS")
-    yield from _counter_set_rules(counter_sets, path + ("sharedCounters",), gates)
+    yield from _counter_set_rules(counter_sets, (*path, "sharedCounters"), gates)
 
 
 def _counter_set_rules(counter_sets: list[Any], path: Path, gates: FeatureGates) -> Iterator[Problem]:
@@ -155,19 +163,20 @@ def _counter_set_rules(counter_sets: list[Any], path: Path, gates: FeatureGates)
             yield Problem(path, f"Too many: {len(counter_sets)}: must have at most {MAX_COUNTER_SETS} items",
                           "DRA-API/SLICE-MAX-COUNTER-SETS")
     else:
-        total = sum(len(s.get("counters") or {}) for _, s in _dicts(counter_sets) if isinstance(s.get("counters"), dict))
+        total = sum(len(s["counters"]) for _, s in _dicts(counter_sets) if isinstance(s.get("counters"), dict))
         if total > MAX_COUNTERS_PER_SLICE_1_34:
             yield Problem(path, f"Too many: {total}: the counter sets of a slice may hold at most "
                                 f"{MAX_COUNTERS_PER_SLICE_1_34} counters in total (Kubernetes 1.34)",
                           "DRA-API/SLICE-MAX-COUNTER-SETS")
-    yield from _duplicates([(path + (i, "name"), s.get("name")) for i, s in _dicts(counter_sets)],
+    yield from _duplicates([((*path, i, "name"), s.get("name")) for i, s in _dicts(counter_sets)],
                            "DRA-API/COUNTER-SET-NAMES")
 
 
-def _device_rules(device: Obj, path: Path, gates: FeatureGates, per_device: bool) -> Iterator[Problem]:
+def _device_rules(device: Obj, path: Path, gates: FeatureGates,
+                  per_device: bool) -> Generator[Problem, None, int]:
     """Returns (as the generator's value) how many counters the device consumes, for 1.34's slice total."""
-    attributes = device.get("attributes") if isinstance(device.get("attributes"), dict) else {}
-    capacity = device.get("capacity") if isinstance(device.get("capacity"), dict) else {}
+    attributes = _dict(device.get("attributes"))
+    capacity = _dict(device.get("capacity"))
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
         yield Problem(path, f"Too many: {len(attributes) + len(capacity)}: must have at most "
                             f"{MAX_ATTRIBUTES_AND_CAPACITIES} attributes and capacities combined",
@@ -175,24 +184,25 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates, per_device: bool
     if device.get("allowMultipleAllocations") is not True:
         for name, entry in capacity.items():
             if isinstance(entry, dict) and _set(entry, "requestPolicy"):
-                yield Problem(path + ("capacity", MapKey(name), "requestPolicy"),
+                yield Problem((*path, "capacity", MapKey(name), "requestPolicy"),
                               "Forbidden: only allowed when `allowMultipleAllocations` is true",
                               "DRA-API/CAPACITY-REQUEST-POLICY")
-    consumptions = device.get("consumesCounters") if isinstance(device.get("consumesCounters"), list) else []
+    consumptions = _list(device.get("consumesCounters"))
     consumed = sum(len(c["counters"]) for _, c in _dicts(consumptions) if isinstance(c.get("counters"), dict))
     if _from_1_35(gates):
         if len(consumptions) > MAX_CONSUMPTIONS:
-            yield Problem(path + ("consumesCounters",), f"Too many: {len(consumptions)}: must have at most "
-                                                        f"{MAX_CONSUMPTIONS} items", "DRA-API/DEVICE-COUNTER-CONSUMPTIONS")
+            yield Problem((*path, "consumesCounters"),
+                          f"Too many: {len(consumptions)}: must have at most {MAX_CONSUMPTIONS} items",
+                          "DRA-API/DEVICE-COUNTER-CONSUMPTIONS")
     elif consumed > MAX_COUNTERS_PER_DEVICE_1_34:
-        yield Problem(path + ("consumesCounters",), f"Too many: {consumed}: a device may consume at most "
-                                                    f"{MAX_COUNTERS_PER_DEVICE_1_34} counters in total (Kubernetes 1.34)",
-                      "DRA-API/DEVICE-CONSUMED-COUNTERS")
-    yield from _duplicates([(path + ("consumesCounters", i, "counterSet"), c.get("counterSet"))
+        yield Problem((*path, "consumesCounters"),
+                      f"Too many: {consumed}: a device may consume at most {MAX_COUNTERS_PER_DEVICE_1_34} counters "
+                      "in total (Kubernetes 1.34)", "DRA-API/DEVICE-CONSUMED-COUNTERS")
+    yield from _duplicates([((*path, "consumesCounters", i, "counterSet"), c.get("counterSet"))
                             for i, c in _dicts(consumptions)], "DRA-API/DEVICE-COUNTER-CONSUMPTIONS")
     taints = device.get("taints")
     if not _from_1_35(gates) and isinstance(taints, list) and len(taints) > MAX_TAINTS_1_34:
-        yield Problem(path + ("taints",), f"Too many: {len(taints)}: must have at most {MAX_TAINTS_1_34} items "
+        yield Problem((*path, "taints"), f"Too many: {len(taints)}: must have at most {MAX_TAINTS_1_34} items "
                                           "(Kubernetes 1.34)", "DRA-API/DEVICE-MAX-TAINTS")
     yield from _binding_conditions(device, path)
     chosen = [field for field in ("nodeName", "nodeSelector", "allNodes") if _set(device, field)]
@@ -202,7 +212,7 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates, per_device: bool
                         "`perDeviceNodeSelection` is true", "DRA-API/DEVICE-NODE-SELECTION")
     if not per_device:
         for field in chosen:
-            yield Problem(path + (field,), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
+            yield Problem((*path, field), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
                           "DRA-API/DEVICE-NODE-SELECTION")
     return consumed
 
@@ -228,7 +238,7 @@ def _request_names(spec: Any) -> dict[str, set[str] | None]:
         name = request.get("name")
         if isinstance(name, str):
             subs = request.get("firstAvailable")
-            names[name] = {s.get("name") for _, s in _dicts(subs)} if isinstance(subs, list) else None
+            names[name] = {str(s.get("name")) for _, s in _dicts(subs)} if isinstance(subs, list) else None
     return names
 
 
@@ -255,10 +265,10 @@ def _count_rules(request: Obj, path: Path) -> Iterator[Problem]:
     if not isinstance(count, int) or isinstance(count, bool):
         return
     if mode == "ExactCount" and count <= 0:
-        yield Problem(path + ("count",), f"Invalid value: {count}: must be greater than zero",
+        yield Problem((*path, "count"), f"Invalid value: {count}: must be greater than zero",
                       "DRA-API/REQUEST-ALLOCATION-MODE")
     if mode == "All" and count != 0:
-        yield Problem(path + ("count",), f"Invalid value: {count}: must not be set when `allocationMode` is All",
+        yield Problem((*path, "count"), f"Invalid value: {count}: must not be set when `allocationMode` is All",
                       "DRA-API/REQUEST-ALLOCATION-MODE")
 
 
@@ -266,10 +276,10 @@ def _tolerations(tolerations: Any, path: Path) -> Iterator[Problem]:
     for index, toleration in _dicts(tolerations):
         operator = toleration.get("operator") or "Equal"
         if operator == "Exists" and toleration.get("value"):
-            yield Problem(path + (index, "value"), "Invalid value: must be empty when `operator` is Exists",
+            yield Problem((*path, index, "value"), "Invalid value: must be empty when `operator` is Exists",
                           "DRA-API/TOLERATION-FORMAT")
         if not toleration.get("key") and operator != "Exists":
-            yield Problem(path + (index, "operator"),
+            yield Problem((*path, index, "operator"),
                           f"Invalid value: {json.dumps(operator)}: must be Exists when `key` is empty",
                           "DRA-API/TOLERATION-FORMAT")
 
@@ -279,38 +289,38 @@ def claim_spec_rules(spec: Any, path: Path) -> Iterator[Problem]:
     if not isinstance(devices, dict):
         return
     requests = devices.get("requests")
-    yield from _duplicates([(path + ("devices", "requests", i, "name"), r.get("name")) for i, r in _dicts(requests)],
+    yield from _duplicates([((*path, "devices", "requests", i, "name"), r.get("name")) for i, r in _dicts(requests)],
                            "DRA-API/CLAIM-REQUEST-NAMES")
     for index, request in _dicts(requests):
-        where = path + ("devices", "requests", index)
+        where = (*path, "devices", "requests", index)
         if _set(request, "exactly") == _set(request, "firstAvailable"):
             yield Problem(where, ("Invalid value: both are set" if _set(request, "exactly") else "Required value")
                           + ": exactly one of `exactly` or `firstAvailable` is required",
                           "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE")
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
-            yield from _count_rules(exactly, where + ("exactly",))
-            yield from _selectors(exactly.get("selectors"), where + ("exactly", "selectors"))
-            yield from _tolerations(exactly.get("tolerations"), where + ("exactly", "tolerations"))
+            yield from _count_rules(exactly, (*where, "exactly"))
+            yield from _selectors(exactly.get("selectors"), (*where, "exactly", "selectors"))
+            yield from _tolerations(exactly.get("tolerations"), (*where, "exactly", "tolerations"))
         subrequests = request.get("firstAvailable")
-        yield from _duplicates([(where + ("firstAvailable", i, "name"), s.get("name")) for i, s in _dicts(subrequests)],
+        yield from _duplicates([((*where, "firstAvailable", i, "name"), s.get("name")) for i, s in _dicts(subrequests)],
                                "DRA-API/FIRST-AVAILABLE-SUBREQUESTS")
         for sub_index, sub in _dicts(subrequests):
-            sub_path = where + ("firstAvailable", sub_index)
+            sub_path = (*where, "firstAvailable", sub_index)
             yield from _count_rules(sub, sub_path)
-            yield from _selectors(sub.get("selectors"), sub_path + ("selectors",))
-            yield from _tolerations(sub.get("tolerations"), sub_path + ("tolerations",))
+            yield from _selectors(sub.get("selectors"), (*sub_path, "selectors"))
+            yield from _tolerations(sub.get("tolerations"), (*sub_path, "tolerations"))
     names = _request_names(spec)
     for index, constraint in _dicts(devices.get("constraints")):
-        where = path + ("devices", "constraints", index)
+        where = (*path, "devices", "constraints", index)
         if _set(constraint, "matchAttribute") == _set(constraint, "distinctAttribute"):
-            yield Problem(where, ("Invalid value: both are set" if _set(constraint, "matchAttribute") else "Required value")
-                          + ": exactly one of `matchAttribute` or `distinctAttribute` is required",
+            what = "Invalid value: both are set" if _set(constraint, "matchAttribute") else "Required value"
+            yield Problem(where, f"{what}: exactly one of `matchAttribute` or `distinctAttribute` is required",
                           "DRA-API/CONSTRAINT-ONE-OF")
-        yield from _references(constraint.get("requests"), where + ("requests",), names)
+        yield from _references(constraint.get("requests"), (*where, "requests"), names)
     for index, config in _dicts(devices.get("config")):
-        yield from _references(config.get("requests"), path + ("devices", "config", index, "requests"), names)
-    yield from _opaque(devices.get("config"), path + ("devices", "config"))
+        yield from _references(config.get("requests"), (*path, "devices", "config", index, "requests"), names)
+    yield from _opaque(devices.get("config"), (*path, "devices", "config"))
 
 
 def _references(references: Any, path: Path, names: dict[str, set[str] | None]) -> Iterator[Problem]:
@@ -318,7 +328,7 @@ def _references(references: Any, path: Path, names: dict[str, set[str] | None]) 
         for index, reference in enumerate(references):
             error = _reference_error(reference, names, result=False)
             if error:
-                yield Problem(path + (index,), error, "DRA-API/REQUEST-REFERENCES-EXIST")
+                yield Problem((*path, index), error, "DRA-API/REQUEST-REFERENCES-EXIST")
 
 
 def claim_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Problem]:
@@ -348,14 +358,14 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
     old_allocation = (old_status or {}).get("allocation")
     reserved = status.get("reservedFor")
     if reserved and not allocation:
-        yield Problem(path + ("reservedFor",), "Forbidden: may not be set when `allocation` is not set",
+        yield Problem((*path, "reservedFor"), "Forbidden: may not be set when `allocation` is not set",
                       "DRA-API/RESERVED-FOR-NEEDS-ALLOCATION")
-    yield from _duplicates([(path + ("reservedFor", i, "uid"), r.get("uid")) for i, r in _dicts(reserved)],
+    yield from _duplicates([((*path, "reservedFor", i, "uid"), r.get("uid")) for i, r in _dicts(reserved)],
                            "DRA-API/RESERVED-FOR-LIMITS")
     if old_allocation is not None and allocation is not None and allocation != old_allocation:
-        yield Problem(path + ("allocation",), "Invalid value: field is immutable once set; clear it first",
+        yield Problem((*path, "allocation"), "Invalid value: field is immutable once set; clear it first",
                       "DRA-API/ALLOCATION-IMMUTABLE")
-    results_path = path + ("allocation", "devices", "results")
+    results_path = (*path, "allocation", "devices", "results")
     devices = allocation.get("devices") if isinstance(allocation, dict) else None
     results = devices.get("results") if isinstance(devices, dict) else None
     if allocation is not None and allocation != old_allocation:
@@ -363,26 +373,26 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
         for index, result in _dicts(results):
             error = _reference_error(result.get("request"), names, result=True)
             if error:
-                yield Problem(results_path + (index, "request"), error, "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS")
-            yield from _binding_conditions(result, results_path + (index,))
+                yield Problem((*results_path, index, "request"), error, "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS")
+            yield from _binding_conditions(result, (*results_path, index))
         yield from _opaque(devices.get("config") if isinstance(devices, dict) else None,
-                           path + ("allocation", "devices", "config"))
+                           (*path, "allocation", "devices", "config"))
     allocated = {_device_key(r) for _, r in _dicts(results)}
     entries = status.get("devices")
-    yield from _duplicates([(path + ("devices", i), _device_key(e)) for i, e in _dicts(entries)],
+    yield from _duplicates([((*path, "devices", i), _device_key(e)) for i, e in _dicts(entries)],
                            "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION")
     for index, entry in _dicts(entries):
-        where = path + ("devices", index)
+        where = (*path, "devices", index)
         if _device_key(entry) not in allocated:
             yield Problem(where, "Invalid value: must be the driver, pool and device (and shareID) of an "
                                  "allocated device", "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION")
-        yield from _duplicates([(where + ("conditions", i, "type"), c.get("type"))
+        yield from _duplicates([((*where, "conditions", i, "type"), c.get("type"))
                                 for i, c in _dicts(entry.get("conditions"))], "DRA-API/DEVICE-STATUS-CONDITIONS")
         data = entry.get("data")
         if isinstance(data, dict):
             size = len(json.dumps(data, separators=(",", ":")).encode("utf-8"))
             if size > MAX_OPAQUE_BYTES:
-                yield Problem(where + ("data",), f"Too long: {size} bytes: may not be more than "
+                yield Problem((*where, "data"), f"Too long: {size} bytes: may not be more than "
                                                  f"{MAX_OPAQUE_BYTES} bytes", "DRA-API/DEVICE-STATUS-DATA")
 
 

@@ -98,20 +98,20 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
     value = error.instance
     if keyword == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
-        return Problem(path + (missing,), "Required value", rule)
+        return Problem((*path, missing), "Required value", rule)
     if keyword == "additionalProperties" and error.validator_value is False:
         extras = [key for key in value if key not in (error.schema.get("properties") or {})]
-        return Problem(path + (extras[0] if extras else "?",), "unknown field", rule)
+        return Problem((*path, extras[0] if extras else "?"), "unknown field", rule)
     if keyword == "uniqueItems":  # upstream reports the repeated item, not the list
         for index, item in enumerate(value):
             if item in value[:index]:
-                return Problem(path + (index,), f"Duplicate value: {json.dumps(item)}", rule)
+                return Problem((*path, index), f"Duplicate value: {json.dumps(item)}", rule)
     if "propertyNames" in error.absolute_schema_path:
-        return Problem(path + (MapKey(value),), f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
+        return Problem((*path, MapKey(value)), f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
     return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule)
 
 
-def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:  # noqa: C901 - one line per keyword
+def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:
     if keyword == "maxItems":
         return f"Too many: {len(value)}: must have at most {limit} items"
     if keyword == "minItems":
@@ -139,7 +139,9 @@ def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:  # 
         return "Duplicate value"
     if keyword == "type":
         wanted = " or ".join(limit) if isinstance(limit, list) else limit
-        return hint if hint and wanted == "object" else f"Invalid value: {json.dumps(value)[:80]}: must be of type {wanted}"
+        if hint and wanted == "object":
+            return hint
+        return f"Invalid value: {json.dumps(value)[:80]}: must be of type {wanted}"
     if keyword in ("minimum", "exclusiveMinimum"):
         return f"Invalid value: {value}: must be greater than {'or equal to ' if keyword == 'minimum' else ''}{limit}"
     if keyword in ("maximum", "exclusiveMaximum"):
@@ -151,7 +153,7 @@ def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[s
     """Follow the error's schema path from the root, through `$ref`s, collecting the nearest `x-rule`
     (inherited downwards) and `x-message` (of the failing subschema or the `$ref` that led to it), and
     mark which instance path elements are map keys so they render as `[key]`."""
-    resolver = kind_schema.validator._resolver  # noqa: SLF001 - the validator's resolver knows the base URIs
+    resolver = kind_schema.validator._resolver
     schema: Any = kind_schema.schema
     rule, hint = DEFAULT_RULE, None
     instance_path = list(error.absolute_path)

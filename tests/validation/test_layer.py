@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 import yaml
-
-from draconform.catalogue import load_catalogue
-from draconform.cli import main
-from draconform.paths import SCHEMAS_DIR
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+
+from draconform.catalogue import load_catalogue
+from draconform.cli import main
+from draconform.paths import SCHEMAS_DIR
 from draconform.sut import ApiError
 from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.bench import corpus, validation_throughput
@@ -121,10 +121,10 @@ BAD_VALUES: tuple[Any, ...] = ("Not Valid!", -1, None, [], {}, "x" * 300, True)
 def _mutations(obj: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
     if isinstance(obj, dict):
         for key, value in obj.items():
-            yield from _mutations(value, path + (key,))
+            yield from _mutations(value, (*path, key))
     elif isinstance(obj, list):
         for index, value in enumerate(obj):
-            yield from _mutations(value, path + (index,))
+            yield from _mutations(value, (*path, index))
     for value in BAD_VALUES:
         if path and value != obj:
             yield path, value
@@ -184,7 +184,7 @@ def test_every_gated_field_exists_in_its_schema_and_names_known_gates() -> None:
         assert set(gated.gates) <= set(GATE_HISTORY), gated
         schema = kind_schema("resource.k8s.io/v1", gated.kind)
         assert schema is not None
-        resolver = schema.validator._resolver  # noqa: SLF001
+        resolver = schema.validator._resolver
         node: Any = schema.schema
         for step in gated.path.split("."):
             while "$ref" in node or "allOf" in node:

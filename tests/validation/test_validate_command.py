@@ -119,6 +119,9 @@ spec:
 """
 
 
+DEVICES_ONLY = MIXED_SLICE.replace("  sharedCounters:\n  - name: gpu-0\n    counters: {memory: {value: 80Gi}}\n", "")
+
+
 @pytest.mark.parametrize(
     ("release", "status", "rules"),
     [
@@ -139,7 +142,7 @@ def test_rules_follow_the_kubernetes_version(capsys: pytest.CaptureFixture[str],
 
 def test_fields_needing_a_gate_off_by_default_get_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "slice.yaml"
-    path.write_text(MIXED_SLICE.replace("  sharedCounters:\n  - name: gpu-0\n    counters: {memory: {value: 80Gi}}\n", ""))
+    path.write_text(DEVICES_ONLY)
     status, lines, _ = validate(capsys, "--kubernetes-version", "1.34", str(path))
     warnings = [line for line in lines if ": warning: " in line]
     assert status == 1  # five taints in 1.34
@@ -153,7 +156,7 @@ def test_fields_needing_a_gate_off_by_default_get_a_warning(capsys: pytest.Captu
 
 def test_a_gate_turned_off_drops_its_fields_with_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "slice.yaml"
-    path.write_text(MIXED_SLICE.replace("  sharedCounters:\n  - name: gpu-0\n    counters: {memory: {value: 80Gi}}\n", ""))
+    path.write_text(DEVICES_ONLY)
     status, lines, _ = validate(capsys, "--feature-gates", "DRADeviceCompatibilityGroups=false,DRADeviceTaints=false",
                                 str(path))
     assert status == 0
