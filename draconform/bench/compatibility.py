@@ -108,7 +108,8 @@ def _schedule(cluster: ReferenceCluster, templates: list[str]) -> float:
     unbound = [i for i in range(len(templates))
                if not (cluster.store.get("Pod", f"pod-{i}", NAMESPACE) or {}).get("spec", {}).get("nodeName")]
     if unbound:
-        raise RuntimeError(f"{len(unbound)} of {len(templates)} measured pods were not scheduled (first: pod-{unbound[0]})")
+        raise RuntimeError(f"{len(unbound)} of {len(templates)} measured pods were not scheduled "
+                           f"(first: pod-{unbound[0]})")
     return elapsed
 
 

@@ -264,7 +264,8 @@ def test_with_the_gate_off_no_grouped_device_and_no_snapshotted_counter_set_is_u
         groups = world.groups(result["device"])
         assert not any(groups.values()), f"{result['device']} declares groups {groups}"
         for counter_set in groups:
-            carriers = [r["device"] for r in world.held_results if (r.get("compatibilityGroups") or {}).get(counter_set)]
+            carriers = [r["device"] for r in world.held_results
+                        if (r.get("compatibilityGroups") or {}).get(counter_set)]
             assert not carriers, f"{result['device']} joins {counter_set}, where {carriers} carry snapshotted groups"
 
 
