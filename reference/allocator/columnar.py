@@ -120,6 +120,10 @@ class _Attempt:
     candidates: dict[tuple[int, str], _AltCandidates]
     available: dict[CounterKey, Fraction] | None = None
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
+    # Nodes that can matter: with a candidate, a selector error or a problem pool. When nothing shared reaches
+    # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
+    relevant_nodes: frozenset[str] | None = None  # None: no shortcut, ask every node
+    nothing_here: dict[str, str] = field(default_factory=dict)
 
 
 class ColumnarAllocator:
@@ -401,10 +405,36 @@ class ColumnarAllocator:
                 for alt in alts:
                     candidates[(alt.claim_index, alt.name)] = self._alt_candidates(view, alt, held_frame)
         attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
-        attempt.available = None
+        self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
         self._attempt_held_frame = held_frame
         return attempt
+
+    def _shortcut(self, attempt: _Attempt, view: _PoolView) -> None:
+        """Decide once per attempt which nodes need a look: the union of the per-node partitions. Nodes outside
+        it have no candidate, no error and no problem pool, so they cannot fit, unless something shared (allNodes
+        or node-selector devices, errors or problem pools) reaches them or a claim fits with no device at all."""
+        if any(found.shared or found.shared_errors for found in attempt.candidates.values()):
+            return
+        if any(row["node_name"] is None for row in view.problem_slices):
+            return
+        if any(not plan.requests for plan in attempt.plans):
+            return
+        try:
+            for plan in attempt.plans:
+                check_claim_size(plan, {})
+        except AllocationError:
+            return
+
+        def none(alt: Alternative) -> int:
+            return 0
+
+        nodes = {row["node_name"] for row in view.problem_slices}
+        for found in attempt.candidates.values():
+            nodes.update(found.local)
+            nodes.update(found.local_errors)
+        attempt.relevant_nodes = frozenset(nodes)
+        attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
 
     def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
         frame = view.usable
@@ -460,6 +490,8 @@ class ColumnarAllocator:
         self._sync()
         attempt = self._begin(claims, assumed)
         node_name = str(node["metadata"]["name"])
+        if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
+            return NodeAllocation(None, dict(attempt.nothing_here))
         problems = [p for p in self._pool_view().problem_slices if self._slice_on_node(p, node)]
         lists: dict[tuple[int, str], list[int]] = {}
         for plan in attempt.plans:
