@@ -72,8 +72,8 @@ def compile_selector(expression: str) -> str | None:
 def _duplicates(items: list[tuple[Path, Any]], rule: str) -> Iterator[Problem]:
     seen: set[Any] = set()
     for path, key in items:
-        if key is None:
-            continue
+        if not isinstance(key, (str, int, tuple)):
+            continue  # missing or mistyped: the schema reports it
         if key in seen:
             yield Problem(path, f"Duplicate value: {json.dumps(key) if isinstance(key, str) else key}", rule)
         seen.add(key)
@@ -396,8 +396,10 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
                                                  f"{MAX_OPAQUE_BYTES} bytes", "DRA-API/DEVICE-STATUS-DATA")
 
 
-def _device_key(entry: Obj) -> tuple[Any, ...]:
-    return (entry.get("driver"), entry.get("pool"), entry.get("device"), entry.get("shareID"))
+def _device_key(entry: Obj) -> tuple[str | None, ...]:
+    """Driver, pool, device and shareID; a mistyped part (a schema error already) still hashes."""
+    parts = (entry.get("driver"), entry.get("pool"), entry.get("device"), entry.get("shareID"))
+    return tuple(part if part is None or isinstance(part, str) else repr(part) for part in parts)
 
 
 KindRules = Callable[[Obj, "Obj | None", FeatureGates], Iterator[Problem]]
