@@ -8,8 +8,9 @@ it ran with where that matters. Figures are this machine's wall clock: tests run
 scale and never assert on speed.
 
 Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
-against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind), `draconform.bench.compatibility`
-(KEP-5963: partitionable GPUs with compatibility groups, measured with and without groups);
+against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind),
+`draconform.bench.compatibility` (KEP-5963: partitionable GPUs with compatibility groups, measured with and
+without groups);
 `validation` below wraps `draconform.validation.bench`."""
 
 from __future__ import annotations
