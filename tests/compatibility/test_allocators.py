@@ -1,7 +1,8 @@
 """Property tests of both allocation cores with compatibility groups (KEP-5963 "Done when": the allocator never
 produces an allocation violating the rule). Hypothesis builds one node with a pool of partitions on two counter
 sets, groups spelled every way (unset, null, [], one or two names), allocations already in place (with a
-snapshot that may disagree with the slice, or without one), and a pending claim. Each answer is judged here,
+snapshot that may disagree with the slice, or without one), and one or two pending claims (allocated together,
+as for one pod). Each answer is judged here,
 without the reference's compatibility module, by a straightforward reading of the KEP and decisions.md:
 
 - soundness: on every counter set the new devices touch, all devices there (allocated ones as their snapshot
@@ -107,11 +108,14 @@ def held(draw: st.DrawFn, devs: list[Obj]) -> list[Obj]:
 
 
 @st.composite
-def pending(draw: st.DrawFn) -> Obj:
-    requests = [{"name": f"r{i}", "exactly": {"deviceClassName": draw(st.sampled_from(["any", *KINDS])),
-                                              "count": draw(st.integers(1, 2))}}
-                for i in range(draw(st.integers(1, 3)))]
-    return claim("pending", requests)
+def pending(draw: st.DrawFn) -> list[Obj]:
+    claims = []
+    for index in range(draw(st.integers(1, 2))):
+        requests = [{"name": f"r{i}", "exactly": {"deviceClassName": draw(st.sampled_from(["any", *KINDS])),
+                                                  "count": draw(st.integers(1, 2))}}
+                    for i in range(draw(st.integers(1, 3 - index)))]
+        claims.append(claim(f"pending-{index}", requests))
+    return claims
 
 
 @st.composite
@@ -159,7 +163,7 @@ def answer(factory: AllocatorFactory, cluster: dict[str, Any], gates: dict[str, 
         store.load(obj)
     allocator: Allocator = factory(store, FeatureGates(gates, release=release))
     try:
-        outcome = allocator.allocate(NODE, [cluster["pending"]])
+        outcome = allocator.allocate(NODE, cluster["pending"])
     except AllocationError as exc:
         return f"error: {exc}"
     return outcome.allocations if outcome.allocations is not None else "does not fit"
@@ -217,10 +221,14 @@ class World:
             return list(self.published)
         return [n for n, d in self.published.items() if d["attributes"]["kind"]["string"] == class_name]
 
-    def some_choice_fits(self, pending_claim: Obj) -> bool:
+    def choices(self, pending_claims: Sequence[Obj]) -> Iterable[list[str]]:
+        """Every way to give each request of each claim its count of matching devices."""
         options = [itertools.combinations(self.matching(r["exactly"]["deviceClassName"]), r["exactly"]["count"])
-                   for r in pending_claim["spec"]["devices"]["requests"]]
-        return any(self.fits([n for combo in choice for n in combo]) for choice in itertools.product(*options))
+                   for c in pending_claims for r in c["spec"]["devices"]["requests"]]
+        return ([n for combo in choice for n in combo] for choice in itertools.product(*options))
+
+    def some_choice_fits(self, pending_claims: Sequence[Obj]) -> bool:
+        return any(self.fits(chosen) for chosen in self.choices(pending_claims))
 
     def snapshot(self, name: str) -> dict[str, list[str]] | None:
         declared = {e["counterSet"]: e.get("compatibilityGroups") for e in self.published[name]["consumesCounters"]}
@@ -239,10 +247,10 @@ def test_no_allocation_breaks_the_rule_and_none_is_missed(core: str, cluster: di
     got = answer(CORES[core], cluster, {GATE: True})
     assert not isinstance(got, str) or got == "does not fit", got
     if got == "does not fit":
-        assert not world.some_choice_fits(cluster["pending"]), "a compatible choice exists, yet the claim did not fit"
+        assert not world.some_choice_fits(cluster["pending"]), "a compatible choice exists, yet the claims did not fit"
         return
     assert isinstance(got, list)
-    results = got[0]["devices"]["results"]
+    results = [r for allocation in got for r in allocation["devices"]["results"]]
     chosen = [r["device"] for r in results]
     assert world.fits(chosen), f"{chosen} break counters or compatibility"
     for result in results:
@@ -259,7 +267,7 @@ def test_with_the_gate_off_no_grouped_device_and_no_snapshotted_counter_set_is_u
     got = answer(CORES[core], cluster, {GATE: False})
     if not isinstance(got, list):
         return
-    for result in got[0]["devices"]["results"]:
+    for result in (r for allocation in got for r in allocation["devices"]["results"]):
         assert "compatibilityGroups" not in result
         groups = world.groups(result["device"])
         assert not any(groups.values()), f"{result['device']} declares groups {groups}"
@@ -276,13 +284,10 @@ def test_an_older_scheduler_ignores_groups_and_writes_no_snapshot(core: str, clu
     world = World(cluster)
     got = answer(CORES[core], cluster, {}, release="1.36")
     if got == "does not fit":
-        options = [itertools.combinations(world.matching(r["exactly"]["deviceClassName"]), r["exactly"]["count"])
-                   for r in cluster["pending"]["spec"]["devices"]["requests"]]
-        assert not any(world.fits([n for combo in c for n in combo], enforce=False)
-                       for c in itertools.product(*options))
+        assert not any(world.fits(chosen, enforce=False) for chosen in world.choices(cluster["pending"]))
         return
     assert isinstance(got, list), got
-    assert all("compatibilityGroups" not in r for r in got[0]["devices"]["results"])
+    assert all("compatibilityGroups" not in r for allocation in got for r in allocation["devices"]["results"])
 
 
 @PROPERTY
