@@ -305,3 +305,20 @@ def test_the_judge_itself() -> None:
     assert not compatible([frozenset({"x", "y"}), frozenset({"y", "z"}), frozenset({"x", "z"})])
     assert compatible([frozenset(), frozenset()])
     assert not compatible([frozenset(), frozenset({"mig"})])
+
+
+@pytest.mark.parametrize("core", sorted(CORES))
+def test_backtracking_undoes_the_narrowing(core: str) -> None:
+    """The first request's first choice (group a) leaves the second request nothing; once the search
+    backs out of it, the counter set must be empty again so that both can take group-b devices."""
+    def device(name: str, kind: str, groups: list[str]) -> Obj:
+        return {"name": name, "attributes": {"kind": {"string": kind}}, "consumesCounters": [
+            {"counterSet": "cs0", "compatibilityGroups": groups, "counters": {"units": {"value": "10"}}}]}
+
+    devs = [device("d0", "k0", ["a"]), device("d1", "k1", ["b"]), device("d2", "k1", ["b"])]
+    cluster = {"devices": devs, "published": devs, "held": [], "capacity": {"cs0": 100, "cs1": 100},
+               "pending": [claim("pending", [{"name": "first", "exactly": {"deviceClassName": "any"}},
+                                             {"name": "second", "exactly": {"deviceClassName": "k1"}}])]}
+    got = answer(CORES[core], cluster, {GATE: True})
+    assert isinstance(got, list), got
+    assert [r["device"] for r in got[0]["devices"]["results"]] == ["d1", "d2"]
