@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
 from pytest_bdd import given, parsers, then, when
 
+from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
 KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate)"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from draconform.reference.apiserver.store import Operation, Store
 from draconform.reference.featuregates import FeatureGates
-
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.core import drop_nulls

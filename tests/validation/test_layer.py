@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 import yaml
-from draconform.reference.apiserver.admission import install
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
 
 from draconform.catalogue import load_catalogue
 from draconform.cli import main
 from draconform.paths import SCHEMAS_DIR
+from draconform.reference.apiserver.admission import install
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
 from draconform.sut import ApiError
 from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.bench import corpus, validation_throughput

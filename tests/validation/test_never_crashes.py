@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.featuregates import FeatureGates
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from draconform.sut import ApiError
 from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.bench import corpus
