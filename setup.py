@@ -20,6 +20,7 @@ setup(
     packages=packages,
     package_dir=ROOTS,
     package_data={
+        "draconform": ["py.typed"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },
