@@ -111,12 +111,23 @@ class _AltCandidates:
     shared_errors: list[tuple[int | None, str]]  # (sel_id or None, error)
 
 
+@dataclass(frozen=True)
+class _Held:
+    """Devices held by allocated claims (a live view of the per-device counts) or by assumed ones."""
+
+    allocated: dict[DeviceKey, int]
+    assumed: frozenset[DeviceKey]
+
+    def __contains__(self, device: object) -> bool:
+        return device in self.allocated or device in self.assumed
+
+
 @dataclass
 class _Attempt:
     """One scheduling attempt: the same claims against the same cluster state, asked for node after node."""
 
     plans: list[ClaimPlan]
-    held: set[DeviceKey]
+    held: _Held
     candidates: dict[tuple[int, str], _AltCandidates]
     available: dict[CounterKey, Fraction] | None = None
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
@@ -138,6 +149,7 @@ class ColumnarAllocator:
         self._devices: dict[int, DeviceFacts] = {}
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
+        self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
         self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
@@ -184,21 +196,31 @@ class ColumnarAllocator:
             key = (obj["metadata"].get("namespace", ""), name)
             if event.type == "DELETED":
                 self._claim_results.drop(key)
-                if self._held.pop(key, None) is not None:
-                    self._claim_version += 1
+                self._set_held(key, [])
             else:
                 self._put_claim(obj)
 
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
-        held = _held_devices(claim)
-        if self._held.get(key, []) != held:
-            if held:
-                self._held[key] = held
-            else:
-                self._held.pop(key, None)
-            self._claim_version += 1
+        self._set_held(key, _held_devices(claim))
+
+    def _set_held(self, key: tuple[str, str], held: list[DeviceKey]) -> None:
+        """What one claim holds now; the per-device counts follow so an attempt need not rescan every claim."""
+        before = self._held.get(key, [])
+        if before == held:
+            return
+        for device in before:
+            self._held_count[device] -= 1
+            if not self._held_count[device]:
+                del self._held_count[device]
+        for device in held:
+            self._held_count[device] = self._held_count.get(device, 0) + 1
+        if held:
+            self._held[key] = held
+        else:
+            self._held.pop(key, None)
+        self._claim_version += 1
 
     def _drop_slice(self, name: str) -> None:
         block = self._blocks.pop(name, None)
@@ -380,8 +402,9 @@ class ColumnarAllocator:
     # --- one attempt -------------------------------------------------------------------------------------
     def _held_devices_frame(self) -> pl.DataFrame:
         if self._held_frame is None or self._held_frame_version != self._claim_version:
-            rows = [key for keys in self._held.values() for key in keys]
-            self._held_frame = pl.DataFrame(rows, schema=HELD_SCHEMA, orient="row")
+            devices = list(self._held_count)
+            self._held_frame = pl.DataFrame({"driver": [d[0] for d in devices], "pool": [d[1] for d in devices],
+                                             "name": [d[2] for d in devices]}, schema=HELD_SCHEMA)
             self._held_frame_version = self._claim_version
         return self._held_frame
 
@@ -398,7 +421,7 @@ class ColumnarAllocator:
         held_frame = self._held_devices_frame()
         if assumed_held:
             held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
-        held = {key for keys in self._held.values() for key in keys} | set(assumed_held)
+        held = _Held(self._held_count, frozenset(assumed_held))
         candidates: dict[tuple[int, str], _AltCandidates] = {}
         for plan in plans:
             for alts in plan.requests:
@@ -532,6 +555,8 @@ class ColumnarAllocator:
         if mode is Mode.IGNORE:
             return Tracker(mode)
         view = self._pool_view()
+        if not view.any_consumes:  # no candidate consumes a counter set, so no candidate is ever judged
+            return Tracker(mode)
         key = (attempt, view, self._claim_results.version)
         base = self._compat_base
         if base is None or base[0][0] is not attempt or base[0][1] is not view or base[0][2] != key[2]:
