@@ -175,8 +175,9 @@ class ColumnarAllocator:
 
     # --- following the store -----------------------------------------------------------------------------
     def _sync(self) -> None:
-        for event in self._watch.drain():
-            self._apply(event)
+        if self._watch.pending():  # the usual case within one scheduling attempt: nothing new
+            for event in self._watch.drain():
+                self._apply(event)
 
     def _apply(self, event: WatchEvent) -> None:
         obj = event.object
