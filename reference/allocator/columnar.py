@@ -551,7 +551,7 @@ class ColumnarAllocator:
 
     def _compat_tracker(self, attempt: _Attempt, assumed: Sequence[Obj]) -> Tracker:
         """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
-        for results without one), computed once per attempt and copied for each node's search."""
+        for results without one), computed once per attempt and shared, unchanged, by each node's search."""
         mode = self.gates.compatibility
         if mode is Mode.IGNORE:
             return Tracker(mode)
