@@ -73,5 +73,4 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
         | what                         | expression                                                  | message                          |
         | an unknown attribute         | device.attributes["gpu.example.com"].memory > 1             | CEL runtime error                |
         | a result that is not a bool  | device.attributes["gpu.example.com"].model                  | must evaluate to bool            |
-        | a syntax error               | device.driver ==                                            | CEL compile error                |
         | a runaway comprehension      | [1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true))))) | exceeded its iteration budget |
