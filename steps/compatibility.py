@@ -1,6 +1,7 @@
 """Steps for KEP-5963 compatibility groups: components put in the three states of the KEP's skew table
-(older release, gate off, gate on), what stored ResourceSlices declare, what allocation results record
-(the snapshot), and API requests that the server accepts or refuses. Everything goes through the seam."""
+(older release, gate off, gate on), what stored ResourceSlices declare and what allocation results record
+(the snapshot). Requests the API server refuses use the validation steps (steps/validation.py). Everything
+goes through the seam."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, named, resolve_claim
-from draconform.sut import ApiError, Obj, SystemUnderTest
+from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, resolve_claim
+from draconform.sut import Obj, SystemUnderTest
 
 # The release a gate first appeared in: "old" in a skew table means the release before it.
 GATE_INTRODUCED = {"DRADeviceCompatibilityGroups": "1.37"}
@@ -92,44 +93,3 @@ def claim_records_groups(sut: SystemUnderTest, ctx: ScenarioContext, claim: str 
         assert not snapshots, f"claim {obj['metadata']['name']!r} records compatibility groups {snapshots}"
     else:
         assert snapshots, f"claim {obj['metadata']['name']!r} records no compatibility groups"
-
-
-# --- API requests that may be refused ------------------------------------------------------------------
-@when(parsers.re(r'a ResourceSlice is submitted whose device consumes counter set "(?P<counter_set>[^"]+)" '
-                 r"with compatibilityGroups (?P<groups>\[.*\])"))
-def submit_slice_with_groups(sut: SystemUnderTest, ctx: ScenarioContext, counter_set: str, groups: str) -> None:
-    """One device with one consumesCounters entry; the outcome is kept for the next step to judge."""
-    spec = {
-        "driver": "gpu.example.com",
-        "pool": {"name": "submitted", "generation": 1, "resourceSliceCount": 1},
-        "nodeName": "node-1",
-        "devices": [{"name": "device-0", "consumesCounters": [{
-            "counterSet": counter_set,
-            "compatibilityGroups": yaml.load(groups, Loader=yaml.CSafeLoader),
-            "counters": {"multiprocessors": {"value": "10"}},
-        }]}],
-    }
-    _submit(sut, ctx, named("ResourceSlice", "submitted", spec=spec))
-
-
-def _submit(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> None:
-    ctx.last_error = None
-    try:
-        sut.create(obj)
-    except ApiError as exc:
-        ctx.last_error = exc
-
-
-@then("the API server accepts it")
-def api_accepts(ctx: ScenarioContext) -> None:
-    assert ctx.last_error is None, f"the request was refused: {ctx.last_error}"
-
-
-@then(parsers.parse('the API server refuses it at "{field}"'))
-def api_refuses_at(ctx: ScenarioContext, field: str) -> None:
-    """Refused as Invalid, with a cause at exactly this field path."""
-    error = ctx.last_error
-    assert isinstance(error, ApiError), "the request was accepted"
-    assert error.reason == "Invalid", f"refused as {error.reason}, not Invalid: {error}"
-    fields = [cause.field for cause in error.causes]
-    assert field in fields, f"no cause at {field}; causes: {[(c.field, c.message) for c in error.causes]}"

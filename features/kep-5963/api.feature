@@ -32,21 +32,35 @@ Feature: compatibilityGroups on consumesCounters entries, as the API server stor
   Rule: KEP-5963/GROUP-LIMITS  At most 2 groups per entry, each a DNS label, none twice
 
     Scenario Outline: A consumesCounters entry with groups <groups> is <verdict>
-      When a ResourceSlice is submitted whose device consumes counter set "gpu-0" with compatibilityGroups <groups>
-      Then the API server <outcome>
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: device-0
+            consumesCounters:
+            - counterSet: gpu-0
+              compatibilityGroups: <groups>
+              counters:
+                multiprocessors: {value: "10"}
+        """
+      Then the request <outcome>
 
       Examples: within the bounds
-        | groups                                                              | verdict  | outcome    |
-        | [mig]                                                               | accepted | accepts it |
-        | [mig, mig-linked]                                                   | accepted | accepts it |
-        | [a23456789-123456789-123456789-123456789-123456789-123456789-123]   | accepted | accepts it |
-        | []                                                                  | accepted | accepts it |
+        | groups                                                            | verdict  | outcome     |
+        | [mig]                                                             | accepted | is accepted |
+        | [mig, mig-linked]                                                 | accepted | is accepted |
+        | [a23456789-123456789-123456789-123456789-123456789-123456789-123] | accepted | is accepted |
+        | []                                                                | accepted | is accepted |
 
       Examples: beyond the bounds
-        | groups                                                              | verdict  | outcome                                                                                  |
-        | [a, b, c]                                                           | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups"                  |
-        | [a23456789-123456789-123456789-123456789-123456789-123456789-1234]  | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
-        | [mig, mig]                                                          | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]"               |
-        | [MIG]                                                               | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
-        | [-mig]                                                              | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
-        | [mig_1]                                                             | refused  | refuses it at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]"               |
+        | groups                                                             | verdict | outcome                                                                                                               |
+        | [a, b, c]                                                          | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"    |
+        | [a23456789-123456789-123456789-123456789-123456789-123456789-1234] | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | [mig, mig]                                                         | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | [MIG]                                                              | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | [-mig]                                                             | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | [mig_1]                                                            | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
