@@ -50,6 +50,11 @@ class Catalogue:
         return grouped
 
 
+def _one_line(text: str | None) -> str | None:
+    """Folded YAML text, as one line: catalogue prose is wrapped for the reader of the file only."""
+    return " ".join(text.split()) if text is not None else None
+
+
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
     schema = json.loads((SCHEMAS_DIR / "harness" / "rule-catalogue.schema.json").read_text())
@@ -84,8 +89,8 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 text=" ".join(entry["text"].split()),
                 profile=entry.get("profile", data.get("profile", DEFAULT_PROFILE)),
                 gates=tuple(entry.get("gates", ())),
-                decision=entry.get("decision"),
-                upstream=entry.get("upstream"),
-                untested_reason=entry.get("untested_reason"),
+                decision=_one_line(entry.get("decision")),
+                upstream=_one_line(entry.get("upstream")),
+                untested_reason=_one_line(entry.get("untested_reason")),
             )
     return Catalogue(rules=rules, titles=titles)
