@@ -32,7 +32,7 @@ PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "drac
 class BenchOptions:
     scale: float = 1.0  # multiplies node, pod and object counts; 1.0 is the full (upstream) shape
     allocators: tuple[str, ...] = ("columnar",)  # allocation cores the scheduler workloads run with
-    oracle_pods: int = 20  # measured pods for the oracle in the core comparison (it is slow by design)
+    oracle_pods: int = 5  # measured pods for the oracle in the core comparison (it is slow by design)
 
 
 @dataclass
@@ -89,8 +89,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="multiply node, pod and object counts (default 1: the full shapes)")
     parser.add_argument("--allocator", choices=("columnar", "oracle", "both"), default="columnar",
                         help="allocation core for the scheduler workloads (default: columnar)")
-    parser.add_argument("--oracle-pods", type=int, default=20,
-                        help="pods the oracle is measured on when compared with the polars core (default 20)")
+    parser.add_argument("--oracle-pods", type=int, default=5,
+                        help="pods the oracle is measured on when compared with the polars core (default 5)")
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
     parser.set_defaults(handler=handle)
 
