@@ -17,6 +17,15 @@ from typing import Any, Protocol, runtime_checkable
 
 Obj = dict[str, Any]
 
+
+def copy_object(value: Any) -> Any:
+    """Deep copy of a JSON-like value; several times faster than copy.deepcopy on API objects."""
+    if isinstance(value, dict):
+        return {k: copy_object(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_object(v) for v in value]
+    return value
+
 DEFAULT_SUT = "draconform.reference.sut:ReferenceSystem"
 
 # Components whose feature gates and versions a scenario may set.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+from draconform.sut import copy_object
 from draconform.validation.gates import default_off_warnings, strip_disabled
 from draconform.validation.problems import Problem
 from draconform.validation.rules import RULES
@@ -58,7 +59,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     release or that were dropped."""
     if not is_validated(obj):
         return obj, validate_object(obj, gates)
-    stored = _copy(obj)
+    stored = copy_object(obj)
     drop_nulls(stored)
     warnings = default_off_warnings(stored, gates)
     warnings += strip_disabled(stored, None, gates)
@@ -71,9 +72,9 @@ def validate_gates(overrides: dict[str, bool] | None, release: str) -> FeatureGa
     return FeatureGates({**dict.fromkeys(GATE_HISTORY, True), **(overrides or {})}, release=release)
 
 
-def _copy(value: Any) -> Any:
+def copy_object(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_object(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_object(v) for v in value]
     return value

@@ -17,6 +17,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from draconform.sut import copy_object
 from draconform.validation.problems import Path, Problem
 
 MAX_BYTES = 16 * 1024 * 1024  # a request body limit far above kube-apiserver's 3 MiB
@@ -92,14 +93,6 @@ class _Frame:
         self.merges: list[dict[str, Any]] = []
         self.explicit: set[str] = set()
         self.line = line
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 def _check_flow_depth(text: bytes | str) -> None:
@@ -222,7 +215,7 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
                 for merged in frame.merges:
                     for key, value in merged.items():
                         if key not in frame.container:
-                            frame.container[key] = _copy(value)
+                            frame.container[key] = copy_object(value)
             attach(frame.container, frame.size, frame.line, frame.anchor, True)
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor not in anchors:
@@ -236,7 +229,7 @@ def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document
                     f"{MAX_ALIAS_NODES} copied nodes (an alias-expansion bomb?)",
                     line,
                 )
-            attach(_copy(value), size, line, None, True)
+            attach(copy_object(value), size, line, None, True)
         elif isinstance(event, yaml.DocumentStartEvent):
             doc = Document(None, line)
             doc_lines = doc.lines
