@@ -70,11 +70,3 @@ def validate_gates(overrides: dict[str, bool] | None, release: str) -> FeatureGa
     """`draconform validate`'s gates: every DRA gate the release has is on (so gated fields are
     checked, not dropped), then the user's overrides."""
     return FeatureGates({**dict.fromkeys(GATE_HISTORY, True), **(overrides or {})}, release=release)
-
-
-def copy_object(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: copy_object(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_object(v) for v in value]
-    return value
