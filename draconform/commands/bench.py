@@ -126,7 +126,8 @@ def handle(args: argparse.Namespace) -> int:
 
 def line(m: Measurement) -> str:
     core = f" [{m.allocator}]" if m.allocator else ""
-    return f"{m.workload}{core}: {m.value:,.1f} {m.unit}" + (f"  ({m.detail})" if m.detail else "")
+    value = f"{m.value:,.1f}" if m.value >= 10 else f"{m.value:.3g}"  # small rates keep their digits
+    return f"{m.workload}{core}: {value} {m.unit}" + (f"  ({m.detail})" if m.detail else "")
 
 
 def _machine() -> dict[str, Any]:
