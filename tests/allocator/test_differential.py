@@ -202,7 +202,8 @@ def in_use(slices: list[Obj], fraction: int) -> list[Obj]:
                           "device": device["name"]}
                 if (slice_index + device_index) % 5 == 4:
                     result["adminAccess"] = True
-                declared = {c["counterSet"]: c.get("compatibilityGroups") or [] for c in device.get("consumesCounters") or []}
+                declared = {c["counterSet"]: c.get("compatibilityGroups") or []
+                            for c in device.get("consumesCounters") or []}
                 if any(declared.values()) and (slice_index + device_index) % 3:  # else: as an older scheduler left it
                     result["compatibilityGroups"] = declared
                 request = {"name": "r", "exactly": {"deviceClassName": "any"}}
