@@ -35,9 +35,10 @@ EXTERNAL_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], 
 
 
 def default_allocator_factory() -> AllocatorFactory:
-    from draconform.reference.allocator.oracle import OracleAllocator
+    """The polars columnar core is the production path; the oracle exists to check it."""
+    from draconform.reference.allocator.columnar import ColumnarAllocator
 
-    return OracleAllocator
+    return ColumnarAllocator
 
 
 class ReferenceCluster:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Unsupported
 
@@ -15,14 +16,15 @@ from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Unsupported
 class ReferenceSystem:
     """Built lazily, so that configuration steps can run before the cluster starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, allocator_factory: AllocatorFactory | None = None) -> None:
         self._configs: dict[str, ComponentConfig] = {}
+        self._allocator_factory = allocator_factory  # None: the cluster's default core
         self._cluster: ReferenceCluster | None = None
 
     @property
     def cluster(self) -> ReferenceCluster:
         if self._cluster is None:
-            self._cluster = ReferenceCluster(self._configs)
+            self._cluster = ReferenceCluster(self._configs, allocator_factory=self._allocator_factory)
         return self._cluster
 
     # --- set-up -------------------------------------------------------------------------------

@@ -174,6 +174,11 @@ class ColumnarAllocator:
             self._put_claim(obj)
 
     # --- following the store -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop following the store, so a restarted scheduler leaves no stale watch behind."""
+        self._watch.stop()
+
     def _sync(self) -> None:
         if self._watch.pending():  # the usual case within one scheduling attempt: nothing new
             for event in self._watch.drain():

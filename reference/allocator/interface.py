@@ -43,6 +43,10 @@ class Allocator(Protocol):
         `assumed` claims: allocations the scheduler has reserved but not written yet."""
         ...
 
+    def close(self) -> None:
+        """The scheduler that owns this core stops: release watches and caches."""
+        ...
+
 
 class AllocatorFactory(Protocol):
     def __call__(self, store: Store, gates: FeatureGates) -> Allocator: ...

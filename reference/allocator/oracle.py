@@ -62,6 +62,9 @@ class OracleAllocator:
         self.gates = Gates.of(gates)
         self.engine = SelectorEngine()
 
+    def close(self) -> None:
+        """Nothing to release: the oracle keeps no state between calls."""
+
     # --- the seam ----------------------------------------------------------------------------------------
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         classes = {c["metadata"]["name"]: c for c in self.store.list("DeviceClass")}

@@ -91,8 +91,10 @@ class Store:
         self.clock = clock
         self.gates = gates or FeatureGates()
         self._objects: dict[Key, Obj] = {}
+        self._uids: dict[str, Key] = {}  # uid -> key of every live object
+        self._dependents: dict[str, set[Key]] = {}  # owner uid -> keys of objects naming it as owner
         self._revision = itertools.count(1)
-        self._uids = itertools.count(1)
+        self._uid_counter = itertools.count(1)
         self._generated_names = itertools.count(1)
         self._watches: list[Watch] = []
         self._admission: list[AdmissionCheck] = []
@@ -147,7 +149,7 @@ class Store:
             new.pop("status")  # status is written through its subresource only
         new = self._admit("CREATE", new, None)
         meta = new["metadata"]
-        meta["uid"] = f"uid-{next(self._uids):06d}"
+        meta["uid"] = f"uid-{next(self._uid_counter):06d}"
         meta["creationTimestamp"] = format_time(self.clock.now())
         meta["generation"] = 1
         meta.pop("deletionTimestamp", None)
@@ -161,7 +163,7 @@ class Store:
         meta = new.setdefault("metadata", {})
         if KINDS[new["kind"]].namespaced:
             meta.setdefault("namespace", DEFAULT_NAMESPACE)
-        meta.setdefault("uid", f"uid-{next(self._uids):06d}")
+        meta.setdefault("uid", f"uid-{next(self._uid_counter):06d}")
         meta.setdefault("creationTimestamp", format_time(self.clock.now()))
         meta.setdefault("generation", 1)
         key = object_key(new)
@@ -274,27 +276,43 @@ class Store:
 
     def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType) -> Obj:
         new["metadata"]["resourceVersion"] = str(next(self._revision))
+        if old is not None:
+            self._unindex(key, old)
         self._objects[key] = new
+        self._index(key, new)
         self._notify(WatchEvent(event, copy_object(new), copy_object(old) if old is not None else None))
         return copy_object(new)
 
     def _remove(self, key: Key, last: Obj) -> None:
         old = self._objects.pop(key)
+        self._unindex(key, old)
         last["metadata"]["resourceVersion"] = str(next(self._revision))
         self._notify(WatchEvent("DELETED", last, copy_object(old)))
         self._collect_dependents(last["metadata"]["uid"])
 
+    def _index(self, key: Key, obj: Obj) -> None:
+        self._uids[obj["metadata"]["uid"]] = key
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            self._dependents.setdefault(ref.get("uid", ""), set()).add(key)
+
+    def _unindex(self, key: Key, obj: Obj) -> None:
+        self._uids.pop(obj["metadata"]["uid"], None)
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            dependents = self._dependents.get(ref.get("uid", ""))
+            if dependents is not None:
+                dependents.discard(key)
+                if not dependents:
+                    del self._dependents[ref.get("uid", "")]
+
     def _collect_dependents(self, owner_uid: str) -> None:
         """Background cascading deletion: an object goes once none of its owners exist any more."""
-        live_uids = {obj["metadata"]["uid"] for obj in self._objects.values()}
-        for obj in list(self._objects.values()):
+        for key in sorted(self._dependents.get(owner_uid, ()), key=lambda k: (k[0], k[1] or "", k[2])):
+            obj = self._objects.get(key)
+            if obj is None:
+                continue
             owners = obj["metadata"].get("ownerReferences") or []
-            if owner_uid in {ref.get("uid") for ref in owners} and not any(
-                ref.get("uid") in live_uids for ref in owners
-            ):
-                key = object_key(obj)
-                if key in self._objects:
-                    self.delete(key[0], key[2], key[1])
+            if not any(ref.get("uid") in self._uids for ref in owners):
+                self.delete(key[0], key[2], key[1])
 
     def _notify(self, event: WatchEvent) -> None:
         for stream in self._watches:

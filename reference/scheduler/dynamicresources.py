@@ -102,6 +102,7 @@ class DynamicResources:
         self.assumed: dict[str, Obj] = {}
 
     def stop(self) -> None:
+        self._allocator.close()
         if self.metrics is not None:
             self.metrics.unregister()
 
