@@ -61,6 +61,9 @@ class Scheduler:
         self.dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
         self.plugins: list[Plugin] = [self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
+        # An informer-style node cache: scheduling a pod must not copy every Node from the store.
+        self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
+        self._sorted_nodes: list[Obj] | None = None
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
         for pod in store.list("Pod"):
             if self._wants(pod):
@@ -110,6 +113,12 @@ class Scheduler:
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
             return
+        if obj["kind"] == "Node":
+            if event.type == "DELETED":
+                self._nodes.pop(node_name(obj), None)
+            else:
+                self._nodes[node_name(obj)] = obj
+            self._sorted_nodes = None
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
             if event.type == "MODIFIED" and _only_device_status_changed(event.old, obj):
@@ -133,7 +142,9 @@ class Scheduler:
         if not status.ok:
             self._fail(pod, status)
             return
-        nodes = sorted(self._store.list("Node"), key=node_name)
+        if self._sorted_nodes is None:
+            self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
+        nodes = self._sorted_nodes
         feasible: list[Obj] = []
         rejections: dict[str, Status] = {}
         for node in nodes:
