@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import CLAIM, ScenarioContext, resolve_claim
+from draconform.steps.common import CLAIM, ScenarioContext, assert_same, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
 
@@ -24,17 +24,13 @@ def _expected(docstring: str) -> Any:
     return yaml.load(docstring, Loader=yaml.CSafeLoader)
 
 
-def _show(value: Any) -> str:
-    return yaml.safe_dump(value, sort_keys=False, default_flow_style=None).strip()
-
-
 @then(parsers.re(r"the allocation of " + CLAIM + r" has results:"))
 def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                        docstring: str) -> None:
     """`status.allocation.devices.results`, in order and field for field."""
     got = _allocation(sut, ctx, claim, pod)["devices"].get("results") or []
     expected = _expected(docstring)
-    assert got == expected, f"results are\n{_show(got)}\nexpected\n{_show(expected)}"
+    assert_same(got, expected, "status.allocation.devices.results")
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has config:"))
@@ -43,7 +39,7 @@ def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | N
     """`status.allocation.devices.config`, in order and entry for entry."""
     got = _allocation(sut, ctx, claim, pod)["devices"].get("config") or []
     expected = _expected(docstring)
-    assert got == expected, f"config is\n{_show(got)}\nexpected\n{_show(expected)}"
+    assert_same(got, expected, "status.allocation.devices.config")
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has node selector:"))
@@ -51,7 +47,7 @@ def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: 
                              docstring: str) -> None:
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
     expected = _expected(docstring)
-    assert got == expected, f"nodeSelector is\n{_show(got)}\nexpected\n{_show(expected)}"
+    assert_same(got, expected, "status.allocation.nodeSelector")
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" is usable on every node"))

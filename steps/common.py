@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+from deepdiff import DeepDiff
 
 from draconform.sut import ComponentConfig, Obj, SystemUnderTest
 
@@ -152,3 +153,13 @@ def parse_gates(text: str) -> dict[str, bool]:
             raise ValueError(f"feature gate setting {item!r} must be NAME=on or NAME=off")
         gates[name.strip()] = value in ("on", "true")
     return gates
+
+
+def assert_same(got: Any, expected: Any, what: str) -> None:
+    """Structural equality (list order matters) with a failure message naming each differing path, so
+    a driver author sees which field of a large object is off rather than two walls of YAML."""
+    difference = DeepDiff(expected, got, verbose_level=2)
+    if difference:
+        shown = yaml.safe_dump(got, sort_keys=False, default_flow_style=None).strip()
+        raise AssertionError(f"{what} differs from the expected value:\n{difference.pretty()}\nactual:\n{shown}")
+
