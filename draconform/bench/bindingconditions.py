@@ -1,11 +1,11 @@
 """The KEP-5007 workload for `draconform bench`: pods parked in PreBind on binding conditions, then
-released one condition update at a time (reference/scheduler/bench.py does the work). The oracle core is
+released one condition update at a time (prebind_latency.py does the work). The oracle core is
 not offered: setting 1000 pods up through it takes minutes and says nothing about the wait."""
 
 from __future__ import annotations
 
 from draconform.commands.bench import BenchOptions, Measurement, workload
-from draconform.reference.scheduler.bench import binding_conditions_latency
+from draconform.bench.prebind_latency import binding_conditions_latency
 
 NAME = "binding-conditions"
 PODS = 1000  # the KEP's test plan: "1000 Pods waiting in PreBind"
