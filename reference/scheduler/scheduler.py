@@ -64,6 +64,7 @@ class Scheduler:
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
         self._sorted_nodes: list[Obj] | None = None
+        self._next_start_node = 0
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
         for pod in store.list("Pod"):
             if self._wants(pod):
@@ -147,15 +148,24 @@ class Scheduler:
         nodes = self._sorted_nodes
         feasible: list[Obj] = []
         rejections: dict[str, Status] = {}
-        for node in nodes:
+        wanted = feasible_nodes_to_find(len(nodes))
+        start = self._next_start_node % len(nodes) if nodes else 0
+        checked = 0
+        for node in nodes[start:] + nodes[:start]:
+            checked += 1
             verdict = call_point(self.plugins, "filter", state, pod, node)
             if verdict.code == Code.ERROR:
                 self._fail(pod, verdict)
                 return
             if verdict.ok:
                 feasible.append(node)
+                if len(feasible) == wanted:
+                    break
             else:
                 rejections[node_name(node)] = verdict
+        # The next pod starts where this one stopped, so a large cluster is searched evenly.
+        self._next_start_node = (start + checked) % len(nodes) if nodes and wanted < len(nodes) else 0
+        feasible.sort(key=node_name)
         if not feasible:
             call_point(self.plugins, "post_filter", state, pod, rejections)
             self._fail(pod, _summarise(len(nodes), rejections))
@@ -270,6 +280,19 @@ class Scheduler:
             self.queue.add_backoff(_key(pod))
         else:
             self.queue.add_unschedulable(_key(pod))
+
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE = 5
+
+
+def feasible_nodes_to_find(node_count: int) -> int:
+    """kube-scheduler's adaptive percentageOfNodesToScore: small clusters are searched in full; in
+    large ones filtering stops after max(100, n * p%) feasible nodes, p = max(5, 50 - n/125)."""
+    if node_count <= MIN_FEASIBLE_NODES_TO_FIND:
+        return node_count
+    percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE, 50 - node_count // 125)
+    return max(MIN_FEASIBLE_NODES_TO_FIND, node_count * percentage // 100)
 
 
 def _summarise(node_count: int, rejections: dict[str, Status]) -> Status:
