@@ -172,8 +172,8 @@ class OracleAllocator:
                     available[(pool.driver, pool.name, set_name, counter)] = value
             for device in pool.all_devices.values():
                 if device.key in in_use:
-                    for set_name, counters in device.consumes:
-                        for counter, amount in counters:
+                    for set_name, consumption in device.consumes:
+                        for counter, amount in consumption:
                             key = (pool.driver, pool.name, set_name, counter)
                             if key in available:  # without the partitionable gate no counter set is known
                                 available[key] -= amount

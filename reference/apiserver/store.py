@@ -184,7 +184,8 @@ class Store:
             new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
         new = self._admit("UPDATE", new, old)
         if old.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            return self._remove(key, new)
+            self._remove(key, new)  # the last finalizer went: the object is deleted now
+            return new
         return self._store(key, new, old, "MODIFIED")
 
     def update_status(self, obj: Obj) -> Obj:
@@ -281,7 +282,8 @@ class Store:
         self._objects[key] = new
         self._index(key, new)
         self._notify(WatchEvent(event, copy_object(new), copy_object(old) if old is not None else None))
-        return copy_object(new)
+        stored: Obj = copy_object(new)
+        return stored
 
     def _remove(self, key: Key, last: Obj) -> None:
         old = self._objects.pop(key)

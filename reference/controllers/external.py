@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
 
-from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.apiserver.store import Store
+from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.scheduler.bindingconditions import (
     DeviceId,

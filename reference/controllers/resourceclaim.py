@@ -5,7 +5,8 @@ that are gone or finished from `status.reservedFor`, deallocates claims nobody r
 
 from __future__ import annotations
 
-from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.apiserver.store import Store
+from draconform.sut import copy_object
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import (
     POD_CLAIM_NAME_ANNOTATION,

@@ -25,7 +25,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.apiserver.store import Store
+from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.external import (
     ClaimFollower,

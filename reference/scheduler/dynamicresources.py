@@ -17,7 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from draconform.reference.allocator.interface import AllocationError, Allocator
-from draconform.reference.apiserver.store import Store, copy_object
+from draconform.reference.apiserver.store import Store
+from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.featuregates import FeatureGates
