@@ -12,7 +12,6 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from draconform.reference.apiserver.store import Store
-from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.scheduler.bindingconditions import (
     DeviceId,
@@ -20,7 +19,7 @@ from draconform.reference.scheduler.bindingconditions import (
     device_id,
     results_with_conditions,
 )
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, copy_object
 
 CONFLICT_RETRIES = 5
 

@@ -6,7 +6,6 @@ that are gone or finished from `status.reservedFor`, deallocates claims nobody r
 from __future__ import annotations
 
 from draconform.reference.apiserver.store import Store
-from draconform.sut import copy_object
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import (
     POD_CLAIM_NAME_ANNOTATION,
@@ -14,7 +13,7 @@ from draconform.reference.podclaims import (
     pod_is_terminal,
 )
 from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, copy_object
 
 
 class ResourceClaimController:

@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from draconform.reference.apiserver.store import Store
-from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.external import (
     ClaimFollower,
@@ -46,7 +45,7 @@ from draconform.reference.scheduler.bindingconditions import (
     device_id,
     failed_condition,
 )
-from draconform.sut import Obj
+from draconform.sut import Obj, copy_object
 
 NAME = "dynamic-device-scaler"
 ANNOTATION = "dynamic-device-scaler.example.com/attached"

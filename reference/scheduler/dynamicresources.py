@@ -18,7 +18,6 @@ from typing import Any
 
 from draconform.reference.allocator.interface import AllocationError, Allocator
 from draconform.reference.apiserver.store import Store
-from draconform.sut import copy_object
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.featuregates import FeatureGates
@@ -42,7 +41,7 @@ from draconform.reference.scheduler.framework import (
     node_name,
 )
 from draconform.reference.scheduler.metrics import BindingConditionMetrics
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, copy_object
 
 NAME = "DynamicResources"
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import cast
 
 from draconform.reference.apiserver.store import Store, Watch, WatchEvent
-from draconform.sut import copy_object
 from draconform.reference.featuregates import FeatureGates
-from draconform.sut import Obj
+from draconform.sut import Obj, copy_object
 
 BINDING_GATE = "DRADeviceBindingConditions"
 DEVICE_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions")
