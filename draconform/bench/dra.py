@@ -187,21 +187,27 @@ def _steady(name: str, shape: Shape, prefilled: int, measured: int) -> Callable[
     return run
 
 
-workload("SchedulingWithResourceClaimTemplate/5000pods_500nodes",
-         "500 nodes x 10 devices; 2500 single-device pods from a claim template scheduled, then 2500 measured")(
-    _fill_and_measure("SchedulingWithResourceClaimTemplate/5000pods_500nodes", Shape(500, 10), 2500, 2500))
-workload("SteadyStateClusterResourceClaimTemplate/empty_500nodes",
-         "500 nodes x 10 devices, nothing allocated; pods created, scheduled and deleted 10 at a time")(
-    _steady("SteadyStateClusterResourceClaimTemplate/empty_500nodes", Shape(500, 10), 0, 500))
-workload("SteadyStateClusterResourceClaimTemplate/half_500nodes",
-         "500 nodes x 10 devices, 2500 claims pre-allocated; pods created, scheduled and deleted 10 at a time")(
-    _steady("SteadyStateClusterResourceClaimTemplate/half_500nodes", Shape(500, 10), 2500, 500))
-workload("SteadyStateClusterResourceClaimTemplate/full_500nodes",
-         "500 nodes x 10 devices, 4990 claims pre-allocated (room for 10 pods); 10 pods at a time")(
-    _steady("SteadyStateClusterResourceClaimTemplate/full_500nodes", Shape(500, 10), 4990, 500))
-workload("SchedulingWithResourceClaimTemplate/5000nodes_1device",
-         "5000 nodes x 1 device (upstream's large-cluster report); 250 single-device pods measured")(
-    _fill_and_measure("SchedulingWithResourceClaimTemplate/5000nodes_1device", Shape(5000, 1), 0, 250))
+# The scheduler_perf shapes: (name, summary, runner, shape, pods allocated first, pods measured). The name
+# is written once, so the registry entry and the measurements it reports cannot drift apart.
+SHAPES = [
+    ("SchedulingWithResourceClaimTemplate/5000pods_500nodes",
+     "500 nodes x 10 devices; 2500 single-device pods from a claim template scheduled, then 2500 measured",
+     _fill_and_measure, Shape(500, 10), 2500, 2500),
+    ("SteadyStateClusterResourceClaimTemplate/empty_500nodes",
+     "500 nodes x 10 devices, nothing allocated; pods created, scheduled and deleted 10 at a time",
+     _steady, Shape(500, 10), 0, 500),
+    ("SteadyStateClusterResourceClaimTemplate/half_500nodes",
+     "500 nodes x 10 devices, 2500 claims pre-allocated; pods created, scheduled and deleted 10 at a time",
+     _steady, Shape(500, 10), 2500, 500),
+    ("SteadyStateClusterResourceClaimTemplate/full_500nodes",
+     "500 nodes x 10 devices, 4990 claims pre-allocated (room for 10 pods); 10 pods at a time",
+     _steady, Shape(500, 10), 4990, 500),
+    ("SchedulingWithResourceClaimTemplate/5000nodes_1device",
+     "5000 nodes x 1 device (upstream's large-cluster report); 250 single-device pods measured",
+     _fill_and_measure, Shape(5000, 1), 0, 250),
+]
+for _name, _summary, _runner, _shape, _before, _measured in SHAPES:
+    workload(_name, _summary)(_runner(_name, _shape, _before, _measured))
 
 
 @workload("AllocatorComparison/500nodes_half",
