@@ -20,7 +20,8 @@ setup(
     packages=packages,
     package_dir=ROOTS,
     package_data={
-        "draconform": ["py.typed"],
+        # The .proto sources document the wire protocol; the .pyi stubs type the generated modules.
+        "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },
