@@ -29,7 +29,8 @@ def copy_object(value: Any) -> Any:
 DEFAULT_SUT = "draconform.reference.sut:ReferenceSystem"
 
 # Components whose feature gates and versions a scenario may set.
-COMPONENTS = ("kube-apiserver", "kube-scheduler", "kube-controller-manager", "kubelet")
+# "dra-driver" is the DRA driver under test: its feature gates say which API fields it may publish.
+COMPONENTS = ("kube-apiserver", "kube-scheduler", "kube-controller-manager", "kubelet", "dra-driver")
 
 
 class Unsupported(Exception):
@@ -120,6 +121,17 @@ class SystemUnderTest(Protocol):
           "dynamic-device-scaler": {pool_driver, node_driver, after, reschedule_condition}
         A SUT that cannot start such a controller (e.g. a vendor's own controller is the one under
         test) raises `Unsupported`, and the scenarios that need it are skipped."""
+
+    # --- a DRA driver -------------------------------------------------------------------------
+    def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
+        """Start the DRA driver `name`, or tell the running one that its devices are now `inventory`: the
+        ResourceSlices it would publish with every feature it supports enabled. The driver then publishes
+        what its configuration (component "dra-driver") and the cluster allow, through the API only. A SUT
+        whose driver cannot be given an inventory raises `Unsupported`."""
+
+    def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
+        """Where the kubelet on `node` reaches `driver`'s kubelet plugin: `unix:///path/to/socket`, served
+        over the DRAPlugin gRPC protocol (draconform.kubeletplugin speaks it)."""
 
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]: ...

@@ -1,11 +1,11 @@
 """One reference cluster: an API store, kube-controller-manager's resourceclaim controller,
-kube-scheduler and any external controllers a scenario starts (KEP-5007's binding controller, the
-dynamic device scaler), all on one injectable clock. Components keep no state the store does not
+kube-scheduler, any external controllers a scenario starts (KEP-5007's binding controller, the
+dynamic device scaler) and reference DRA drivers with their kubelet plugins, all on one injectable clock. Components keep no state the store does not
 hold, so restarting one means building it again from the store."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -17,6 +17,9 @@ from draconform.reference.controllers.binding import BindingController
 from draconform.reference.controllers.external import ExternalController
 from draconform.reference.controllers.resourceclaim import ResourceClaimController
 from draconform.reference.controllers.scaler import DynamicDeviceScaler
+from draconform.reference.drivers.driver import ReferenceDriver
+from draconform.reference.drivers.plugin import Checkpoint
+from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.events import EventRecorder
 from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.reference.metrics import MetricsRegistry
@@ -58,6 +61,9 @@ class ReferenceCluster:
         self.controller = ResourceClaimController(self.store, self.events)
         self.scheduler = self._new_scheduler()
         self.external: dict[str, ExternalController] = {}
+        self.drivers: dict[str, ReferenceDriver] = {}
+        self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
+        self._sockets = PluginSockets()
 
     def _gates(self, component: str) -> FeatureGates:
         config = self.configs.get(component, ComponentConfig())
@@ -84,8 +90,33 @@ class ReferenceCluster:
         elif component == "kube-controller-manager":
             self.controller.stop()
             self.controller = ResourceClaimController(self.store, self.events)
+        elif component == "dra-driver":
+            for name, previous in list(self.drivers.items()):
+                previous.stop()
+                self.drivers[name] = self._new_driver(name)
+                self.drivers[name].take_over(previous)
         elif component != "kubelet":
             raise ValueError(f"unknown component {component!r}")
+
+    def _new_driver(self, name: str) -> ReferenceDriver:
+        return ReferenceDriver(name, self.store, self._gates("dra-driver"),
+                               self._checkpoints.setdefault(name, Checkpoint()))
+
+    def run_driver(self, name: str, inventory: Sequence[Mapping[str, Any]]) -> None:
+        """Start the reference DRA driver `name`, or give the running one a new inventory."""
+        if name not in self.drivers:
+            self.drivers[name] = self._new_driver(name)
+        self.drivers[name].set_inventory([dict(obj) for obj in inventory])
+
+    def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
+        """Where the kubelet reaches `driver`'s plugin on `node` (unix://...)."""
+        if driver not in self.drivers:
+            raise KeyError(driver)
+        return self._sockets.endpoint(driver, node, lambda: self.drivers[driver].plugin(node))
+
+    def close(self) -> None:
+        """Close the kubelet plugins' sockets."""
+        self._sockets.close()
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
         """Start an external controller, or restart it with a new behaviour."""
@@ -105,6 +136,8 @@ class ReferenceCluster:
             progressed = self.scheduler.schedule_pending() or progressed
             for external in self.external.values():
                 progressed = external.sync() or progressed
+            for driver in self.drivers.values():
+                progressed = driver.sync() or progressed
             if not progressed:
                 return
         raise RuntimeError(f"the reference cluster did not settle within {MAX_SETTLE_ROUNDS} rounds")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -73,6 +73,20 @@ class ReferenceSystem:
             self.cluster.run_controller(name, behaviour)
         except KeyError:
             raise Unsupported(f"the reference implementation has no external controller {name!r}") from None
+
+    # --- a DRA driver -------------------------------------------------------------------------
+    def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
+        self.cluster.run_driver(name, inventory)
+
+    def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
+        try:
+            return self.cluster.kubelet_plugin_endpoint(driver, node)
+        except KeyError:
+            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first") from None
+
+    def close(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
 
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]:

@@ -1,0 +1,54 @@
+"""A reference DRA driver, as a cluster runs it: a controller that publishes its ResourceSlices
+(publisher.py) and a kubelet plugin per node that prepares claims (plugin.py). It acts on the cluster only
+through the API store, and follows ResourceClaims through a watch because a released allocation may let it
+publish a new declaration for a device. It is started through the seam's `run_driver`, configured as the
+component "dra-driver"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from draconform.reference.apiserver.store import Store
+from draconform.reference.drivers.plugin import Checkpoint, InventoryDevice, NodePlugin, inventory_devices
+from draconform.reference.drivers.publisher import SlicePublisher
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import Obj
+
+
+class ReferenceDriver:
+    def __init__(self, name: str, store: Store, gates: FeatureGates, checkpoint: Checkpoint) -> None:
+        self.name = name
+        self._store = store
+        self._checkpoint = checkpoint
+        self._publisher = SlicePublisher(name, store, gates)
+        self._devices: dict[tuple[str, str], InventoryDevice] = {}
+        self._plugins: dict[str, NodePlugin] = {}
+        self._claims = store.watch("ResourceClaim")
+        self._dirty = True  # publish on the first sync
+
+    def set_inventory(self, inventory: Sequence[Obj]) -> None:
+        """The devices the driver has now, as the slices it would publish with every feature on."""
+        self._publisher.set_inventory(inventory)
+        self._devices = inventory_devices(inventory)
+        self._dirty = True
+
+    def take_over(self, previous: ReferenceDriver) -> None:
+        """Continue where an earlier instance left off: its inventory and the slices it owns."""
+        self.set_inventory(previous._publisher.inventory)
+        self._publisher.adopt(previous._publisher.written)
+
+    def sync(self) -> bool:
+        claim_changes = bool(self._claims.drain())
+        if not (self._dirty or claim_changes):
+            return False
+        self._dirty = False
+        return self._publisher.sync()
+
+    def stop(self) -> None:
+        self._claims.stop()
+
+    def plugin(self, node: str) -> NodePlugin:
+        """The kubelet plugin on `node`, created on first use."""
+        if node not in self._plugins:
+            self._plugins[node] = NodePlugin(self.name, node, self._store, self._checkpoint, lambda: self._devices)
+        return self._plugins[node]

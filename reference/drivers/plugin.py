@@ -1,0 +1,160 @@
+"""The reference driver's kubelet plugin on one node: what it does when the kubelet asks it to prepare or
+unprepare claims (the DRAPlugin service; draconform.kubeletplugin serves it over gRPC).
+
+Preparing checks the allocation against what the driver knows of its hardware, whoever made the allocation:
+KEP-5963 "Driver Responsibilities" 3 and the "Driver-only" row of its skew table. A device is refused when,
+on some counter set it consumes, the groups the driver's inventory gives it do not meet those of the devices
+already prepared there (the KEP's predicate, decisions.md KEP-5963 #1), so an older or gate-off scheduler
+cannot put MIG and vGPU partitions of one GPU to work at once. The driver judges by its inventory, not by
+slices or snapshots: with its gate off it publishes no groups but still knows them.
+
+Prepared claims are the plugin's checkpoint: preparing a claim again answers as before, and unpreparing a
+claim the plugin does not hold succeeds (both idempotent, as the kubelet retries)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
+from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
+from draconform.reference.apiserver.store import Store
+from draconform.sut import Obj
+
+CounterSet = tuple[str, str]  # pool, counter set
+
+
+@dataclass(frozen=True)
+class InventoryDevice:
+    """A device as the driver knows it: where it is and what it declares on each counter set."""
+
+    pool: str
+    name: str
+    node: str | None
+    declared: Declared
+
+
+@dataclass
+class PreparedClaim:
+    result: PrepareResult
+    devices: list[InventoryDevice]
+
+
+@dataclass
+class Checkpoint:
+    """Prepared claims per node, by claim UID; survives a restart of the driver, as a real plugin's
+    checkpoint file does."""
+
+    nodes: dict[str, dict[str, PreparedClaim]] = field(default_factory=dict)
+
+
+def inventory_devices(inventory: Sequence[Obj]) -> dict[tuple[str, str], InventoryDevice]:
+    """(pool, device) -> the device, with groups as the inventory declares them (gate or not)."""
+    devices = {}
+    for slice_ in inventory:
+        spec = slice_.get("spec") or {}
+        pool = str((spec.get("pool") or {}).get("name", ""))
+        for device in spec.get("devices") or []:
+            node = device.get("nodeName") or spec.get("nodeName")
+            name = str(device.get("name", ""))
+            devices[(pool, name)] = InventoryDevice(
+                pool, name, str(node) if node else None, declared_groups(device.get("consumesCounters") or [])
+            )
+    return devices
+
+
+def _describe(groups: tuple[str, ...]) -> str:
+    return "[" + ", ".join(groups) + "]" if groups else "no groups"
+
+
+class NodePlugin:
+    """The plugin of driver `driver` on node `node`; `inventory` returns the driver's current devices."""
+
+    def __init__(self, driver: str, node: str, store: Store, checkpoint: Checkpoint,
+                 inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]]) -> None:
+        self.driver = driver
+        self.node = node
+        self._store = store
+        self._prepared = checkpoint.nodes.setdefault(node, {})
+        self._inventory = inventory
+
+    def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        answers = {}
+        for ref in claims:
+            known = self._prepared.get(ref.uid)
+            if known is not None:
+                answers[ref.uid] = known.result
+                continue
+            try:
+                prepared = self._prepare(ref)
+            except PrepareRefused as refusal:
+                answers[ref.uid] = PrepareResult(error=str(refusal))
+                continue
+            self._prepared[ref.uid] = prepared
+            answers[ref.uid] = prepared.result
+        return answers
+
+    def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
+        for ref in claims:
+            self._prepared.pop(ref.uid, None)
+        return {ref.uid: "" for ref in claims}
+
+    def _prepare(self, ref: ClaimRef) -> PreparedClaim:
+        claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
+        where = f"ResourceClaim {ref.namespace}/{ref.name}"
+        if claim is None or claim["metadata"].get("uid") != ref.uid:
+            raise PrepareRefused(f"{where} with UID {ref.uid} does not exist")
+        allocation = (claim.get("status") or {}).get("allocation")
+        if not allocation:
+            raise PrepareRefused(f"{where} is not allocated")
+        results = [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == self.driver]
+        inventory = self._inventory()
+        devices: list[tuple[Obj, InventoryDevice]] = []
+        for result in results:
+            device = inventory.get((str(result.get("pool", "")), str(result.get("device", ""))))
+            if device is None or device.node not in (None, self.node):
+                raise PrepareRefused(
+                    f"{where}: device {result.get('pool')}/{result.get('device')} of request "
+                    f"{result.get('request')!r} is not a device of driver {self.driver} on node {self.node}"
+                )
+            devices.append((result, device))
+        self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
+        prepared = tuple(
+            PreparedDevice(
+                pool=device.pool,
+                device=device.name,
+                requests=(str(result.get("request", "")),),
+                cdi_device_ids=(f"{self.driver}/device={device.name}",),
+            )
+            for result, device in devices
+        )
+        return PreparedClaim(PrepareResult(devices=prepared), [d for r, d in devices if not r.get("adminAccess")])
+
+    def _check_compatibility(self, where: str, devices: list[InventoryDevice]) -> None:
+        """Admit the claim's devices one by one onto the counter sets as the prepared claims hold them."""
+        states: dict[CounterSet, SetState] = {}
+        holders: dict[CounterSet, list[str]] = {}
+
+        def hold(device: InventoryDevice) -> None:
+            for counter_set, groups in device.declared:
+                key = (device.pool, counter_set)
+                states[key] = states.get(key, EMPTY).add(groups)
+                holders.setdefault(key, []).append(f"{device.name} ({_describe(groups)})")
+
+        for prepared in self._prepared.values():
+            for device in prepared.devices:
+                hold(device)
+        for device in devices:
+            for counter_set, groups in device.declared:
+                key = (device.pool, counter_set)
+                if not states.get(key, EMPTY).admits(groups):
+                    raise PrepareRefused(
+                        f"{where}: device {device.pool}/{device.name} declares {_describe(groups)} on counter "
+                        f"set {counter_set}, which is not compatible with the devices already in use there: "
+                        f"{', '.join(holders[key])} (KEP-5963 compatibility groups)"
+                    )
+            hold(device)
+
+
+class PrepareRefused(Exception):
+    """The plugin cannot prepare a claim; the message goes back to the kubelet as the claim's error."""

@@ -1,0 +1,177 @@
+"""Unit tests of the reference DRA driver: what it publishes under each gate setting, holding back new groups
+of allocated devices, never looping against an API server that strips a field, refusing bad inventories, and
+what its kubelet plugin answers (called directly here; the gRPC path is covered by the conformance suite and
+tests/test_kubeletplugin.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from draconform.kubeletplugin.types import ClaimRef
+from draconform.reference.apiserver.admission import install as install_admission
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.drivers.driver import ReferenceDriver
+from draconform.reference.drivers.plugin import Checkpoint
+from draconform.reference.featuregates import FeatureGates
+from draconform.sut import Obj
+
+DRIVER = "gpu.example.com"
+GATE = "DRADeviceCompatibilityGroups"
+
+
+def slices(mig_groups: list[str] | None = None, vgpu_groups: list[str] | None = None) -> list[Obj]:
+    def device(name: str, groups: list[str] | None, size: str) -> Obj:
+        entry: Obj = {"counterSet": "gpu-0", "counters": {"multiprocessors": {"value": size}}}
+        if groups is not None:
+            entry["compatibilityGroups"] = groups
+        return {"name": name, "consumesCounters": [entry]}
+
+    pool = {"name": "node-1", "generation": 1, "resourceSliceCount": 2}
+    return [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "counters"},
+         "spec": {"driver": DRIVER, "pool": pool, "nodeName": "node-1",
+                  "sharedCounters": [{"name": "gpu-0", "counters": {"multiprocessors": {"value": "100"}}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "devices"},
+         "spec": {"driver": DRIVER, "pool": pool, "nodeName": "node-1",
+                  "devices": [device("mig-0", mig_groups, "20"), device("vgpu-0", vgpu_groups, "50")]}},
+    ]
+
+
+def cluster(api_gate: bool = True) -> Store:
+    store = Store(FakeClock(), FeatureGates({GATE: api_gate}))
+    install_admission(store)
+    return store
+
+
+def driver(store: Store, gate: bool, inventory: list[Obj] | None = None) -> ReferenceDriver:
+    running = ReferenceDriver(DRIVER, store, FeatureGates({GATE: gate}), Checkpoint())
+    running.set_inventory(inventory if inventory is not None else slices(["mig"], ["vgpu"]))
+    running.sync()
+    return running
+
+
+def declared(store: Store) -> dict[str, Any]:
+    devices = store.get("ResourceSlice", "devices")
+    assert devices is not None
+    return {d["name"]: d["consumesCounters"][0].get("compatibilityGroups") for d in devices["spec"]["devices"]}
+
+
+def allocate(store: Store, name: str, *devices: str) -> Obj:
+    """A claim allocated as an older scheduler would: no snapshot, whatever the groups say."""
+    claim = store.create({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"devices": {"requests": [
+            {"name": f"r{i}", "exactly": {"deviceClassName": "gpu"}} for i in range(len(devices))]}},
+    })
+    claim["status"] = {"allocation": {"devices": {"results": [
+        {"request": f"r{i}", "driver": DRIVER, "pool": "node-1", "device": device}
+        for i, device in enumerate(devices)]}}}
+    return store.update_status(claim)
+
+
+def ref(claim: Obj) -> ClaimRef:
+    meta = claim["metadata"]
+    return ClaimRef(meta["namespace"], meta["name"], meta["uid"])
+
+
+# ----- publishing -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("gate", "expected"), [(True, {"mig-0": ["mig"], "vgpu-0": ["vgpu"]}),
+                                                (False, {"mig-0": None, "vgpu-0": None})])
+def test_groups_are_published_only_with_the_gate_on(gate: bool, expected: dict[str, Any]) -> None:
+    store = cluster()
+    driver(store, gate)
+    assert declared(store) == expected
+
+
+def test_an_allocated_device_keeps_its_groups_until_released() -> None:
+    store = cluster()
+    running = driver(store, True)
+    claim = allocate(store, "a", "mig-0")
+    running.set_inventory(slices(["shared"], ["shared"]))
+    running.sync()
+    assert declared(store) == {"mig-0": ["mig"], "vgpu-0": ["shared"]}
+    store.delete("ResourceClaim", "a", "default")
+    assert running.sync(), "a released allocation lets the held-back declaration through"
+    assert declared(store) == {"mig-0": ["shared"], "vgpu-0": ["shared"]}
+    assert claim["metadata"]["name"] == "a"
+
+
+def test_no_write_loop_when_the_api_server_strips_the_field() -> None:
+    store = cluster(api_gate=False)
+    running = driver(store, True)
+    assert declared(store) == {"mig-0": None, "vgpu-0": None}
+    claim = allocate(store, "a", "mig-0")  # in use now: the driver settles on the stripped declaration, once
+    running.sync()
+    claim["metadata"]["labels"] = {"touched": "yes"}
+    store.update(claim)  # another claim event wakes the driver; nothing it wants has changed
+    assert running.sync() is False
+
+
+def test_a_slice_dropped_from_the_inventory_is_deleted() -> None:
+    store = cluster()
+    running = driver(store, True)
+    running.set_inventory(slices(["mig"], ["vgpu"])[:1])
+    assert running.sync()
+    assert store.get("ResourceSlice", "devices") is None
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda s: s[0].update(kind="DeviceClass"), "kind must be ResourceSlice"),
+    (lambda s: s[1]["spec"].update(driver="other.example.com"), "spec.driver is 'other.example.com'"),
+    (lambda s: s[1]["metadata"].update(name="counters"), "appears twice"),
+    (lambda s: s[1].update(metadata={}), "metadata.name is required"),
+])
+def test_a_bad_inventory_is_refused_naming_object_and_field(change: Any, message: str) -> None:
+    inventory = slices()
+    change(inventory)
+    with pytest.raises(ValueError, match=message):
+        ReferenceDriver(DRIVER, cluster(), FeatureGates(), Checkpoint()).set_inventory(inventory)
+
+
+# ----- preparing ------------------------------------------------------------------------------------------
+
+def test_prepare_refuses_an_incompatible_second_claim_and_is_idempotent() -> None:
+    store = cluster()
+    running = driver(store, True)
+    mig, vgpu = allocate(store, "mig", "mig-0"), allocate(store, "vgpu", "vgpu-0")
+    plugin = running.plugin("node-1")
+    first = plugin.prepare([ref(mig)])[mig["metadata"]["uid"]]
+    assert not first.failed and [d.device for d in first.devices] == ["mig-0"]
+    assert first.devices[0].cdi_device_ids and first.devices[0].requests == ("r0",)
+    refused = plugin.prepare([ref(vgpu)])[vgpu["metadata"]["uid"]]
+    assert refused.failed and "vgpu-0" in refused.error and "mig-0" in refused.error
+    assert plugin.prepare([ref(mig)])[mig["metadata"]["uid"]] == first
+    assert plugin.unprepare([ref(mig)]) == {mig["metadata"]["uid"]: ""}
+    assert not plugin.prepare([ref(vgpu)])[vgpu["metadata"]["uid"]].failed
+
+
+def test_groups_count_even_when_the_driver_publishes_none() -> None:
+    store = cluster()
+    running = driver(store, False)
+    claim = allocate(store, "both", "mig-0", "vgpu-0")
+    assert running.plugin("node-1").prepare([ref(claim)])[claim["metadata"]["uid"]].failed
+
+
+def test_prepare_errors_name_the_claim() -> None:
+    store = cluster()
+    running = driver(store, True)
+    plugin = running.plugin("node-1")
+    missing = ClaimRef("default", "ghost", "uid-x")
+    assert "default/ghost" in plugin.prepare([missing])["uid-x"].error
+    unallocated = store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                "metadata": {"name": "idle", "namespace": "default"},
+                                "spec": {"devices": {"requests": []}}})
+    assert "not allocated" in plugin.prepare([ref(unallocated)])[unallocated["metadata"]["uid"]].error
+    elsewhere = allocate(store, "elsewhere", "mig-0")
+    answer = running.plugin("node-2").prepare([ref(elsewhere)])[elsewhere["metadata"]["uid"]]
+    assert "not a device of driver gpu.example.com on node node-2" in answer.error
+
+
+def test_unprepare_of_an_unknown_claim_succeeds() -> None:
+    running = driver(cluster(), True)
+    assert running.plugin("node-1").unprepare([ClaimRef("default", "x", "uid-x")]) == {"uid-x": ""}
