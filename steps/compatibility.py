@@ -15,7 +15,7 @@ from draconform.sut import Obj, SystemUnderTest
 
 # The release a gate first appeared in: "old" in a skew table means the release before it.
 GATE_INTRODUCED = {"DRADeviceCompatibilityGroups": "1.37"}
-COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet)"
+COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet|dra-driver)"
 SKEW_STATE = r'"(?P<state>old|new, gate off|new, gate on)" \((?P<gate>[A-Za-z0-9]+)\)'
 
 

@@ -19,6 +19,7 @@ pytest_plugins = [
     "draconform.steps.controllers",
     "draconform.steps.metrics",
     "draconform.steps.compatibility",
+    "draconform.steps.drivers",
     "draconform.steps.validation",
     "draconform.harness.recorder",
 ]
