@@ -1,7 +1,9 @@
 """One reference cluster: an API store, kube-controller-manager's resourceclaim controller,
-kube-scheduler, any external controllers a scenario starts (KEP-5007's binding controller, the
-dynamic device scaler) and reference DRA drivers with their kubelet plugins, all on one injectable clock. Components keep no state the store does not
-hold, so restarting one means building it again from the store."""
+kube-scheduler, any external controllers a scenario starts (KEP-5007's binding controller, the dynamic
+device scaler) and reference DRA drivers with their kubelet plugins, all on one injectable clock.
+Components keep no state the store does not hold, so restarting one means building it again from the
+store; the one exception is a kubelet plugin's record of prepared claims, which lives on the node (a
+checkpoint file upstream) and so outlives a restart of its driver."""
 
 from __future__ import annotations
 
