@@ -129,6 +129,7 @@ def slice_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
     if not isinstance(spec, dict):
         return
     path: Path = ("spec",)
+    yield from _slice_identity(spec, (old or {}).get("spec"))
     chosen = [field for field in _NODE_FIELDS if _set(spec, field)]
     if len(chosen) != 1:
         what = "Required value" if not chosen else f"Invalid value: {', '.join(chosen)} are all set"
@@ -218,6 +219,23 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
 
 
 # --- DeviceClass -------------------------------------------------------------------------------------
+def _slice_identity(spec: Obj, old_spec: Any) -> Iterator[Problem]:
+    """On update: the fields that say whose and where a slice is never change."""
+    if not isinstance(old_spec, dict):
+        return
+    for field_path in (("driver",), ("pool", "name"), ("nodeName",)):
+        before, after = _dig(old_spec, field_path), _dig(spec, field_path)
+        if before != after:
+            yield Problem(("spec", *field_path), "Invalid value: field is immutable",
+                          "DRA-API/SLICE-IDENTITY-IMMUTABLE")
+
+
+def _dig(obj: Any, field_path: tuple[str, ...]) -> Any:
+    for key in field_path:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
 def class_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Problem]:
     spec = obj.get("spec")
     if not isinstance(spec, dict):

@@ -38,6 +38,37 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | node-1           | -1         | 1     | rejected at "spec.pool.generation" by rule "DRA-API/SLICE-POOL"                 |
         | node-1           | 0          | 0     | rejected at "spec.pool.resourceSliceCount" by rule "DRA-API/SLICE-POOL"         |
 
+  Rule: DRA-API/SLICE-IDENTITY-IMMUTABLE  A slice keeps its driver, pool name and node
+
+    Scenario Outline: Updating a slice to <change>
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+        """
+      When the user updates the spec of ResourceSlice "node-1-gpus":
+        """yaml
+        driver: <driver>
+        pool: {name: <pool>, generation: <generation>, resourceSliceCount: 1}
+        nodeName: <node>
+        devices:
+        - name: gpu-0
+        - name: gpu-1
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | change                          | driver            | pool   | generation | node   | outcome                                                                           |
+        | add a device in a new generation | gpu.example.com   | node-1 | 2          | node-1 | accepted                                                                          |
+        | name another driver             | fpga.example.com  | node-1 | 1          | node-1 | rejected at "spec.driver" by rule "DRA-API/SLICE-IDENTITY-IMMUTABLE"              |
+        | move it to another pool         | gpu.example.com   | node-2 | 1          | node-1 | rejected at "spec.pool.name" by rule "DRA-API/SLICE-IDENTITY-IMMUTABLE"           |
+        | move it to another node         | gpu.example.com   | node-1 | 1          | node-2 | rejected at "spec.nodeName" by rule "DRA-API/SLICE-IDENTITY-IMMUTABLE"            |
+
   Rule: DRA-API/SLICE-NODE-SELECTION-ONE-OF  Exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection
 
     Scenario Outline: A slice for <where>
