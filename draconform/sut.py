@@ -133,6 +133,12 @@ class SystemUnderTest(Protocol):
         """Where the kubelet on `node` reaches `driver`'s kubelet plugin: `unix:///path/to/socket`, served
         over the DRAPlugin gRPC protocol (draconform.kubeletplugin speaks it)."""
 
+    def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
+        """Where the kubelet's plugin watcher on `node` finds `driver`'s registration socket:
+        `unix:///path/to/socket`, served over the kubelet's plugin registration gRPC protocol
+        (pluginregistration v1; upstream's convention is /var/lib/kubelet/plugins_registry/<driver>-reg.sock).
+        Through it the plugin says what it is, where its DRAPlugin socket is and which versions it serves."""
+
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]: ...
 

@@ -116,8 +116,14 @@ class ReferenceCluster:
             raise KeyError(driver)
         return self._sockets.endpoint(driver, node, lambda: self.drivers[driver].plugin(node))
 
+    def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
+        """Where the kubelet's plugin watcher on `node` finds `driver`'s registration socket (unix://...)."""
+        if driver not in self.drivers:
+            raise KeyError(driver)
+        return self._sockets.registration_endpoint(driver, node, lambda: self.drivers[driver].plugin(node))
+
     def close(self) -> None:
-        """Close the kubelet plugins' sockets."""
+        """Close the kubelet plugins' sockets, registration sockets included."""
         self._sockets.close()
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:

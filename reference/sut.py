@@ -84,6 +84,12 @@ class ReferenceSystem:
         except KeyError:
             raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first") from None
 
+    def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
+        try:
+            return self.cluster.kubelet_plugin_registration_endpoint(driver, node)
+        except KeyError:
+            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first") from None
+
     def close(self) -> None:
         if self._cluster is not None:
             self._cluster.close()

@@ -1,7 +1,9 @@
-"""The unix sockets the reference drivers' kubelet plugins listen on, one per (driver, node), served over
-the real DRAPlugin gRPC protocol so the harness talks to the reference exactly as to any other driver.
-A socket is opened on first request and every one is closed with the cluster. The handler looks the driver
-up on every call, so a restarted driver keeps its socket, as a kubelet plugin's socket path is stable."""
+"""The unix sockets of the reference drivers' kubelet plugins, one pair per (driver, node): the plugin's
+DRAPlugin socket (the real gRPC protocol, so the harness talks to the reference exactly as to any other
+driver) and its plugin-registration socket, which announces the driver to the kubelet's plugin watcher and
+names the DRAPlugin socket and the versions served there. Sockets are opened on first request and every
+one is closed with the cluster. The handler looks the driver up on every call, so a restarted driver keeps
+its sockets, as a kubelet plugin's socket paths are stable."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from draconform.kubeletplugin.server import RunningServer, serve_plugin
+from draconform.kubeletplugin.server import RegistrationServer, RunningServer, serve_plugin, serve_registration
 from draconform.kubeletplugin.types import ClaimRef, PrepareResult
 from draconform.reference.drivers.plugin import NodePlugin
 
@@ -32,20 +34,34 @@ class PluginSockets:
     def __init__(self) -> None:
         self._directory: Path | None = None
         self._servers: dict[tuple[str, str], RunningServer] = {}
+        self._registrations: dict[tuple[str, str], RegistrationServer] = {}
+
+    def _path(self, name: str) -> str:
+        if self._directory is None:
+            # Short, because a unix socket path must fit in about 100 bytes.
+            self._directory = Path(tempfile.mkdtemp(prefix="dcf-", dir="/tmp"))
+        return str(self._directory / name)
 
     def endpoint(self, driver: str, node: str, plugin: Callable[[], NodePlugin]) -> str:
+        """The DRAPlugin socket of `driver` on `node` (unix://...), served in every API version."""
         key = (driver, node)
         if key not in self._servers:
-            if self._directory is None:
-                # Short, because a unix socket path must fit in about 100 bytes.
-                self._directory = Path(tempfile.mkdtemp(prefix="dcf-", dir="/tmp"))
-            path = self._directory / f"{len(self._servers)}.sock"
-            self._servers[key] = serve_plugin(_Delegate(plugin), str(path))
+            self._servers[key] = serve_plugin(_Delegate(plugin), self._path(f"{len(self._servers)}.sock"))
         return self._servers[key].endpoint
 
+    def registration_endpoint(self, driver: str, node: str, plugin: Callable[[], NodePlugin]) -> str:
+        """The registration socket of `driver` on `node` (unix://...), announcing its DRAPlugin socket."""
+        key = (driver, node)
+        if key not in self._registrations:
+            dra_endpoint = self.endpoint(driver, node, plugin)
+            path = self._path(f"{len(self._registrations)}-reg.sock")
+            self._registrations[key] = serve_registration(driver, dra_endpoint, path)
+        return self._registrations[key].endpoint
+
     def close(self) -> None:
-        for server in self._servers.values():
+        for server in [*self._registrations.values(), *self._servers.values()]:
             server.stop()
+        self._registrations.clear()
         self._servers.clear()
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
