@@ -9,7 +9,9 @@ cannot put MIG and vGPU partitions of one GPU to work at once. The driver judges
 slices or snapshots: with its gate off it publishes no groups but still knows them.
 
 Prepared claims are the plugin's checkpoint: preparing a claim again answers as before, and unpreparing a
-claim the plugin does not hold succeeds (both idempotent, as the kubelet retries)."""
+claim the plugin does not hold succeeds (both idempotent, as the kubelet retries). Each prepared device is
+an allocation result of this driver with its request, its share ID (consumable capacity) and one CDI device
+ID; a claim the plugin cannot prepare gets its own error and never fails the call (the DRA-PLUGIN rules)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,14 @@ def inventory_devices(inventory: Sequence[Obj]) -> dict[tuple[str, str], Invento
                 pool, name, str(node) if node else None, declared_groups(device.get("consumesCounters") or [])
             )
     return devices
+
+
+def cdi_device_id(driver: str, device: str) -> str:
+    """The fully qualified CDI name of one of the driver's devices, vendor/class=name. The vendor is the
+    driver name behind "k8s.", as upstream's example driver does it, because a CDI vendor must start with a
+    letter and a driver name (a DNS subdomain) may start with a digit; device names are DNS labels, which
+    CDI accepts as they are."""
+    return f"k8s.{driver}/device={device}"
 
 
 def _describe(groups: tuple[str, ...]) -> str:
@@ -124,7 +134,8 @@ class NodePlugin:
                 pool=device.pool,
                 device=device.name,
                 requests=(str(result.get("request", "")),),
-                cdi_device_ids=(f"{self.driver}/device={device.name}",),
+                cdi_device_ids=(cdi_device_id(self.driver, device.name),),
+                share_id=str(result["shareID"]) if result.get("shareID") else None,
             )
             for result, device in devices
         )

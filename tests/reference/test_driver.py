@@ -1,20 +1,23 @@
 """Unit tests of the reference DRA driver: what it publishes under each gate setting, holding back new groups
 of allocated devices, never looping against an API server that strips a field, refusing bad inventories, and
 what its kubelet plugin answers (called directly here; the gRPC path is covered by the conformance suite and
-tests/test_kubeletplugin.py)."""
+tests/test_kubeletplugin.py): share IDs and qualified CDI device IDs, and its registration socket."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from draconform.kubeletplugin.types import ClaimRef
+from draconform.kubeletplugin.client import notify_registration, registration_info
+from draconform.kubeletplugin.types import ClaimRef, PluginInfo
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint
+from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
@@ -175,3 +178,67 @@ def test_prepare_errors_name_the_claim() -> None:
 def test_unprepare_of_an_unknown_claim_succeeds() -> None:
     running = driver(cluster(), True)
     assert running.plugin("node-1").unprepare([ClaimRef("default", "x", "uid-x")]) == {"uid-x": ""}
+
+
+# The CDI specification's qualified device name, vendor/class=name (see steps/drivers.py).
+CDI_NAME = re.compile(r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?/[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
+                      r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
+
+
+def test_shares_of_a_device_are_prepared_with_their_share_ids() -> None:
+    store = cluster()
+    running = driver(store, True)
+    claim = store.create({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": "halves", "namespace": "default"},
+        "spec": {"devices": {"requests": [{"name": r, "exactly": {"deviceClassName": "gpu"}} for r in ("a", "b")]}},
+    })
+    claim["status"] = {"allocation": {"devices": {"results": [
+        {"request": r, "driver": DRIVER, "pool": "node-1", "device": "mig-0",
+         "shareID": f"6a1e5c0b-8d2f-4b7a-9c3e-1f0d2a4b5c6{i}"}
+        for i, r in enumerate(("a", "b"))]}}}
+    claim = store.update_status(claim)
+    answer = running.plugin("node-1").prepare([ref(claim)])[claim["metadata"]["uid"]]
+    assert not answer.failed
+    assert sorted((d.requests, d.share_id) for d in answer.devices) == [
+        (("a",), "6a1e5c0b-8d2f-4b7a-9c3e-1f0d2a4b5c60"), (("b",), "6a1e5c0b-8d2f-4b7a-9c3e-1f0d2a4b5c61")]
+
+
+def test_cdi_device_ids_are_qualified_even_for_a_driver_name_starting_with_a_digit() -> None:
+    name = "3d.example.com"
+    store = cluster()
+    running = ReferenceDriver(name, store, FeatureGates(), Checkpoint())
+    running.set_inventory([{
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "accelerators"},
+        "spec": {"driver": name, "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+                 "nodeName": "node-1", "devices": [{"name": "0-render"}]},
+    }])
+    running.sync()
+    claim = store.create({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": "render", "namespace": "default"},
+        "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "accelerator"}}]}},
+    })
+    claim["status"] = {"allocation": {"devices": {"results": [
+        {"request": "r", "driver": name, "pool": "node-1", "device": "0-render"}]}}}
+    claim = store.update_status(claim)
+    answer = running.plugin("node-1").prepare([ref(claim)])[claim["metadata"]["uid"]]
+    ids = [cdi_id for device in answer.devices for cdi_id in device.cdi_device_ids]
+    assert ids and all(CDI_NAME.fullmatch(cdi_id) for cdi_id in ids), ids
+
+
+def test_the_registration_socket_announces_the_plugin_socket_and_both_versions() -> None:
+    store = cluster()
+    running = driver(store, True)
+    sockets = PluginSockets()
+    try:
+        registration = sockets.registration_endpoint(DRIVER, "node-1", lambda: running.plugin("node-1"))
+        info = registration_info(registration)
+        plugin = sockets.endpoint(DRIVER, "node-1", lambda: running.plugin("node-1"))
+        assert info == PluginInfo(type="DRAPlugin", name=DRIVER, endpoint=plugin.removeprefix("unix://"),
+                                  supported_versions=("v1.DRAPlugin", "v1beta1.DRAPlugin"))
+        assert sockets.registration_endpoint(DRIVER, "node-1", lambda: running.plugin("node-1")) == registration
+        notify_registration(registration, False, "refused for the test")
+        assert registration_info(registration) == info
+    finally:
+        sockets.close()
