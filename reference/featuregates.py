@@ -18,7 +18,11 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
     "DRAConsumableCapacity": ("1.34", "1.36"),
     "DRADeviceTaints": ("1.33", "1.36"),
     "DRAExtendedResource": ("1.34", "1.36"),
+    "DRAListTypeAttributes": ("1.36", None),
+    "DRANodeAllocatableResources": ("1.36", None),
     "DRADeviceCompatibilityGroups": ("1.37", None),
+    "DRAPartitionableDevicesType": ("1.37", None),
+    "DRAOptionalNodeOperations": ("1.37", None),
     "DRAHandlePermanentDriverFailures": ("1.37", None),
 }
 
