@@ -62,6 +62,12 @@ GATED_FIELDS: tuple[GatedField, ...] = (
     GatedField("ResourceSlice", ("DRAConsumableCapacity",), f"{_DEVICE}.allowMultipleAllocations"),
     GatedField("ResourceSlice", ("DRAConsumableCapacity",), f"{_DEVICE}.capacity.*.requestPolicy"),
     GatedField("ResourceSlice", ("DRADeviceCompatibilityGroups",), f"{_DEVICE}.consumesCounters.*.compatibilityGroups"),
+    # Only the list value is dropped: an attribute that had nothing else is then left without a value.
+    *(GatedField("ResourceSlice", ("DRAListTypeAttributes",), f"{_DEVICE}.attributes.*.{form}")
+      for form in ("ints", "bools", "strings", "versions")),
+    GatedField("ResourceSlice", ("DRANodeAllocatableResources",), f"{_DEVICE}.nodeAllocatableResources"),
+    GatedField("ResourceSlice", ("DRAPartitionableDevicesType",), "spec.partitionTypeAttribute"),
+    GatedField("ResourceSlice", ("DRAOptionalNodeOperations",), "spec.skipNodeOperations"),
     *_claim_spec("ResourceClaim", "spec"),
     *_claim_spec("ResourceClaimTemplate", "spec.spec"),
     GatedField("ResourceClaim", ("DRAResourceClaimDeviceStatus",), "status.devices"),
@@ -73,6 +79,7 @@ GATED_FIELDS: tuple[GatedField, ...] = (
     GatedField("ResourceClaim", ("DRAConsumableCapacity",), f"{_RESULT}.shareID"),
     GatedField("ResourceClaim", ("DRAConsumableCapacity",), f"{_RESULT}.consumedCapacity"),
     GatedField("ResourceClaim", ("DRADeviceCompatibilityGroups",), f"{_RESULT}.compatibilityGroups"),
+    GatedField("ResourceClaim", ("DRAOptionalNodeOperations",), f"{_RESULT}.skipNodeOperations"),
 )
 
 _BY_KIND: dict[str, tuple[GatedField, ...]] = {}

@@ -17,6 +17,8 @@ from draconform.validation.problems import MapKey, Path, Problem
 Obj = dict[str, Any]
 MAX_DEVICES_ADVANCED = 64
 MAX_ATTRIBUTES_AND_CAPACITIES = 32
+MAX_ATTRIBUTE_VALUES = 48  # from 1.36, when list-type attributes arrived; a list counts each of its items
+LIST_FORMS = ("ints", "bools", "strings", "versions")
 MAX_OPAQUE_BYTES = 10 * 1024
 MAX_COUNTER_SETS = 8
 MAX_CONSUMPTIONS = 2
@@ -120,6 +122,19 @@ def _opaque(config: Any, path: Path) -> Iterator[Problem]:
                               "DRA-API/CONFIG-OPAQUE")
 
 
+def _skipped_operations(entry: Obj, path: Path) -> Iterator[Problem]:
+    """KEP-5945 on a slice or an allocation result: the kubelet may skip unprepare alone, never prepare
+    alone (a prepared device must be unprepared)."""
+    operations = entry.get("skipNodeOperations")
+    if not isinstance(operations, list):
+        return
+    named = {item for item in operations if isinstance(item, str)}
+    if "NodePrepareResources" in named and not named & {"NodeUnprepareResources", "*"}:
+        yield Problem((*path, "skipNodeOperations"),
+                      'Invalid value: "NodePrepareResources" may only be skipped together with '
+                      '"NodeUnprepareResources" (or "*")', "DRA-API/SKIP-NODE-OPERATIONS-PREPARE-WITH-UNPREPARE")
+
+
 # --- ResourceSlice ---------------------------------------------------------------------------------
 _NODE_FIELDS = ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
 
@@ -142,11 +157,11 @@ def slice_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
                             "(Kubernetes 1.35 and later)", "DRA-API/SLICE-DEVICES-OR-COUNTERS")
     yield from _duplicates([((*path, "devices", i, "name"), d.get("name")) for i, d in _dicts(devices)],
                            "DRA-API/SLICE-DEVICE-NAMES-UNIQUE")
-    advanced = any(d.get("taints") or d.get("consumesCounters") for _, d in _dicts(devices))
+    advanced = any(d.get("taints") or d.get("consumesCounters") or _has_list_attribute(d) for _, d in _dicts(devices))
     if advanced and len(devices) > MAX_DEVICES_ADVANCED and _from_1_35(gates):
         yield Problem((*path, "devices"), f"Too many: {len(devices)}: must have at most {MAX_DEVICES_ADVANCED} "
-                                           "items when any device has taints or consumes counters",
-                      "DRA-API/SLICE-MAX-DEVICES")
+                                           "items when any device has taints, consumes counters or has list-type "
+                                           "attributes", "DRA-API/SLICE-MAX-DEVICES")
     per_device = spec.get("perDeviceNodeSelection") is True
     consumed_total = 0
     for index, device in _dicts(devices):
@@ -156,6 +171,47 @@ def slice_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
                                            f"most {MAX_CONSUMED_COUNTERS_PER_SLICE_1_34} counters in total "
                                            "(Kubernetes 1.34)", "DRA-API/DEVICE-CONSUMED-COUNTERS")
     yield from _counter_set_rules(counter_sets, (*path, "sharedCounters"), gates)
+    yield from _partition_type(spec, devices, path)
+    yield from _skipped_operations(spec, path)
+
+
+def _has_list_attribute(device: Obj) -> bool:
+    return any(isinstance(value, dict) and any(form in value for form in LIST_FORMS)
+               for value in _dict(device.get("attributes")).values())
+
+
+def _attribute_key(attributes: dict[str, Any], driver: Any, full_name: str) -> str | None:
+    """Where a device holds the fully qualified attribute `full_name`: under that name, or under the bare
+    name when the domain is the slice's driver (as constraints look attributes up)."""
+    if full_name in attributes:
+        return full_name
+    domain, _, ident = full_name.rpartition("/")
+    return ident if domain == driver and ident in attributes else None
+
+
+def _partition_type(spec: Obj, devices: list[Any], path: Path) -> Iterator[Problem]:
+    """partitionTypeAttribute names the string attribute that tells the partition types of the devices
+    sharing counters apart: it makes sense only beside such devices, and each of them carries it."""
+    name = spec.get("partitionTypeAttribute")
+    if not isinstance(name, str) or not name:
+        return
+    consuming = [(index, device) for index, device in _dicts(devices) if device.get("consumesCounters")]
+    if not consuming:
+        yield Problem((*path, "partitionTypeAttribute"),
+                      "Forbidden: only allowed when a device of the slice consumes counters",
+                      "DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS")
+        return
+    for index, device in consuming:
+        attributes = _dict(device.get("attributes"))
+        key = _attribute_key(attributes, spec.get("driver"), name)
+        if key is None:
+            yield Problem((*path, "devices", index, "attributes", MapKey(name)),
+                          "Required value: a device that consumes counters must have the attribute "
+                          "`spec.partitionTypeAttribute` names", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")
+        elif not isinstance(_dict(attributes[key]).get("string"), str):
+            yield Problem((*path, "devices", index, "attributes", MapKey(key)),
+                          "Invalid value: must be a string attribute, as `spec.partitionTypeAttribute` names it",
+                          "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")
 
 
 def _counter_set_rules(counter_sets: list[Any], path: Path, gates: FeatureGates) -> Iterator[Problem]:
@@ -182,6 +238,13 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
         yield Problem(path, f"Too many: {len(attributes) + len(capacity)}: must have at most "
                             f"{MAX_ATTRIBUTES_AND_CAPACITIES} attributes and capacities combined",
                       "DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES")
+    values = sum(len(value) if form in LIST_FORMS and isinstance(value, list) else 1
+                 for entry in attributes.values() if isinstance(entry, dict) for form, value in entry.items())
+    if values > MAX_ATTRIBUTE_VALUES:
+        yield Problem((*path, "attributes"), f"Too many: {values}: must have at most {MAX_ATTRIBUTE_VALUES} attribute "
+                                              "values, counting every item of a list-type attribute",
+                      "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES")
+    yield from _node_allocatable(device, path)
     if device.get("allowMultipleAllocations") is not True:
         for name, entry in capacity.items():
             if isinstance(entry, dict) and _set(entry, "requestPolicy"):
@@ -216,6 +279,32 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
             yield Problem((*path, field), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
                           "DRA-API/DEVICE-NODE-SELECTION")
     return consumed
+
+
+def _node_allocatable(device: Obj, path: Path) -> Iterator[Problem]:
+    """Each node-allocatable resource a device stands for says how: a mapping (by consumed capacity, or by
+    device count) or an overhead, or both."""
+    for name, entry in _dict(device.get("nodeAllocatableResources")).items():
+        if not isinstance(entry, dict):
+            continue
+        where = (*path, "nodeAllocatableResources", MapKey(name))
+        if not _set(entry, "mapping") and not _set(entry, "overhead"):
+            yield Problem(where, "Required value: at least one of `mapping` and `overhead` is required",
+                          "DRA-API/NODE-ALLOCATABLE-MAPPING-OR-OVERHEAD")
+        mapping = entry.get("mapping")
+        if not isinstance(mapping, dict):
+            continue
+        rule = "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"
+        by_capacity = _set(mapping, "capacityKey") or _set(mapping, "capacityMultiplier")
+        if by_capacity and _set(mapping, "deviceMultiplier"):
+            yield Problem((*where, "mapping"), "Invalid value: `deviceMultiplier` may not be set together with "
+                                               "`capacityKey` and `capacityMultiplier`", rule)
+        elif not by_capacity and not _set(mapping, "deviceMultiplier"):
+            yield Problem((*where, "mapping"), "Required value: exactly one of `deviceMultiplier`, or `capacityKey` "
+                                               "with `capacityMultiplier`, is required", rule)
+        for present, needed in (("capacityKey", "capacityMultiplier"), ("capacityMultiplier", "capacityKey")):
+            if _set(mapping, present) and not _set(mapping, needed):
+                yield Problem((*where, "mapping", needed), f"Required value: required when `{present}` is set", rule)
 
 
 # --- DeviceClass -------------------------------------------------------------------------------------
@@ -393,6 +482,7 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
             if error:
                 yield Problem((*results_path, index, "request"), error, "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS")
             yield from _binding_conditions(result, (*results_path, index))
+            yield from _skipped_operations(result, (*results_path, index))
         yield from _opaque(devices.get("config") if isinstance(devices, dict) else None,
                            (*path, "allocation", "devices", "config"))
     allocated = {_device_key(r) for _, r in _dicts(results)}

@@ -60,6 +60,7 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
               bindingConditions: [gpu.example.com/attached]
               bindingFailureConditions: [gpu.example.com/attach-failed]
               compatibilityGroups: {gpu-0-counters: [mig]}
+              skipNodeOperations: [NodeUnprepareResources]
         """
       Then the request is accepted
       And the stored ResourceClaim "training" has no field "<field>"
@@ -69,6 +70,91 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
         | DRADeviceBindingConditions   | status.allocation.allocationTimestamp                           |
         | DRADeviceBindingConditions   | status.allocation.devices.results[0].bindingConditions          |
         | DRADeviceCompatibilityGroups | status.allocation.devices.results[0].compatibilityGroups        |
+        | DRAOptionalNodeOperations    | status.allocation.devices.results[0].skipNodeOperations         |
+
+    Scenario Outline: A partitioned CPU published with <gate> <state>
+      Given a cluster with feature gates "<gate>" <state>
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          partitionTypeAttribute: cpu.example.com/kind
+          skipNodeOperations: [NodeUnprepareResources]
+          devices:
+          - name: ccx-0
+            attributes:
+              kind: {string: ccx}
+            consumesCounters:
+            - counterSet: socket-0
+              counters: {cores: {value: "8"}}
+            nodeAllocatableResources:
+              cpu:
+                mapping: {deviceMultiplier: "8"}
+        """
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-cpus" <verb> field "<field>"
+
+      Examples:
+        | gate                         | state | verb   | field                                         |
+        | DRANodeAllocatableResources  | off   | has no | spec.devices[0].nodeAllocatableResources      |
+        | DRANodeAllocatableResources  | on    | has    | spec.devices[0].nodeAllocatableResources      |
+        | DRAPartitionableDevicesType  | off   | has no | spec.partitionTypeAttribute                   |
+        | DRAPartitionableDevicesType  | on    | has    | spec.partitionTypeAttribute                   |
+        | DRAOptionalNodeOperations    | off   | has no | spec.skipNodeOperations                       |
+        | DRAOptionalNodeOperations    | on    | has    | spec.skipNodeOperations                       |
+
+    Scenario Outline: A list-type attribute written with DRAListTypeAttributes <state>
+      Given a cluster with feature gates "DRAListTypeAttributes" <state>
+      When the user creates the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              model: {string: epyc}
+              pcieRoots: {strings: [pci0000-00, pci0000-40]}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | state | outcome                                                                                             |
+        | on    | accepted                                                                                            |
+        | off   | rejected at "spec.devices[0].attributes[pcieRoots]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
+
+    Scenario: List values stored while the gate was on survive an update after it is turned off
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              pcieRoots: {strings: [pci0000-00]}
+        """
+      When kube-apiserver restarts with feature gates "DRAListTypeAttributes=off"
+      And the user updates the spec of ResourceSlice "node-1-cpus":
+        """yaml
+        driver: cpu.example.com
+        pool: {name: node-1, generation: 2, resourceSliceCount: 1}
+        nodeName: node-1
+        devices:
+        - name: cpu-0
+          attributes:
+            pcieRoots: {strings: [pci0000-00, pci0000-40]}
+        """
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-cpus" has field "spec.devices[0].attributes[pcieRoots].strings"
 
     Scenario: Groups stored while the gate was on survive an update after it is turned off
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on

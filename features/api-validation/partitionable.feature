@@ -229,3 +229,83 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | [mig, vgpu, a]  | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"            |
         | [mig, mig]      | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS"         |
         | [MIG]           | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"         |
+
+  Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME  partitionTypeAttribute is a fully qualified attribute name
+
+    Scenario Outline: Partition types named by "<name>"
+      Given a cluster with feature gates "DRAPartitionableDevicesType" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          partitionTypeAttribute: "<name>"
+          devices:
+          - name: gpu-0-mig-1g-0
+            attributes:
+              gpu.example.com/profile: {string: 1g.10gb}
+            consumesCounters:
+            - counterSet: gpu-0-counters
+              counters: {memory: {value: 10Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | name                          | outcome                                                                                        |
+        | gpu.example.com/profile       | accepted                                                                                       |
+        | profile                       | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME"      |
+        | gpu.example.com/mig/profile   | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME"      |
+
+  Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS  Only a slice with devices that consume counters names a partition type
+
+    Scenario Outline: A slice naming a partition type whose device <consumes>
+      Given a cluster with feature gates "DRAPartitionableDevicesType" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          partitionTypeAttribute: gpu.example.com/profile
+          devices:
+          - name: gpu-0
+            attributes:
+              profile: {string: whole}
+            <counters>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | consumes                | counters                                                                 | outcome                                                                                                   |
+        | consumes counters       | consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 80Gi}}}] | accepted                                                                                       |
+        | consumes no counters    | # nothing                                                                | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS"        |
+
+  Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES  Every device consuming counters has the partition type as a string attribute
+
+    Scenario Outline: A partition with attribute <attribute>
+      Given a cluster with feature gates "DRAPartitionableDevicesType" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          partitionTypeAttribute: gpu.example.com/profile
+          devices:
+          - name: gpu-0-mig-1g-0
+            attributes:
+              <attribute>: <value>
+            consumesCounters:
+            - counterSet: gpu-0-counters
+              counters: {memory: {value: 10Gi}}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | attribute               | value             | outcome                                                                                                                            |
+        | gpu.example.com/profile | {string: 1g.10gb} | accepted                                                                                                                           |
+        | profile                 | {string: 1g.10gb} | accepted                                                                                                                           |
+        | gpu.example.com/profile | {int: 1}          | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"             |
+        | profile                 | {version: 1.0.0}  | rejected at "spec.devices[0].attributes[profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"                             |
+        | nic.example.com/profile | {string: 1g.10gb} | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"             |

@@ -146,7 +146,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | gpu-0 | gpu-1  | accepted                                                                              |
         | gpu-0 | gpu-0  | rejected at "spec.devices[1].name" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE"        |
 
-  Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints or consumes counters
+  Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints, consumes counters or has list attributes
 
     Scenario Outline: A slice of <count> plain devices
       When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
@@ -175,6 +175,26 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
           devices:
           - name: gpu
             taints: [{key: example.com/maintenance, effect: NoSchedule}]
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | count | outcome                                                                  |
+        | 64    | accepted                                                                 |
+        | 65    | rejected at "spec.devices" by rule "DRA-API/SLICE-MAX-DEVICES"           |
+
+    Scenario Outline: A slice of <count> devices with a list-type attribute
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu
+            attributes:
+              pcieRoots: {strings: [pci0000-00, pci0000-40]}
         """
       Then the request is <outcome>
 
@@ -272,6 +292,27 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | {}                     | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
         | {int: 0, string: "0"}  | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
 
+    Scenario Outline: An attribute with <value> where list-type attributes are on
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              numa: <value>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | value                            | outcome                                                                                        |
+        | {ints: [0, 1]}                   | accepted                                                                                       |
+        | {int: 0, ints: [0]}              | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"    |
+        | {strings: ["0"], versions: [1.0.0]} | rejected at "spec.devices[0].attributes[numa]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE" |
+
   Rule: DRA-API/DEVICE-ATTRIBUTE-VALUE-LENGTH  String and version values are at most 64 characters
 
     Scenario Outline: A <type> attribute of <length> characters
@@ -318,6 +359,106 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | 1.2              | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
         | v1.2.3           | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
         | 01.2.3           | rejected at "spec.devices[0].attributes[driverVersion].version" by rule "DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER" |
+
+  Rule: DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY  A list-type attribute has at least one item
+
+    Scenario Outline: A <form> attribute holding <items>
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              values: {<form>: <items>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | form     | items          | outcome                                                                                                 |
+        | ints     | [0]            | accepted                                                                                                |
+        | bools    | [true, false]  | accepted                                                                                                |
+        | strings  | [pci0000-00]   | accepted                                                                                                |
+        | versions | [1.2.3]        | accepted                                                                                                |
+        | ints     | []             | rejected at "spec.devices[0].attributes[values].ints" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"     |
+        | bools    | []             | rejected at "spec.devices[0].attributes[values].bools" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"    |
+        | strings  | []             | rejected at "spec.devices[0].attributes[values].strings" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"  |
+        | versions | []             | rejected at "spec.devices[0].attributes[values].versions" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY" |
+
+  Rule: DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS  List items follow the single-value rules: at most 64 characters, versions semver
+
+    Scenario Outline: A <form> list whose second item has <length> characters
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      When the user creates the ResourceSlice with "spec.devices[0].attributes[values].<form>[1]" padded with "<pad>" to <length> characters:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              values: {<form>: [<first>, "<start>"]}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | form     | first      | start  | pad | length | outcome                                                                                                 |
+        | strings  | pci0000-00 | x      | x   | 64     | accepted                                                                                                |
+        | strings  | pci0000-00 | x      | x   | 65     | rejected at "spec.devices[0].attributes[values].strings[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS"   |
+        | versions | 1.2.3      | 1.0.0- | a   | 64     | accepted                                                                                                |
+        | versions | 1.2.3      | 1.0.0- | a   | 65     | rejected at "spec.devices[0].attributes[values].versions[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS"  |
+
+    Scenario Outline: Driver versions [1.2.3, "<version>"]
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            attributes:
+              driverVersions: {versions: [1.2.3, "<version>"]}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | version        | outcome                                                                                                         |
+        | 2.0.0-rc.1+b.5 | accepted                                                                                                        |
+        | 1.2            | rejected at "spec.devices[0].attributes[driverVersions].versions[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS" |
+        | v1.2.3         | rejected at "spec.devices[0].attributes[driverVersions].versions[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS" |
+
+  Rule: DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES  At most 48 attribute values per device, each list item counting one
+
+    Scenario Outline: A device with one string attribute and a list of <items> strings on Kubernetes <release>
+      Given kube-apiserver version "<release>" with feature gates "DRAListTypeAttributes=on"
+      When the user creates the ResourceSlice with "spec.devices[0].attributes[pcieRoots].strings" repeated <items> times:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: cpu-0
+            capacity:
+              cores: {value: "64"}
+            attributes:
+              model: {string: epyc}
+              pcieRoots: {strings: [pci0000-00]}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | release | items | outcome                                                                                    |
+        | 1.36    | 47    | accepted                                                                                   |
+        | 1.36    | 48    | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
+        | 1.37    | 47    | accepted                                                                                   |
+        | 1.37    | 48    | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
 

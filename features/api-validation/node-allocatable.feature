@@ -1,0 +1,82 @@
+@api-validation
+Feature: A device says which node-allocatable resources it stands for (resource.k8s.io/v1 Device.nodeAllocatableResources)
+
+  Background:
+    Given a cluster with feature gates "DRANodeAllocatableResources" on
+
+  Rule: DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES  Only cpu, memory and hugepages-<size>, never an extended resource
+
+    Scenario Outline: A device standing for "<resource>"
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: ccx-0
+            nodeAllocatableResources:
+              "<resource>":
+                mapping: {deviceMultiplier: "8"}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | resource        | outcome                                                                                                                   |
+        | cpu             | accepted                                                                                                                  |
+        | memory          | accepted                                                                                                                  |
+        | hugepages-1Gi   | accepted                                                                                                                  |
+        | example.com/gpu | rejected at "spec.devices[0].nodeAllocatableResources[example.com/gpu]" by rule "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES" |
+        | Memory          | rejected at "spec.devices[0].nodeAllocatableResources[Memory]" by rule "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES"          |
+
+  Rule: DRA-API/NODE-ALLOCATABLE-MAPPING-OR-OVERHEAD  Each resource has a mapping, an overhead, or both
+
+    Scenario Outline: A GPU whose host memory use is given as <how>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            nodeAllocatableResources:
+              memory: <entry>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | how                    | entry                                                               | outcome                                                                                                                |
+        | an overhead            | {overhead: {perPod: 1Gi, perContainer: 256Mi}}                      | accepted                                                                                                               |
+        | a mapping              | {mapping: {deviceMultiplier: 4Gi}}                                  | accepted                                                                                                               |
+        | a mapping and overhead | {mapping: {deviceMultiplier: 4Gi}, overhead: {perPod: 1Gi}}         | accepted                                                                                                               |
+        | nothing                | {}                                                                  | rejected at "spec.devices[0].nodeAllocatableResources[memory]" by rule "DRA-API/NODE-ALLOCATABLE-MAPPING-OR-OVERHEAD"  |
+
+  Rule: DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF  A mapping goes by consumed capacity (key and multiplier) or by device count
+
+    Scenario Outline: A CPU socket mapped <how>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: cpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: socket-0
+            allowMultipleAllocations: true
+            capacity:
+              cores: {value: "64"}
+            nodeAllocatableResources:
+              cpu:
+                mapping: <mapping>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | how                      | mapping                                                     | outcome                                                                                                                          |
+        | by consumed cores        | {capacityKey: cores, capacityMultiplier: "2"}               | accepted                                                                                                                         |
+        | by device count          | {deviceMultiplier: "64"}                                    | accepted                                                                                                                         |
+        | by a key alone           | {capacityKey: cores}                                        | rejected at "spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier" by rule "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF" |
+        | by a multiplier alone    | {capacityMultiplier: "2"}                                   | rejected at "spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityKey" by rule "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"        |
+        | both ways                | {capacityKey: cores, capacityMultiplier: "2", deviceMultiplier: "64"} | rejected at "spec.devices[0].nodeAllocatableResources[cpu].mapping" by rule "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"  |
+        | no way at all            | {}                                                          | rejected at "spec.devices[0].nodeAllocatableResources[cpu].mapping" by rule "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"            |
