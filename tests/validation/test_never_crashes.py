@@ -28,7 +28,9 @@ values = st.recursive(scalars, lambda inner: st.one_of(
 FIELDS = ("name", "driver", "pool", "devices", "requests", "exactly", "firstAvailable", "selectors", "count",
           "consumesCounters", "counters", "bindingConditions", "bindingFailureConditions", "allocation",
           "results", "reservedFor", "uid", "conditions", "sharedCounters", "nodeName", "allNodes", "spec",
-          "constraints", "config", "opaque", "parameters", "tolerations", "compatibilityGroups", "attributes")
+          "constraints", "config", "opaque", "parameters", "tolerations", "compatibilityGroups", "attributes",
+          "ints", "strings", "versions", "nodeAllocatableResources", "mapping", "overhead", "capacityKey",
+          "capacityMultiplier", "deviceMultiplier", "partitionTypeAttribute", "skipNodeOperations")
 api_values = st.recursive(scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(FIELDS), inner, max_size=5)), max_leaves=30)
 TEMPLATES = {obj["kind"]: obj for obj in corpus(10)}

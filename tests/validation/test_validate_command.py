@@ -167,6 +167,42 @@ def test_a_gate_turned_off_drops_its_fields_with_a_warning(capsys: pytest.Captur
     ]
 
 
+ALPHA_OFF = "DRAListTypeAttributes=false,DRANodeAllocatableResources=false,DRAPartitionableDevicesType=false," \
+            "DRAOptionalNodeOperations=false"
+
+
+@pytest.mark.parametrize(
+    ("args", "errors", "dropped"),
+    [
+        # every gate on: each mistake of the 1.36/1.37 alpha fields is reported with its rule
+        ([], [("spec.skipNodeOperations", "DRA-API/SKIP-NODE-OPERATIONS-PREPARE-WITH-UNPREPARE"),
+              ("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"),
+              ("spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier",
+               "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"),
+              ("spec.devices[1].attributes[kind]", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")], []),
+        # 1.36 has the list and node-allocatable gates, not the 1.37 ones
+        (["--kubernetes-version", "1.36"],
+         [("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"),
+          ("spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier",
+           "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF")],
+         ["spec.partitionTypeAttribute", "spec.skipNodeOperations"]),
+        # gates off: the fields are dropped, and an attribute that only had a list is left without a value
+        (["--feature-gates", ALPHA_OFF],
+         [("spec.devices[0].attributes[numaNodes]", "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"),
+          ("spec.devices[0].attributes[pcieRoots]", "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE")],
+         ["spec.partitionTypeAttribute", "spec.skipNodeOperations", "spec.devices[0].attributes[numaNodes].ints",
+          "spec.devices[0].attributes[pcieRoots].strings", "spec.devices[0].nodeAllocatableResources"]),
+    ],
+)
+def test_alpha_fields_of_1_36_and_1_37_follow_version_and_gates(
+        capsys: pytest.CaptureFixture[str], args: list[str], errors: list[tuple[str, str]], dropped: list[str]) -> None:
+    status, lines, _ = validate(capsys, "-o", "json", *args, str(CORPUS / "alpha-fields.yaml"))
+    findings = json.loads("\n".join(lines))["findings"]
+    assert status == 1
+    assert [(f["field"], f["rule"]) for f in findings if f["severity"] == "error"] == errors
+    assert [f["field"] for f in findings if f["message"].startswith("dropped: ")] == dropped
+
+
 @pytest.mark.parametrize("gates", ["NoSuchGate=true", "DRADeviceTaints=maybe", "DRADeviceTaints"])
 def test_bad_feature_gate_settings_are_usage_errors(capsys: pytest.CaptureFixture[str], gates: str) -> None:
     status, _, err = validate(capsys, "--feature-gates", gates, str(CORPUS / "merge-keys.yaml"))
