@@ -1,20 +1,90 @@
 """Steps for a DRA driver under test: giving it devices to publish (the seam's `run_driver`) and acting as
-the kubelet towards its kubelet plugin, over the real DRAPlugin gRPC protocol on the unix socket the SUT
-names (`kubelet_plugin_endpoint`), the way csi-sanity drives a CSI plugin. The driver's gates are set with
-the component steps, as component "dra-driver"."""
+the kubelet towards its kubelet plugin, over the real gRPC protocols on the unix sockets the SUT names: the
+DRAPlugin service (`kubelet_plugin_endpoint`) and the plugin-registration service the kubelet's plugin
+watcher reads (`kubelet_plugin_registration_endpoint`), the way csi-sanity drives a CSI plugin. The driver's
+gates are set with the component steps, as component "dra-driver".
+
+`When` steps make the calls and record the answers in the `kubelet` fixture; `Then` steps judge them. A
+call that fails as a whole (no socket, a crashed or hung plugin, a gRPC error status) fails its `When`
+step with the endpoint, method and gRPC status, because the kubelet would discard everything in it."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import pytest
 from pytest_bdd import given, parsers, then, when
 
-from draconform.kubeletplugin.client import KubeletPluginClient
-from draconform.kubeletplugin.types import ClaimRef, PrepareResult
-from draconform.steps.common import CLAIM, ScenarioContext, load_docstring, resolve_claim
-from draconform.sut import SystemUnderTest
+from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
+from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PluginInfo, PreparedDevice, PrepareResult
+from draconform.steps.common import (
+    CLAIM,
+    NAMESPACE,
+    ScenarioContext,
+    generated_claims,
+    load_docstring,
+    must_get,
+    split_names,
+)
+from draconform.sut import Obj, SystemUnderTest
 
-KUBELET_ASKS = r'the kubelet on node "(?P<node>[^"]+)" asks driver "(?P<driver>[^"]+)" to '
+KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '
+KUBELET_ASKS = KUBELET + r'asks driver "(?P<driver>[^"]+)" to '
+# The DRAPlugin version of a call; without it the kubelet speaks v1, as current kubelets do.
+OVER_VERSION = r"(?: over DRAPlugin (?P<version>" + "|".join(API_VERSIONS) + r"))?"
+CLAIM_NAMES = r'claims "(?P<claims>[^"]+(?:", "[^"]+)*)"'
+QUOTED_NAMES = r'"(?P<names>[^"]+(?:", "[^"]+)*)"'
+
+# A fully qualified CDI device name, vendor/class=name, with the characters the CDI specification allows
+# in each part: vendor and class start with a letter, the name with a letter or digit, and all three end
+# with a letter or digit.
+_CDI_KIND_PART = r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
+CDI_DEVICE_ID = re.compile(_CDI_KIND_PART + "/" + _CDI_KIND_PART + r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
 
 
+@dataclass(frozen=True)
+class PrepareAnswer:
+    """What a plugin answered for one claim in one NodePrepareResources call; `result` is None when the
+    plugin left the claim out of its answer."""
+
+    driver: str
+    api_version: str
+    ref: ClaimRef
+    result: PrepareResult | None
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call as a whole: which claims the kubelet asked about and the UIDs the answer had entries for."""
+
+    method: str
+    asked: tuple[ClaimRef, ...]
+    answered: tuple[str, ...]
+
+
+@dataclass
+class KubeletRecord:
+    """The kubelet's side of a scenario's conversation with kubelet plugins. Like a real kubelet it
+    remembers the claims it asked about (by name, and the claim of each pod), so it can still unprepare
+    a claim the API server no longer has."""
+
+    claims: dict[str, ClaimRef] = field(default_factory=dict)
+    pod_claims: dict[str, str] = field(default_factory=dict)
+    prepared: dict[str, list[PrepareAnswer]] = field(default_factory=dict)
+    unprepared: dict[str, list[str | None]] = field(default_factory=dict)  # error, "" = success, None = left out
+    last_call: Call | None = None
+    registration: tuple[str, str, PluginInfo] | None = None  # driver, node, what the plugin said
+    notifications: list[tuple[str, PluginCallError | None]] = field(default_factory=list)
+
+
+@pytest.fixture
+def kubelet() -> KubeletRecord:
+    return KubeletRecord()
+
+
+# --- the driver's devices -----------------------------------------------------------------------------
 @given(parsers.parse('driver "{driver}" runs with the devices:'))
 @when(parsers.parse('driver "{driver}" is given the devices:'))
 def driver_runs(sut: SystemUnderTest, driver: str, docstring: str) -> None:
@@ -24,56 +94,346 @@ def driver_runs(sut: SystemUnderTest, driver: str, docstring: str) -> None:
     sut.settle()
 
 
-def _claim_ref(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> ClaimRef:
-    obj = resolve_claim(sut, ctx, claim, pod)
+# --- the kubelet calls the plugin -----------------------------------------------------------------------
+def _claim_ref(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, claim: str | None,
+               pod: str | None) -> ClaimRef:
+    """The claim as the API server has it now, or as the kubelet remembers it once the API server has
+    forgotten it (deleted with its pod, say)."""
+    if claim:
+        obj = sut.get("ResourceClaim", claim, NAMESPACE)
+    else:
+        assert pod is not None
+        found = generated_claims(sut, ctx, pod)
+        assert len(found) <= 1, f"pod {pod!r} has {len(found)} generated claims, expected one"
+        obj = found[0] if found else None
+    if obj is None:
+        name = claim or kubelet.pod_claims.get(pod or "")
+        remembered = kubelet.claims.get(name) if name else None
+        what = f"claim {claim!r}" if claim else f"the claim of pod {pod!r}"
+        assert remembered is not None, f"{what} does not exist, and the kubelet never asked about it before"
+        return remembered
     meta = obj["metadata"]
-    return ClaimRef(namespace=meta["namespace"], name=meta["name"], uid=meta["uid"])
+    ref = ClaimRef(namespace=meta["namespace"], name=meta["name"], uid=meta["uid"])
+    kubelet.claims[ref.name] = ref
+    if pod:
+        kubelet.pod_claims[pod] = ref.name
+    return ref
 
 
-@when(parsers.re(KUBELET_ASKS + r"(?P<verb>prepare|unprepare) " + CLAIM))
-def kubelet_asks_plugin(sut: SystemUnderTest, ctx: ScenarioContext, node: str, driver: str, verb: str,
-                        claim: str | None, pod: str | None) -> None:
-    """One NodePrepareResources or NodeUnprepareResources call for one claim. A failed call (no socket, a
-    crashed or hung plugin) fails the step with the endpoint, method and gRPC status."""
-    ref = _claim_ref(sut, ctx, claim, pod)
-    with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node)) as client:
+def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str, driver: str,
+                 verb: str, refs: list[ClaimRef], api_version: str) -> None:
+    """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded."""
+    with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node), api_version=api_version) as client:
         if verb == "prepare":
-            answers = client.prepare([ref])
-            assert ref.uid in answers, (
-                f"driver {driver!r} left claim {ref.name!r} out of its NodePrepareResources answer"
-            )
-            ctx.prepared[ref.name] = answers[ref.uid]
+            results = client.prepare(refs)
+            answered = tuple(results)
+            for ref in refs:
+                result = results.get(ref.uid)
+                kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, api_version, ref, result))
+                if result is None:
+                    ctx.prepared.pop(ref.name, None)
+                else:
+                    ctx.prepared[ref.name] = result
         else:
-            errors = client.unprepare([ref])
-            assert ref.uid in errors, (
-                f"driver {driver!r} left claim {ref.name!r} out of its NodeUnprepareResources answer"
-            )
-            assert not errors[ref.uid], f"driver {driver!r} failed to unprepare claim {ref.name!r}: {errors[ref.uid]}"
-            ctx.prepared.pop(ref.name, None)
+            errors = client.unprepare(refs)
+            answered = tuple(errors)
+            for ref in refs:
+                kubelet.unprepared.setdefault(ref.name, []).append(errors.get(ref.uid))
+                if errors.get(ref.uid) == "":
+                    ctx.prepared.pop(ref.name, None)
+    method = "NodePrepareResources" if verb == "prepare" else "NodeUnprepareResources"
+    kubelet.last_call = Call(method, tuple(refs), answered)
 
 
-def _answer(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> PrepareResult:
-    name = resolve_claim(sut, ctx, claim, pod)["metadata"]["name"]
-    assert name in ctx.prepared, f"the kubelet never asked to prepare claim {name!r}"
-    return ctx.prepared[name]
+@when(parsers.re(KUBELET_ASKS + r"(?P<verb>prepare|unprepare) " + CLAIM + OVER_VERSION))
+def kubelet_asks_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str, driver: str,
+                        verb: str, claim: str | None, pod: str | None, version: str | None) -> None:
+    """One NodePrepareResources or NodeUnprepareResources call for one claim, in DRAPlugin v1 unless the
+    step names another version."""
+    ref = _claim_ref(sut, ctx, kubelet, claim, pod)
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], version or "v1")
+
+
+@when(parsers.re(KUBELET_ASKS + r"(?P<verb>prepare|unprepare) " + CLAIM_NAMES + r" in one call"))
+def kubelet_asks_plugin_about_claims(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str,
+                                     driver: str, verb: str, claims: str) -> None:
+    """Several claims in one call, in the order given, as the kubelet asks for all claims of a pod that
+    one driver serves."""
+    refs = [_claim_ref(sut, ctx, kubelet, name, None) for name in split_names(claims)]
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, refs, "v1")
+
+
+@when(parsers.re(KUBELET_ASKS + r'(?P<verb>prepare|unprepare) claim "(?P<claim>[^"]+)" with UID "(?P<uid>[^"]+)"'))
+def kubelet_asks_plugin_with_uid(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str,
+                                 driver: str, verb: str, claim: str, uid: str) -> None:
+    """A call naming a claim by a UID the API server may not know: a claim deleted and created again under
+    the same name, or one that never existed. The kubelet does not remember this UID for later steps."""
+    ref = ClaimRef(namespace=NAMESPACE, name=claim, uid=uid)
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], "v1")
+
+
+def _advertised_versions(info: PluginInfo) -> list[str]:
+    """The DRAPlugin versions a registration names that the harness speaks, in the plugin's order."""
+    versions = [name.removesuffix(".DRAPlugin") for name in info.supported_versions if name.endswith(".DRAPlugin")]
+    return [version for version in versions if version in API_VERSIONS]
+
+
+@when(parsers.re(KUBELET_ASKS + r"prepare " + CLAIM + r" over every DRAPlugin version it advertises"))
+def kubelet_asks_plugin_in_every_version(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord,
+                                         node: str, driver: str, claim: str | None, pod: str | None) -> None:
+    """Read the plugin's registration, then prepare the claim once in each DRAPlugin version it names."""
+    info = registration_info(sut.kubelet_plugin_registration_endpoint(driver, node))
+    versions = _advertised_versions(info)
+    assert versions, (
+        f"driver {driver!r} advertises no DRAPlugin version the harness speaks ({', '.join(API_VERSIONS)}): "
+        f"{list(info.supported_versions)}"
+    )
+    ref = _claim_ref(sut, ctx, kubelet, claim, pod)
+    for version in versions:
+        _call_plugin(sut, ctx, kubelet, node, driver, "prepare", [ref], version)
+
+
+# --- what the plugin answered ---------------------------------------------------------------------------
+def _claim_name(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> str:
+    if claim:
+        return claim
+    name = kubelet.pod_claims.get(pod or "")
+    assert name is not None, f"the kubelet never asked about the claim of pod {pod!r}"
+    return name
+
+
+def _prepare_answers(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> list[PrepareAnswer]:
+    name = _claim_name(kubelet, claim, pod)
+    answers = kubelet.prepared.get(name)
+    assert answers, f"the kubelet never asked to prepare claim {name!r}"
+    return answers
+
+
+def _prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> PrepareAnswer:
+    """The plugin's latest answer for the claim, which must be a success."""
+    answer = _prepare_answers(kubelet, claim, pod)[-1]
+    result = answer.result
+    assert result is not None, (
+        f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+        f"NodePrepareResources answer"
+    )
+    assert not result.failed, f"driver {answer.driver!r} refused to prepare claim {answer.ref.name!r}: {result.error}"
+    return answer
+
+
+def _device_names(devices: tuple[PreparedDevice, ...]) -> list[str]:
+    return sorted(f"{d.pool}/{d.device}" for d in devices)
 
 
 @then(parsers.re(r'the driver prepared ' + CLAIM + r' with devices? "(?P<devices>[^"]+(?:", "[^"]+)*)"'))
-def driver_prepared(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
-                    devices: str) -> None:
-    """Prepared without error, exactly the named devices, each with at least one CDI device ID."""
-    answer = _answer(sut, ctx, claim, pod)
-    assert not answer.failed, f"the driver refused to prepare the claim: {answer.error}"
+def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, devices: str) -> None:
+    """Prepared without error, exactly the named devices (CDI device IDs are judged by their own steps)."""
+    result = _prepared(kubelet, claim, pod).result
+    assert result is not None
     expected = sorted(devices.split('", "'))
-    assert sorted(d.device for d in answer.devices) == expected, (
-        f"the driver prepared {sorted(d.device for d in answer.devices)}, expected {expected}"
-    )
-    missing = [d.device for d in answer.devices if not d.cdi_device_ids]
-    assert not missing, f"prepared devices without a CDI device ID: {missing}"
+    got = sorted(d.device for d in result.devices)
+    assert got == expected, f"the driver prepared {got}, expected {expected}"
 
 
 @then(parsers.re(r'the driver refused to prepare ' + CLAIM))
-def driver_refused(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
     """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all)."""
-    answer = _answer(sut, ctx, claim, pod)
-    assert answer.failed, f"the driver prepared the claim with devices {[d.device for d in answer.devices]}"
+    answer = _prepare_answers(kubelet, claim, pod)[-1]
+    assert answer.result is not None, (
+        f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+        f"NodePrepareResources answer instead of refusing it"
+    )
+    assert answer.result.failed, (
+        f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
+        f"{_device_names(answer.result.devices)}"
+    )
+
+
+def _signature(result: PrepareResult) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
+    """A prepared claim's devices, independent of the order the plugin listed them in. share_id is left
+    out: only v1 carries it."""
+    return sorted(
+        (d.pool, d.device, tuple(sorted(d.requests)), tuple(sorted(d.cdi_device_ids))) for d in result.devices
+    )
+
+
+@then(parsers.re(r"the driver prepared " + CLAIM + r" with the same devices each time it was asked"))
+def driver_prepared_alike(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
+    """Every answer for the claim a success, listing the same devices, requests and CDI device IDs (a single
+    answer only has to be a success)."""
+    answers = _prepare_answers(kubelet, claim, pod)
+    signatures = []
+    for number, answer in enumerate(answers, 1):
+        where = f"call {number} of {len(answers)} (DRAPlugin {answer.api_version})"
+        assert answer.result is not None, f"{where}: driver {answer.driver!r} left claim {answer.ref.name!r} out"
+        assert not answer.result.failed, (
+            f"{where}: driver {answer.driver!r} refused claim {answer.ref.name!r}: {answer.result.error}"
+        )
+        signatures.append(_signature(answer.result))
+    for number, signature in enumerate(signatures[1:], 2):
+        assert signature == signatures[0], (
+            f"call {number} prepared claim {answers[0].ref.name!r} differently from call 1:\n"
+            f"  call 1: {signatures[0]}\n  call {number}: {signature}"
+        )
+
+
+def _allocation_results(sut: SystemUnderTest, answer: PrepareAnswer) -> list[Obj]:
+    obj = must_get(sut, "ResourceClaim", answer.ref.name)
+    assert obj["metadata"]["uid"] == answer.ref.uid, f"claim {answer.ref.name!r} is no longer the one prepared"
+    allocation = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {answer.ref.name!r} is not allocated"
+    results: list[Obj] = (allocation.get("devices") or {}).get("results") or []
+    return [result for result in results if result.get("driver") == answer.driver]
+
+
+@then(parsers.re(r"the devices the driver prepared for " + CLAIM + r" are those of its allocation"))
+def driver_prepared_the_allocation(sut: SystemUnderTest, kubelet: KubeletRecord, claim: str | None,
+                                   pod: str | None) -> None:
+    """Each allocation result of this driver appears once as a prepared device with the result's pool and
+    device (and, over v1, the result's shareID as share_id), nothing else does, and a device that names
+    requests names the request of its result (a subrequest "main/small" may be named as "main")."""
+    answer = _prepared(kubelet, claim, pod)
+    assert answer.result is not None
+    results = _allocation_results(sut, answer)
+    shares = answer.api_version == "v1"  # v1beta1 has no share_id
+
+    def share(share_id: object) -> str:
+        return f" (share {share_id})" if shares and share_id is not None else ""
+
+    expected = Counter(f"{r.get('pool')}/{r.get('device')}{share(r.get('shareID'))}" for r in results)
+    got = Counter(f"{d.pool}/{d.device}{share(d.share_id)}" for d in answer.result.devices)
+    assert got == expected, (
+        f"driver {answer.driver!r} prepared {sorted(got.elements())} for claim {answer.ref.name!r}; its "
+        f"allocation gives the driver {sorted(expected.elements())}"
+    )
+    for device in answer.result.devices:
+        if not device.requests:
+            continue  # serves every request of the claim
+        allowed = {
+            str(r.get("request")) for r in results if (r.get("pool"), r.get("device")) == (device.pool, device.device)
+        }
+        allowed |= {request.split("/", 1)[0] for request in allowed}
+        stray = sorted(set(device.requests) - allowed)
+        assert not stray, (
+            f"prepared device {device.pool}/{device.device} names requests {stray}, but the allocation gives "
+            f"it to {sorted(allowed)}"
+        )
+
+
+@then(parsers.re(r"every CDI device ID the driver returned for " + CLAIM + r" is fully qualified"))
+def cdi_ids_qualified(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
+    """vendor/class=name in CDI's syntax, so the container runtime can resolve it."""
+    result = _prepared(kubelet, claim, pod).result
+    assert result is not None
+    ids = [cdi_id for device in result.devices for cdi_id in device.cdi_device_ids]
+    if not ids:
+        # Nothing to judge: a driver whose devices need no CDI device ID is reported skipped, not passed.
+        pytest.skip("the driver returned no CDI device ID to check")
+    bad = [cdi_id for cdi_id in ids if not CDI_DEVICE_ID.fullmatch(cdi_id)]
+    assert not bad, f"CDI device IDs that are not fully qualified vendor/class=name: {bad}"
+
+
+@then(parsers.re(r"every device the driver prepared for " + CLAIM + r" has a CDI device ID"))
+def cdi_id_per_device(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
+    result = _prepared(kubelet, claim, pod).result
+    assert result is not None
+    assert result.devices, "the driver prepared no device"
+    missing = [f"{d.pool}/{d.device}" for d in result.devices if not d.cdi_device_ids]
+    assert not missing, f"prepared devices without a CDI device ID: {missing}"
+
+
+@then("the driver answered every claim it was asked about, by UID")
+def driver_answered_every_claim(kubelet: KubeletRecord) -> None:
+    """The answer to the latest call has an entry for every claim in it, keyed by the claim's UID."""
+    call = kubelet.last_call
+    assert call is not None, "the kubelet has not called a plugin"
+    missing = [f"{ref.name} (UID {ref.uid})" for ref in call.asked if ref.uid not in call.answered]
+    assert not missing, (
+        f"the {call.method} answer has no entry for claims {missing}; its entries are keyed {sorted(call.answered)}"
+    )
+
+
+@then(parsers.re(r"the driver unprepared " + CLAIM + r"(?P<each> each time it was asked)?"))
+def driver_unprepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, each: str | None) -> None:
+    """The latest NodeUnprepareResources answer for the claim (or every one) has an entry without error."""
+    name = _claim_name(kubelet, claim, pod)
+    answers = kubelet.unprepared.get(name)
+    assert answers, f"the kubelet never asked to unprepare claim {name!r}"
+    if each:
+        assert len(answers) >= 2, f"the kubelet asked to unprepare claim {name!r} only once"
+    for number, error in enumerate(answers if each else answers[-1:], 1):
+        where = f"call {number} of {len(answers)}: " if each else ""
+        assert error is not None, f"{where}the plugin left claim {name!r} out of its NodeUnprepareResources answer"
+        assert not error, f"{where}the plugin failed to unprepare claim {name!r}: {error}"
+
+
+# --- plugin registration --------------------------------------------------------------------------------
+@when(parsers.re(KUBELET + r'asks driver "(?P<driver>[^"]+)" for its plugin registration'))
+def kubelet_reads_registration(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str) -> None:
+    """GetInfo on the registration socket, as the kubelet's plugin watcher calls it on finding the socket."""
+    info = registration_info(sut.kubelet_plugin_registration_endpoint(driver, node))
+    kubelet.registration = (driver, node, info)
+
+
+@when(parsers.re(KUBELET + r'tells driver "(?P<driver>[^"]+)" that its registration '
+                 r'(?:succeeded|failed with "(?P<error>[^"]+)")'))
+def kubelet_notifies_registration(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str,
+                                  error: str | None) -> None:
+    """NotifyRegistrationStatus with the kubelet's verdict; whether the plugin accepted it is recorded."""
+    verdict = f"refused ({error})" if error else "accepted"
+    try:
+        notify_registration(sut.kubelet_plugin_registration_endpoint(driver, node), error is None, error or "")
+    except PluginCallError as failure:
+        kubelet.notifications.append((verdict, failure))
+    else:
+        kubelet.notifications.append((verdict, None))
+
+
+def _registration(kubelet: KubeletRecord) -> tuple[str, str, PluginInfo]:
+    assert kubelet.registration is not None, "the kubelet has not asked a plugin for its registration"
+    return kubelet.registration
+
+
+@then(parsers.parse('the plugin registers with type "{kind}" and name "{name}"'))
+def registration_names(kubelet: KubeletRecord, kind: str, name: str) -> None:
+    _, _, info = _registration(kubelet)
+    assert (info.type, info.name) == (kind, name), (
+        f"the plugin registers with type {info.type!r} and name {info.name!r}"
+    )
+
+
+@then("the plugin registers the path of its DRAPlugin socket as its endpoint")
+def registration_endpoint(sut: SystemUnderTest, kubelet: KubeletRecord) -> None:
+    """A plain absolute path (the kubelet dials it as a unix socket path, not as a gRPC target), the same
+    socket the SUT names for the plugin."""
+    driver, node, info = _registration(kubelet)
+    assert info.endpoint.startswith("/"), f"the registered endpoint {info.endpoint!r} is not an absolute path"
+    socket = sut.kubelet_plugin_endpoint(driver, node).removeprefix("unix://")
+    assert info.endpoint == socket, (
+        f"the plugin registers endpoint {info.endpoint!r}; its DRAPlugin socket is {socket!r}"
+    )
+
+
+@then(parsers.re(r"the registration advertises " + QUOTED_NAMES))
+def registration_advertises(kubelet: KubeletRecord, names: str) -> None:
+    _, _, info = _registration(kubelet)
+    missing = [name for name in names.split('", "') if name not in info.supported_versions]
+    assert not missing, f"the registration advertises {list(info.supported_versions)}, without {missing}"
+
+
+@then(parsers.parse('the registration prefers "{preferred}" to "{other}"'))
+def registration_prefers(kubelet: KubeletRecord, preferred: str, other: str) -> None:
+    """The kubelet uses the first service in the plugin's list that it knows, so the plugin's order is its
+    preference: `preferred` is listed, and `other`, if listed at all, comes after it."""
+    _, _, info = _registration(kubelet)
+    versions = list(info.supported_versions)
+    assert preferred in versions, f"the registration advertises {versions}, without {preferred!r}"
+    if other in versions:
+        assert versions.index(preferred) < versions.index(other), f"the registration lists {versions}"
+
+
+@then("the plugin accepted every registration status it was told")
+def registration_status_accepted(kubelet: KubeletRecord) -> None:
+    assert kubelet.notifications, "the kubelet has not told a plugin about its registration"
+    refused = [f"{verdict}: {failure}" for verdict, failure in kubelet.notifications if failure is not None]
+    assert not refused, f"NotifyRegistrationStatus failed: {refused}"

@@ -1,0 +1,233 @@
+@kubelet-plugin
+Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DRAPlugin NodePrepareResources)
+
+  The driver under test is "gpu.example.com", with three GPUs on node "node-1". The harness plays the
+  kubelet on that node: it calls the plugin's DRAPlugin service over gRPC on the unix socket the system
+  under test names, in DRAPlugin v1 unless a step names another version, and judges the answers. Claims are
+  allocated the normal way, by the scheduler for the pods that use them; a claim no pod uses stays
+  unallocated.
+
+  Background:
+    Given a node "node-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And driver "gpu.example.com" runs with the devices:
+      """yaml
+      metadata: {name: node-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+        nodeName: node-1
+        devices:
+        - name: gpu-0
+        - name: gpu-1
+        - name: gpu-2
+      """
+
+  Rule: DRA-PLUGIN/ANSWER-EVERY-CLAIM  Every claim asked about gets an entry in the answer, keyed by its UID
+
+    Scenario: The two claims of a pod, prepared in one call, get an entry each
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "model", "scratch" in one call
+      Then the driver answered every claim it was asked about, by UID
+
+  Rule: DRA-PLUGIN/CLAIMS-INDEPENDENT  A refused claim does not keep the plugin from preparing the others in the call
+
+    Scenario: A claim that is not allocated, asked about first, does not stop the claim after it
+      Given a claim "idle" for one "gpu" device
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "idle", "model" in one call
+      Then the driver refused to prepare claim "idle"
+      And the devices the driver prepared for claim "model" are those of its allocation
+
+  Rule: DRA-PLUGIN/PER-CLAIM-ERRORS  A claim the plugin cannot prepare gets an error of its own, and the plugin goes on serving
+
+    Scenario Outline: A claim <case> is refused in its entry, and the next call succeeds
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      And a claim "idle" for one "gpu" device
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare <claim>
+      Then the driver refused to prepare claim "<name>"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the devices the driver prepared for claim "model" are those of its allocation
+
+      Examples:
+        | case                                     | claim                                                         | name  |
+        | the API server does not have             | claim "ghost" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a51" | ghost |
+        | whose UID is not the one the kubelet has | claim "model" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a52" | model |
+        | that is not allocated                    | claim "idle"                                                  | idle  |
+
+  Rule: DRA-PLUGIN/PREPARE-IDEMPOTENT  Preparing a prepared claim again answers as before
+
+    Scenario: The kubelet asks twice and gets the same devices twice
+      Given a pod "trainer" with a claim for one "gpu" device
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare the claim of pod "trainer"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare the claim of pod "trainer"
+      Then the driver prepared the claim of pod "trainer" with the same devices each time it was asked
+
+    Scenario: A claim asked about again together with a new claim is answered as before
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "scratch", "model" in one call
+      Then the driver prepared claim "model" with the same devices each time it was asked
+      And the devices the driver prepared for claim "scratch" are those of its allocation
+
+  Rule: DRA-PLUGIN/PREPARED-DEVICES-MATCH-ALLOCATION  The plugin answers with the devices of the claim's allocation, each with its request
+
+    Scenario: A claim with devices of two drivers: the plugin lists its own two GPUs and not the other driver's NIC
+      Given the device class "nic" selecting driver "nic.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: node-1-nics, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: nic-0
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: workload}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+            - name: nic
+              exactly: {deviceClassName: nic}
+        """
+      And a pod "trainer" using claim "workload"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "workload"
+      Then the devices the driver prepared for claim "workload" are those of its allocation
+
+    Scenario: A device allocated for one alternative of a firstAvailable request names that request
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - {name: four, deviceClassName: gpu, count: 4}
+              - {name: one, deviceClassName: gpu}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then claim "flexible" is allocated device "gpu-0"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "flexible"
+      Then the devices the driver prepared for claim "flexible" are those of its allocation
+
+    Scenario: A claim whose status a scheduler wrote names the devices the plugin prepares
+      Given a claim "model" for one "gpu" device
+      And the status of claim "model" is:
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: device, driver: gpu.example.com, pool: node-1, device: gpu-2}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchFields:
+              - {key: metadata.name, operator: In, values: [node-1]}
+        """
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-2"
+      And the devices the driver prepared for claim "model" are those of its allocation
+
+    Scenario: Over v1, each share of a device allocated in shares carries the share's ID
+      Given driver "gpu.example.com" runs with the devices:
+        """yaml
+        metadata: {name: node-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 80Gi}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: halves}
+        spec:
+          devices:
+            requests:
+            - name: first
+              exactly: {deviceClassName: gpu}
+            - name: second
+              exactly: {deviceClassName: gpu}
+        """
+      And the status of claim "halves" is:
+        """yaml
+        allocation:
+          devices:
+            results:
+            - request: first
+              driver: gpu.example.com
+              pool: node-1
+              device: gpu-0
+              shareID: 6a1e5c0b-8d2f-4b7a-9c3e-1f0d2a4b5c61
+              consumedCapacity: {memory: 40Gi}
+            - request: second
+              driver: gpu.example.com
+              pool: node-1
+              device: gpu-0
+              shareID: 6a1e5c0b-8d2f-4b7a-9c3e-1f0d2a4b5c62
+              consumedCapacity: {memory: 40Gi}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchFields:
+              - {key: metadata.name, operator: In, values: [node-1]}
+        """
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "halves" over DRAPlugin v1
+      Then the devices the driver prepared for claim "halves" are those of its allocation
+
+  Rule: DRA-PLUGIN/CDI-ID-SYNTAX  Every CDI device ID in an answer is a fully qualified CDI device name
+
+    Scenario: The CDI device IDs of two prepared GPUs are vendor/class=name
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
+      Then every CDI device ID the driver returned for claim "pair" is fully qualified
+
+  Rule: DRA-PLUGIN/CDI-ID-PER-DEVICE  Each prepared device carries a CDI device ID
+
+    Scenario: Both GPUs of a claim come with a CDI device ID
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
+      Then every device the driver prepared for claim "pair" has a CDI device ID
