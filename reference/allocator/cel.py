@@ -3,9 +3,11 @@
 
 The environment has one variable, `device`, with `driver`, `attributes[domain].name`, `capacity[domain].name`
 and `allowMultipleAllocations`; a domain the device has nothing in reads as an empty map, an unknown name is an
-evaluation error. Quantities and semantic versions cross into CEL as small tagged maps so that the Kubernetes
-`quantity()` / `semver()` libraries can be provided as typed Python overloads. Each distinct expression is
-compiled once; results are cached per (expression, device)."""
+evaluation error. A list-type attribute (DRAListTypeAttributes) is a CEL list of its values, so `in`, `size()`,
+`exists()` and `all()` work on it; upstream's `includes()` helper is not provided. Quantities and semantic
+versions cross into CEL as small tagged maps so that the Kubernetes `quantity()` / `semver()` libraries can be
+provided as typed Python overloads. Each distinct expression is compiled once; results are cached per
+(expression, device)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_strings
 
 from draconform.reference.allocator.values import (
+    LIST_KINDS,
     QUANTITY_TAG,
     SEMVER_TAG,
     SemVer,
@@ -359,11 +362,18 @@ def _clean(message: str) -> str:
 def device_input(driver: str, attributes: Mapping[str, tuple[str, Any]], capacity: Mapping[str, Fraction],
                  allow_multiple: bool = False) -> dict[str, Any]:
     """The `device` variable: attributes and capacities grouped by domain; bare names belong to the driver's
-    domain. Attribute values arrive as (type, value) pairs from `values.parse_attribute`."""
+    domain. Attribute values arrive as (type, value) pairs from `values.parse_attribute`; a list form becomes a
+    CEL list (of tagged semver maps for `versions`)."""
     attrs: dict[str, dict[str, Any]] = {}
     for name, (kind, value) in attributes.items():
         domain, _, ident = name.rpartition("/")
-        attrs.setdefault(domain or driver, {})[ident] = semver_value(value) if kind == "version" else value
+        if kind == "version":
+            value = semver_value(value)
+        elif kind == "versions":
+            value = [semver_value(item) for item in value]
+        elif kind in LIST_KINDS:
+            value = list(value)
+        attrs.setdefault(domain or driver, {})[ident] = value
     caps: dict[str, dict[str, Any]] = {}
     for name, amount in capacity.items():
         domain, _, ident = name.rpartition("/")

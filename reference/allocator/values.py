@@ -1,5 +1,6 @@
 """Typed values of the resource.k8s.io API as the allocator compares them: Kubernetes quantities (exact, as
-fractions), semantic versions 2.0.0 and typed device attributes (int, bool, string, version)."""
+fractions), semantic versions 2.0.0 and typed device attributes (int, bool, string, version, and the list
+forms ints, bools, strings, versions of DRAListTypeAttributes)."""
 
 from __future__ import annotations
 
@@ -113,14 +114,19 @@ def parse_semver(text: str, normalize: bool = False) -> SemVer:
     raise ValueError(f"not a semantic version: {text!r}")
 
 
-AttributeValue = tuple[str, Any]  # ("int" | "bool" | "string" | "version", value); versions as SemVer
+# ("int" | "bool" | "string" | "version", value), versions as SemVer; or a list form ("ints" | "bools" |
+# "strings" | "versions", tuple of such values)
+AttributeValue = tuple[str, Any]
+SCALAR_KINDS = ("int", "bool", "string", "version")
+LIST_KINDS = ("ints", "bools", "strings", "versions")
 
 
 def parse_attribute(raw: Any) -> AttributeValue | None:
-    """A DeviceAttribute (exactly one of int/bool/string/version) as a typed pair; None when malformed."""
+    """A DeviceAttribute (exactly one of int/bool/string/version or, with DRAListTypeAttributes, one of the
+    non-empty lists ints/bools/strings/versions) as a typed pair; None when malformed."""
     if not isinstance(raw, dict):
         return None
-    for kind in ("int", "bool", "string", "version"):
+    for kind in SCALAR_KINDS:
         if kind in raw:
             value = raw[kind]
             if kind == "version":
@@ -129,6 +135,17 @@ def parse_attribute(raw: Any) -> AttributeValue | None:
                 except ValueError:
                     return None
             return kind, value
+    for kind in LIST_KINDS:
+        if kind in raw:
+            items = raw[kind]
+            if not isinstance(items, list) or not items:
+                return None
+            if kind == "versions":
+                try:
+                    return kind, tuple(parse_semver(str(item)) for item in items)
+                except ValueError:
+                    return None
+            return kind, tuple(items)
     return None
 
 
@@ -143,10 +160,16 @@ def attribute_equal(left: AttributeValue, right: AttributeValue) -> bool:
 
 def lookup_attribute(attributes: dict[str, AttributeValue], driver: str, full_name: str) -> AttributeValue | None:
     """`domain/name` as a constraint names it: stored under the full name, or under the bare name when the
-    domain is the device's driver."""
-    if full_name in attributes:
-        return attributes[full_name]
-    domain, _, ident = full_name.rpartition("/")
-    if domain == driver and ident in attributes:
-        return attributes[ident]
-    return None
+    domain is the device's driver.
+
+    A list-type attribute reads as absent, so a device whose constrained attribute is a list never satisfies
+    the constraint. Upstream compares lists as sets (matchAttribute: one value common to all chosen devices;
+    distinctAttribute: pairwise disjoint), which the pairwise `attribute_equal` the cores call cannot express
+    for matchAttribute; refusing such devices never yields an allocation upstream would refuse."""
+    value = attributes.get(full_name)
+    if value is None:
+        domain, _, ident = full_name.rpartition("/")
+        value = attributes.get(ident) if domain == driver else None
+    if value is None or value[0] in LIST_KINDS:
+        return None
+    return value
