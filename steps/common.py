@@ -10,7 +10,6 @@ import pytest
 import yaml
 from deepdiff import DeepDiff
 
-from draconform.kubeletplugin.types import PrepareResult
 from draconform.sut import ComponentConfig, Obj, SystemUnderTest
 
 NAMESPACE = "default"
@@ -28,15 +27,14 @@ NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 @dataclass
 class ScenarioContext:
     """What a scenario remembers between steps that the cluster itself may forget: the UIDs of pods
-    (to find their generated claims after the pod is gone), the last API error, each component's
-    configuration so far (the seam replaces a component's whole configuration, steps add to it) and what
-    a kubelet plugin last answered for each claim it was asked to prepare, by claim name."""
+    (to find their generated claims after the pod is gone), the last API error, and each component's
+    configuration so far (the seam replaces a component's whole configuration, steps add to it). What a
+    kubelet plugin answered lives in the `kubelet` fixture of steps/drivers.py."""
 
     pod_uids: dict[str, str] = field(default_factory=dict)
     configs: dict[str, ComponentConfig] = field(default_factory=dict)
     last_error: Exception | None = None
     slice_count: int = 0
-    prepared: dict[str, PrepareResult] = field(default_factory=dict)
 
 
 @pytest.fixture

@@ -120,7 +120,7 @@ def _claim_ref(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecor
     return ref
 
 
-def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str, driver: str,
+def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str,
                  verb: str, refs: list[ClaimRef], api_version: str) -> None:
     """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded."""
     with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node), api_version=api_version) as client:
@@ -130,17 +130,11 @@ def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRec
             for ref in refs:
                 result = results.get(ref.uid)
                 kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, api_version, ref, result))
-                if result is None:
-                    ctx.prepared.pop(ref.name, None)
-                else:
-                    ctx.prepared[ref.name] = result
         else:
             errors = client.unprepare(refs)
             answered = tuple(errors)
             for ref in refs:
                 kubelet.unprepared.setdefault(ref.name, []).append(errors.get(ref.uid))
-                if errors.get(ref.uid) == "":
-                    ctx.prepared.pop(ref.name, None)
     method = "NodePrepareResources" if verb == "prepare" else "NodeUnprepareResources"
     kubelet.last_call = Call(method, tuple(refs), answered)
 
@@ -151,7 +145,7 @@ def kubelet_asks_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: Kub
     """One NodePrepareResources or NodeUnprepareResources call for one claim, in DRAPlugin v1 unless the
     step names another version."""
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
-    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], version or "v1")
+    _call_plugin(sut, kubelet, node, driver, verb, [ref], version or "v1")
 
 
 @when(parsers.re(KUBELET_ASKS + r"(?P<verb>prepare|unprepare) " + CLAIM_NAMES + r" in one call"))
@@ -160,7 +154,7 @@ def kubelet_asks_plugin_about_claims(sut: SystemUnderTest, ctx: ScenarioContext,
     """Several claims in one call, in the order given, as the kubelet asks for all claims of a pod that
     one driver serves."""
     refs = [_claim_ref(sut, ctx, kubelet, name, None) for name in split_names(claims)]
-    _call_plugin(sut, ctx, kubelet, node, driver, verb, refs, "v1")
+    _call_plugin(sut, kubelet, node, driver, verb, refs, "v1")
 
 
 @when(parsers.re(KUBELET_ASKS + r'(?P<verb>prepare|unprepare) claim "(?P<claim>[^"]+)" with UID "(?P<uid>[^"]+)"'))
@@ -169,7 +163,7 @@ def kubelet_asks_plugin_with_uid(sut: SystemUnderTest, ctx: ScenarioContext, kub
     """A call naming a claim by a UID the API server may not know: a claim deleted and created again under
     the same name, or one that never existed. The kubelet does not remember this UID for later steps."""
     ref = ClaimRef(namespace=NAMESPACE, name=claim, uid=uid)
-    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], "v1")
+    _call_plugin(sut, kubelet, node, driver, verb, [ref], "v1")
 
 
 def _advertised_versions(info: PluginInfo) -> list[str]:
@@ -190,7 +184,7 @@ def kubelet_asks_plugin_in_every_version(sut: SystemUnderTest, ctx: ScenarioCont
     )
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
     for version in versions:
-        _call_plugin(sut, ctx, kubelet, node, driver, "prepare", [ref], version)
+        _call_plugin(sut, kubelet, node, driver, "prepare", [ref], version)
 
 
 # --- what the plugin answered ---------------------------------------------------------------------------
