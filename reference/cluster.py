@@ -20,7 +20,7 @@ from draconform.reference.controllers.external import ExternalController
 from draconform.reference.controllers.resourceclaim import ResourceClaimController
 from draconform.reference.controllers.scaler import DynamicDeviceScaler
 from draconform.reference.drivers.driver import ReferenceDriver
-from draconform.reference.drivers.plugin import Checkpoint
+from draconform.reference.drivers.plugin import Checkpoint, NodePlugin
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.events import EventRecorder
 from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
@@ -112,15 +112,17 @@ class ReferenceCluster:
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
         """Where the kubelet reaches `driver`'s plugin on `node` (unix://...)."""
-        if driver not in self.drivers:
-            raise KeyError(driver)
-        return self._sockets.endpoint(driver, node, lambda: self.drivers[driver].plugin(node))
+        return self._sockets.endpoint(driver, node, self._node_plugin(driver, node))
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
         """Where the kubelet's plugin watcher on `node` finds `driver`'s registration socket (unix://...)."""
+        return self._sockets.registration_endpoint(driver, node, self._node_plugin(driver, node))
+
+    def _node_plugin(self, driver: str, node: str) -> Callable[[], NodePlugin]:
+        """The driver's plugin on `node`, looked up at each call so that a restarted driver answers."""
         if driver not in self.drivers:
-            raise KeyError(driver)
-        return self._sockets.registration_endpoint(driver, node, lambda: self.drivers[driver].plugin(node))
+            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")
+        return lambda: self.drivers[driver].plugin(node)
 
     def close(self) -> None:
         """Close the kubelet plugins' sockets, registration sockets included."""

@@ -79,16 +79,10 @@ class ReferenceSystem:
         self.cluster.run_driver(name, inventory)
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
-        try:
-            return self.cluster.kubelet_plugin_endpoint(driver, node)
-        except KeyError:
-            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first") from None
+        return self.cluster.kubelet_plugin_endpoint(driver, node)
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
-        try:
-            return self.cluster.kubelet_plugin_registration_endpoint(driver, node)
-        except KeyError:
-            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first") from None
+        return self.cluster.kubelet_plugin_registration_endpoint(driver, node)
 
     def close(self) -> None:
         if self._cluster is not None:

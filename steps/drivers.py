@@ -224,7 +224,7 @@ def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, 
     """Prepared without error, exactly the named devices (CDI device IDs are judged by their own steps)."""
     result = _prepared(kubelet, claim, pod).result
     assert result is not None
-    expected = sorted(devices.split('", "'))
+    expected = sorted(split_names(devices))
     got = sorted(d.device for d in result.devices)
     assert got == expected, f"the driver prepared {got}, expected {expected}"
 
@@ -411,7 +411,7 @@ def registration_endpoint(sut: SystemUnderTest, kubelet: KubeletRecord) -> None:
 @then(parsers.re(r"the registration advertises " + QUOTED_NAMES))
 def registration_advertises(kubelet: KubeletRecord, names: str) -> None:
     _, _, info = _registration(kubelet)
-    missing = [name for name in names.split('", "') if name not in info.supported_versions]
+    missing = [name for name in split_names(names) if name not in info.supported_versions]
     assert not missing, f"the registration advertises {list(info.supported_versions)}, without {missing}"
 
 
