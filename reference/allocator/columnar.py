@@ -100,15 +100,20 @@ class _PoolView:
     consumption: pl.DataFrame  # consumption of newest_devices, with driver/pool/name
     problem_slices: list[dict[str, Any]]  # newest slices of incomplete or invalid pools, with the reason
     any_consumes: bool  # whether any usable device consumes counters (else counters are never looked at)
+    # KEP-5007 decision #8: per usable pool, its slices holding a device with binding conditions; on a node one
+    # of them reaches, the whole pool is tried after the pools without.
+    binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
 
 
 @dataclass
 class _AltCandidates:
+    """The devices whose selectors match an alternative, or fail on it (`errors`), in search order. A selector
+    error counts only where the search reaches the device (upstream evaluates lazily), so it stays in line."""
+
     local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
-    local_errors: dict[str, str]  # node -> first error there
-    shared_errors: list[tuple[int | None, str]]  # (sel_id or None, error)
+    errors: dict[int, str]  # device id -> the selector error it gives
 
 
 @dataclass(frozen=True)
@@ -357,7 +362,9 @@ class ColumnarAllocator:
                                              "counter").alias("reason")))
         invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
             pl.col("reason").str.join(", ").alias("invalid"))
-        pools = complete.join(invalid, on=POOL_KEY, how="left")
+        # An incomplete pool is never checked for validity (upstream skips it first).
+        pools = complete.join(invalid, on=POOL_KEY, how="left").with_columns(
+            pl.when(pl.col("complete")).then(pl.col("invalid")).otherwise(None).alias("invalid"))
         good = pools.filter(pl.col("complete") & pl.col("invalid").is_null()).select(POOL_KEY)
         problem_slices = newest.join(pools.filter(~pl.col("complete") | pl.col("invalid").is_not_null()),
                                      on=POOL_KEY).to_dicts()
@@ -370,10 +377,13 @@ class ColumnarAllocator:
             usable = usable.filter(~pl.col("consumes"))
         if self.gates.compatibility is Mode.SKIP:
             usable = usable.filter(~pl.col("has_groups"))
-        order = ["driver", "pool", "slice", "index"]
-        if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first, across pools
-            order = ["has_binding", *order]
-        usable = usable.sort(order).with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
+        usable = usable.sort("driver", "pool", "slice", "index").with_row_index("rank").with_columns(
+            pl.col("rank").cast(pl.Int64))
+        binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        if self.gates.binding:
+            flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
+            for row in newest.join(flagged, on="slice", how="semi").to_dicts():
+                binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
 
         self._view = _PoolView(
             usable=usable,
@@ -382,6 +392,7 @@ class ColumnarAllocator:
             consumption=consumption.join(good, on=POOL_KEY, how="semi"),
             problem_slices=problem_slices,
             any_consumes=bool(usable.get_column("consumes").any()),
+            binding_slices=binding_slices,
         )
         self._view_version = self._slice_version
         return self._view
@@ -443,7 +454,7 @@ class ColumnarAllocator:
         """Decide once per attempt which nodes need a look: the union of the per-node partitions. Nodes outside
         it have no candidate, no error and no problem pool, so they cannot fit, unless something shared (allNodes
         or node-selector devices, errors or problem pools) reaches them or a claim fits with no device at all."""
-        if any(found.shared or found.shared_errors for found in attempt.candidates.values()):
+        if any(found.shared for found in attempt.candidates.values()):
             return
         if any(row["node_name"] is None for row in view.problem_slices):
             return
@@ -461,22 +472,18 @@ class ColumnarAllocator:
         nodes = {row["node_name"] for row in view.problem_slices}
         for found in attempt.candidates.values():
             nodes.update(found.local)
-            nodes.update(found.local_errors)
         attempt.relevant_nodes = frozenset(nodes)
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
 
     def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
-        frame = view.usable
-        if self.gates.taints:
-            tainted = frame.filter(pl.col("has_taints")).get_column("device_id").to_list()
-            blocked = [d for d in tainted if blocking_taints(self._devices[d].taints, alt.tolerations)]
-            if blocked:
-                frame = frame.filter(~pl.col("device_id").is_in(blocked))
-        errors = []
-        for expression in alt.selectors:  # class selectors, then request selectors; the first false one decides
+        """Class selectors, then request selectors: the first false one drops the device, the first error marks
+        it (later selectors are not evaluated for it). Taints are the search's business, as upstream."""
+        frame = view.usable.with_columns(pl.lit(None, dtype=pl.String).alias("failure"))
+        for expression in alt.selectors:
             frame = frame.join(self._mask(view, expression), on="device_id")
-            errors.append(frame.filter(pl.col("verdict") == -1).select("rank", "node_name", "sel_id", "error"))
-            frame = frame.filter(pl.col("verdict") == 1).drop("verdict", "error")
+            frame = frame.filter(pl.col("failure").is_not_null() | (pl.col("verdict") != 0)).with_columns(
+                pl.when(pl.col("failure").is_null() & (pl.col("verdict") == -1)).then(pl.col("error"))
+                .otherwise(pl.col("failure")).alias("failure")).drop("verdict", "error")
         if not alt.all_mode and not alt.admin_access:
             frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
         frame = frame.sort("rank")
@@ -488,16 +495,8 @@ class ColumnarAllocator:
         shared = [(rank, device_id, None if all_nodes else sel_id)
                   for rank, device_id, sel_id, all_nodes in frame.filter(pl.col("node_name").is_null())
                   .select("rank", "device_id", "sel_id", "all_nodes").iter_rows()]
-        local_errors: dict[str, str] = {}
-        shared_errors: list[tuple[int | None, str]] = []
-        if errors:
-            failed = pl.concat(errors).sort("rank")
-            for _, node_name, sel_id, message in failed.iter_rows():
-                if node_name is not None:
-                    local_errors.setdefault(node_name, message)
-                else:
-                    shared_errors.append((sel_id, message))
-        return _AltCandidates(local, shared, local_errors, shared_errors)
+        failed = frame.filter(pl.col("failure").is_not_null()).select("device_id", "failure")
+        return _AltCandidates(local, shared, dict(failed.iter_rows()))
 
     def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
@@ -521,34 +520,40 @@ class ColumnarAllocator:
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        problems = [p for p in self._pool_view().problem_slices if self._slice_on_node(p, node)]
+        view = self._pool_view()
+        problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
+        last = self._pools_last(view, node)
         lists: dict[tuple[int, str], list[int]] = {}
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
                     found = attempt.candidates[(alt.claim_index, alt.name)]
-                    error = found.local_errors.get(node_name) or next(
-                        (message for sel_id, message in found.shared_errors if self._on_node(sel_id, node)), None)
-                    if error is not None:
-                        raise AllocationError(f"claim request {alt.name}: {error}")
-                    if alt.all_mode and problems:
-                        pool = problems[0]
-                        what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
-                        raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, but "
-                                              f"pool {pool['driver']}/{pool['pool']} {what}")
-                    lists[(alt.claim_index, alt.name)] = self._merge(found, node)
+                    ids = self._merge(found, node, last)
+                    if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
+                        if problems:
+                            pool = problems[0]
+                            what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
+                            raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
+                                                  f"but pool {pool['driver']}/{pool['pool']} {what}")
+                        error = next((found.errors[d] for d in ids if d in found.errors), None)
+                        if error is not None:
+                            raise AllocationError(f"claim request {alt.name}: {error}")
+                    lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
-        search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if self._pool_view().any_consumes else {})
+        errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
+        search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed),
+                         self._available(attempt) if view.any_consumes else {}, self.gates.taints)
         if search.run():
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
         invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
-        if invalid:
-            raise AllocationError("invalid resource pools were encountered: "
-                                  + "; ".join(f"{d}/{p}: {why}" for (d, p), why in sorted(invalid.items())))
+        if invalid:  # upstream's ErrFailedAllocationOnNode: this node does not fit, others are still tried
+            why = "invalid resource pools were encountered: " + "; ".join(
+                f"{d}/{p}: {reason}" for (d, p), reason in sorted(invalid.items()))
+            return NodeAllocation(None, {plan.name: why for plan in attempt.plans})
+
         def count(alt: Alternative) -> int:
             return len(lists[(alt.claim_index, alt.name)])
 
@@ -575,13 +580,23 @@ class ColumnarAllocator:
             self._compat_base = base
         return Tracker(mode, base[1])
 
-    def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
-        """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
+    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]]) -> list[int]:
+        """This node's candidates: its own devices and the shared ones it can reach, in rank order, the pools in
+        `last` moved behind the others."""
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
-        if not shared:
-            return list(ids)
-        return [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
+        merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
+        if last:
+            late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]
+            if any(late):
+                merged = [d for d, x in zip(merged, late, strict=True) if not x] + [
+                    d for d, x in zip(merged, late, strict=True) if x]
+        return merged
+
+    def _pools_last(self, view: _PoolView, node: Obj) -> frozenset[tuple[str, str]]:
+        """KEP-5007 decision #8: the pools holding a device with binding conditions in a slice reaching the node."""
+        return frozenset(pool for pool, rows in view.binding_slices.items()
+                         if any(self._slice_on_node(row, node) for row in rows))
 
     def _on_node(self, sel_id: int | None, node: Obj) -> bool:
         """allNodes (None) reaches every node; a node selector is matched once per node state."""
@@ -622,16 +637,19 @@ def _held_devices(claim: Obj) -> list[DeviceKey]:
 class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
-    def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
-                 compat: Tracker, available: dict[CounterKey, Fraction]) -> None:
+    def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]],
+                 errors: dict[tuple[int, str], dict[int, str]], devices: dict[int, DeviceFacts], compat: Tracker,
+                 available: dict[CounterKey, Fraction], taints: bool) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
+        self.errors = errors  # per alternative, the devices whose selectors fail: an error once reached
         self.devices = devices
         self.left = dict(available)  # counters still free, updated as devices are picked
         self.chosen: list[list[tuple[Alternative, int]]] = [[] for _ in self.plans]
         self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
+        self.taints = taints
 
     def run(self) -> bool:
         return self._next(0, 0)
@@ -652,7 +670,7 @@ class _Search:
 
     def _all(self, alt: Alternative, ids: list[int], claim: int, request: int) -> bool:
         taken = 0
-        while taken < len(ids) and self._try(alt, ids[taken], claim):
+        while taken < len(ids) and self._try(alt, ids[taken], claim, must=True):
             taken += 1
         if taken == len(ids) and self._next(claim, request + 1):
             return True
@@ -663,42 +681,64 @@ class _Search:
     def _choose(self, alt: Alternative, ids: list[int], claim: int, request: int, need: int, start: int) -> bool:
         if need == 0:
             return self._next(claim, request + 1)
-        for position in range(start, len(ids) - need + 1):
-            if self._try(alt, ids[position], claim):
+        errors = self.errors.get((claim, alt.name), {})
+        # Without errors in the list, stop once too few devices are left; with them, walk on so an error
+        # further down is reached exactly where upstream's search would reach it.
+        end = len(ids) - need + 1 if not errors else len(ids)
+        for position in range(start, end):
+            device_id = ids[position]
+            if device_id in errors:
+                if not self._in_use(alt, self.devices[device_id], claim):
+                    raise AllocationError(f"claim request {alt.name}: {errors[device_id]}")
+                continue
+            if self._try(alt, device_id, claim):
                 if self._choose(alt, ids, claim, request, need - 1, position + 1):
                     return True
                 self._release(claim)
         return False
 
-    def _try(self, alt: Alternative, device_id: int, claim: int) -> bool:
-        """Add the device if it fits: claim limit, exclusivity, counters, constraints. False leaves no trace."""
+    def _in_use(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
+        """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access)."""
+        if any(self.devices[d].key == device.key for _, d in self.chosen[claim]):
+            return True
+        return not alt.admin_access and (device.key in self.busy or device.key in self.held)
+
+    def _try(self, alt: Alternative, device_id: int, claim: int, must: bool = False) -> bool:
+        """Add the device if it fits: claim limit, exclusivity, counters, taints, groups, constraints. False
+        leaves no trace; a constraint broken by a device an All request must take is an error."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
-        if len(mine) == MAX_DEVICES_PER_CLAIM or any(self.devices[d].key == device.key for _, d in mine):
+        if len(mine) == MAX_DEVICES_PER_CLAIM or self._in_use(alt, device, claim):
             return False
+        needs = []
         if not alt.admin_access:
-            if device.key in self.busy or device.key in self.held:
-                return False
             needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                      for c, amount in counters]
             if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
                 # amounts of one device never repeat a counter, so checking each alone is exact
                 return False
-            if not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
-                return False
+        if self.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
+            return False
+        if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
+            return False
         for constraint in self.plans[claim].constraints:
             if not constraint.applies(alt):
                 continue
             value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
-            if value is None:
-                return False
-            for other_alt, other in mine:
+            holds = value is not None
+            for other_alt, other in mine if holds else ():
                 if constraint.applies(other_alt):
                     theirs = lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
                                               constraint.attribute)
-                    same = theirs is not None and attribute_equal(value, theirs)
+                    same = theirs is not None and value is not None and attribute_equal(value, theirs)
                     if same != (constraint.kind == "match"):
-                        return False
+                        holds = False
+                        break
+            if not holds:
+                if must:
+                    raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
+                                          f"{device.driver}/{device.pool}/{device.name} would break a constraint")
+                return False
         mine.append((alt, device_id))
         if not alt.admin_access:
             self.busy.add(device.key)
@@ -718,4 +758,3 @@ class _Search:
             for counter, amount in counters:
                 key = (device.driver, device.pool, counter_set, counter)
                 self.left[key] = self.left.get(key, Fraction(0)) + amount
-

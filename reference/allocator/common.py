@@ -1,7 +1,8 @@
-"""What both allocation cores share and what is not itself a search rule: reading claims into requests
-(with the structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations,
-device parsing, and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result";
-KEP-5007 binding-condition copies; KEP-5055 tolerations)."""
+"""The columnar core's reading of claims and devices, apart from its frames: claims into request plans (with the
+structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations, device parsing,
+and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result"; KEP-5007
+binding-condition copies; KEP-5055 tolerations). The oracle does not use it: it transcribes the same rules on
+its own, so the differential tests can catch a mistake here."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.reference.allocator.cel import device_input
 from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
 from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
@@ -291,26 +292,6 @@ def _quantity(value: Any) -> Fraction:
         return Fraction(0)
 
 
-def device_on_node(device: DeviceFacts, node: Obj) -> bool:
-    if device.node_name is not None:
-        return device.node_name == (node.get("metadata") or {}).get("name")
-    if device.node_selector is not None:
-        return node_selector_matches(device.node_selector, node)
-    return device.all_nodes
-
-
-def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFacts) -> bool:
-    """Class selectors, then request selectors, stopping at the first false one; any CEL error aborts."""
-    for expression in alt.selectors:
-        try:
-            if not engine.matches(expression, device.cel_key, device.cel_input):
-                return False
-        except CelError as exc:
-            raise AllocationError(f"claim request {alt.name}: device {device.driver}/{device.pool}/{device.name}: "
-                                  f"selector {abbreviate(expression)}: {exc}") from exc
-    return True
-
-
 # ----- results ------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -407,19 +388,6 @@ def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> 
     if fields:
         term["matchFields"] = fields
     return {"nodeSelectorTerms": [term]}
-
-
-def in_use_results(claims: Sequence[Obj]) -> list[Obj]:
-    """Allocation results that hold their device exclusively: all but admin-access ones."""
-    held = []
-    for claim in claims:
-        allocation = (claim.get("status") or {}).get("allocation")
-        if not allocation:
-            continue
-        for result in (allocation.get("devices") or {}).get("results") or []:
-            if not result.get("adminAccess"):
-                held.append(result)
-    return held
 
 
 def failure_reason(plan: ClaimPlan, candidates: Callable[[Alternative], int]) -> str:
