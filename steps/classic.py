@@ -11,7 +11,15 @@ from typing import Any
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, must_get, resolve_claim, split_names
+from draconform.steps.common import (
+    CLAIM,
+    NAMESPACE,
+    ScenarioContext,
+    assert_same,
+    must_get,
+    resolve_claim,
+    split_names,
+)
 from draconform.sut import ApiError, Obj, SystemUnderTest, Unsupported
 
 API_VERSION = "cdi.k8s.io/v1alpha1"
@@ -217,3 +225,56 @@ def claim_gone(sut: SystemUnderTest, claim: str, verb: str) -> None:
         assert obj is None, f"claim {claim!r} still exists"
     else:
         assert obj is not None and obj["metadata"].get("deletionTimestamp"), f"claim {claim!r} is not being deleted"
+
+
+# --- more set-up and changes -------------------------------------------------------------------------
+@when(parsers.parse('the resource class "{name}" of driver "{driver}" is created'))
+def resource_class_created(sut: SystemUnderTest, name: str, driver: str) -> None:
+    resource_class(sut, name, driver)
+
+
+@given(parsers.parse('the ResourceClaim "{name}" owned by pod "{pod}":'))
+def claim_owned_by_pod(sut: SystemUnderTest, name: str, pod: str, docstring: str) -> None:
+    """A claim made by hand for an existing pod, with the owner reference that adopts it."""
+    owner = must_get(sut, "Pod", pod)
+    obj: Obj = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    obj.setdefault("kind", "ResourceClaim")
+    obj["metadata"] = {"name": name, "namespace": NAMESPACE, "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Pod", "name": pod, "uid": owner["metadata"]["uid"], "controller": True}]}
+    sut.create(obj)
+
+
+@when(parsers.parse('pod "{pod}" is relabelled with "{label}"'))
+def relabel_pod(sut: SystemUnderTest, pod: str, label: str) -> None:
+    obj = must_get(sut, "Pod", pod)
+    key, _, value = label.partition("=")
+    obj["metadata"].setdefault("labels", {})[key] = value
+    sut.update(obj)
+
+
+@then(parsers.parse('the ResourceClaim "{name}" has:'))
+def claim_has(sut: SystemUnderTest, name: str, docstring: str) -> None:
+    """The stored claim agrees with every field the docstring gives (fields it leaves out are not compared)."""
+    expected: Obj = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    assert_same(_project(must_get(sut, "ResourceClaim", name), expected), expected, f"claim {name!r}")
+
+
+def _project(value: Any, shape: Any) -> Any:
+    """`value` cut down to the keys `shape` has, at every level of nested mappings."""
+    if isinstance(value, dict) and isinstance(shape, dict):
+        return {key: _project(value[key], shape[key]) for key in shape if key in value}
+    return value
+
+
+@when(parsers.re(CLAIM + r" is watched for updates"))
+def watch_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    ctx.claim_reads = [resolve_claim(sut, ctx, claim, pod)]
+
+
+@then(parsers.re(CLAIM + r" was not updated"))
+def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    (before,) = ctx.claim_reads
+    after = resolve_claim(sut, ctx, claim, pod)
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"], (
+        f"the claim was written meanwhile: {before.get('status')} became {after.get('status')}"
+    )

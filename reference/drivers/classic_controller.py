@@ -109,39 +109,28 @@ class ClassicDriverController:
     def _negotiate(self, claim: Obj) -> bool:
         status = claim.setdefault("status", {})
         scheduling = status.setdefault("scheduling", {})
-        scheduler = scheduling.get("scheduler") or {}
+        scheduler = scheduling.setdefault("scheduler", {})
         driver = scheduling.setdefault("driver", {})
         selected = scheduler.get("selectedNode")
-        if selected:
-            if self._can_allocate_on(selected):
-                return self._allocate(claim, selected)
-            return self._refuse_selected(claim, selected)
-        wanted = sorted(node for node in scheduler.get("potentialNodes") or [] if not self._can_allocate_on(node))
-        changed = False
-        if (driver.get("unsuitableNodes") or []) != wanted:
-            driver["unsuitableNodes"] = wanted
+        if selected and self._can_allocate_on(selected):
+            return self._allocate(claim, selected)
+        # Judge the scheduler's candidates (kept fresh as allocations come and go) ...
+        unsuitable = {node for node in scheduler.get("potentialNodes") or [] if not self._can_allocate_on(node)}
+        if selected and self.behaviour.on_failure == "unsuitable":
+            unsuitable.add(selected)  # ... and say no to a selected node one of two ways (D-3063-4)
+        changed = sorted(unsuitable) != (driver.get("unsuitableNodes") or [])
+        driver["unsuitableNodes"] = sorted(unsuitable)
+        if selected and self.behaviour.on_failure == "unset":
+            scheduler.pop("selectedNode")
             changed = True
         if self.behaviour.early_available_on:
             available = _nodes_selector(sorted(n for n in self.behaviour.capacity if self._room_on(n)))
-            if driver.get("availableOnNodes") != available:
-                driver["availableOnNodes"] = available
-                changed = True
-        return changed and self._write_status(claim)
-
-    def _refuse_selected(self, claim: Obj, node: str) -> bool:
-        """Allocation for the selected node failed: say so (D-3063-4: unset selectedNode, or list the
-        node as unsuitable), and let go of the claim (finalizer)."""
-        scheduling = claim["status"]["scheduling"]
-        if self.behaviour.on_failure == "unset":
-            scheduling.setdefault("scheduler", {}).pop("selectedNode", None)
-        else:
-            unsuitable = set(scheduling.setdefault("driver", {}).get("unsuitableNodes") or [])
-            if node in unsuitable:
-                return False  # said already; the scheduler will select another node
-            scheduling["driver"]["unsuitableNodes"] = sorted(unsuitable | {node})
-        if not self._write_status(claim):
+            changed = changed or driver.get("availableOnNodes") != available
+            driver["availableOnNodes"] = available
+        if not changed or not self._write_status(claim):
             return False
-        self._set_finalizer(claim["metadata"]["name"], claim["metadata"]["namespace"], present=False)
+        if selected:  # the attempt for that node definitely failed: nothing is held any more
+            self._set_finalizer(claim["metadata"]["name"], claim["metadata"]["namespace"], present=False)
         return True
 
     def _allocate(self, claim: Obj, node: str) -> bool:

@@ -120,7 +120,9 @@ class ClassicDynamicResources:
 
     # --- Filter: a deny-list for pending claims, availableOnNodes for all ---------------------------
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
-        pod_claims: PodClaims = state.data[STATE_KEY]
+        pod_claims: PodClaims | None = state.data.get(STATE_KEY)
+        if pod_claims is None:
+            return SUCCESS  # Pre-filter skipped the pod: it uses no claims the plugin handles
         reasons = []
         for claim in pod_claims.claims:
             name = claim["metadata"]["name"]
@@ -156,7 +158,9 @@ class ClassicDynamicResources:
 
     # --- Pre-score: tell the drivers which nodes are candidates -----------------------------------
     def pre_score(self, state: CycleState, pod: Obj, nodes: list[Obj]) -> Status:
-        pod_claims: PodClaims = state.data[STATE_KEY]
+        pod_claims: PodClaims | None = state.data.get(STATE_KEY)
+        if pod_claims is None:
+            return SUCCESS  # Pre-filter skipped the pod: it uses no claims the plugin handles
         potential = sorted(node_name(node) for node in nodes)
         for index, claim in enumerate(pod_claims.claims):
             if not is_delayed(claim) or is_allocated(claim):
@@ -174,7 +178,9 @@ class ClassicDynamicResources:
 
     # --- Reserve / Unreserve -----------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Obj, node: Obj) -> Status:
-        pod_claims: PodClaims = state.data[STATE_KEY]
+        pod_claims: PodClaims | None = state.data.get(STATE_KEY)
+        if pod_claims is None:
+            return SUCCESS  # Pre-filter skipped the pod: it uses no claims the plugin handles
         pending = [claim for claim in pod_claims.claims if not is_allocated(claim)]
         if pending:
             return self._select_node(pod_claims, pending, node_name(node))
