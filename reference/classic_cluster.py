@@ -50,3 +50,14 @@ class ClassicCluster(ReferenceCluster):
     def run_driver(self, name: str, inventory: Any) -> None:
         raise ValueError("a classic cluster's driver is its control-plane controller: start it with "
                          "run_controller('classic-driver', ...)")
+
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        """Each driver runs its own controller: "classic-driver" is started once per driver name."""
+        if name == "classic-driver":
+            name = f"classic-driver/{behaviour.get('driver')}"
+            previous = self.external.pop(name, None)
+            if previous is not None:
+                previous.stop()
+            self.external[name] = ClassicDriverController(self.store, self.clock, behaviour)
+            return
+        super().run_controller(name, behaviour)
