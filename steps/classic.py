@@ -74,7 +74,9 @@ def _claim(name: str, resource_class: str, mode: str | None) -> Obj:
                   r"(?: with (?P<mode>Immediate|Delayed) allocation)?"))
 @when(parsers.re(r'a classic claim "(?P<claim>[^"]+)" of class "(?P<resource_class>[^"]+)"'
                  r"(?: with (?P<mode>Immediate|Delayed) allocation)? is created"))
-def classic_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, resource_class: str, mode: str | None) -> None:
+def classic_claim(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str, resource_class: str, mode: str | None
+) -> None:
     _create(sut, ctx, _claim(claim, resource_class, mode))
 
 

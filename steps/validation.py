@@ -142,7 +142,7 @@ def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
     assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
 
 
-@then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod) "(?P<name>[^"]+)"'
+@then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'
                  r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
 def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
     obj = must_get(sut, kind, name)

@@ -51,7 +51,8 @@ RULES: dict[str, Callable[[Obj, Obj | None], list[Problem]]] = {
 def pod_problems(pod: Obj) -> list[Problem]:
     """What a classic cluster refuses in a pod's resource claims (KEP-3063 API: PodResourceClaim,
     ResourceRequirements.Claims). The rest of the pod is not the classic API's business."""
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    raw_spec = pod.get("spec")
+    spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
     entries = spec.get("resourceClaims") or []
     problems: list[Problem] = []
     names: set[str] = set()

@@ -7,6 +7,7 @@ not own, retries failed creates with back-off on the cluster clock, counts creat
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import timedelta
 
 from prometheus_client import Counter
@@ -104,10 +105,8 @@ class ClassicClaimController:
         kept = [entry for entry in reserved if entry.get("kind") != "Pod" or entry.get("uid") in live]
         if len(kept) != len(reserved):
             status["reservedFor"] = kept
-            try:
+            with suppress(ApiError):  # changed meanwhile: its watch event brings it back
                 self._store.update_status(claim)
-            except ApiError:
-                pass  # changed meanwhile; its watch event brings it back
 
 
 def _claim_for(pod: Obj, name: str, template: Obj) -> Obj:

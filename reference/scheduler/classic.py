@@ -7,6 +7,7 @@ allocation keeps the pod off every node. Decisions: docs/decisions.md D-3063-1 t
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -40,11 +41,11 @@ def distinct_users(claim: Obj) -> set[str]:
 
 
 def is_allocated(claim: Obj) -> bool:
-    return (claim.get("status") or {}).get("phase") == "Allocated"
+    return bool((claim.get("status") or {}).get("phase") == "Allocated")
 
 
 def is_delayed(claim: Obj) -> bool:
-    return (claim.get("spec") or {}).get("allocationMode", "Delayed") == "Delayed"
+    return bool((claim.get("spec") or {}).get("allocationMode", "Delayed") == "Delayed")
 
 
 def claim_names(pod: Obj) -> list[tuple[str, str, bool]]:
@@ -96,14 +97,16 @@ class ClassicDynamicResources:
         for entry, name, generated in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, namespace)
             if claim is None:
-                return Status(Code.UNSCHEDULABLE, f'waiting for resource claim "{name}" (entry "{entry}") to be created')
+                return Status(Code.UNSCHEDULABLE,
+                              f'waiting for resource claim "{name}" (entry "{entry}") to be created')
             if generated and not _owned_by(claim, pod):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               f'resource claim "{name}" was not created for this pod')
             if claim["metadata"].get("deletionTimestamp"):
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" is being deleted')
             if not is_delayed(claim) and not is_allocated(claim):
-                return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" with immediate allocation is not allocated yet')
+                return Status(Code.UNSCHEDULABLE,
+                              f'resource claim "{name}" with immediate allocation is not allocated yet')
             if (claim.get("status") or {}).get("phase") == "Reallocate":
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" is being deallocated')
             if is_allocated(claim) and not self._has_room(claim, pod):
@@ -149,10 +152,8 @@ class ClassicDynamicResources:
                 continue
             status = claim.setdefault("status", {})
             status["phase"] = "Reallocate"
-            try:
+            with suppress(ApiError):  # the claim changed meanwhile: the pod is retried on that change anyway
                 self._store.update_status(claim)
-            except ApiError:
-                pass  # the claim changed meanwhile; the pod is retried on that change anyway
             return Status(Code.UNSCHEDULABLE, f'deallocating resource claim "{claim["metadata"]["name"]}"')
         return Status(Code.UNSCHEDULABLE)
 
@@ -222,8 +223,6 @@ class ClassicDynamicResources:
                 continue
             status = claim.get("status") or {}
             status["reservedFor"] = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != uid]
-            try:
+            with suppress(ApiError):  # gone or changed: the claim controller drops reservations of vanished pods
                 self._store.update_status(claim)
-            except ApiError:
-                pass  # gone or changed; the claim controller drops reservations of pods that went away
         pod_claims.reserved.clear()

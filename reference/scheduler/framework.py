@@ -5,8 +5,8 @@ Bind) that the DRA plugin of KEP-3063 ("kube-scheduler" section) hooks into."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from datetime import datetime
+from enum import Enum
 from typing import Any, Protocol
 
 from draconform.sut import Obj
