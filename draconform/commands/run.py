@@ -69,6 +69,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     claims.add_argument("--contact", action="append", help="who to ask about it (repeatable)")
     claims.add_argument("--kubernetes-version", metavar="X.Y", help="the Kubernetes release it ran against")
     claims.add_argument("--mode", help="its mode of operation (default: default)")
+    claims.add_argument(
+        "--submit", action="store_true",
+        help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
+        "(the report YAML and a README saying how to reproduce it)",
+    )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
@@ -111,6 +116,8 @@ def claims_of(args: argparse.Namespace) -> Claims:
 def handle(args: argparse.Namespace) -> int:
     try:
         claims = claims_of(args)
+        if args.submit and claims.implementation.slug is None:
+            raise OptionsError("--submit needs the implementation's organization and project (flags or --options)")
     except OptionsError as exc:
         print(f"draconform run: {exc}", file=sys.stderr)
         return 2
@@ -123,6 +130,7 @@ def handle(args: argparse.Namespace) -> int:
         features_dir=args.features_dir,
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,
+        submit=args.submit,
     )
     try:
         return run(options)

@@ -26,6 +26,7 @@ from pytest_bdd.utils import registry_get_safe
 from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
 from draconform.claims import Claims
 from draconform.reporting import write_reports
+from draconform.reporting.submission import write_submission
 from draconform.reporting.records import (
     HarnessError,
     Outcome,
@@ -297,6 +298,9 @@ class Recorder:
             return
         run = self.run(self.config.getoption("draconform_run_name") or Path(directory).name)
         self.written = write_reports(run, Path(directory))
+        submit = self.config.getoption("draconform_submit_dir")
+        if submit is not None:
+            self.written += write_submission(run, Path(submit))
         self.results = Results.of(run)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -310,6 +314,9 @@ class Recorder:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("draconform")
     group.addoption("--draconform-report-dir", default=None, help="write the conformance reports into this directory")
+    group.addoption(
+        "--draconform-submit-dir", default=None, help="also write the submission folder <k8s-version>/<org>-<project>/ here"
+    )
     group.addoption("--draconform-claims", default=None, help="what the run claims, as JSON (draconform.claims)")
     group.addoption(
         "--draconform-run-name", default=None, help="the run's name in the reports (default: the directory's name)"

@@ -43,6 +43,7 @@ class RunOptions:
     features_dir: Path = FEATURES_DIR
     plugins: tuple[str, ...] = DEFAULT_PLUGINS  # steps and fixtures; tests swap in their own
     claims: Claims = field(default_factory=Claims)  # profiles, features and implementation metadata
+    submit: bool = False  # also write the submission folder report_dir/<k8s-version>/<org>-<project>/
 
     @property
     def run_name(self) -> str:
@@ -72,6 +73,8 @@ def pytest_args(options: RunOptions) -> list[str]:
     args += ["-n", str(options.workers)]
     args += ["--draconform-report-dir", str(options.output_dir), "--draconform-run-name", options.run_name]
     args += ["--draconform-claims", options.claims.to_json()]
+    if options.submit:
+        args += ["--draconform-submit-dir", str(options.report_dir)]
     return [*args, str(SUITE_MODULE)]
 
 
