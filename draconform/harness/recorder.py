@@ -26,7 +26,6 @@ from pytest_bdd.utils import registry_get_safe
 from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
 from draconform.claims import Claims
 from draconform.reporting import write_reports
-from draconform.reporting.submission import write_submission
 from draconform.reporting.records import (
     HarnessError,
     Outcome,
@@ -37,6 +36,7 @@ from draconform.reporting.records import (
     StepStatus,
 )
 from draconform.reporting.results import Results
+from draconform.reporting.submission import write_submission
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import scenario_tags, trace
 from draconform.sut import Unsupported
@@ -315,7 +315,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("draconform")
     group.addoption("--draconform-report-dir", default=None, help="write the conformance reports into this directory")
     group.addoption(
-        "--draconform-submit-dir", default=None, help="also write the submission folder <k8s-version>/<org>-<project>/ here"
+        "--draconform-submit-dir", default=None, help="also write the submission folder <k8s>/<org>-<project>/ here"
     )
     group.addoption("--draconform-claims", default=None, help="what the run claims, as JSON (draconform.claims)")
     group.addoption(

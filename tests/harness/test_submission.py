@@ -54,7 +54,8 @@ def test_the_document_follows_its_schema_and_names_passed_scenarios() -> None:
     assert core["passedScenarios"] == ["kep-1/demo.feature:10 passes", "kep-1/demo.feature:30 passes too"]
     assert core["failedScenarios"] == ["kep-1/demo.feature:20 fails"]
     assert driver["claimed"] is False and driver["result"] == "not claimed"
-    assert driver["skippedScenarios"] == [{"name": "kep-1/demo.feature:40 not claimed", "reason": "not claimed: driver"}]
+    skipped = {"name": "kep-1/demo.feature:40 not claimed", "reason": "not claimed: driver"}
+    assert driver["skippedScenarios"] == [skipped]
     assert data["reproduce"]["command"] == "draconform run --profile core"
 
 
