@@ -57,7 +57,7 @@ def class_for(resource: str, classes: Sequence[Obj]) -> str | None:
     return None
 
 
-def _count(value: Any) -> int:
+def parse_count(value: Any) -> int:
     try:
         amount = parse_quantity(value)
     except ValueError:
@@ -73,7 +73,7 @@ def container_requests(container: Obj) -> dict[str, int]:
     for source in (resources.get("limits") or {}, resources.get("requests") or {}):
         for name, value in source.items():
             if is_extended_name(str(name)):
-                found[str(name)] = _count(value)
+                found[str(name)] = parse_count(value)
     return {name: count for name, count in found.items() if count}
 
 
@@ -122,12 +122,10 @@ def via_dra_on(node: Obj, requests: Mapping[str, int], classes: Sequence[Obj]) -
         if count <= 0:
             continue
         advertised = name in allocatable
-        if class_for(name, classes) is not None and (not advertised or _count(allocatable[name]) == 0):
+        if class_for(name, classes) is not None and (not advertised or parse_count(allocatable[name]) == 0):
             through_dra[name] = count
         elif not advertised:
             return {}, name
-        elif _count(allocatable[name]) < count:
-            return {}, name  # served by the device plugin, but not that many (other pods are not counted)
     return through_dra, None
 
 
