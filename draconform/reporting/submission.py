@@ -21,7 +21,6 @@ from typing import Any
 
 import jsonschema
 import yaml
-from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from draconform.paths import SCHEMAS_DIR
 from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
@@ -165,7 +164,10 @@ def report_filename(run: Run) -> str:
 
 
 @cache
-def _templates() -> Environment:
+def _templates() -> Any:
+    # Imported here: only a submission folder needs a template, and every run imports this module.
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     return Environment(
         loader=PackageLoader("draconform.reporting", "templates"),
         undefined=StrictUndefined,
