@@ -277,4 +277,5 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"
-    generated_claims_gone(sut, ctx, pod)
+    claims = generated_claims(sut, ctx, pod)  # not the step function itself: @observes wraps it
+    assert not claims, f"claims still exist: {[c['metadata']['name'] for c in claims]}"
