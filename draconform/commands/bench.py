@@ -10,7 +10,8 @@ scale and never assert on speed.
 Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
 against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind),
 `draconform.bench.compatibility` (KEP-5963: partitionable GPUs with compatibility groups, measured with and
-without groups);
+without groups), `draconform.bench.allocator` (issue 13: single attempts side by side with upstream's Go
+figures, a 2,000-partition node, `allocate` over a 5,000-node dump, the cost curve as nodes double);
 `validation` below wraps `draconform.validation.bench`."""
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility")
+PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility",
+             "draconform.bench.allocator")
 
 
 @dataclass(frozen=True)

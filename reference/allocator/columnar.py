@@ -11,6 +11,7 @@ short, ordered candidate list per request; only the final choice among them is a
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -79,15 +80,24 @@ def _decimal(amount: Fraction) -> Decimal:
     return Decimal(amount.numerator) / Decimal(amount.denominator)
 
 
+Columns = dict[str, list[Any]]
+
+
 @dataclass
 class _SliceBlock:
-    """The rows one ResourceSlice contributes to each frame."""
+    """The rows one ResourceSlice contributes to each frame, as plain columns: the frames are built from every
+    block's columns at once when the pool view is rebuilt (one frame per kind, not one per slice)."""
 
-    slice: pl.DataFrame
-    devices: pl.DataFrame
-    counters: pl.DataFrame
-    consumption: pl.DataFrame
+    slice: Columns
+    devices: Columns
+    counters: Columns
+    consumption: Columns
     device_ids: list[int]
+
+
+def _frame(blocks: list[Columns], schema: dict[str, Any]) -> pl.DataFrame:
+    return pl.DataFrame({column: list(itertools.chain.from_iterable(b[column] for b in blocks)) for column in schema},
+                        schema=schema)
 
 
 @dataclass
@@ -171,11 +181,12 @@ class ColumnarAllocator:
         self._attempt_held_frame: pl.DataFrame = pl.DataFrame(schema=HELD_SCHEMA)
         self._attempt: _Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
-        for obj in store.list("ResourceSlice"):
+        # The initial list needs no copies: the core only reads what it keeps.
+        for obj in store.view("ResourceSlice"):
             self._put_slice(obj)
-        for obj in store.list("DeviceClass"):
+        for obj in store.view("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
-        for obj in store.list("ResourceClaim"):
+        for obj in store.view("ResourceClaim"):
             self._put_claim(obj)
 
     # --- following the store -----------------------------------------------------------------------------
@@ -308,10 +319,10 @@ class ColumnarAllocator:
                                      ("value", None)):
                     counter_rows[column].append(item)
         self._blocks[name] = _SliceBlock(
-            slice=pl.DataFrame([slice_row], schema=SLICE_SCHEMA),
-            devices=pl.DataFrame(devices, schema=DEVICE_SCHEMA),
-            counters=pl.DataFrame(counter_rows, schema=COUNTER_SCHEMA),
-            consumption=pl.DataFrame(consumption, schema=CONSUMPTION_SCHEMA),
+            slice={column: [value] for column, value in slice_row.items()},
+            devices=devices,
+            counters=counter_rows,
+            consumption=consumption,
             device_ids=ids,
         )
         self._slice_version += 1
@@ -321,11 +332,10 @@ class ColumnarAllocator:
         if self._view is not None and self._view_version == self._slice_version:
             return self._view
         blocks = list(self._blocks.values())
-        slices = pl.concat([b.slice for b in blocks]) if blocks else pl.DataFrame(schema=SLICE_SCHEMA)
-        devices = pl.concat([b.devices for b in blocks]) if blocks else pl.DataFrame(schema=DEVICE_SCHEMA)
-        counters = pl.concat([b.counters for b in blocks]) if blocks else pl.DataFrame(schema=COUNTER_SCHEMA)
-        consumption = (pl.concat([b.consumption for b in blocks]) if blocks
-                       else pl.DataFrame(schema=CONSUMPTION_SCHEMA))
+        slices = _frame([b.slice for b in blocks], SLICE_SCHEMA)
+        devices = _frame([b.devices for b in blocks], DEVICE_SCHEMA)
+        counters = _frame([b.counters for b in blocks], COUNTER_SCHEMA)
+        consumption = _frame([b.consumption for b in blocks], CONSUMPTION_SCHEMA)
 
         # Only the newest generation of a pool counts.
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
@@ -440,10 +450,14 @@ class ColumnarAllocator:
             held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
         held = _Held(self._held_count, frozenset(assumed_held))
         candidates: dict[tuple[int, str], _AltCandidates] = {}
+        alike: dict[tuple[Any, ...], _AltCandidates] = {}  # requests asking the same (a pod's copies of one)
         for plan in plans:
             for alts in plan.requests:
                 for alt in alts:
-                    candidates[(alt.claim_index, alt.name)] = self._alt_candidates(view, alt, held_frame)
+                    same = (alt.selectors, alt.all_mode or alt.admin_access)
+                    if same not in alike:
+                        alike[same] = self._alt_candidates(view, alt, held_frame)
+                    candidates[(alt.claim_index, alt.name)] = alike[same]
         attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key

@@ -123,6 +123,11 @@ class Store:
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(obj) for obj in self._iter(kind, namespace)]
 
+    def view(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        """The stored objects themselves, without copies, for readers that never modify them (an informer's
+        initial list). Safe to keep: the store replaces an object on every write, never changes it in place."""
+        return list(self._iter(kind, namespace))
+
     def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""
         keys = sorted(

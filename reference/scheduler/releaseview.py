@@ -55,7 +55,7 @@ class _DecodingWatch:
 
 
 class _OlderReleaseStore:
-    """Reads (get, list, watch) through the decoding of a release without binding conditions."""
+    """Reads (get, list, view, watch) through the decoding of a release without binding conditions."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -66,6 +66,9 @@ class _OlderReleaseStore:
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [without_binding_fields(obj) for obj in self._store.list(kind, namespace)]
+
+    def view(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        return [without_binding_fields(obj) for obj in self._store.view(kind, namespace)]
 
     def watch(self, *kinds: str) -> Watch:
         return cast(Watch, _DecodingWatch(self._store.watch(*kinds)))
