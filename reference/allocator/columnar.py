@@ -114,6 +114,7 @@ class _PoolView:
     # of them reaches, the whole pool is tried after the pools without.
     binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
+    candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
 
 
 @dataclass
@@ -178,7 +179,6 @@ class ColumnarAllocator:
         self._view_version = -1
         self._held_frame: pl.DataFrame | None = None
         self._held_frame_version = -1
-        self._attempt_held_frame: pl.DataFrame = pl.DataFrame(schema=HELD_SCHEMA)
         self._attempt: _Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
         # The initial list needs no copies: the core only reads what it keeps.
@@ -445,23 +445,14 @@ class ColumnarAllocator:
         view = self._pool_view()
         plans = plan_claims(claims, self._classes, self.gates)
         assumed_held = [d for claim in assumed for d in _held_devices(claim)]
-        held_frame = self._held_devices_frame()
-        if assumed_held:
-            held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
         held = _Held(self._held_count, frozenset(assumed_held))
-        candidates: dict[tuple[int, str], _AltCandidates] = {}
-        alike: dict[tuple[Any, ...], _AltCandidates] = {}  # requests asking the same (a pod's copies of one)
-        for plan in plans:
-            for alts in plan.requests:
-                for alt in alts:
-                    same = (alt.selectors, alt.all_mode or alt.admin_access)
-                    if same not in alike:
-                        alike[same] = self._alt_candidates(view, alt, held_frame)
-                    candidates[(alt.claim_index, alt.name)] = alike[same]
+        # Candidates depend on the published devices only (what is held is the search's business), so they
+        # are computed once per pool view and selector list: a new pod of the same kind costs no query.
+        candidates = {(alt.claim_index, alt.name): self._alt_candidates(view, alt)
+                      for plan in plans for alts in plan.requests for alt in alts}
         attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
-        self._attempt_held_frame = held_frame
         return attempt
 
     def _shortcut(self, attempt: _Attempt, view: _PoolView) -> None:
@@ -489,17 +480,22 @@ class ColumnarAllocator:
         attempt.relevant_nodes = frozenset(nodes)
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
 
-    def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
+    def _alt_candidates(self, view: _PoolView, alt: Alternative) -> _AltCandidates:
         """Class selectors, then request selectors: the first false one drops the device, the first error marks
-        it (later selectors are not evaluated for it). Taints are the search's business, as upstream."""
+        it (later selectors are not evaluated for it). Use and taints are the search's business, as upstream."""
+        found = view.candidates.get(alt.selectors)
+        if found is None:
+            found = self._select(view, alt.selectors)
+            view.candidates[alt.selectors] = found
+        return found
+
+    def _select(self, view: _PoolView, selectors: tuple[str, ...]) -> _AltCandidates:
         frame = view.usable.with_columns(pl.lit(None, dtype=pl.String).alias("failure"))
-        for expression in alt.selectors:
+        for expression in selectors:
             frame = frame.join(self._mask(view, expression), on="device_id")
             frame = frame.filter(pl.col("failure").is_not_null() | (pl.col("verdict") != 0)).with_columns(
                 pl.when(pl.col("failure").is_null() & (pl.col("verdict") == -1)).then(pl.col("error"))
                 .otherwise(pl.col("failure")).alias("failure")).drop("verdict", "error")
-        if not alt.all_mode and not alt.admin_access:
-            frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
         frame = frame.sort("rank")
         local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
             pl.col("rank"), pl.col("device_id"))
@@ -516,7 +512,10 @@ class ColumnarAllocator:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
             view = self._pool_view()
-            used = (view.consumption.join(self._attempt_held_frame, on=["driver", "pool", "name"], how="semi")
+            held = self._held_devices_frame()
+            if attempt.held.assumed:
+                held = pl.concat([held, pl.DataFrame(list(attempt.held.assumed), schema=HELD_SCHEMA, orient="row")])
+            used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
                     .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
             left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
                 (pl.col("value") - pl.col("used").fill_null(0)).alias("left"))
