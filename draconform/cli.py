@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("run", "rules", "allocate", "validate", "bench")
+SUBCOMMANDS = ("run", "rules", "allocate", "validate", "bench", "mutants")
 
 
 def build_parser() -> argparse.ArgumentParser:

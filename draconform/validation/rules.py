@@ -11,6 +11,7 @@ from collections.abc import Callable, Generator, Iterator
 from functools import cache
 from typing import Any
 
+from draconform import faults
 from draconform.reference.featuregates import FeatureGates, _release_tuple
 from draconform.validation.problems import MapKey, Path, Problem
 
@@ -93,7 +94,7 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
                 yield Problem((*path, "bindingFailureConditions", index),
                               f"Invalid value: {json.dumps(item)}: must not also be a binding condition",
                               "DRA-API/BINDING-CONDITIONS-DISJOINT")
-    if bool(conditions) != bool(failures):
+    if bool(conditions) != bool(failures) and not faults.on("binding-lists-unpaired"):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
         yield Problem((*path, missing), f"Required value: required when `{present}` is set",
