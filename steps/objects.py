@@ -194,3 +194,12 @@ def pod_finishes(sut: SystemUnderTest, pod: str, phase: str) -> None:
     assert obj is not None, f"pod {pod!r} does not exist"
     obj.setdefault("status", {})["phase"] = phase
     sut.update_status(obj)
+
+
+@given(parsers.parse('node "{node}" advertises {count:d} "{resource}" in its allocatable resources'))
+def node_allocatable(sut: SystemUnderTest, node: str, count: int, resource: str) -> None:
+    """What a device plugin makes the kubelet report in `status.allocatable` (KEP-5004 device-plugin path)."""
+    obj = sut.get("Node", node)
+    assert obj is not None, f"node {node!r} does not exist"
+    obj.setdefault("status", {}).setdefault("allocatable", {})[resource] = str(count)
+    sut.update_status(obj)

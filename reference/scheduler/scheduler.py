@@ -26,6 +26,7 @@ from draconform.reference.scheduler.framework import (
     call_point,
     node_name,
 )
+from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
 from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
@@ -66,7 +67,7 @@ class Scheduler:
             self.config = config
         allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
         self.dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
-        self.plugins: list[Plugin] = [self.dra]
+        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
