@@ -49,7 +49,8 @@ def claim_reserved_for(
 ) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     reserved = (obj.get("status") or {}).get("reservedFor") or []
-    got = sorted(entry["name"] for entry in reserved if entry.get("resource") == "pods")
+    # structured reservedFor names pods by resource; the classic API by kind (an OwnerReference)
+    got = sorted(entry["name"] for entry in reserved if entry.get("resource") == "pods" or entry.get("kind") == "Pod")
     assert got == sorted(split_names(pods)), f"claim {obj['metadata']['name']!r} is reserved for {got}"
     for entry in reserved:
         if entry["name"] in ctx.pod_uids:
