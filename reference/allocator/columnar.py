@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from draconform import faults
 from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -339,7 +340,9 @@ class ColumnarAllocator:
 
         # Only the newest generation of a pool counts.
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
-        newest = newest.filter(pl.col("generation") == pl.col("newest")).drop("newest")
+        if not faults.on("older-generations-allocated"):
+            newest = newest.filter(pl.col("generation") == pl.col("newest"))
+        newest = newest.drop("newest")
         new_slices = newest.select("slice")
         devices = devices.join(new_slices, on="slice", how="semi")
         counters = counters.join(new_slices, on="slice", how="semi")
@@ -349,6 +352,8 @@ class ColumnarAllocator:
         complete = newest.group_by(POOL_KEY).agg(
             (pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first())
         ).rename({"slice_count": "complete"})
+        if faults.on("incomplete-pools-allocated"):
+            complete = complete.with_columns(pl.lit(True).alias("complete"))
 
         # Invalid: duplicate device names, duplicate counter sets, consumption of unknown sets or counters.
         problems = [
@@ -372,6 +377,8 @@ class ColumnarAllocator:
                                              "counter").alias("reason")))
         invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
             pl.col("reason").str.join(", ").alias("invalid"))
+        if faults.on("invalid-pools-allocated"):
+            invalid = invalid.clear()
         # An incomplete pool is never checked for validity (upstream skips it first).
         pools = complete.join(invalid, on=POOL_KEY, how="left").with_columns(
             pl.when(pl.col("complete")).then(pl.col("invalid")).otherwise(None).alias("invalid"))
@@ -381,16 +388,18 @@ class ColumnarAllocator:
 
         newest_devices = devices.join(good, on=POOL_KEY, how="semi")
         usable = newest_devices
-        if not self.gates.binding:
+        if not self.gates.binding and not faults.on("gate-off-allocates-binding-devices"):
             usable = usable.filter(~pl.col("has_binding"))
+        if faults.on("pool-devices-need-a-node"):
+            usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))
         if not self.gates.partitionable:
             usable = usable.filter(~pl.col("consumes"))
-        if self.gates.compatibility is Mode.SKIP:
+        if self.gates.compatibility is Mode.SKIP and not faults.on("gate-off-allocates-grouped-devices"):
             usable = usable.filter(~pl.col("has_groups"))
-        usable = usable.sort("driver", "pool", "slice", "index").with_row_index("rank").with_columns(
-            pl.col("rank").cast(pl.Int64))
+        usable = usable.sort("driver", "pool", "slice", "index", descending=faults.on("pools-in-reverse-order"))
+        usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
         binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if self.gates.binding:
+        if self.gates.binding and not faults.on("binding-devices-not-last"):  # decision KEP-5007 #8, per pool
             flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
@@ -515,6 +524,8 @@ class ColumnarAllocator:
             held = self._held_devices_frame()
             if attempt.held.assumed:
                 held = pl.concat([held, pl.DataFrame(list(attempt.held.assumed), schema=HELD_SCHEMA, orient="row")])
+            if faults.on("allocated-devices-consume-no-counters"):
+                held = held.clear()
             used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
                     .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
             left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
@@ -555,9 +566,14 @@ class ColumnarAllocator:
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
-        search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if view.any_consumes else {}, self.gates.taints)
-        if search.run():
+        available = self._available(attempt) if view.any_consumes else {}
+        search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
+                         self.gates.taints)
+        found = search.run()
+        if not found and faults.on("groups-ignored-when-nothing-fits"):
+            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.IGNORE), available, self.gates.taints)
+            found = search.run()
+        if found:
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
@@ -644,7 +660,8 @@ class ColumnarAllocator:
 def _held_devices(claim: Obj) -> list[DeviceKey]:
     allocation = (claim.get("status") or {}).get("allocation") or {}
     return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-            for r in (allocation.get("devices") or {}).get("results") or [] if not r.get("adminAccess")]
+            for r in (allocation.get("devices") or {}).get("results") or []
+            if not r.get("adminAccess") or faults.on("admin-access-holds-device")]
 
 
 class _Search:
@@ -708,13 +725,17 @@ class _Search:
                 if self._choose(alt, ids, claim, request, need - 1, position + 1):
                     return True
                 self._release(claim)
+                if faults.on("no-backtracking"):
+                    return False
         return False
 
     def _in_use(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
         """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access)."""
-        if any(self.devices[d].key == device.key for _, d in self.chosen[claim]):
+        if any(self.devices[d].key == device.key for _, d in self.chosen[claim]) and not faults.on(
+                "device-twice-in-claim"):
             return True
-        return not alt.admin_access and (device.key in self.busy or device.key in self.held)
+        return not alt.admin_access and (device.key in self.busy or device.key in self.held) and not faults.on(
+            "allocated-devices-reused")
 
     def _try(self, alt: Alternative, device_id: int, claim: int, must: bool = False) -> bool:
         """Add the device if it fits: claim limit, exclusivity, counters, taints, groups, constraints. False
@@ -727,7 +748,8 @@ class _Search:
         if not alt.admin_access:
             needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                      for c, amount in counters]
-            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
+            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
+                    device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
                 # amounts of one device never repeat a counter, so checking each alone is exact
                 return False
         if self.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
