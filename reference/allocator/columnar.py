@@ -371,7 +371,7 @@ class ColumnarAllocator:
         if self.gates.compatibility is Mode.SKIP:
             usable = usable.filter(~pl.col("has_groups"))
         order = ["driver", "pool", "slice", "index"]
-        if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first, across pools
+        if self.gates.binding:  # D-5007-8: devices without binding conditions first, across pools
             order = ["has_binding", *order]
         usable = usable.sort(order).with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
 

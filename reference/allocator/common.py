@@ -333,7 +333,7 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
             result["bindingConditions"] = list(pick.device.binding_conditions)
             result["bindingFailureConditions"] = list(pick.device.binding_failure_conditions)
         taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
-        if taken is not None:  # KEP-5963 decision #2: the groups as declared at allocation time
+        if taken is not None:  # D-5963-2: the groups as declared at allocation time
             result["compatibilityGroups"] = taken
         results.append(result)
     devices: Obj = {"results": results}
