@@ -28,7 +28,7 @@ from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
-from draconform.sut import ComponentConfig
+from draconform.sut import ComponentConfig, PluginCall, PluginFault
 
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
@@ -67,7 +67,7 @@ class ReferenceCluster:
         self.external: dict[str, ExternalController] = {}
         self.drivers: dict[str, ReferenceDriver] = {}
         self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
-        self._sockets = PluginSockets()
+        self._sockets = PluginSockets(self.clock.now)
         self._kubelet_checkpoints: dict[str, KubeletCheckpoint] = {}  # per node; outlives a kubelet restart
         self.kubelets = self._new_kubelets()
 
@@ -142,9 +142,19 @@ class ReferenceCluster:
             raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")
         return lambda: self.drivers[driver].plugin(node)
 
+    def kubelet_plugin_calls(self, driver: str, node: str) -> list[PluginCall]:
+        return self._sockets.calls(driver, node)
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        if driver not in self.drivers:
+            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")
+        self.drivers[driver].faults(node).add(fault)
+
     def close(self) -> None:
         """Stop the kubelets and close the kubelet plugins' sockets, registration sockets included."""
         self.kubelets.stop()
+        for driver in self.drivers.values():
+            driver.stop()  # lets hung plugin calls go
         self._sockets.close()
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """The resourceclaim controller of kube-controller-manager (KEP-3063 "kube-controller-manager"):
-creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods
-that are gone from `status.reservedFor` (and finished or deleted pods that no node's kubelet will release), deallocates claims nobody reserves any more
-(structured allocation, as upstream does), and deletes generated claims of finished pods."""
+creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods that
+are gone from `status.reservedFor` (and finished or deleted pods that no node's kubelet will release),
+deallocates claims nobody reserves any more (structured allocation, as upstream does), and deletes
+generated claims of finished pods."""
 
 from __future__ import annotations
 
