@@ -3,7 +3,9 @@ plugin would in one scheduling attempt, and print the claims with `status.alloca
 
 Claims that already carry an allocation hold their devices (and counters); the others are allocated together,
 in document order, on `--node`, or else on the first node (by name) that fits all of them. Pods that name a
-ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`. Exit status: 0 allocated, 1 no
+ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
+that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
+advertise the resource, called `<pod>-extended-resources`. Exit status: 0 allocated, 1 no
 node fits (a reason per claim on stderr), 2 invalid input (file, object and field on stderr), 3 allocation
 error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL error)."""
 
@@ -62,7 +64,7 @@ def handle(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID_INPUT
-    if not cluster.pending:
+    if not cluster.pending and not cluster.extended_pods(gates):
         print("error: no ResourceClaim without status.allocation to allocate", file=sys.stderr)
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster, gates)
@@ -74,16 +76,22 @@ def handle(args: argparse.Namespace) -> int:
     errors: list[str] = []
     for node in nodes:
         name = node["metadata"]["name"]
+        claims, unserved = cluster.claims_for(node, gates)
+        if unserved:
+            for pod_name, resource in unserved:
+                reasons.setdefault(f"for pod {pod_name}", []).append(
+                    f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
+            continue
         try:
-            answer = allocator.allocate(node, cluster.pending)
+            answer = allocator.allocate(node, claims)
         except AllocationError as error:
             errors.append(f"node {name}: {error}")
             continue
         if answer.allocations is not None:
             write(args.output, [_with_allocation(claim, allocation)
-                                for claim, allocation in zip(cluster.pending, answer.allocations, strict=True)])
+                                for claim, allocation in zip(claims, answer.allocations, strict=True)])
             return EXIT_ALLOCATED
-        for claim in cluster.pending:
+        for claim in claims:
             why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
             reasons.setdefault(_display(claim), []).append(f"node {name}: {why}")
     if errors:
@@ -180,6 +188,38 @@ class Inputs:
             self.stored.append(obj)
         for file, number, pod in pods:
             self._claims_from_templates(file, number, pod, templates, seen)
+        self.pods = [pod for _, _, pod in pods]
+
+    def extended_pods(self, gates: Any) -> list[tuple[Obj, dict[str, int]]]:
+        """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
+        from draconform.reference.scheduler.extendedresources import backed_requests
+
+        if not gates.enabled("DRAExtendedResource"):
+            return []
+        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
+        return [(pod, requests) for pod, requests in found if requests]
+
+    def claims_for(self, node: Obj, gates: Any) -> tuple[list[Obj], list[tuple[str, str]]]:
+        """The claims to allocate on `node`: the pending ones, then a special claim per pod whose extended
+        resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
+        from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
+
+        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        claims = list(self.pending)
+        unserved: list[tuple[str, str]] = []
+        for pod, requests in self.extended_pods(gates):
+            through_dra, missing = via_dra_on(node, requests, classes)
+            if missing is not None:
+                unserved.append((_display(pod), missing))
+            elif through_dra:
+                device_requests, _ = build_requests(pod, through_dra, classes)
+                claim = special_claim(pod, device_requests, f"{pod['metadata']['name']}-extended-resources")
+                if not pod["metadata"].get("uid"):
+                    del claim["metadata"]["uid"]
+                    del claim["metadata"]["ownerReferences"][0]["uid"]
+                claims.append(claim)
+        return claims, unserved
 
     def _claims_from_templates(self, file: str, number: int, pod: Obj, templates: dict[tuple[str, str], Obj],
                                seen: set[tuple[str, str | None, str]]) -> None:

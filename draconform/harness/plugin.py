@@ -21,6 +21,7 @@ pytest_plugins = [
     "draconform.steps.compatibility",
     "draconform.steps.drivers",
     "draconform.steps.kubelet",
+    "draconform.steps.classic",
     "draconform.steps.validation",
     "draconform.harness.recorder",
 ]
