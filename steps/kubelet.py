@@ -9,7 +9,7 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, observes
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
@@ -66,12 +66,14 @@ def _phase(sut: SystemUnderTest, pod: str) -> str:
 
 
 @then(parsers.re(r'pod "(?P<pod>[^"]+)" is (?P<phase>Pending|Running|Failed|Succeeded)'))
+@observes("pod")
 def pod_in_phase(sut: SystemUnderTest, pod: str, phase: str) -> None:
     got = _phase(sut, pod)
     assert got == phase, f"pod {pod!r} is {got}, expected {phase}"
 
 
 @then(parsers.parse('pod "{pod}" still exists'))
+@observes("pod")
 def pod_still_exists(sut: SystemUnderTest, pod: str) -> None:
     obj = sut.get("Pod", pod, NAMESPACE)
     assert obj is not None, f"pod {pod!r} was deleted"
@@ -83,6 +85,7 @@ def _pod_events(sut: SystemUnderTest, pod: str, reason: str | None = None) -> li
 
 
 @then(parsers.re(r'a Warning event "(?P<reason>[^"]+)" for pod "(?P<pod>[^"]+)" says the error is permanent'))
+@observes("event")
 def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
     """KEP-5322 "Diagnosing Permanent Errors": the kubelet's event about the failure says it is permanent."""
     events = [e for e in _pod_events(sut, pod, reason) if e.type == "Warning"]
@@ -93,6 +96,7 @@ def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
 
 
 @then(parsers.re(r'no event for pod "(?P<pod>[^"]+)" calls an error permanent'))
+@observes("event")
 def no_event_says_permanent(sut: SystemUnderTest, pod: str) -> None:
     said = [e.message for e in _pod_events(sut, pod) if "permanent" in e.message.lower()]
     assert not said, f"events for pod {pod!r} call an error permanent: {said}"
@@ -109,6 +113,7 @@ def _calls(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str) 
 
 
 @then(parsers.re(ASKED + r'claim "(?P<claim>[^"]+)" ' + COUNT))
+@observes("object")
 def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str, count: str,
                  bound: str | None, number: str | None) -> None:
     calls = _calls(sut, driver, node, verb, claim)
@@ -122,6 +127,7 @@ def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim:
 
 @then(parsers.re(r'the calls to prepare claim "(?P<claim>[^"]+)" on driver "(?P<driver>[^"]+)" on node '
                  r'"(?P<node>[^"]+)" came at growing intervals'))
+@observes("object")
 def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> None:
     """Exponential backoff seen from the plugin: each wait between two attempts is longer than the one before."""
     times = [c.time for c in _calls(sut, driver, node, "prepare", claim)]
@@ -134,6 +140,7 @@ def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> 
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) a '
                  r"NoSchedule taint"))
+@observes("slice")
 def device_tainted(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
     obj = must_get(sut, "ResourceSlice", name)
     found = [d for d in obj["spec"].get("devices") or [] if d.get("name") == device]
