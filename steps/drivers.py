@@ -229,18 +229,38 @@ def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, 
     assert got == expected, f"the driver prepared {got}, expected {expected}"
 
 
-@then(parsers.re(r'the driver refused to prepare ' + CLAIM))
-def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
-    """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all)."""
-    answer = _prepare_answers(kubelet, claim, pod)[-1]
-    assert answer.result is not None, (
-        f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
-        f"NodePrepareResources answer instead of refusing it"
-    )
-    assert answer.result.failed, (
-        f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
-        f"{_device_names(answer.result.devices)}"
-    )
+@then(parsers.re(r'the driver refused to prepare ' + CLAIM
+                 + r'(?P<permanently> permanently(?P<each> each time it was asked)?)?'))
+def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None, permanently: str | None,
+                   each: str | None) -> None:
+    """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all); with
+    "permanently", marked permanent_error (KEP-5322)."""
+    answers = _prepare_answers(kubelet, claim, pod)
+    if each:
+        assert len(answers) >= 2, f"the kubelet asked to prepare claim {answers[0].ref.name!r} only once"
+    for answer in answers if each else answers[-1:]:
+        assert answer.result is not None, (
+            f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+            f"NodePrepareResources answer instead of refusing it"
+        )
+        assert answer.result.failed, (
+            f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
+            f"{_device_names(answer.result.devices)}"
+        )
+        if permanently:
+            assert answer.result.permanent, (
+                f"driver {answer.driver!r} refused claim {answer.ref.name!r} over DRAPlugin {answer.api_version} "
+                f"without marking the error permanent: {answer.result.error}"
+            )
+
+
+@then("the driver marked only failed answers permanent")
+def permanent_only_with_error(kubelet: KubeletRecord) -> None:
+    """KEP-5322: permanent_error counts only next to a non-empty error."""
+    answers = [answer for answers in kubelet.prepared.values() for answer in answers if answer.result is not None]
+    assert answers, "the kubelet has no answer from a plugin to judge"
+    bad = [a.ref.name for a in answers if a.result is not None and a.result.permanent and not a.result.failed]
+    assert not bad, f"successful answers marked permanent for claims {bad}"
 
 
 def _signature(result: PrepareResult) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:

@@ -9,7 +9,7 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, observes
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes, parse_gates
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
@@ -35,6 +35,29 @@ def plugin_call_timeout(sut: SystemUnderTest, ctx: ScenarioContext, seconds: str
 def kubelet_restarts(sut: SystemUnderTest) -> None:
     sut.restart("kubelet")
     sut.settle()
+
+
+@when(parsers.parse('the kubelet restarts with feature gates "{gates}"'))
+def kubelet_restarts_with(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
+    """A new configuration takes effect at the restart it brings."""
+    configure(sut, ctx, "kubelet", gates=parse_gates(gates))
+    sut.restart("kubelet")
+    sut.settle()
+
+
+@given(parsers.parse('a claim "{claim}" for one "{device_class}" device with configuration driver "{driver}" '
+                     'cannot use'))
+def claim_with_bad_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_class: str,
+                          driver: str) -> None:
+    """Opaque parameters no driver understands: an unknown field and an unknown mode (the reference driver
+    accepts only {mode: exclusive|shared})."""
+    spec = {"devices": {
+        "requests": [{"name": "device", "exactly": {"deviceClassName": device_class}}],
+        "config": [{"opaque": {"driver": driver, "parameters": {
+            "mode": "draconform-no-such-mode", "draconformUnknownField": True}}}],
+    }}
+    created = sut.create(named("ResourceClaim", claim, spec=spec))
+    assert created["metadata"]["name"] == claim
 
 
 # --- faults of a test driver's plugin -------------------------------------------------------------------
@@ -138,7 +161,7 @@ def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> 
     )
 
 
-@then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) a '
+@then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has a|has no) '
                  r"NoSchedule taint"))
 @observes("slice")
 def device_tainted(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
@@ -146,7 +169,7 @@ def device_tainted(sut: SystemUnderTest, device: str, name: str, verb: str) -> N
     found = [d for d in obj["spec"].get("devices") or [] if d.get("name") == device]
     assert found, f"ResourceSlice {name!r} publishes no device {device!r}"
     taints = [t for t in found[0].get("taints") or [] if t.get("effect") == "NoSchedule"]
-    if verb == "has":
+    if verb == "has a":
         assert taints, f"device {device!r} of ResourceSlice {name!r} has no NoSchedule taint"
     else:
         assert not taints, f"device {device!r} of ResourceSlice {name!r} is tainted: {taints}"
