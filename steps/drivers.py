@@ -10,7 +10,6 @@ step with the endpoint, method and gRPC status, because the kubelet would discar
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -18,7 +17,14 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
-from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PluginInfo, PreparedDevice, PrepareResult
+from draconform.kubeletplugin.types import (
+    API_VERSIONS,
+    CDI_DEVICE_ID,
+    ClaimRef,
+    PluginInfo,
+    PreparedDevice,
+    PrepareResult,
+)
 from draconform.steps.common import (
     CLAIM,
     NAMESPACE,
@@ -37,11 +43,6 @@ OVER_VERSION = r"(?: over DRAPlugin (?P<version>" + "|".join(API_VERSIONS) + r")
 CLAIM_NAMES = r'claims "(?P<claims>[^"]+(?:", "[^"]+)*)"'
 QUOTED_NAMES = r'"(?P<names>[^"]+(?:", "[^"]+)*)"'
 
-# A fully qualified CDI device name, vendor/class=name, with the characters the CDI specification allows
-# in each part: vendor and class start with a letter, the name with a letter or digit, and all three end
-# with a letter or digit.
-_CDI_KIND_PART = r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
-CDI_DEVICE_ID = re.compile(_CDI_KIND_PART + "/" + _CDI_KIND_PART + r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
