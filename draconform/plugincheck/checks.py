@@ -11,11 +11,14 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
 from draconform.plugincheck.claims import Support, TestClaim
 from draconform.reporting.records import Outcome, StepRecord
+
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -60,15 +63,21 @@ class Session:
     def _client(self, version: str) -> KubeletPluginClient:
         return KubeletPluginClient(self.target.endpoint, api_version=version, timeout=self.target.timeout)
 
-    def prepare(self, refs: Sequence[ClaimRef], version: str = "v1") -> dict[str, PrepareResult]:
-        text = f"NodePrepareResources over DRAPlugin {version} for {_names(refs)}"
+    def _call(self, method: str, refs: Sequence[ClaimRef], version: str,
+              call: Callable[[KubeletPluginClient], Result]) -> Result:
+        """One call, as a step; a call that fails as a whole fails the check with endpoint, method and status."""
+        text = f"{method} over DRAPlugin {version} for {_names(refs)}"
         try:
             with self._client(version) as client:
-                results = client.prepare(refs)
+                answer = call(client)
         except PluginCallError as err:
             self._step("When", text, "failed", str(err))
             raise CheckFailed(str(err)) from err
         self._step("When", text)
+        return answer
+
+    def prepare(self, refs: Sequence[ClaimRef], version: str = "v1") -> dict[str, PrepareResult]:
+        results = self._call("NodePrepareResources", refs, version, lambda client: client.prepare(refs))
         self.answers.extend(results.values())
         for ref in refs:
             if ref.uid in results and not results[ref.uid].failed:
@@ -76,14 +85,7 @@ class Session:
         return results
 
     def unprepare(self, refs: Sequence[ClaimRef], version: str = "v1") -> dict[str, str]:
-        text = f"NodeUnprepareResources over DRAPlugin {version} for {_names(refs)}"
-        try:
-            with self._client(version) as client:
-                errors = client.unprepare(refs)
-        except PluginCallError as err:
-            self._step("When", text, "failed", str(err))
-            raise CheckFailed(str(err)) from err
-        self._step("When", text)
+        errors = self._call("NodeUnprepareResources", refs, version, lambda client: client.unprepare(refs))
         for ref in refs:
             if errors.get(ref.uid) == "":
                 self.held.pop(ref.uid, None)
