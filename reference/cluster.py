@@ -99,7 +99,7 @@ class ReferenceCluster:
             self.allocator_factory,
         )
 
-    def _new_kubelets(self) -> Kubelets:
+    def _new_kubelets(self) -> ExternalController:
         config = self.configs.get("kubelet", ComponentConfig())
         return Kubelets(self.store, self.clock, self.events, self._gates("kubelet"), config.args,
                         self._kubelet_checkpoints, self._plugin_registration)

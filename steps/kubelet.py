@@ -15,7 +15,9 @@ from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
 ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
 COUNT = r"(?P<count>never|once|twice|(?P<bound>at least )?(?P<number>\d+) times)"
-METHODS = {"prepare": "NodePrepareResources", "unprepare": "NodeUnprepareResources"}
+# Today's DRAPlugin batch calls, and the classic protocol's one-resource calls (KEP-3063-CLASSIC).
+METHODS = {"prepare": ("NodePrepareResources", "NodePrepareResource"),
+           "unprepare": ("NodeUnprepareResources", "NodeUnprepareResource")}
 FAULT = (
     r"(?:fails to (?P<fmethod>prepare|unprepare) (?P<fkind>transiently|permanently)"
     r"|(?P<hang>hangs) on (?P<hmethod>prepare|unprepare)"
@@ -132,7 +134,7 @@ def _claim_key(sut: SystemUnderTest, claim: str) -> str:
 
 def _calls(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str) -> list[PluginCall]:
     key = _claim_key(sut, claim)
-    return [c for c in sut.kubelet_plugin_calls(driver, node) if c.method == METHODS[verb] and key in c.claims]
+    return [c for c in sut.kubelet_plugin_calls(driver, node) if c.method in METHODS[verb] and key in c.claims]
 
 
 @then(parsers.re(ASKED + r'claim "(?P<claim>[^"]+)" ' + COUNT))
