@@ -133,8 +133,9 @@ class ClassicKubelets:
                 continue
             if record.pods == {uid}:  # the last user on this node: unprepare first
                 try:
+                    devices = record.cdi_devices
                     self._call(record.driver, node,
-                               lambda client, resource=claim_uid, cdi=record.cdi_devices: client.unprepare(resource, cdi))
+                               lambda client, resource=claim_uid, cdi=devices: client.unprepare(resource, cdi))
                 except (PluginCallError, ValueError) as failure:
                     self._retry(pod, UNPREPARE_FAILED, f"unpreparing resource claim {claim_uid}: {failure}")
                     return True
