@@ -184,8 +184,12 @@ def create_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_
 
 @when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass) "(?P<name>[^"]+)" is deleted'))
 def delete_object(sut: SystemUnderTest, kind: str, name: str) -> None:
+    """As `kubectl delete` does by default, wait for a pod to be gone: a pod bound to a node is deleted
+    gracefully and stays until its kubelet has finished with it."""
     kind = {"pod": "Pod", "claim": "ResourceClaim", "node": "Node"}.get(kind, kind)
     sut.delete(kind, name, NAMESPACE if kind in NAMESPACED else None)
+    if kind == "Pod":
+        sut.settle()
 
 
 @when(parsers.parse('pod "{pod}" finishes with phase "{phase}"'))

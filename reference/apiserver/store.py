@@ -19,6 +19,7 @@ EventType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str | None, str]  # kind, namespace, name
 
 DEFAULT_NAMESPACE = "default"
+DEFAULT_GRACE_PERIOD_SECONDS = 30  # a pod's terminationGracePeriodSeconds by default
 
 
 @dataclass(frozen=True)
@@ -216,12 +217,24 @@ class Store:
         new["spec"]["nodeName"] = node
         return self._store(key, new, old, "MODIFIED")
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        """Delete now, or mark for deletion while finalizers remain; dependents are collected."""
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        """Delete now, or mark for deletion while finalizers remain; dependents are collected. A pod bound to
+        a node is deleted gracefully, as kube-apiserver does: it is marked for deletion and stays until its
+        node's kubelet has finished with it and deletes it again with a grace period of 0."""
         key = self._key(kind, name, namespace)
         old = self._objects.get(key)
         if old is None:
             raise ApiError("NotFound", f"{kind} {self._display(key)} not found")
+        if kind == "Pod" and old["spec"].get("nodeName") and grace_period_seconds != 0:
+            if not old["metadata"].get("deletionTimestamp"):
+                new = copy_object(old)
+                new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
+                new["metadata"]["deletionGracePeriodSeconds"] = (
+                    DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
+                )
+                self._store(key, new, old, "MODIFIED")
+            return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
                 new = copy_object(old)
@@ -264,7 +277,8 @@ class Store:
     @staticmethod
     def _keep_system_metadata(new: Obj, old: Obj) -> None:
         meta = new.setdefault("metadata", {})
-        for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "generation", "namespace"):
+        for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
+                           "namespace"):
             if field_name in old["metadata"]:
                 meta[field_name] = old["metadata"][field_name]
 

@@ -229,7 +229,7 @@ def test_cdi_device_ids_are_qualified_even_for_a_driver_name_starting_with_a_dig
 def test_the_registration_socket_announces_the_plugin_socket_and_both_versions() -> None:
     store = cluster()
     running = driver(store, True)
-    sockets = PluginSockets()
+    sockets = PluginSockets(FakeClock().now)
     try:
         registration = sockets.registration_endpoint(DRIVER, "node-1", lambda: running.plugin("node-1"))
         info = registration_info(registration)
