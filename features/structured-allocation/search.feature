@@ -103,6 +103,23 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "spread" is allocated devices "gpu-0, gpu-1"
 
+    Scenario: Three GPUs on distinct PCIe roots are not there, although three GPUs are
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 3}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+        """
+      And a pod "trainer" using claim "spread"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread" is not allocated
+
     Scenario: With DRAConsumableCapacity off in the scheduler the constraint is an error
       Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
       And the ResourceClaim:

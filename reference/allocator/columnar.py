@@ -698,7 +698,9 @@ class _Search:
                 any(self.devices[d].key == device.key for _, d in mine) and not faults.on("device-twice-in-claim")):
             return False
         if not alt.admin_access:
-            if (device.key in self.busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
+            busy = device.key in self.busy and not (  # the fault: a device this claim took counts as free for it
+                faults.on("device-twice-in-claim") and any(self.devices[d].key == device.key for _, d in mine))
+            if (busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
                 return False
             needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                      for c, amount in counters]
