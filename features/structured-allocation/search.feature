@@ -103,8 +103,8 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "spread" is allocated devices "gpu-0, gpu-1"
 
-    Scenario: With DRAConsumableCapacity off in the scheduler the constraint is an error
-      Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
+    Scenario Outline: kube-scheduler with <gates>: <what>
+      Given kube-scheduler with feature gates "<gates>"
       And the ResourceClaim:
         """yaml
         metadata: {name: spread}
@@ -118,7 +118,12 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         """
       And a pod "trainer" using claim "spread"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "DRAConsumableCapacity"
+      Then <outcome>
+
+      Examples:
+        | gates                                                      | what                             | outcome                                                        |
+        | DRAConsumableCapacity=off                                  | a newer allocator still enforces | claim "spread" is allocated devices "gpu-0, gpu-1"             |
+        | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled because "distinctAttribute"    |
 
   Rule: KEP-4381/SEARCH-ORDER  First fit, depth first: pools by driver and name, slices by name, devices in order
 
