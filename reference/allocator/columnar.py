@@ -720,8 +720,8 @@ class _Search:
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
         if not alt.admin_access:
-            if not shared and (device.key in self.busy or device.key in self.held):
-                return False
+            if device.key in self.held or (not shared and device.key in self.busy):
+                return False  # a shared device too, when a result without a shareID holds it whole
             if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
                 # amounts of one device never repeat a counter, so checking each alone is exact
                 return False

@@ -322,6 +322,8 @@ class _Search:
         if len(picks) >= MAX_DEVICES_PER_CLAIM:
             return False
         if self.shared(device):
+            if not alt.admin_access and device.key in self.in_use:
+                return False  # held whole by a result without a shareID (written while the gate was off)
             if not self.ledger.admits(device, self.consumption(alt, device)):
                 return False  # admin access too: it asks for capacity like any share
         else:
