@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -155,7 +156,10 @@ class ColumnarAllocator:
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
-        self._sharing: dict[tuple[str, str], Obj] = {}  # allocated claims with shares of devices (KEP-5075)
+        # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
+        self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
+        self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
+        self._consumption: dict[tuple[tuple[tuple[str, Fraction], ...], int], dict[str, Fraction] | None] = {}
         self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
@@ -209,8 +213,7 @@ class ColumnarAllocator:
             if event.type == "DELETED":
                 self._claim_results.drop(key)
                 self._set_held(key, [])
-                if self._sharing.pop(key, None) is not None:
-                    self._claim_version += 1
+                self._set_sharing(key, {})
             else:
                 self._put_claim(obj)
 
@@ -218,11 +221,24 @@ class ColumnarAllocator:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
         self._set_held(key, _held_devices(claim, self.gates))
-        sharing = claim if AllocatedState.of([claim], self.gates).shared else None
-        if sharing is not None or self._sharing.pop(key, None) is not None:
-            if sharing is not None:
-                self._sharing[key] = sharing
-            self._claim_version += 1
+        self._set_sharing(key, AllocatedState.of([claim], self.gates).shared)
+
+    def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
+        """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
+        before = self._sharing.get(key, {})
+        if before == shared:
+            return
+        for device, usage in before.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0], -1)
+            if not self._shared_total[device]:
+                del self._shared_total[device]
+        for device, usage in shared.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0])
+        if shared:
+            self._sharing[key] = shared
+        else:
+            self._sharing.pop(key, None)
+        self._claim_version += 1
 
     def _set_held(self, key: tuple[str, str], held: list[DeviceKey]) -> None:
         """What one claim holds now; the per-device counts follow so an attempt need not rescan every claim."""
@@ -441,7 +457,9 @@ class ColumnarAllocator:
         if assumed_held:
             held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
         held = _Held(self._held_count, frozenset(assumed_held))
-        shared = AllocatedState.of([*self._sharing.values(), *assumed], self.gates).shared
+        shared = {device: dict(usage) for device, usage in self._shared_total.items()}
+        for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
+            add_usage(shared.setdefault(device, {}), usage, device[0])
         candidates: dict[tuple[int, str], _AltCandidates] = {}
         for plan in plans:
             for alts in plan.requests:
@@ -497,7 +515,7 @@ class ColumnarAllocator:
             frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
         if self.gates.consumable_capacity and alt.capacity:  # KEP-5075: devices that can serve the amounts
             ids = frame.get_column("device_id").to_list()
-            able = [d for d in ids if capacity_consumption(alt, self._devices[d], self.gates) is not None]
+            able = [d for d in ids if self._consumption_of(alt, d) is not None]
             if len(able) != len(ids):
                 frame = frame.filter(pl.col("device_id").is_in(able))
         frame = frame.sort("rank")
@@ -519,6 +537,13 @@ class ColumnarAllocator:
                 else:
                     shared_errors.append((sel_id, message))
         return _AltCandidates(local, shared, local_errors, shared_errors)
+
+    def _consumption_of(self, alt: Alternative, device_id: int) -> dict[str, Fraction] | None:
+        """KEP-5075: what one allocation of the device consumes for these amounts, computed once."""
+        key = (alt.capacity, device_id)
+        if key not in self._consumption:
+            self._consumption[key] = capacity_consumption(alt, self._devices[device_id], self.gates)
+        return self._consumption[key]
 
     def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
@@ -561,12 +586,13 @@ class ColumnarAllocator:
                     if alt.all_mode and attempt.shared:  # All leaves out shared devices that are used up
                         ledger = CapacityLedger(attempt.shared)
                         ids = [d for d in ids if not is_shared(self._devices[d], self.gates) or ledger.admits(
-                            self._devices[d], capacity_consumption(alt, self._devices[d], self.gates) or {})]
+                            self._devices[d], self._consumption_of(alt, d) or {})]
                     lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if self._pool_view().any_consumes else {}, self.gates)
+                         self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
+                         self._consumption_of)
         if search.run():
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
@@ -649,12 +675,14 @@ class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
-                 compat: Tracker, available: dict[CounterKey, Fraction], gates: Gates) -> None:
+                 compat: Tracker, available: dict[CounterKey, Fraction], gates: Gates,
+                 consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None]) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
         self.devices = devices
         self.gates = gates
+        self.consumption_of = consumption_of  # KEP-5075: what a share of a device consumes, cached
         self.left = dict(available)  # counters still free, updated as devices are picked
         # per claim: (alternative, device id, what a share consumes or None, whether counters were taken)
         self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
@@ -711,7 +739,7 @@ class _Search:
             return False
         consumption: dict[str, Fraction] | None = None
         if shared:  # several shares, even in one claim, while the capacity lasts (admin access included)
-            consumption = capacity_consumption(alt, device, self.gates) or {}
+            consumption = self.consumption_of(alt, device_id) or {}
             if not self.ledger.admits(device, consumption):
                 return False
         elif any(self.devices[d].key == device.key for _, d, _ in mine):
