@@ -11,7 +11,7 @@ import yaml
 from pytest_bdd import parsers, then
 
 from draconform.reference.allocator.values import parse_quantity
-from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, assert_same, resolve_claim
+from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, assert_same, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
 
@@ -27,6 +27,7 @@ def _expected(docstring: str) -> Any:
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has results:"))
+@observes("claim")
 def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                        docstring: str) -> None:
     """`status.allocation.devices.results`, in order and field for field."""
@@ -36,6 +37,7 @@ def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has config:"))
+@observes("claim")
 def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                       docstring: str) -> None:
     """`status.allocation.devices.config`, in order and entry for entry."""
@@ -45,6 +47,7 @@ def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | N
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has node selector:"))
+@observes("claim")
 def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                              docstring: str) -> None:
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
@@ -53,6 +56,7 @@ def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: 
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" is usable on every node"))
+@observes("claim")
 def allocation_everywhere(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     """No nodeSelector: the devices are reachable from any node."""
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
@@ -64,6 +68,7 @@ SHARE_ID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r' has a share of device "(?P<device>[^"]+)" consuming:'))
+@observes("claim")
 def allocation_share(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, device: str,
                      docstring: str) -> None:
     """Each result for the device carries a shareID (a lower-case UUID) and consumedCapacity equal, amount for
@@ -80,6 +85,7 @@ def allocation_share(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | No
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r' holds device "(?P<device>[^"]+)" whole'))
+@observes("claim")
 def allocation_whole(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                      device: str) -> None:
     results = [r for r in _allocation(sut, ctx, claim, pod)["devices"].get("results") or [] if r["device"] == device]
@@ -88,6 +94,7 @@ def allocation_whole(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | No
 
 
 @then(parsers.parse('device "{device}" has {count:d} shares, each with its own shareID'))
+@observes("claim")
 def distinct_shares(sut: SystemUnderTest, device: str, count: int) -> None:
     """Across every allocated claim: the results for the device, and no shareID used twice."""
     ids = [r.get("shareID") for c in sut.list("ResourceClaim", NAMESPACE)

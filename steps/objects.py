@@ -182,7 +182,7 @@ def create_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_
     a_claim(sut, ctx, claim, device_class)
 
 
-@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass) "(?P<name>[^"]+)" is deleted'))
+@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass) "(?P<name>[^"]+)" is deleted'))
 def delete_object(sut: SystemUnderTest, kind: str, name: str) -> None:
     kind = {"pod": "Pod", "claim": "ResourceClaim", "node": "Node"}.get(kind, kind)
     sut.delete(kind, name, NAMESPACE if kind in NAMESPACED else None)

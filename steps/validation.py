@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
+from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get, observes
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
-KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate)"
+KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod)"
 # An optional way to grow the docstring's object to a limit: repeat the last item of a list (or entry
 # of a map) until it has N entries, or pad a string to N characters.
 GROWTH = (r'(?: with "(?P<path>[^"]+)" (?:repeated (?P<times>\d+) times'
@@ -142,8 +142,9 @@ def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
     assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
 
 
-@then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate) "(?P<name>[^"]+)"'
+@then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'
                  r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
+@observes("object")
 def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
     obj = must_get(sut, kind, name)
     try:

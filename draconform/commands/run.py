@@ -74,6 +74,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
         "(the report YAML and a README saying how to reproduce it)",
     )  # fmt: skip
+    parser.add_argument(
+        "--events", type=Path, metavar="FILE",
+        help="write an NDJSON event stream (run started, each scenario finished, run finished) for a dashboard",
+    )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
@@ -113,6 +117,11 @@ def claims_of(args: argparse.Namespace) -> Claims:
     )
 
 
+def wants_progress() -> bool:
+    """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
+    return sys.stderr.isatty()
+
+
 def handle(args: argparse.Namespace) -> int:
     try:
         claims = claims_of(args)
@@ -131,6 +140,8 @@ def handle(args: argparse.Namespace) -> int:
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,
         submit=args.submit,
+        progress=wants_progress(),
+        events=args.events,
     )
     try:
         return run(options)

@@ -20,6 +20,7 @@ from draconform.reference.scheduler.dynamicresources import DynamicResources
 from draconform.reference.scheduler.framework import (
     Code,
     CycleState,
+    DraPlugin,
     Plugin,
     Status,
     call_point,
@@ -50,7 +51,9 @@ class Scheduler:
         metrics: MetricsRegistry,
         config: SchedulerConfig,
         allocator_factory: AllocatorFactory,
+        dra: DraPlugin | None = None,
     ) -> None:
+        """`dra` replaces the structured-allocation DRA plugin (the classic protocol's plugin)."""
         self._store = store
         self._clock = clock
         self._events = events
@@ -58,8 +61,10 @@ class Scheduler:
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
         self._stopped = False
-        allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
-        self.dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
+        if dra is None:
+            allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
+            dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
+        self.dra: DraPlugin = dra
         self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
