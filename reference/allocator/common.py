@@ -391,7 +391,7 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
             result["consumedCapacity"] = {name: format_amount(amount, pick.device.capacities[name].binary)
                                           for name, amount in pick.consumed}
         taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
-        if taken is not None:  # KEP-5963 decision #2: the groups as declared at allocation time
+        if taken is not None:  # D-5963-2: the groups as declared at allocation time
             result["compatibilityGroups"] = taken
         results.append(result)
     devices: Obj = {"results": results}
