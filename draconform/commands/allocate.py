@@ -82,6 +82,11 @@ def handle(args: argparse.Namespace) -> int:
                 reasons.setdefault(f"for pod {pod_name}", []).append(
                     f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
             continue
+        if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
+            print(f"node {name}: nothing to allocate, the device plugin serves the pods' extended resources",
+                  file=sys.stderr)
+            write(args.output, [])
+            return EXIT_ALLOCATED
         try:
             answer = allocator.allocate(node, claims)
         except AllocationError as error:

@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility")
+PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility",
+             "draconform.bench.consumable")
 
 
 @dataclass(frozen=True)
