@@ -11,11 +11,11 @@ from fractions import Fraction
 from typing import Any
 
 from draconform import faults
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
-from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
