@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from draconform.kube.kinds import CLASSIC_KINDS
 from draconform.kubeletplugin.classic import serve_classic_plugin, serve_classic_registration
 from draconform.kubeletplugin.server import RunningServer
 from draconform.reference.apiserver import classic as classic_api
@@ -45,7 +46,7 @@ class ClassicCluster(ReferenceCluster):
         self._socket_dir: Path | None = None
 
     def _new_store(self) -> Store:
-        store = Store(self.clock, self._gates("kube-apiserver"), kinds=classic_api.CLASSIC_KINDS)
+        store = Store(self.clock, self._gates("kube-apiserver"), kinds=CLASSIC_KINDS)
         classic_api.install(store)
         return store
 

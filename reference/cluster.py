@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
@@ -23,7 +24,6 @@ from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint, NodePlugin
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pytest_bdd import parsers, then
 
-from draconform.reference.allocator.values import parse_quantity
+from draconform.kube.values import parse_quantity
 from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, assert_same, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 

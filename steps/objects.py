@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, when
 
+from draconform.kube.featuregates import parse_gate_settings
 from draconform.steps.common import (
     DURATION,
     NAMESPACE,
@@ -13,7 +14,6 @@ from draconform.steps.common import (
     configure,
     load_docstring,
     named,
-    parse_gates,
     split_names,
     to_seconds,
 )
@@ -49,7 +49,7 @@ def component_config(
 ) -> None:
     """One component's release ("current" for the harness's default) and gate settings."""
     release = None if version in (None, "current") else version
-    configure(sut, ctx, component, gates=parse_gates(gates), version=release)
+    configure(sut, ctx, component, gates=parse_gate_settings(gates), version=release)
 
 
 @given(parsers.re(r"the scheduler's binding timeout is " + DURATION))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from draconform.bench.dra import NAMESPACE, _core
-from draconform.commands.bench import BenchOptions, Measurement, workload
+from draconform.bench.registry import BenchOptions, Measurement, workload
 from draconform.reference.cluster import ReferenceCluster
 
 NAME = "SchedulingWithConsumableCapacity/2000pods_100nodes"

@@ -21,8 +21,10 @@ from typing import Any
 import polars as pl
 
 from draconform import faults
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.allocator.capacity import add_usage
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
     AllocatedState,
@@ -51,9 +53,7 @@ from draconform.reference.allocator.compatibility import (
     holding_results,
 )
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store, WatchEvent
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]

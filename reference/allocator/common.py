@@ -12,6 +12,9 @@ from typing import Any
 from uuid import uuid4
 
 from draconform import faults
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.capacity import (
     Capacity,
     CapacityError,
@@ -21,11 +24,8 @@ from draconform.reference.allocator.capacity import (
     parse_capacity,
     share_consumption,
 )
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
 from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
-from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 

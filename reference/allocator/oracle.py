@@ -9,7 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from draconform.reference.allocator.cel import SelectorEngine
+from draconform.kube.cel import SelectorEngine
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
     AllocatedState,
@@ -33,9 +35,7 @@ from draconform.reference.allocator.common import (
 )
 from draconform.reference.allocator.compatibility import Mode, Tracker, holding_results, tracker_for
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 PoolKey = tuple[str, str]  # driver, pool name

@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import KINDS, KindInfo
 from draconform.reference.clock import FakeClock, format_time
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 
 Operation = Literal["CREATE", "UPDATE"]
@@ -20,23 +21,6 @@ Key = tuple[str, str | None, str]  # kind, namespace, name
 
 DEFAULT_NAMESPACE = "default"
 DEFAULT_GRACE_PERIOD_SECONDS = 30  # a pod's terminationGracePeriodSeconds by default
-
-
-@dataclass(frozen=True)
-class KindInfo:
-    api_version: str
-    namespaced: bool
-    has_status: bool  # whether status is a separate subresource
-
-
-KINDS: dict[str, KindInfo] = {
-    "DeviceClass": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
-    "ResourceSlice": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
-    "ResourceClaim": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=True),
-    "ResourceClaimTemplate": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=False),
-    "Pod": KindInfo("v1", namespaced=True, has_status=True),
-    "Node": KindInfo("v1", namespaced=False, has_status=True),
-}
 
 
 def object_key(obj: Obj) -> Key:

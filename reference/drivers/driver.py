@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.drivers.faults import FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, InventoryDevice, NodePlugin, inventory_devices
 from draconform.reference.drivers.publisher import SlicePublisher
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 

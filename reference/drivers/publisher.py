@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.compatibility import Mode
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError, Obj, copy_object
 
 DeviceKey = tuple[str, str]  # pool, device

@@ -16,12 +16,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.scheduler.classic import claim_names
 from draconform.sut import ApiError, Obj
 

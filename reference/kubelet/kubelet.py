@@ -20,12 +20,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import is_reserved_for, pod_claims

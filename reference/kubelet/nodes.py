@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.kubelet import Kubelet, PodKey
 from draconform.reference.kubelet.plugins import DEFAULT_CALL_TIMEOUT, PluginRegistry

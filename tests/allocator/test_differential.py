@@ -12,12 +12,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.columnar import ColumnarAllocator
 from draconform.reference.allocator.interface import AllocationError, Allocator
 from draconform.reference.allocator.oracle import OracleAllocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 from .helpers import claim, device_class, node

@@ -13,13 +13,13 @@ import pytest
 import yaml
 
 from draconform.cli import main
-from draconform.reference.allocator.cel import SelectorEngine, device_input
+from draconform.kube.cel import SelectorEngine, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import lookup_attribute, parse_attribute, parse_semver
 from draconform.reference.allocator.interface import AllocatorFactory
-from draconform.reference.allocator.values import lookup_attribute, parse_attribute, parse_semver
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 
 from .helpers import claim, dev, device_class, exactly, gates, node, picked, resource_slice, store_with
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.client import notify_registration, registration_info
 from draconform.kubeletplugin.types import ClaimRef, PluginInfo
 from draconform.reference.apiserver.admission import install as install_admission
@@ -18,7 +19,6 @@ from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint
 from draconform.reference.drivers.sockets import PluginSockets
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"
