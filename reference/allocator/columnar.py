@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -22,18 +22,25 @@ from typing import Any
 import polars as pl
 
 from draconform import faults
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
+from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
+    AllocatedState,
     Alternative,
+    CapacityLedger,
     ClaimPlan,
     DeviceFacts,
     Gates,
     Pick,
     blocking_taints,
     build_allocation,
+    capacity_consumption,
     check_claim_size,
     failure_reason,
+    is_shared,
     node_selector_matches,
     parse_device,
     plan_claims,
@@ -47,9 +54,7 @@ from draconform.reference.allocator.compatibility import (
     holding_results,
 )
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store, WatchEvent
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]
@@ -111,7 +116,7 @@ class _PoolView:
     consumption: pl.DataFrame  # consumption of newest_devices, with driver/pool/name
     problem_slices: list[dict[str, Any]]  # newest slices of incomplete or invalid pools, with the reason
     any_consumes: bool  # whether any usable device consumes counters (else counters are never looked at)
-    # KEP-5007 decision #8: per usable pool, its slices holding a device with binding conditions; on a node one
+    # D-5007-8: per usable pool, its slices holding a device with binding conditions; on a node one
     # of them reaches, the whole pool is tried after the pools without.
     binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
@@ -147,6 +152,7 @@ class _Attempt:
     held: _Held
     candidates: dict[tuple[int, str], _AltCandidates]
     available: dict[CounterKey, Fraction] | None = None
+    shared: dict[DeviceKey, dict[str, Fraction]] = field(default_factory=dict)  # KEP-5075 allocated shares
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
     # Nodes that can matter: with a candidate, a selector error or a problem pool. When nothing shared reaches
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
@@ -167,6 +173,10 @@ class ColumnarAllocator:
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
+        # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
+        self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
+        self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
+        self._consumption: dict[tuple[tuple[tuple[str, Fraction], ...], int], dict[str, Fraction] | None] = {}
         self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
@@ -187,7 +197,7 @@ class ColumnarAllocator:
             self._put_slice(obj)
         for obj in store.view("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
-        for obj in store.view("ResourceClaim"):
+        for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
             self._put_claim(obj)
 
     # --- following the store -----------------------------------------------------------------------------
@@ -220,13 +230,32 @@ class ColumnarAllocator:
             if event.type == "DELETED":
                 self._claim_results.drop(key)
                 self._set_held(key, [])
+                self._set_sharing(key, {})
             else:
                 self._put_claim(obj)
 
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
-        self._set_held(key, _held_devices(claim))
+        self._set_held(key, _held_devices(claim, self.gates))
+        self._set_sharing(key, AllocatedState.of([claim], self.gates).shared)
+
+    def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
+        """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
+        before = self._sharing.get(key, {})
+        if before == shared:
+            return
+        for device, usage in before.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0], -1)
+            if not self._shared_total[device]:
+                del self._shared_total[device]
+        for device, usage in shared.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0])
+        if shared:
+            self._sharing[key] = shared
+        else:
+            self._sharing.pop(key, None)
+        self._claim_version += 1
 
     def _set_held(self, key: tuple[str, str], held: list[DeviceKey]) -> None:
         """What one claim holds now; the per-device counts follow so an attempt need not rescan every claim."""
@@ -399,7 +428,7 @@ class ColumnarAllocator:
         usable = usable.sort("driver", "pool", "slice", "index", descending=faults.on("pools-in-reverse-order"))
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
         binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if self.gates.binding and not faults.on("binding-devices-not-last"):  # decision KEP-5007 #8, per pool
+        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, per pool
             flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
@@ -453,13 +482,16 @@ class ColumnarAllocator:
         self._attempt = None
         view = self._pool_view()
         plans = plan_claims(claims, self._classes, self.gates)
-        assumed_held = [d for claim in assumed for d in _held_devices(claim)]
+        assumed_held = [d for claim in assumed for d in _held_devices(claim, self.gates)]
         held = _Held(self._held_count, frozenset(assumed_held))
+        shared = {device: dict(usage) for device, usage in self._shared_total.items()}
+        for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
+            add_usage(shared.setdefault(device, {}), usage, device[0])
         # Candidates depend on the published devices only (what is held is the search's business), so they
         # are computed once per pool view and selector list: a new pod of the same kind costs no query.
         candidates = {(alt.claim_index, alt.name): self._alt_candidates(view, alt)
                       for plan in plans for alts in plan.requests for alt in alts}
-        attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
+        attempt = _Attempt(plans, held, candidates, shared=shared, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
         return attempt
@@ -517,13 +549,36 @@ class ColumnarAllocator:
         failed = frame.filter(pl.col("failure").is_not_null()).select("device_id", "failure")
         return _AltCandidates(local, shared, dict(failed.iter_rows()))
 
+    def _all_capacity(self, alt: Alternative, ids: list[int], attempt: _Attempt) -> list[int]:
+        """KEP-5075: an All request leaves out the devices that cannot serve its amounts and the shared devices
+        whose capacity allocated shares have used up."""
+        if not self.gates.consumable_capacity:
+            return ids
+        ledger = CapacityLedger(attempt.shared)
+        kept = []
+        for device_id in ids:
+            device = self._devices[device_id]
+            shared = is_shared(device, self.gates)
+            consumption = self._consumption_of(alt, device_id) if alt.capacity or shared else {}
+            if consumption is not None and (not shared or ledger.admits(device, consumption)):
+                kept.append(device_id)
+        return kept
+
+    def _consumption_of(self, alt: Alternative, device_id: int) -> dict[str, Fraction] | None:
+        """KEP-5075: what one allocation of the device consumes for these amounts, computed once."""
+        key = (alt.capacity, device_id)
+        if key not in self._consumption:
+            self._consumption[key] = capacity_consumption(alt, self._devices[device_id], self.gates)
+        return self._consumption[key]
+
     def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
             view = self._pool_view()
             held = self._held_devices_frame()
-            if attempt.held.assumed:
-                held = pl.concat([held, pl.DataFrame(list(attempt.held.assumed), schema=HELD_SCHEMA, orient="row")])
+            extra = list(attempt.held.assumed) + list(attempt.shared)  # a shared device consumes its counters once
+            if extra:
+                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])
             if faults.on("allocated-devices-consume-no-counters"):
                 held = held.clear()
             used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
@@ -562,20 +617,23 @@ class ColumnarAllocator:
                         error = next((found.errors[d] for d in ids if d in found.errors), None)
                         if error is not None:
                             raise AllocationError(f"claim request {alt.name}: {error}")
+                        ids = self._all_capacity(alt, ids, attempt)
                     lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
         available = self._available(attempt) if view.any_consumes else {}
         search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
-                         self.gates.taints)
+                         self.gates, self._consumption_of)
         found = search.run()
         if not found and faults.on("groups-ignored-when-nothing-fits"):
-            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.IGNORE), available, self.gates.taints)
+            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.IGNORE), available, self.gates,
+                             self._consumption_of)
             found = search.run()
         if found:
             return NodeAllocation([
-                build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
+                build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
+                                 node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
         invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
         if invalid:  # upstream's ErrFailedAllocationOnNode: this node does not fit, others are still tried
@@ -623,7 +681,7 @@ class ColumnarAllocator:
         return merged
 
     def _pools_last(self, view: _PoolView, node: Obj) -> frozenset[tuple[str, str]]:
-        """KEP-5007 decision #8: the pools holding a device with binding conditions in a slice reaching the node."""
+        """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
         return frozenset(pool for pool, rows in view.binding_slices.items()
                          if any(self._slice_on_node(row, node) for row in rows))
 
@@ -657,11 +715,13 @@ class ColumnarAllocator:
         return bool(device.all_nodes)
 
 
-def _held_devices(claim: Obj) -> list[DeviceKey]:
-    allocation = (claim.get("status") or {}).get("allocation") or {}
-    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-            for r in (allocation.get("devices") or {}).get("results") or []
-            if not r.get("adminAccess") or faults.on("admin-access-holds-device")]
+def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
+    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""
+    if faults.on("admin-access-holds-device"):
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
+                for r in (allocation.get("devices") or {}).get("results") or []]
+    return sorted(AllocatedState.of([claim], gates).exclusive)
 
 
 class _Search:
@@ -669,17 +729,23 @@ class _Search:
 
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]],
                  errors: dict[tuple[int, str], dict[int, str]], devices: dict[int, DeviceFacts], compat: Tracker,
-                 available: dict[CounterKey, Fraction], taints: bool) -> None:
+                 available: dict[CounterKey, Fraction], gates: Gates,
+                 consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None]) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
         self.errors = errors  # per alternative, the devices whose selectors fail: an error once reached
         self.devices = devices
+        self.gates = gates
+        self.consumption_of = consumption_of  # KEP-5075: what a share of a device consumes, cached
         self.left = dict(available)  # counters still free, updated as devices are picked
-        self.chosen: list[list[tuple[Alternative, int]]] = [[] for _ in self.plans]
+        # per claim: (alternative, device id, what a share consumes or None, whether counters were taken)
+        self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
+            [] for _ in self.plans]
+        self.counted: list[list[bool]] = [[] for _ in self.plans]
         self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+        self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
-        self.taints = taints
 
     def run(self) -> bool:
         return self._next(0, 0)
@@ -730,29 +796,42 @@ class _Search:
         return False
 
     def _in_use(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
-        """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access)."""
-        if any(self.devices[d].key == device.key for _, d in self.chosen[claim]) and not faults.on(
-                "device-twice-in-claim"):
+        """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access). A
+        multi-allocatable device (KEP-5075) is in use only when a result without a shareID holds it whole."""
+        if is_shared(device, self.gates):
+            return not alt.admin_access and device.key in self.held and not faults.on("allocated-devices-reused")
+        mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])
+        twice = mine and faults.on("device-twice-in-claim")  # the fault: the claim's own picks count as free
+        if mine and not twice:
             return True
-        return not alt.admin_access and (device.key in self.busy or device.key in self.held) and not faults.on(
-            "allocated-devices-reused")
+        busy = device.key in self.busy and not twice
+        return not alt.admin_access and (busy or device.key in self.held) and not faults.on("allocated-devices-reused")
 
     def _try(self, alt: Alternative, device_id: int, claim: int, must: bool = False) -> bool:
-        """Add the device if it fits: claim limit, exclusivity, counters, taints, groups, constraints. False
-        leaves no trace; a constraint broken by a device an All request must take is an error."""
+        """Add the device if it fits: claim limit, exclusivity or capacity, counters, taints, groups,
+        constraints. False leaves no trace; a constraint broken by a device an All request must take is an
+        error."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
         if len(mine) == MAX_DEVICES_PER_CLAIM or self._in_use(alt, device, claim):
             return False
-        needs = []
-        if not alt.admin_access:
-            needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
-                     for c, amount in counters]
-            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
-                    device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
-                # amounts of one device never repeat a counter, so checking each alone is exact
-                return False
-        if self.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
+        shared = is_shared(device, self.gates)
+        consumption: dict[str, Fraction] | None = None
+        if self.gates.consumable_capacity and (alt.capacity or shared):
+            consumption = self.consumption_of(alt, device_id)
+            if consumption is None:
+                return False  # KEP-5075: the device cannot serve the amounts asked for
+            if not shared:
+                consumption = None  # a device allocated whole records no consumedCapacity
+            elif not self.ledger.admits(device, consumption):
+                return False  # several shares, even in one claim, while the capacity lasts (admin access too)
+        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
+        needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
+                 for c, amount in counters] if counts else []
+        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
+                device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
+            return False  # amounts of one device never repeat a counter, so checking each alone is exact
+        if self.gates.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
             return False
         if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
             return False
@@ -761,35 +840,40 @@ class _Search:
                 continue
             value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
             holds = value is not None
-            for other_alt, other in mine if holds else ():
-                if constraint.applies(other_alt):
-                    theirs = lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
-                                              constraint.attribute)
-                    same = theirs is not None and value is not None and attribute_equal(value, theirs)
-                    if same != (constraint.kind == "match"):
-                        holds = False
-                        break
+            if value is not None:
+                chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
+                                           constraint.attribute) for other_alt, other, _ in mine
+                          if constraint.applies(other_alt)]
+                holds = constraint_admits(constraint.kind, value, [v for v in chosen if v is not None])
             if not holds:
                 if must:
                     raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
                                           f"{device.driver}/{device.pool}/{device.name} would break a constraint")
                 return False
-        mine.append((alt, device_id))
+        mine.append((alt, device_id, tuple(consumption.items()) if consumption is not None else None))
+        self.counted[claim].append(counts)
+        if consumption is not None:
+            self.ledger.add(device, consumption)
         if not alt.admin_access:
-            self.busy.add(device.key)
+            if not shared:
+                self.busy.add(device.key)
             self.compat.add(device.driver, device.pool, device.compatibility_groups)
             for key, amount in needs:
                 self.left[key] = self.left.get(key, Fraction(0)) - amount
         return True
 
     def _release(self, claim: int) -> None:
-        alt, device_id = self.chosen[claim].pop()
+        alt, device_id, consumed = self.chosen[claim].pop()
+        counted = self.counted[claim].pop()
+        device = self.devices[device_id]
+        if consumed is not None:
+            self.ledger.undo(device, dict(consumed))
         if alt.admin_access:
             return
-        device = self.devices[device_id]
-        self.busy.discard(device.key)
+        if consumed is None:
+            self.busy.discard(device.key)
         self.compat.undo()
-        for counter_set, counters in device.consumes:
+        for counter_set, counters in device.consumes if counted else ():
             for counter, amount in counters:
                 key = (device.driver, device.pool, counter_set, counter)
                 self.left[key] = self.left.get(key, Fraction(0)) + amount

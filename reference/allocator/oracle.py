@@ -4,9 +4,10 @@ environment, value parsing and node-selector matching). The property tests compa
 input, so a mistake in either one shows up as a disagreement.
 
 What it transcribes (KEP-4381 "Structured parameters", KEP-4816 firstAvailable, KEP-5018 admin access,
-KEP-5055 taints, KEP-4815 counters, KEP-5007 binding conditions, KEP-5963 compatibility groups), following
+KEP-5055 taints, KEP-4815 counters, KEP-5007 binding conditions, KEP-5963 compatibility groups, KEP-5075
+consumable capacity, list-type attributes under constraints), following
 upstream k8s.io/dynamic-resource-allocation where the KEPs are silent (the project's decisions on structured
-allocation and KEP-5007 #8):
+allocation and D-5007-8 in docs/decisions.md):
 
 1. Gather the pools that reach the node: per (driver, pool) only the newest generation; a pool whose
    generation does not have exactly resourceSliceCount slices is incomplete and never checked further; a
@@ -15,13 +16,16 @@ allocation and KEP-5007 #8):
    holding any device with binding conditions (in the slices that reach the node) comes after all others.
    Inside a pool: slices by name, devices in slice order.
 2. Check every claim's requests before searching (missing class, gates, modes). An allocationMode All
-   request lists its devices now: every matching device on the node, or an error when a pool reaching the
-   node is incomplete or invalid. A claim that needs more than 32 devices at the least is an error.
+   request lists its devices now: every matching device on the node that can serve its capacity, or an
+   error when a pool reaching the node is incomplete or invalid. A claim that needs more than 32 devices at
+   the least is an error.
 3. Search depth first: claims, requests (firstAvailable: alternatives in order), devices in pool order.
    For one device: skip it when in use; evaluate its selectors (class first, then request, cached; a CEL
-   error stops the whole attempt, so selectors are only evaluated where the search reaches); then counters,
-   taints, compatibility groups, constraints. A constraint that a device of an All request breaks is an
-   error; every other rejection only moves on. The first complete solution is the answer.
+   error stops the whole attempt, so selectors are only evaluated where the search reaches); then capacity
+   (KEP-5075: with DRAConsumableCapacity a multi-allocatable device takes shares, several per claim, while
+   what all its shares consume fits; it takes its counters with its first share), counters, taints,
+   compatibility groups, constraints. A constraint that a device of an All request breaks is an error;
+   every other rejection only moves on. The first complete solution is the answer.
 4. No solution: "does not fit", with the invalid pools as the reason when there were some."""
 
 from __future__ import annotations
@@ -30,12 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+from uuid import uuid4
 
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import LIST_KINDS, AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import LIST_KINDS, AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
@@ -82,15 +87,85 @@ class Device:
                 for entry in self.raw.get("consumesCounters") or []]
 
     def attribute(self, full_name: str) -> AttributeValue | None:
-        """A constraint's attribute: by its full name, or its bare name when the domain is the driver's. List
-        attributes read as absent (the cores compare values pairwise)."""
+        """A constraint's attribute: by its full name, or its bare name when the domain is the driver's."""
         attributes = self.raw.get("attributes") or {}
         raw = attributes.get(full_name)
         domain, _, ident = full_name.rpartition("/")
         if raw is None and domain == self.driver:
             raw = attributes.get(ident)
-        value = parse_attribute(raw) if raw is not None else None
-        return None if value is None or value[0] in LIST_KINDS else value
+        return parse_attribute(raw) if raw is not None else None
+
+    @property
+    def multi(self) -> bool:
+        """KEP-5075 allowMultipleAllocations, as published."""
+        return self.raw.get("allowMultipleAllocations") is True
+
+    def capacities(self) -> dict[str, Capacity]:
+        """The published capacities whose amounts (value and request policy) all read as quantities; any other
+        is not read at all."""
+        found = {}
+        for name, entry in (self.raw.get("capacity") or {}).items():
+            entry = entry if isinstance(entry, dict) else {}
+            try:
+                found[str(name)] = Capacity.read(entry)
+            except ValueError:
+                continue
+        return found
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """One published capacity (KEP-5075): its total, its request policy, and whether its value was written with
+    a binary suffix (what an allocation consumes of it is written the same way)."""
+
+    value: Fraction
+    binary: bool
+    default: Fraction | None
+    valid_values: tuple[Fraction, ...]
+    range_min: Fraction | None  # validRange (min is required there)
+    range_max: Fraction | None
+    range_step: Fraction | None
+
+    @classmethod
+    def read(cls, entry: Obj) -> Capacity:
+        policy = entry.get("requestPolicy") if isinstance(entry.get("requestPolicy"), dict) else {}
+        valid_range = policy.get("validRange") if isinstance(policy.get("validRange"), dict) else {}
+
+        def amount(raw: Any) -> Fraction | None:
+            return None if raw is None else parse_quantity(raw)
+
+        value = entry.get("value", 0)
+        return cls(parse_quantity(value), isinstance(value, str) and "i" in value, amount(policy.get("default")),
+                   tuple(parse_quantity(v) for v in policy.get("validValues") or ()), amount(valid_range.get("min")),
+                   amount(valid_range.get("max")), amount(valid_range.get("step")))
+
+    def consumed(self, requested: Fraction | None) -> Fraction | None:
+        """What one allocation takes of this capacity when it asks for `requested` (None: nothing said), or None
+        when the policy refuses it. Not asked: the default, else all of it. Asked: as it is without a policy;
+        in a range, at least min and then up to the next step; with valid values, up to the next one."""
+        if requested is None:
+            taken = self.default if self.default is not None else self.value
+        elif self.range_min is not None:
+            taken = max(requested, self.range_min)
+            if self.range_step is not None and self.range_step > 0:
+                steps = (taken - self.range_min) / self.range_step
+                taken = self.range_min + self.range_step * -(-steps.numerator // steps.denominator)
+        elif self.valid_values:
+            taken = min((v for v in self.valid_values if v >= requested), default=requested)
+        else:
+            taken = requested
+        if taken < 0 or taken > self.value:
+            return None
+        if self.default is not None and taken == self.default:
+            return taken  # the default is always allowed
+        if self.range_min is not None:
+            if self.range_max is not None and taken > self.range_max:
+                return None
+            if self.range_step is not None and self.range_step > 0 and (taken - self.range_min) % self.range_step:
+                return None
+        elif self.valid_values and taken not in self.valid_values:
+            return None
+        return taken
 
 
 @dataclass
@@ -113,6 +188,7 @@ class Request:
     parent: str  # "req"
     spec: Obj
     device_class: Obj
+    amounts: tuple[tuple[str, Fraction], ...] = ()  # KEP-5075 capacity.requests
 
     @property
     def all(self) -> bool:
@@ -141,6 +217,8 @@ class Request:
 class Pick:
     request: Request
     device: Device
+    consumed: dict[str, Fraction] | None = None  # a share of a multi-allocatable device: what it takes
+    counted: bool = False  # whether this pick took the device's counters
 
 
 class OracleAllocator:
@@ -171,6 +249,10 @@ class Attempt:
         self.prioritized = gates.enabled("DRAPrioritizedList")
         self.admin_gate = gates.enabled("DRAAdminAccess")
         self.consumable = gates.enabled("DRAConsumableCapacity")
+        # Upstream's oldest allocator, chosen when none of these gates asks for a newer one, has no
+        # distinctAttribute.
+        self.distinct = self.consumable or self.binding or gates.enabled("DRAListTypeAttributes") or gates.enabled(
+            COMPATIBILITY_GATE)
         if not gates.known(COMPATIBILITY_GATE):
             self.compatibility = "ignore"  # an older scheduler: the field does not exist for it
         else:
@@ -179,12 +261,27 @@ class Attempt:
         self.held_results = [result for claim in allocated + assumed
                              for result in ((claim["status"]["allocation"].get("devices") or {}).get("results") or [])
                              if not result.get("adminAccess")]
-        self.in_use = {(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-                       for r in self.held_results}
+        # Held whole, or (KEP-5075, gate on) shared: a result with a shareID is one share, and what the shares
+        # of a device consume adds up, per capacity named with its domain.
+        self.in_use: set[DeviceKey] = set()
+        self.shares: dict[DeviceKey, dict[str, Fraction]] = {}
+        for r in self.held_results:
+            key = (str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
+            if not (self.consumable and r.get("shareID")):
+                self.in_use.add(key)
+                continue
+            used = self.shares.setdefault(key, {})
+            for name, amount in (r.get("consumedCapacity") or {}).items():
+                try:
+                    value = parse_quantity(amount)
+                except ValueError:
+                    continue
+                used[_qualified(name, key[0])] = used.get(_qualified(name, key[0]), Fraction(0)) + value
         self.all_pools = self.gather_all_pools()
         self.pools = self.pools_for_node()
         self.picks: list[list[Pick]] = [[] for _ in claims]
         self.matches: dict[tuple[str, DeviceKey], bool] = {}
+        self.capacity_cache: dict[tuple[DeviceKey, str], dict[str, Capacity]] = {}
 
     # --- 1. pools ----------------------------------------------------------------------------------------
     def gather_all_pools(self) -> dict[tuple[str, str], Pool]:
@@ -248,7 +345,7 @@ class Attempt:
         return self.reaches(spec)
 
     def pools_for_node(self) -> list[Pool]:
-        """The pools with a slice reaching the node, in search order (KEP-5007 decision #8 for the binding
+        """The pools with a slice reaching the node, in search order (D-5007-8 for the binding
         gates: a pool with any device with binding conditions in a slice reaching the node goes last)."""
         here = [pool for _, pool in sorted(self.all_pools.items()) if any(map(self.slice_reaches, pool.slices))]
         if self.binding:
@@ -298,15 +395,19 @@ class Attempt:
             raise AllocationError(f"{where}: a selector has no CEL expression (unknown selector type)")
         if spec.get("adminAccess") and not self.admin_gate:
             raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
+        amounts = []
         if (spec.get("capacity") or {}).get("requests"):
             if not self.consumable:
                 raise AllocationError(f"{where}: capacity requests are not enabled (feature gate "
                                       "DRAConsumableCapacity)")
-            raise AllocationError(f"{where}: capacity requests (KEP-5075) are not implemented by the reference "
-                                  "allocator")
+            for capacity, amount in sorted(spec["capacity"]["requests"].items()):
+                try:
+                    amounts.append((str(capacity), parse_quantity(amount)))
+                except ValueError as exc:
+                    raise AllocationError(f"{where}: capacity request {capacity}: {exc}") from exc
         if (spec.get("allocationMode") or "ExactCount") not in ("ExactCount", "All"):
             raise AllocationError(f"{where}: unsupported allocation mode {spec.get('allocationMode')}")
-        return Request(claim, name, parent, spec, classes[class_name])
+        return Request(claim, name, parent, spec, classes[class_name], tuple(amounts))
 
     def all_devices(self, request: Request) -> list[Device]:
         """What an All request takes on this node, listed before the search (so its selectors run here)."""
@@ -319,7 +420,9 @@ class Attempt:
                 raise AllocationError(f"claim {self.claim_name(request)}, request {request.name}: asks for all "
                                       f"devices, but pool {pool.driver}/{pool.name} is invalid: {pool.invalid}")
             found.extend(d for d in self.devices_here(pool) if self.selectable(request, d))
-        return found
+        # KEP-5075: leave out the devices that cannot serve the amounts asked for, and the shared ones whose
+        # capacity allocated shares have used up.
+        return [d for d in found if self.capacity_for(request, d) is not False]
 
     def claim_name(self, request: Request) -> str:
         return str(self.claims[request.claim]["metadata"].get("name", ""))
@@ -348,13 +451,8 @@ class Attempt:
                 parsed = parse_attribute(value)
                 if parsed is not None:
                     attributes[name] = parsed
-            capacity = {}
-            for name, value in (device.raw.get("capacity") or {}).items():
-                try:
-                    capacity[name] = parse_quantity((value or {}).get("value", 0))
-                except ValueError:
-                    continue
-            built: dict[str, Any] = device_input(device.driver, attributes, capacity)
+            capacity = {name: entry.value for name, entry in device.capacities().items()}
+            built: dict[str, Any] = device_input(device.driver, attributes, capacity, device.multi)
             return built
 
         cel_key = (device.driver, device.pool, device.slice["metadata"]["name"],
@@ -394,9 +492,10 @@ class Attempt:
             if raw.get("matchAttribute"):
                 found.append(("match", str(raw["matchAttribute"]), list(raw.get("requests") or [])))
             elif raw.get("distinctAttribute"):
-                if not self.consumable:
+                if not self.distinct:
                     raise AllocationError(f"claim {claim['metadata'].get('name', '')}: distinctAttribute constraints "
-                                          "are not enabled (feature gate DRAConsumableCapacity)")
+                                          "are not supported with DRAConsumableCapacity, DRADeviceBindingConditions, "
+                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")
                 found.append(("distinct", str(raw["distinctAttribute"]), list(raw.get("requests") or [])))
             else:
                 raise AllocationError(f"claim {claim['metadata'].get('name', '')}: constraint with an unknown type")
@@ -454,7 +553,10 @@ class Attempt:
 
     def busy(self, request: Request, device: Device, claim: int) -> bool:
         """In use: held by an allocated or assumed claim or picked in this attempt; admin access only avoids
-        taking one device twice in the same claim."""
+        taking one device twice in the same claim. A shared device (KEP-5075) is in use only when a result
+        without a shareID holds it whole; its shares are a matter of capacity."""
+        if self.shared(device):
+            return not request.admin and device.key in self.in_use
         if any(p.device.key == device.key for p in self.picks[claim]):
             return True
         return not request.admin and (device.key in self.in_use or any(
@@ -463,7 +565,12 @@ class Attempt:
     def try_add(self, request: Request, device: Device, claim: int, must: bool) -> bool:
         if self.busy(request, device, claim):
             return False
-        if not request.admin and not self.counters_left(device):
+        capacity = self.capacity_for(request, device)
+        if capacity is False:
+            return False
+        # Admin access takes no counters; a shared device takes them with its first share only.
+        counted = not request.admin and not (self.shared(device) and self.has_share(device))
+        if counted and not self.counters_left(device):
             return False
         if self.taints and self.blocked(request, device):
             return False
@@ -477,29 +584,83 @@ class Attempt:
                     raise AllocationError(f"claim {self.claim_name(request)}, request {request.name}: device "
                                           f"{device.driver}/{device.pool}/{device.name} would break a constraint")
                 return False
-        self.picks[claim].append(Pick(request, device))
+        self.picks[claim].append(Pick(request, device, capacity if isinstance(capacity, dict) else None, counted))
         return True
 
+    # --- consumable capacity (KEP-5075) ------------------------------------------------------------------
+    def shared(self, device: Device) -> bool:
+        """Multi-allocatable for this scheduler: published so, with DRAConsumableCapacity on; otherwise a device
+        like any other, allocated whole."""
+        return self.consumable and device.multi
+
+    def has_share(self, device: Device) -> bool:
+        return device.key in self.shares or any(p.consumed is not None and p.device.key == device.key
+                                                for picks in self.picks for p in picks)
+
+    def capacity_for(self, request: Request, device: Device) -> dict[str, Fraction] | bool:
+        """False when the device cannot take this request: a capacity asked for that it lacks or names twice, an
+        amount its policy refuses or beyond its capacity, or (shared) not enough left beside the other shares.
+        Else what a share consumes, or True for a device allocated whole."""
+        if not self.consumable or (not request.amounts and not self.shared(device)):
+            return True
+        capacities = self.capacities_of(device)
+        asked: dict[str, Fraction] = {}
+        for name, amount in request.amounts:
+            published = [own for own in capacities if _qualified(own, device.driver) == _qualified(name, device.driver)]
+            if not published or published[0] in asked:
+                return False
+            asked[published[0]] = amount
+        consumed: dict[str, Fraction] = {}
+        for name, capacity in capacities.items():
+            taken = capacity.consumed(asked.get(name))
+            if taken is None:
+                return False
+            consumed[name] = taken
+        if not self.shared(device):
+            return True
+        used: dict[str, Fraction] = dict(self.shares.get(device.key, {}))
+        for picks in self.picks:
+            for pick in picks:
+                if pick.consumed is not None and pick.device.key == device.key:
+                    for name, amount in pick.consumed.items():
+                        qualified = _qualified(name, device.driver)
+                        used[qualified] = used.get(qualified, Fraction(0)) + amount
+        for name, amount in consumed.items():
+            if used.get(_qualified(name, device.driver), Fraction(0)) + amount > capacities[name].value:
+                return False
+        return consumed
+
+    def capacities_of(self, device: Device) -> dict[str, Capacity]:
+        key = (device.key, device.slice["metadata"].get("resourceVersion", ""))
+        if key not in self.capacity_cache:
+            self.capacity_cache[key] = device.capacities()
+        return self.capacity_cache[key]
+
     def constraint_holds(self, kind: str, attribute: str, names: list[str], device: Device, claim: int) -> bool:
+        """A list-type attribute stands for the set of its items, a scalar for a set of one: matchAttribute
+        needs one value every device under the constraint has, distinctAttribute no value two devices share."""
         mine = device.attribute(attribute)
         if mine is None:
             return False
+        others = []
         for pick in self.picks[claim]:
             if names and pick.request.parent not in names and pick.request.name not in names:
                 continue
             theirs = pick.device.attribute(attribute)
-            same = theirs is not None and _same_value(mine, theirs)
-            if same != (kind == "match"):
-                return False
-        return True
+            if theirs is not None:
+                others.append(_items(theirs))
+        if kind == "match":
+            return any(all(any(_same_value(value, other) for other in items) for items in others)
+                       for value in _items(mine))
+        return not any(_same_value(value, other) for items in others for other in items for value in _items(mine))
 
     def counters_left(self, device: Device) -> bool:
         """Every counter the device consumes minus what allocated devices of the pool and this attempt's picks
         consume stays at or above zero."""
         pool = self.all_pools[(device.driver, device.pool)]
-        takers = [d for d in pool.devices if d.key in self.in_use]
+        takers = [d for d in pool.devices if d.key in self.in_use or d.key in self.shares]
         takers += [p.device for picks in self.picks for p in picks
-                   if not p.request.admin and (p.device.driver, p.device.pool) == (device.driver, device.pool)]
+                   if p.counted and (p.device.driver, p.device.pool) == (device.driver, device.pool)]
         for set_name, counters in device.consumes():
             for counter, amount in counters.items():
                 left = pool.counters.get(set_name, {}).get(counter, Fraction(0))
@@ -565,6 +726,11 @@ class Attempt:
                           "device": pick.device.name}
             if pick.request.admin:
                 entry["adminAccess"] = True
+            if pick.consumed is not None:  # KEP-5075: a fresh share, and what it consumes
+                capacities = self.capacities_of(pick.device)
+                entry["shareID"] = str(uuid4())
+                entry["consumedCapacity"] = {name: _quantity_text(amount, capacities[name].binary)
+                                             for name, amount in pick.consumed.items()}
             if pick.request.tolerations:
                 entry["tolerations"] = [dict(t) for t in pick.request.tolerations]
             if self.binding and pick.device.raw.get("bindingConditions"):
@@ -659,16 +825,43 @@ def _same_value(left: AttributeValue, right: AttributeValue) -> bool:
 
 
 def _tolerates(toleration: Obj, taint: Obj) -> bool:
-    """Node-taint matching: effect (empty matches any), then key with Exists or Equal (an empty key with
-    Exists tolerates everything)."""
+    """Node-taint matching as upstream's ToleratesTaint: effect (empty matches any), key (empty matches any),
+    then Exists, or Equal with the same value (so an empty key with Equal tolerates taints without a value)."""
     if toleration.get("effect") and toleration["effect"] != taint.get("effect"):
         return False
     key, operator = toleration.get("key") or "", toleration.get("operator") or "Equal"
-    if not key:
-        return operator == "Exists"
-    if key != taint.get("key"):
+    if key and key != taint.get("key"):
         return False
     return operator == "Exists" or (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def _items(value: AttributeValue) -> list[AttributeValue]:
+    """The values of an attribute as constraints compare them: a list's items, or the scalar itself."""
+    kind, raw = value
+    return [(kind[:-1], item) for item in raw] if kind in LIST_KINDS else [value]
+
+
+def _qualified(name: str, driver: str) -> str:
+    """A capacity name with its domain: bare names belong to the publishing driver."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def _quantity_text(amount: Fraction, binary: bool) -> str:
+    """How Kubernetes writes an amount: whole numbers with the largest suffix that divides them exactly (binary
+    suffixes only for a capacity written with one), fractions in milli, micro or nano units."""
+    if amount.denominator != 1:
+        for suffix, exponent in (("m", 3), ("u", 6), ("n", 9)):
+            scaled = amount * 10**exponent
+            if scaled.denominator == 1:
+                return f"{scaled.numerator}{suffix}"
+        return str(float(amount))
+    whole = amount.numerator
+    units = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)) if binary \
+        else (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
+    for suffix, unit in units:
+        if whole and whole % unit == 0:
+            return f"{whole // unit}{suffix}"
+    return str(whole)
 
 
 def _body(entry: Obj) -> Obj:

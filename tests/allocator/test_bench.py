@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from draconform.bench import allocator, dra
-from draconform.commands.bench import WORKLOADS, BenchOptions
+from draconform.bench.registry import WORKLOADS, BenchOptions
 
 DRA_WORKLOADS = sorted(name for name, item in WORKLOADS.items() if item.run.__module__ == dra.__name__)
 CORE_WORKLOADS = sorted(name for name, item in WORKLOADS.items() if item.run.__module__ == allocator.__name__)

@@ -298,7 +298,7 @@ def test_devices_with_binding_conditions_are_never_picked_with_the_gates_off(cor
 
 
 def test_pools_with_binding_conditions_come_last_and_conditions_are_copied(core: AllocatorFactory) -> None:
-    """KEP-5007 decision #8 as upstream: the whole pool holding a device with conditions goes after the other
+    """D-5007-8 as upstream: the whole pool holding a device with conditions goes after the other
     pools, and inside it the device order stands."""
     objects = [GPU_CLASS, resource_slice("a-pool", [dev("fabric", **ATTACH), dev("plain")], allNodes=True),
                resource_slice("b-pool", [dev("other")], allNodes=True)]

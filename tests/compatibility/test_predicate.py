@@ -1,5 +1,5 @@
 """The compatibility predicate on its own (KEP-5963 "Unit tests": empty, nil, single and multiple groups;
-nil-vs-nil, nil-vs-set, set-vs-set; [] treated as nil), the three states of decisions.md #1, the snapshot
+nil-vs-nil, nil-vs-set, set-vs-set; [] treated as nil), the three states of docs/decisions.md D-5963-1, the snapshot
 shape of #2 and the tracker's undo. The property tests compare the incremental rule with a whole-set
 definition written here independently: a set of devices may share a counter set iff none has groups, or
 all have groups and some group is common to all of them."""
@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.compatibility import (
     EMPTY,
     Mode,
@@ -24,7 +25,6 @@ from draconform.reference.allocator.compatibility import (
     groups_of,
     snapshot,
 )
-from draconform.reference.featuregates import FeatureGates
 
 PROPERTY = settings(max_examples=400, derandomize=True, deadline=None)
 GROUP_LISTS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=3, unique=True).map(tuple)
