@@ -143,17 +143,18 @@ def attempt_large_node(options: BenchOptions) -> list[Measurement]:
 
 def _partitionable_store(gpus: int, parts: int) -> tuple[list[Obj], int]:
     """One node's pool: counter sets (8 per slice) and partitions (64 per slice), with attributes and capacity."""
-    sets = [{"name": f"gpu-{g}", "counters": {"memory": {"value": f"{2 * parts}Gi"}}} for g in range(gpus)]
-    devices = [{"name": f"gpu-{g}-part-{p}",
-                "attributes": {"model": {"string": "H100" if g % 2 else "A100"}, "index": {"int": p},
-                               "driverVersion": {"version": "1.2.3"}},
-                "capacity": {"memory": {"value": "2Gi"}},
-                "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"memory": {"value": "2Gi"}}}]}
-               for g in range(gpus) for p in range(parts)]
+    sets: list[Obj] = [{"name": f"gpu-{g}", "counters": {"memory": {"value": f"{2 * parts}Gi"}}} for g in range(gpus)]
+    devices: list[Obj] = [
+        {"name": f"gpu-{g}-part-{p}",
+         "attributes": {"model": {"string": "H100" if g % 2 else "A100"}, "index": {"int": p},
+                        "driverVersion": {"version": "1.2.3"}},
+         "capacity": {"memory": {"value": "2Gi"}},
+         "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"memory": {"value": "2Gi"}}}]}
+        for g in range(gpus) for p in range(parts)]
     set_chunks = [sets[i:i + 8] for i in range(0, len(sets), 8)]
     device_chunks = [devices[i:i + 64] for i in range(0, len(devices), 64)]
     count = len(set_chunks) + len(device_chunks)
-    slices = []
+    slices: list[Obj] = []
     for i, chunk in enumerate(set_chunks):
         slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                        "metadata": {"name": f"node-0-counters-{i:02d}"},

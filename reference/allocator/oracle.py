@@ -128,8 +128,10 @@ class Capacity:
 
     @classmethod
     def read(cls, entry: Obj) -> Capacity:
-        policy = entry.get("requestPolicy") if isinstance(entry.get("requestPolicy"), dict) else {}
-        valid_range = policy.get("validRange") if isinstance(policy.get("validRange"), dict) else {}
+        raw_policy = entry.get("requestPolicy")
+        policy: Obj = raw_policy if isinstance(raw_policy, dict) else {}
+        raw_range = policy.get("validRange")
+        valid_range: Obj = raw_range if isinstance(raw_range, dict) else {}
 
         def amount(raw: Any) -> Fraction | None:
             return None if raw is None else parse_quantity(raw)
@@ -411,7 +413,7 @@ class Attempt:
 
     def all_devices(self, request: Request) -> list[Device]:
         """What an All request takes on this node, listed before the search (so its selectors run here)."""
-        found = []
+        found: list[Device] = []
         for pool in self.pools:
             if pool.incomplete:
                 raise AllocationError(f"claim {self.claim_name(request)}, request {request.name}: asks for all "
@@ -692,7 +694,7 @@ class Attempt:
                 continue
             if grouped and len(grouped) != len(holding):
                 return False  # mixed: only reachable through version skew; admits nothing
-            if grouped and not set(groups) & set.intersection(*grouped):
+            if grouped and not set(groups).intersection(grouped[0].intersection(*grouped[1:])):
                 return False
             if holding and not grouped and groups:
                 return False

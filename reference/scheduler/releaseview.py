@@ -7,6 +7,7 @@ scheduler with the gate off sees the fields and refuses such devices instead (th
 
 from __future__ import annotations
 
+import builtins
 from typing import cast
 
 from draconform import faults
@@ -68,7 +69,7 @@ class _OlderReleaseStore:
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [without_binding_fields(obj) for obj in self._store.list(kind, namespace)]
 
-    def view(self, kind: str, namespace: str | None = None) -> list[Obj]:
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return [without_binding_fields(obj) for obj in self._store.view(kind, namespace)]
 
     def watch(self, *kinds: str) -> Watch:
