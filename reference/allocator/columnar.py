@@ -53,7 +53,7 @@ from draconform.reference.allocator.compatibility import (
     allocated_states,
     holding_results,
 )
-from draconform.reference.allocator.interface import AllocationError, NodeAllocation
+from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.sut import Obj
 
@@ -131,6 +131,8 @@ class _AltCandidates:
     local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
     errors: dict[int, str]  # device id -> the selector error it gives
+    # node -> its candidates' keys when they are all plain devices (counting settles them), else None
+    plain: dict[str, tuple[DeviceKey, ...] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,12 @@ class _Attempt:
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
     relevant_nodes: frozenset[str] | None = None  # None: no shortcut, ask every node
     nothing_here: dict[str, str] = field(default_factory=dict)
+    # The columnar verdict (`feasible`): whether these claims are simple enough for counting to settle a node,
+    # how many devices they need in all, and the nodes a problem pool reaches (the search decides there).
+    countable: bool | None = None
+    total: int = 0
+    problem_nodes: frozenset[str] = frozenset()
+    reasons: dict[tuple[int, ...], dict[str, str]] = field(default_factory=dict)  # per candidate counts
 
 
 class ColumnarAllocator:
@@ -593,6 +601,91 @@ class ColumnarAllocator:
         return attempt.available
 
     # --- the seam ----------------------------------------------------------------------------------------
+    def feasible(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> Feasibility | None:
+        """Whether `allocate` would fit these claims on this node, settled by counting where counting is exact:
+        every request asks for a number of devices (no All, admin access, capacity, alternatives or
+        constraints) and every candidate on the node is a plain device (no counters, shares, taints or
+        binding conditions that count). Then a request with fewer free candidates than it asks for cannot be
+        served (does not fit, with the reasons the search would give), and when every request has as many
+        free candidates as all requests together ask for, any first fit succeeds. In between, or for anything
+        else, None: only the exact search (`allocate`) can tell."""
+        if faults.ACTIVE:  # a deliberate bug lives in the search: let every answer go through it
+            return None
+        self._sync()
+        attempt = self._begin(claims, assumed)
+        node_name = str(node["metadata"]["name"])
+        if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
+            return Feasibility(False, dict(attempt.nothing_here))
+        if attempt.countable is None:
+            self._countable(attempt)
+        if not attempt.countable or node_name in attempt.problem_nodes:
+            return None
+        enough, short = True, False
+        counts: list[int] = []
+        for plan in attempt.plans:
+            for (alt,) in plan.requests:
+                found = attempt.candidates[(alt.claim_index, alt.name)]
+                if node_name not in found.plain:
+                    ids = found.local.get(node_name, ((), ()))[1]
+                    found.plain[node_name] = tuple(self._devices[d].key for d in ids) if all(
+                        self._plain(self._devices[d]) for d in ids) else None
+                keys = found.plain[node_name]
+                if keys is None:
+                    return None
+                held = attempt.held
+                taken = sum(1 for k in keys if k in held) if held.assumed else sum(map(held.allocated.__contains__,
+                                                                                         keys))
+                free = len(keys) - taken
+                short = short or free < alt.count
+                enough = enough and free >= attempt.total
+                counts.append(len(keys))
+        if short:
+            return Feasibility(False, self._short_reasons(attempt, tuple(counts)))
+        return Feasibility(True) if enough else None
+
+    def _short_reasons(self, attempt: _Attempt, counts: tuple[int, ...]) -> dict[str, str]:
+        """Why the claims do not fit where a request has too few free candidates: what the search says, from the
+        number of candidates per request (computed once per such count)."""
+        if counts not in attempt.reasons:
+            per_alt = iter(counts)
+            found = {(alts[0].claim_index, alts[0].name): next(per_alt) for plan in attempt.plans
+                     for alts in plan.requests}
+
+            def count(alt: Alternative) -> int:
+                return found[(alt.claim_index, alt.name)]
+
+            attempt.reasons[counts] = {plan.name: failure_reason(plan, count) for plan in attempt.plans}
+        return dict(attempt.reasons[counts])
+
+    def _countable(self, attempt: _Attempt) -> None:
+        """Whether counting free candidates can settle a node for these claims (see `feasible`)."""
+        attempt.countable = False
+        for plan in attempt.plans:
+            if plan.constraints:
+                return
+            for alts in plan.requests:
+                if len(alts) != 1 or alts[0].all_mode or alts[0].admin_access or alts[0].capacity:
+                    return
+                found = attempt.candidates[(alts[0].claim_index, alts[0].name)]
+                if found.errors or found.shared:
+                    return
+                attempt.total += alts[0].count
+            try:
+                check_claim_size(plan, {})
+            except AllocationError:
+                return
+        problems = self._pool_view().problem_slices
+        if any(row["node_name"] is None for row in problems):
+            return
+        attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
+        attempt.countable = True
+
+    def _plain(self, device: DeviceFacts) -> bool:
+        """A device whose only question is whether it is free: no counters, share, taint or binding condition
+        the search would look at."""
+        return not ((device.consumes and self.gates.partitionable) or (device.taints and self.gates.taints)
+                    or (device.binding_conditions and self.gates.binding) or is_shared(device, self.gates))
+
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         self._sync()
         attempt = self._begin(claims, assumed)
