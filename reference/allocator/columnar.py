@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -59,6 +60,8 @@ from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]
 CounterKey = tuple[str, str, str, str]
+# `device.driver == "name"` (or !=) with a literal CEL reads the same in any escaping
+_DRIVER_IS = re.compile(r"""^\s*device\.driver\s*(==|!=)\s*(["'])([A-Za-z0-9._/-]*)\2\s*$""")
 
 AMOUNT = pl.Decimal(38, 9)  # quantities are kept to nano precision, as Kubernetes does
 SLICE_SCHEMA: dict[str, Any] = {
@@ -207,6 +210,7 @@ class ColumnarAllocator:
             self._classes[obj["metadata"]["name"]] = obj
         for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
             self._put_claim(obj)
+        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
 
     # --- following the store -----------------------------------------------------------------------------
 
@@ -456,6 +460,13 @@ class ColumnarAllocator:
     def _mask(self, view: _PoolView, expression: str) -> pl.DataFrame:
         """A selector's verdict on every usable device: 1 match, 0 no match, -1 error (message in `error`)."""
         mask = view.masks.get(expression)
+        if mask is None and (driver_is := _DRIVER_IS.match(expression)) is not None:
+            # The commonest class selector, a comparison of the driver name with a plain literal, is a column
+            # comparison: it never errs, so no device needs the CEL runtime for it.
+            same = pl.col("driver") == driver_is.group(3)
+            mask = view.usable.select("device_id", (same if driver_is.group(1) == "==" else ~same).cast(pl.Int8)
+                                      .alias("verdict"), pl.lit(None, dtype=pl.String).alias("error"))
+            view.masks[expression] = mask
         if mask is None:
             ids = view.usable.get_column("device_id").to_list()
             facts = [self._devices[device_id] for device_id in ids]
