@@ -62,6 +62,20 @@ DeviceKey = tuple[str, str, str]
 CounterKey = tuple[str, str, str, str]
 # `device.driver == "name"` (or !=) with a literal CEL reads the same in any escaping
 _DRIVER_IS = re.compile(r"""^\s*device\.driver\s*(==|!=)\s*(["'])([A-Za-z0-9._/-]*)\2\s*$""")
+# `device.attributes["domain"].name == "literal"` (or !=)
+_ATTRIBUTE_IS = re.compile(r"""^\s*device\.attributes\["([A-Za-z0-9.-]+)"\]\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*"""
+                           r"""["]([A-Za-z0-9._/ -]*)["]\s*$""")
+
+
+def _string_attribute(device: DeviceFacts, domain: str, ident: str) -> str | None:
+    """A string attribute as CEL's `device.attributes[domain].ident` reads it (bare names are in the driver's
+    domain); None when it is absent, not a string, or written both ways (left to the CEL runtime)."""
+    qualified = device.attributes.get(f"{domain}/{ident}")
+    bare = device.attributes.get(ident) if domain == device.driver else None
+    if qualified is not None and bare is not None:
+        return None
+    value = qualified if qualified is not None else bare
+    return value[1] if value is not None and value[0] == "string" else None
 
 AMOUNT = pl.Decimal(38, 9)  # quantities are kept to nano precision, as Kubernetes does
 SLICE_SCHEMA: dict[str, Any] = {
@@ -169,6 +183,7 @@ class _Attempt:
     total: int = 0
     problem_nodes: frozenset[str] = frozenset()
     reasons: dict[tuple[int, ...], dict[str, str]] = field(default_factory=dict)  # per candidate counts
+    held_keys: frozenset[DeviceKey] = frozenset()  # devices held by allocated or assumed claims
 
 
 class ColumnarAllocator:
@@ -470,12 +485,23 @@ class ColumnarAllocator:
         if mask is None:
             ids = view.usable.get_column("device_id").to_list()
             facts = [self._devices[device_id] for device_id in ids]
-            outcomes: list[bool | CelError]
+            outcomes: list[bool | CelError | None] = [None] * len(facts)
+            if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None and not faults.ACTIVE:
+                # A string attribute compared with a literal is read straight from the device; only devices
+                # without it (a CEL error) or with another type go through the CEL runtime.
+                domain, ident, operator, literal = attribute_is.groups()
+                for index, device in enumerate(facts):
+                    value = _string_attribute(device, domain, ident)
+                    if value is not None:
+                        outcomes[index] = (value == literal) == (operator == "==")
+            rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
             try:
-                outcomes = self.engine.evaluate_many(expression, [(d.cel_key, d.cel_input) for d in facts])
+                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, facts[i].cel_input) for i in rest])
             except CelError as exc:  # a compile error: it counts for each device the selector is applied to
-                outcomes = [exc] * len(facts)
-            verdicts = [-1 if isinstance(o, Exception) else int(o) for o in outcomes]
+                found = [exc] * len(rest)
+            for index, outcome in zip(rest, found, strict=True):
+                outcomes[index] = outcome
+            verdicts = [-1 if isinstance(o, Exception) else int(o is True) for o in outcomes]
             errors = [f"device {d.driver}/{d.pool}/{d.name}: selector {abbreviate(expression)}: {o}"
                       if isinstance(o, Exception) else None for d, o in zip(facts, outcomes, strict=True)]
             mask = pl.DataFrame({"device_id": ids, "verdict": verdicts, "error": errors},
@@ -643,10 +669,7 @@ class ColumnarAllocator:
                 keys = found.plain[node_name]
                 if keys is None:
                     return None
-                held = attempt.held
-                taken = sum(1 for k in keys if k in held) if held.assumed else sum(map(held.allocated.__contains__,
-                                                                                         keys))
-                free = len(keys) - taken
+                free = len(keys) - sum(map(attempt.held_keys.__contains__, keys))
                 short = short or free < alt.count
                 enough = enough and free >= attempt.total
                 counts.append(len(keys))
@@ -689,6 +712,7 @@ class ColumnarAllocator:
         if any(row["node_name"] is None for row in problems):
             return
         attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
+        attempt.held_keys = frozenset(attempt.held.allocated) | attempt.held.assumed
         attempt.countable = True
 
     def _plain(self, device: DeviceFacts) -> bool:

@@ -32,6 +32,8 @@ SELECTORS = (
     'device.capacity["a.example.com"].mem.isGreaterThan(quantity("8Gi"))',
     '!has(device.attributes["b.example.com"].model) || device.attributes["b.example.com"].model != "x"',
     'device.driver.startsWith("b")',
+    'device.attributes["b.example.com"].model == "x"',  # read without CEL where model is a string; else an error
+    'device.driver == "b.example.com"',  # a column comparison in the polars core
 )
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRADeviceBindingConditions", "DRAConsumableCapacity", "DRADeviceCompatibilityGroups")
