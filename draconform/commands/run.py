@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.harness.runner import DEFAULT_PLUGINS, RunOptions, run
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import SelectionError
@@ -64,5 +64,5 @@ def handle(args: argparse.Namespace) -> int:
     try:
         return run(options)
     except SelectionError as exc:
-        print(f"draconform run: {exc}", file=sys.stderr)
-        return 2
+        diagnostic("run", str(exc))
+        return EXIT_UNUSABLE
