@@ -48,7 +48,7 @@ def test_a_pod_with_a_template_gets_a_generated_claim_of_two_partitions(capsys: 
 
 
 def test_exit_1_when_no_node_fits_with_a_reason_per_claim(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = allocate(capsys, str(EXAMPLES / "partitions.yaml"),
+    status, out, _ = allocate(capsys, str(EXAMPLES / "partitions.yaml"),
                                 "--feature-gates", "DRAPartitionableDevices=false")
     assert status == 1
     assert f"{EXAMPLES / 'partitions.yaml'}:" in out
