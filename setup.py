@@ -21,7 +21,7 @@ setup(
     package_dir=ROOTS,
     package_data={
         # The .proto sources document the wire protocol; the .pyi stubs type the generated modules.
-        "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi"],
+        "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi", "reporting/templates/*"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },

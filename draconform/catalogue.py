@@ -30,6 +30,7 @@ class Rule:
     text: str
     profile: str
     gates: tuple[str, ...] = ()
+    component: str | None = None  # the component a rule binds (api, scheduler, kubelet, ...), where given
     decision: str | None = None
     upstream: str | None = None
     untested_reason: str | None = None
@@ -89,6 +90,7 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 text=" ".join(entry["text"].split()),
                 profile=entry.get("profile", data.get("profile", DEFAULT_PROFILE)),
                 gates=tuple(entry.get("gates", ())),
+                component=entry.get("component"),
                 decision=_one_line(entry.get("decision")),
                 upstream=_one_line(entry.get("upstream")),
                 untested_reason=_one_line(entry.get("untested_reason")),

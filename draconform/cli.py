@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("run", "rules", "allocate", "validate", "bench")
+SUBCOMMANDS = ("run", "rules", "allocate", "validate", "bench", "report")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed, for reports' reproduce command
     status: int = args.handler(args)
     return status
 

@@ -91,6 +91,11 @@ class SystemUnderTest(Protocol):
     def restart(self, component: str) -> None:
         """Restart a component: it rebuilds its state from the API objects only."""
 
+    def serve_api(self, api: str) -> None:
+        """Which DRA API the cluster serves: "structured" (resource.k8s.io, the default) or "classic"
+        (KEP-3063's cdi.k8s.io/v1alpha1 control-plane-controller protocol, which upstream removed in
+        1.32). Called before any object exists. A SUT that cannot serve `api` raises `Unsupported`."""
+
     # --- API objects --------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj: ...
 

@@ -47,6 +47,11 @@ def default_allocator_factory() -> AllocatorFactory:
 
 
 class ReferenceCluster:
+    """A cluster serving today's structured API (resource.k8s.io/v1); `ClassicCluster` (classic.py) serves
+    KEP-3063's classic one instead, with the same store, clock and scheduler framework."""
+
+    external_controllers = EXTERNAL_CONTROLLERS
+
     def __init__(
         self,
         configs: Mapping[str, ComponentConfig] | None = None,
@@ -58,14 +63,22 @@ class ReferenceCluster:
         self.clock = clock or FakeClock()
         self.events = EventRecorder(self.clock)
         self.metrics = MetricsRegistry()
-        self.store = Store(self.clock, self._gates("kube-apiserver"))
-        install_admission(self.store)  # kube-apiserver validation and disabled-field dropping
-        self.controller = ResourceClaimController(self.store, self.events)
+        self.store = self._new_store()
+        self.controller = self._new_controller()
         self.scheduler = self._new_scheduler()
         self.external: dict[str, ExternalController] = {}
         self.drivers: dict[str, ReferenceDriver] = {}
         self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
         self._sockets = PluginSockets()
+
+    def _new_store(self) -> Store:
+        store = Store(self.clock, self._gates("kube-apiserver"))
+        install_admission(store)  # kube-apiserver validation and disabled-field dropping
+        return store
+
+    def _new_controller(self) -> ExternalController:
+        """kube-controller-manager's claim controller."""
+        return ResourceClaimController(self.store, self.events)
 
     def _gates(self, component: str) -> FeatureGates:
         config = self.configs.get(component, ComponentConfig())
@@ -91,7 +104,7 @@ class ReferenceCluster:
             self.scheduler = self._new_scheduler()
         elif component == "kube-controller-manager":
             self.controller.stop()
-            self.controller = ResourceClaimController(self.store, self.events)
+            self.controller = self._new_controller()
         elif component == "dra-driver":
             for name, previous in list(self.drivers.items()):
                 previous.stop()
@@ -130,12 +143,12 @@ class ReferenceCluster:
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
         """Start an external controller, or restart it with a new behaviour."""
-        if name not in EXTERNAL_CONTROLLERS:
+        if name not in self.external_controllers:
             raise KeyError(name)
         previous = self.external.pop(name, None)
         if previous is not None:
             previous.stop()
-        self.external[name] = EXTERNAL_CONTROLLERS[name](self.store, self.clock, behaviour)
+        self.external[name] = self.external_controllers[name](self.store, self.clock, behaviour)
 
     def settle(self) -> None:
         """Run controllers and the scheduler until neither has anything left to do right now."""

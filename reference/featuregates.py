@@ -17,12 +17,14 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
     "DRAPartitionableDevices": ("1.33", "1.36"),
     "DRAConsumableCapacity": ("1.34", "1.36"),
     "DRADeviceTaints": ("1.33", "1.36"),
-    "DRAExtendedResource": ("1.34", "1.36"),
+    "DRAExtendedResource": ("1.34", "1.36"),  # GA in 1.37
     "DRAListTypeAttributes": ("1.36", None),
     "DRANodeAllocatableResources": ("1.36", None),
     "DRADeviceCompatibilityGroups": ("1.37", None),
     "DRAPartitionableDevicesType": ("1.37", None),
     "DRAOptionalNodeOperations": ("1.37", None),
+    "DRADerivedAttributes": ("1.37", None),
+    "DRAFractionalCapacityRange": ("1.37", "1.37"),  # beta in 1.37: milli-unit validRange arithmetic
     "DRAHandlePermanentDriverFailures": ("1.37", None),
 }
 

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from draconform.reference.allocator.interface import AllocatorFactory
+from draconform.reference.classic_cluster import ClassicCluster
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Unsupported
 
@@ -20,12 +21,21 @@ class ReferenceSystem:
         self._configs: dict[str, ComponentConfig] = {}
         self._allocator_factory = allocator_factory  # None: the cluster's default core
         self._cluster: ReferenceCluster | None = None
+        self._api = "structured"
 
     @property
     def cluster(self) -> ReferenceCluster:
         if self._cluster is None:
-            self._cluster = ReferenceCluster(self._configs, allocator_factory=self._allocator_factory)
+            cluster_type = ClassicCluster if self._api == "classic" else ReferenceCluster
+            self._cluster = cluster_type(self._configs, allocator_factory=self._allocator_factory)
         return self._cluster
+
+    def serve_api(self, api: str) -> None:
+        if api not in ("structured", "classic"):
+            raise Unsupported(f"the reference serves the 'structured' or the 'classic' DRA API, not {api!r}")
+        if self._cluster is not None and api != self._api:
+            raise ValueError("the DRA API a cluster serves is chosen before the cluster starts")
+        self._api = api
 
     # --- set-up -------------------------------------------------------------------------------
     def configure(self, component: str, config: ComponentConfig) -> None:

@@ -35,6 +35,7 @@ class ScenarioContext:
     configs: dict[str, ComponentConfig] = field(default_factory=dict)
     last_error: Exception | None = None
     slice_count: int = 0
+    claim_reads: list[Obj] = field(default_factory=list)  # one claim as several schedulers read it
 
 
 @pytest.fixture

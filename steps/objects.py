@@ -182,7 +182,7 @@ def create_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_
     a_claim(sut, ctx, claim, device_class)
 
 
-@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass) "(?P<name>[^"]+)" is deleted'))
+@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass) "(?P<name>[^"]+)" is deleted'))
 def delete_object(sut: SystemUnderTest, kind: str, name: str) -> None:
     kind = {"pod": "Pod", "claim": "ResourceClaim", "node": "Node"}.get(kind, kind)
     sut.delete(kind, name, NAMESPACE if kind in NAMESPACED else None)
@@ -193,4 +193,13 @@ def pod_finishes(sut: SystemUnderTest, pod: str, phase: str) -> None:
     obj = sut.get("Pod", pod, NAMESPACE)
     assert obj is not None, f"pod {pod!r} does not exist"
     obj.setdefault("status", {})["phase"] = phase
+    sut.update_status(obj)
+
+
+@given(parsers.parse('node "{node}" advertises {count:d} "{resource}" in its allocatable resources'))
+def node_allocatable(sut: SystemUnderTest, node: str, count: int, resource: str) -> None:
+    """What a device plugin makes the kubelet report in `status.allocatable` (KEP-5004 device-plugin path)."""
+    obj = sut.get("Node", node)
+    assert obj is not None, f"node {node!r} does not exist"
+    obj.setdefault("status", {}).setdefault("allocatable", {})[resource] = str(count)
     sut.update_status(obj)

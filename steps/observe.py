@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import yaml
 from pytest_bdd import parsers, then
 
 from draconform.steps.common import (
@@ -12,6 +13,7 @@ from draconform.steps.common import (
     DURATION,
     NAMESPACE,
     ScenarioContext,
+    assert_same,
     generated_claims,
     must_get,
     resolve_claim,
@@ -47,7 +49,8 @@ def claim_reserved_for(
 ) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     reserved = (obj.get("status") or {}).get("reservedFor") or []
-    got = sorted(entry["name"] for entry in reserved if entry.get("resource") == "pods")
+    # structured reservedFor names pods by resource; the classic API by kind (an OwnerReference)
+    got = sorted(entry["name"] for entry in reserved if entry.get("resource") == "pods" or entry.get("kind") == "Pod")
     assert got == sorted(split_names(pods)), f"claim {obj['metadata']['name']!r} is reserved for {got}"
     for entry in reserved:
         if entry["name"] in ctx.pod_uids:
@@ -215,3 +218,42 @@ def allocations_consistent(sut: SystemUnderTest) -> None:
             assert device in published, f"claim {name!r} holds {device}, which no ResourceSlice publishes"
             assert device not in holders, f"{device} is allocated to {holders[device]!r} and {name!r}"
             holders[device] = name
+
+
+# --- extended resources backed by DRA (KEP-5004) ----------------------------------------------------
+EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+
+
+@then(parsers.parse('the claim of pod "{pod}" was written by the scheduler for its extended resources'))
+def extended_claim_written(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
+    """The special claim: a generated `<pod>-extended-resources-` name, the annotation, the pod as controller."""
+    claim = resolve_claim(sut, ctx, None, pod)
+    meta = claim["metadata"]
+    assert meta["name"].startswith(f"{pod}-extended-resources-"), f"claim name {meta['name']!r}"
+    assert (meta.get("annotations") or {}).get(EXTENDED_CLAIM_ANNOTATION) == "true", meta.get("annotations")
+    owners = [ref for ref in meta.get("ownerReferences") or [] if ref.get("controller") is True]
+    assert [(ref.get("kind"), ref.get("name"), ref.get("uid")) for ref in owners] == [
+        ("Pod", pod, ctx.pod_uids[pod])], f"controller owners {owners}"
+
+
+@then(parsers.parse('the claim of pod "{pod}" has requests:'))
+def claim_requests(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, docstring: str) -> None:
+    claim = resolve_claim(sut, ctx, None, pod)
+    expected = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    assert_same(claim["spec"]["devices"].get("requests"), expected, "spec.devices.requests")
+
+
+@then(parsers.parse('pod "{pod}" maps its extended resources to its claim:'))
+def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, docstring: str) -> None:
+    """`status.extendedResourceClaimStatus`: the mappings as given, and the name of the claim the pod owns."""
+    status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
+    assert status, f"pod {pod!r} has no status.extendedResourceClaimStatus"
+    assert status.get("resourceClaimName") == resolve_claim(sut, ctx, None, pod)["metadata"]["name"], status
+    assert_same(status.get("requestMappings"), yaml.load(docstring, Loader=yaml.CSafeLoader), "requestMappings")
+
+
+@then(parsers.parse('pod "{pod}" has no extended resource claim'))
+def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
+    status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
+    assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"
+    generated_claims_gone(sut, ctx, pod)

@@ -15,7 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
-KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate)"
+KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod)"
 # An optional way to grow the docstring's object to a limit: repeat the last item of a list (or entry
 # of a map) until it has N entries, or pad a string to N characters.
 GROWTH = (r'(?: with "(?P<path>[^"]+)" (?:repeated (?P<times>\d+) times'
@@ -142,7 +142,7 @@ def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
     assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
 
 
-@then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate) "(?P<name>[^"]+)"'
+@then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'
                  r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
 def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
     obj = must_get(sut, kind, name)

@@ -3,9 +3,11 @@ plugin would in one scheduling attempt, and print the claims with `status.alloca
 
 Claims that already carry an allocation hold their devices (and counters); the others are allocated together,
 in document order, on `--node`, or else on the first node (by name) that fits all of them. Pods that name a
-ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`. Input is read as `draconform
-validate` reads it: every served resource.k8s.io version (converted to v1), and objects of other kinds
-(Namespaces, Deployments, a driver's CRDs) ignored with one line on stderr.
+ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
+that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
+advertise the resource, called `<pod>-extended-resources`. Input is read as `draconform validate` reads it:
+every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
+driver's CRDs) ignored with one line on stderr.
 
 Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated: no node fits, or an
 allocation error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL
@@ -107,7 +109,7 @@ def handle(args: argparse.Namespace) -> int:
         kinds = sorted({f"{item.kind or '?'} ({item.api_version or '?'})" for item in cluster.not_checked})
         diagnostic("allocate", f"{len(cluster.not_checked)} object(s) ignored (kinds allocation does not read): "
                                f"{', '.join(kinds)}")
-    if not cluster.pending:
+    if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster, gates)
@@ -115,27 +117,34 @@ def handle(args: argparse.Namespace) -> int:
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
-    reasons: dict[int, list[str]] = {}
+    reasons: dict[tuple[str, str], list[str]] = {}  # (kind, namespace/name) -> why, per node
     errors: list[str] = []
     for node in nodes:
         name = node["metadata"]["name"]
+        claims, unserved = cluster.claims_for(node, gates)
+        if unserved:
+            for pod_name, resource in unserved:
+                reasons.setdefault(("Pod", pod_name), []).append(
+                    f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
+            continue
         try:
-            answer = allocator.allocate(node, cluster.pending)
+            answer = allocator.allocate(node, claims)
         except AllocationError as error:
             errors.append(f"node {name}: allocation error: {error}")
             continue
         if answer.allocations is not None:
             write(args.output, [_with_allocation(claim, allocation)
-                                for claim, allocation in zip(cluster.pending, answer.allocations, strict=True)])
+                                for claim, allocation in zip(claims, answer.allocations, strict=True)])
             return EXIT_ALLOCATED
-        for index, claim in enumerate(cluster.pending):
+        for claim in claims:
             why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
-            reasons.setdefault(index, []).append(f"node {name}: {why}")
+            reasons.setdefault(("ResourceClaim", _display(claim)), []).append(f"node {name}: {why}")
     if errors:
         # An error (missing class, CEL error) is about the whole attempt: reported at the first claim.
-        reasons = {0: errors}
-    print_findings([cluster.finding(index, "cannot be allocated: " + "; ".join(lines))
-                    for index, lines in reasons.items()])
+        first = ("ResourceClaim", _display(cluster.pending[0])) if cluster.pending else next(iter(reasons))
+        reasons = {first: errors}
+    print_findings([cluster.finding(kind, shown, "cannot be allocated: " + "; ".join(lines))
+                    for (kind, shown), lines in reasons.items()])
     return EXIT_UNALLOCATABLE
 
 
@@ -164,7 +173,8 @@ class Inputs:
         self.pending: list[Obj] = []
         self.node_objects: dict[str, Obj] = {}
         self.not_checked: list[InputObject] = []
-        self._origin: list[InputObject | None] = []  # per pending claim: where it was written (template: the pod)
+        self._origin: dict[str, InputObject] = {}  # namespace/name of a pending claim -> where it was written
+        self._pod_items: dict[tuple[str, str], InputObject] = {}
         seen: set[tuple[str, str | None, str]] = set()
         templates: dict[tuple[str, str], Obj] = {}
         pods: list[tuple[InputObject, Obj]] = []
@@ -190,20 +200,58 @@ class Inputs:
                 self.node_objects[meta["name"]] = obj
             if kind == "ResourceClaim" and not (obj.get("status") or {}).get("allocation"):
                 self.pending.append(obj)
-                self._origin.append(item)
+                self._origin[_display(obj)] = item
             self.stored.append(obj)
         for item, pod in pods:
             self._claims_from_templates(item, pod, templates, seen)
+            self._pod_items[(pod["metadata"]["namespace"], pod["metadata"]["name"])] = item
+        self.pods = [pod for _, pod in pods]
 
-    def finding(self, index: int, message: str) -> Finding:
-        """A finding about pending claim `index`, at the claim (or the pod whose template made it)."""
-        claim, origin = self.pending[index], self._origin[index]
-        name = str(claim["metadata"]["name"])
-        if origin is None or origin.kind != "Pod":
-            return Finding(origin.file if origin else "-", origin.line if origin else 0, "ResourceClaim", name,
-                           "", message)
-        return Finding(origin.file, origin.line_of(("spec", "resourceClaims")), "ResourceClaim", name, "",
-                       f"{message} (generated for Pod {_display(origin.data)})")
+    def extended_pods(self, gates: Any) -> list[tuple[Obj, dict[str, int]]]:
+        """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
+        from draconform.reference.scheduler.extendedresources import backed_requests
+
+        if not gates.enabled("DRAExtendedResource"):
+            return []
+        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
+        return [(pod, requests) for pod, requests in found if requests]
+
+    def claims_for(self, node: Obj, gates: Any) -> tuple[list[Obj], list[tuple[str, str]]]:
+        """The claims to allocate on `node`: the pending ones, then a special claim per pod whose extended
+        resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
+        from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
+
+        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        claims = list(self.pending)
+        unserved: list[tuple[str, str]] = []
+        for pod, requests in self.extended_pods(gates):
+            through_dra, missing = via_dra_on(node, requests, classes)
+            if missing is not None:
+                unserved.append((_display(pod), missing))
+            elif through_dra:
+                device_requests, _ = build_requests(pod, through_dra, classes)
+                claim = special_claim(pod, device_requests, f"{pod['metadata']['name']}-extended-resources")
+                if not pod["metadata"].get("uid"):
+                    del claim["metadata"]["uid"]
+                    del claim["metadata"]["ownerReferences"][0]["uid"]
+                claims.append(claim)
+        return claims, unserved
+
+    def finding(self, kind: str, shown: str, message: str) -> Finding:
+        """A finding about a claim (or a pod) shown as namespace/name, at the object that asked for it: the
+        claim, or the pod whose template or extended resources made it."""
+        namespace, _, name = shown.rpartition("/")
+        origin = self._origin.get(shown) if kind == "ResourceClaim" else None
+        if origin is None:  # a pod's extended-resource claim, or the pod itself
+            pod_name = name.removesuffix("-extended-resources") if kind == "ResourceClaim" else name
+            origin = self._pod_items.get((namespace, pod_name))
+        if origin is None:
+            return Finding("-", 0, kind, name, "", message)
+        if origin.kind == "Pod" and kind == "ResourceClaim":
+            return Finding(origin.file, origin.line_of(("spec",)), kind, name, "",
+                           f"{message} (generated for Pod {_display(origin.data)})")
+        return Finding(origin.file, origin.line, kind, name, "", message)
 
     def _claims_from_templates(self, item: InputObject, pod: Obj, templates: dict[tuple[str, str], Obj],
                                seen: set[tuple[str, str | None, str]]) -> None:
@@ -232,7 +280,7 @@ class Inputs:
             seen.add(("ResourceClaim", namespace, name))
             self.stored.append(claim)
             self.pending.append(claim)
-            self._origin.append(item)
+            self._origin[_display(claim)] = item
 
     def nodes(self, wanted: str | None) -> list[Obj]:
         """The node asked for (a bare Node when the input has none of that name), or every node known from

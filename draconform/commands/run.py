@@ -1,11 +1,18 @@
 """`draconform run`: run the conformance suite against a system under test and write the reports
-(report.json, junit.xml, cucumber.json, report.md) into REPORT_DIR/NAME."""
+(report.json, junit.xml, cucumber.json, report.md) into REPORT_DIR/NAME.
+
+A run may claim profiles (--profile) and the features the system under test supports (--feature); the
+rules outside are skipped before their scenarios run, with the reason. The implementation's metadata
+goes into every report. All of it can come from an options file kept beside a driver (--options; see
+schemas/harness/conformance-options.schema.json); flags override the file."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
+from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, load_options, merge
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.harness.runner import DEFAULT_PLUGINS, RunOptions, run
 from draconform.paths import FEATURES_DIR
@@ -45,13 +52,75 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--name", help="the run's name and folder (default: 'reference' for the reference implementation)"
     )
     parser.add_argument("--sut", metavar="MODULE:FACTORY", help=f"the system under test (default: {DEFAULT_SUT})")
+    claims = parser.add_argument_group("claims and implementation metadata (override --options)")
+    claims.add_argument("--options", type=Path, metavar="FILE", help="a DRAConformanceOptions YAML file")
+    claims.add_argument(
+        "--profile", dest="profiles", action="append", metavar="NAME",
+        help="claim this profile (core, driver, controller, scaler); repeat or comma-separate (default: all)",
+    )  # fmt: skip
+    claims.add_argument(
+        "--feature", dest="features", action="append", metavar="GATE",
+        help="a feature gate the SUT supports; repeat or comma-separate (default: all)",
+    )  # fmt: skip
+    claims.add_argument("--organization", help="who ships the implementation")
+    claims.add_argument("--project", help="the implementation's project name")
+    claims.add_argument("--implementation-version", dest="version", metavar="VERSION", help="its version")
+    claims.add_argument("--url", help="where to find it")
+    claims.add_argument("--contact", action="append", help="who to ask about it (repeatable)")
+    claims.add_argument("--kubernetes-version", metavar="X.Y", help="the Kubernetes release it ran against")
+    claims.add_argument("--mode", help="its mode of operation (default: default)")
+    claims.add_argument(
+        "--submit", action="store_true",
+        help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
+        "(the report YAML and a README saying how to reproduce it)",
+    )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
 
+def _split(values: list[str] | None) -> tuple[str, ...] | None:
+    if values is None:
+        return None
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _is_reference(sut: str | None) -> bool:
+    return sut is None or sut == DEFAULT_SUT or sut.startswith("draconform.reference.")
+
+
+def claims_of(args: argparse.Namespace) -> Claims:
+    """The options file (or, for the reference implementation, its own metadata) under the flags."""
+    if args.options is not None:
+        base = load_options(args.options)
+    else:
+        base = Claims(implementation=REFERENCE_IMPLEMENTATION) if _is_reference(args.sut) else Claims()
+    features = _split(args.features)
+    check_features(features, "--feature")
+    return merge(
+        base,
+        profiles=_split(args.profiles),
+        features=features,
+        organization=args.organization,
+        project=args.project,
+        version=args.version,
+        url=args.url,
+        contact=tuple(args.contact or ()),
+        kubernetes_version=args.kubernetes_version,
+        mode=args.mode,
+        command=shlex.join(["draconform", *getattr(args, "argv", ["run"])]),
+    )
+
+
 def handle(args: argparse.Namespace) -> int:
+    try:
+        claims = claims_of(args)
+        if args.submit and claims.implementation.slug is None:
+            raise OptionsError("--submit needs the implementation's organization and project (flags or --options)")
+    except OptionsError as exc:
+        diagnostic("run", str(exc))
+        return EXIT_UNUSABLE
     options = RunOptions(
         paths=tuple(args.paths),
         workers=args.workers,
@@ -60,6 +129,8 @@ def handle(args: argparse.Namespace) -> int:
         sut=args.sut,
         features_dir=args.features_dir,
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
+        claims=claims,
+        submit=args.submit,
     )
     try:
         return run(options)

@@ -24,6 +24,7 @@ from pytest_bdd.scenario import scenario_wrapper_template_registry
 from pytest_bdd.utils import registry_get_safe
 
 from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
+from draconform.claims import Claims
 from draconform.reporting import write_reports
 from draconform.reporting.records import (
     HarnessError,
@@ -35,6 +36,7 @@ from draconform.reporting.records import (
     StepStatus,
 )
 from draconform.reporting.results import Results
+from draconform.reporting.submission import write_submission
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import scenario_tags, trace
 from draconform.sut import Unsupported
@@ -183,6 +185,7 @@ class Recorder:
         self.is_worker = hasattr(config, "workerinput")
         self.worker: str = config.workerinput["workerid"] if self.is_worker else "main"  # type: ignore[attr-defined]
         self.selection = Selection.from_environ()
+        self.claims = Claims.from_json(config.getoption("draconform_claims", default=None))
         # This plugin also sits in plain pytest runs of the unit tests (via plugin.py): a broken
         # catalogue must fail the scenarios, not every test of the project.
         self.catalogue_error: str | None = None
@@ -210,6 +213,9 @@ class Recorder:
                 raise CatalogueError(self.catalogue_error)
             if builder.problems:
                 raise UnknownRule("\n".join(builder.problems))
+            excluded = self.claims.scenario_exclusion(self.catalogue.rules[r] for r in builder.record.rules)
+            if excluded is not None:  # outside the claims: skipped before any fixture or step runs
+                pytest.skip(excluded)
         return (yield)
 
     def pytest_bdd_before_step(self, request: pytest.FixtureRequest, step: Step) -> None:
@@ -279,6 +285,7 @@ class Recorder:
             duration_s=round(time.perf_counter() - self.clock, 3),
             workers=len(self.config.getoption("tx", default=None) or ()),
             selection=tuple(self.selection.relative(path) for path in self.selection.paths),
+            claims=self.claims,
         )
         errors = list(self.errors)
         if self.catalogue_error is not None:
@@ -291,6 +298,9 @@ class Recorder:
             return
         run = self.run(self.config.getoption("draconform_run_name") or Path(directory).name)
         self.written = write_reports(run, Path(directory))
+        submit = self.config.getoption("draconform_submit_dir")
+        if submit is not None:
+            self.written += write_submission(run, Path(submit))
         self.results = Results.of(run)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -304,6 +314,10 @@ class Recorder:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("draconform")
     group.addoption("--draconform-report-dir", default=None, help="write the conformance reports into this directory")
+    group.addoption(
+        "--draconform-submit-dir", default=None, help="also write the submission folder <k8s>/<org>-<project>/ here"
+    )
+    group.addoption("--draconform-claims", default=None, help="what the run claims, as JSON (draconform.claims)")
     group.addoption(
         "--draconform-run-name", default=None, help="the run's name in the reports (default: the directory's name)"
     )

@@ -9,12 +9,13 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 import draconform.suite
+from draconform.claims import Claims
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
 from draconform.sut import DEFAULT_SUT
@@ -41,6 +42,8 @@ class RunOptions:
     sut: str | None = None  # module:factory; None = the plugin's default, the reference implementation
     features_dir: Path = FEATURES_DIR
     plugins: tuple[str, ...] = DEFAULT_PLUGINS  # steps and fixtures; tests swap in their own
+    claims: Claims = field(default_factory=Claims)  # profiles, features and implementation metadata
+    submit: bool = False  # also write the submission folder report_dir/<k8s-version>/<org>-<project>/
 
     @property
     def run_name(self) -> str:
@@ -69,6 +72,9 @@ def pytest_args(options: RunOptions) -> list[str]:
         args += ["--sut", options.sut]
     args += ["-n", str(options.workers)]
     args += ["--draconform-report-dir", str(options.output_dir), "--draconform-run-name", options.run_name]
+    args += ["--draconform-claims", options.claims.to_json()]
+    if options.submit:
+        args += ["--draconform-submit-dir", str(options.report_dir)]
     return [*args, str(SUITE_MODULE)]
 
 

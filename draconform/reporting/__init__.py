@@ -12,12 +12,15 @@ from draconform.reporting.json_report import render_json
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
 from draconform.reporting.records import Run
+from draconform.reporting.submission import FILENAME as SUBMISSION_FILE
+from draconform.reporting.submission import render_submission
 
 WRITERS: dict[str, Callable[[Run], str]] = {
     "report.json": render_json,
     "junit.xml": render_junit,
     "cucumber.json": render_cucumber,
     "report.md": render_markdown,
+    SUBMISSION_FILE: render_submission,
 }
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
-from draconform.reporting.results import Results, RuleResult
+from draconform.reporting.results import ProfileVerdict, Results, RuleResult
 
 SCHEMA_ID = "https://draconform.dev/schemas/harness/report.schema.json"
-VERSION = 1
+VERSION = 2
 
 
 def _present(**fields: Any) -> dict[str, Any]:
@@ -38,7 +39,7 @@ def scenario_entry(scenario: ScenarioRecord) -> dict[str, Any]:
     )
 
 
-def rule_entry(result: RuleResult) -> dict[str, Any]:
+def rule_entry(result: RuleResult, claims: Claims) -> dict[str, Any]:
     rule = result.rule
     return _present(
         id=rule.id,
@@ -52,8 +53,33 @@ def rule_entry(result: RuleResult) -> dict[str, Any]:
         decision=rule.decision,
         upstream=rule.upstream,
         untested_reason=rule.untested_reason,
+        not_claimed=claims.exclusion(rule),
         scenarios=[scenario_entry(scenario) for scenario in result.scenarios],
     )
+
+
+def implementation_entry(claims: Claims) -> dict[str, Any]:
+    impl = claims.implementation
+    return _present(
+        organization=impl.organization,
+        project=impl.project,
+        version=impl.version,
+        url=impl.url,
+        contact=list(impl.contact),
+        kubernetes_version=impl.kubernetes_version,
+        mode=impl.mode,
+    )
+
+
+def verdict_entry(verdict: ProfileVerdict) -> dict[str, Any]:
+    return {
+        "profile": verdict.profile,
+        "verdict": verdict.verdict,
+        "summary": verdict.summary,
+        "must": verdict.must,
+        "should_may": verdict.optional,
+        "failed_rules": list(verdict.failed_rules),
+    }
 
 
 def report_data(run: Run) -> dict[str, Any]:
@@ -69,7 +95,14 @@ def report_data(run: Run) -> dict[str, Any]:
             "duration_s": info.duration_s,
             "workers": info.workers,
             "selection": list(info.selection),
+            "command": info.claims.command,
         },
+        "implementation": implementation_entry(info.claims),
+        "claims": {
+            "profiles": list(info.claims.profiles) if info.claims.profiles is not None else None,
+            "features": list(info.claims.features) if info.claims.features is not None else None,
+        },
+        "conformance": [verdict_entry(verdict) for verdict in results.verdicts()],
         "summary": {
             "scenarios": results.scenario_counts(),
             "rules": results.rule_counts(),
@@ -85,7 +118,7 @@ def report_data(run: Run) -> dict[str, Any]:
             }
             for kep in results.keps()
         ],
-        "rules": [rule_entry(result) for result in results.rules],
+        "rules": [rule_entry(result, info.claims) for result in results.rules],
         "scenarios": [scenario_entry(scenario) for scenario in run.scenarios],
         "errors": [{"where": error.where, "message": error.message} for error in run.errors],
     }

@@ -4,8 +4,10 @@ the feature file (not after a generated Python function), with the cited rule ID
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from itertools import groupby
 
+from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
 
 # JUnit has no element for "the SUT does not conform" versus "the harness broke"; failure and error
@@ -50,12 +52,22 @@ def _testcase(parent: ET.Element, scenario: ScenarioRecord) -> None:
         outcome.text = f"{step.keyword} {step.text} (line {step.line})\n{message}" if step else message
 
 
+def _implementation(suite: ET.Element, claims: Claims) -> None:
+    """Who the run is about, as properties of every testsuite (JUnit has no run-level metadata)."""
+    properties = ET.SubElement(suite, "properties")
+    for name, value in asdict(claims.implementation).items():
+        if value not in (None, ()):
+            text = ", ".join(value) if isinstance(value, tuple) else str(value)
+            ET.SubElement(properties, "property", name=f"implementation.{name}", value=text)
+
+
 def render_junit(run: Run) -> str:
     scenarios = list(run.scenarios)
     root = ET.Element("testsuites", {"name": f"draconform {run.info.name}", **_counts(scenarios, len(run.errors))})
     for feature_file, group in groupby(scenarios, key=lambda s: s.feature_file):
         members = list(group)
         suite = ET.SubElement(root, "testsuite", {"name": feature_file, **_counts(members)})
+        _implementation(suite, run.info.claims)
         for scenario in members:
             _testcase(suite, scenario)
     if run.errors:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
 from draconform.reporting.results import RULE_STATUSES, Results, RuleResult
 
 _SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜"}
+_VERDICT = {"success": "✅", "partial": "🟡", "failure": "❌", "not claimed": "⚪"}
 DECISION_MARK = "⚖️"
 
 
@@ -46,6 +48,7 @@ def _header(results: Results) -> list[str]:
     lines = [
         f"# DRA conformance report: {info.name}",
         "",
+        f"- Implementation: {implementation_line(info.claims)}",
         f"- System under test: `{info.sut or 'not configured'}`",
         f"- Started {info.started.isoformat(timespec='seconds')}, took {info.duration_s:.1f} s, {workers}",
     ]
@@ -54,6 +57,34 @@ def _header(results: Results) -> list[str]:
         lines.append(f"- Narrowed to {paths}: only the KEPs its scenarios cite are accounted for")
     lines.append(f"- {results.summary_line()}")
     return lines
+
+
+def implementation_line(claims: Claims) -> str:
+    """Who the report is about, in one line (every human-readable format shows it)."""
+    impl = claims.implementation
+    name = " / ".join(part for part in (impl.organization, impl.project) if part) or "unnamed implementation"
+    parts = [name + (f" {impl.version}" if impl.version else ""), f"Kubernetes {impl.kubernetes_version}"]
+    parts.append(f"mode {impl.mode}")
+    parts += [part for part in (impl.url, ", ".join(impl.contact)) if part]
+    return "; ".join(parts)
+
+
+def claims_line(claims: Claims) -> str:
+    profiles = ", ".join(claims.profiles) if claims.profiles is not None else "all profiles"
+    features = ", ".join(claims.features) if claims.features is not None else "every feature"
+    return f"Claims {profiles}; supports {features}"
+
+
+def _conformance(results: Results) -> list[str]:
+    claims = results.run.info.claims
+    lines = ["## Conformance by profile", "", f"{claims_line(claims)}.", ""]
+    rows = [
+        [f"**{v.profile}**", f"{_VERDICT[v.verdict]} {v.verdict}", _cell(v.summary),
+         f"{v.must['passed']}/{v.must['total']}", f"{v.optional['passed']}/{v.optional['total']}"]
+        for v in results.verdicts()
+    ]  # fmt: skip
+    header = ["Profile", "Verdict", "Summary", "MUST passed", "SHOULD/MAY passed"]
+    return lines + _table(header, rows, numeric_from=3)
 
 
 def _summary(results: Results) -> list[str]:
@@ -149,6 +180,7 @@ def render_markdown(run: Run) -> str:
     results = Results.of(run)
     sections = [
         _header(results),
+        _conformance(results),
         _summary(results),
         _matrix(results),
         _untested(results),

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from draconform.catalogue import Rule
+from draconform.claims import Claims
 
 # passed: every step held. failed: a step's check failed, i.e. the SUT does not conform.
 # error: the harness or environment broke (no step definition, fixture error, unexpected exception).
@@ -98,6 +99,7 @@ class RunInfo:
     duration_s: float
     workers: int  # 0 = serial
     selection: tuple[str, ...] = ()  # narrowed-to paths, relative to the features directory
+    claims: Claims = field(default_factory=Claims)  # profiles, features, implementation metadata
 
 
 @dataclass(frozen=True)

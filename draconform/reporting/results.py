@@ -13,6 +13,9 @@ from draconform.reporting.records import OUTCOMES, Outcome, Run, ScenarioRecord
 
 RuleStatus = Literal["passed", "failed", "error", "skipped", "untested"]
 RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested")
+# A profile's verdict rests on its MUST rules; SHOULD and MAY results are reported beside it.
+MUST_LEVELS = frozenset({"MUST", "MUST NOT"})
+Verdict = Literal["success", "partial", "failure", "not claimed"]
 _PRECEDENCE: tuple[RuleStatus, ...] = ("failed", "error", "passed", "skipped")
 
 
@@ -81,6 +84,9 @@ class Results:
     def profiles(self, kep: str | None = None) -> list[str]:
         return sorted({result.rule.profile for result in self.select(kep)})
 
+    def verdicts(self) -> list[ProfileVerdict]:
+        return [ProfileVerdict.of(self, profile) for profile in self.profiles()]
+
     def summary_line(self) -> str:
         """One line for a terminal: non-zero counts only."""
         scenarios, rules = self.scenario_counts(), self.rule_counts()
@@ -94,3 +100,53 @@ def _phrase(counts: dict[str, int], keys: Iterable[str], noun: str) -> str:
     parts = ", ".join(f"{counts[key]} {key}" for key in keys if counts[key])
     plural = "s" * (counts["total"] != 1)
     return f"{counts['total']} {noun}{plural}" + (f" ({parts})" if parts else "")
+
+
+@dataclass(frozen=True)
+class ProfileVerdict:
+    """Gateway API style: `success` when every MUST rule of a claimed profile passed, `failure` when
+    any failed, `partial` otherwise (some errored, were skipped or are untested)."""
+
+    profile: str
+    verdict: Verdict
+    must: dict[str, int]  # rule counts of the MUST / MUST NOT rules
+    optional: dict[str, int]  # rule counts of the SHOULD / SHOULD NOT / MAY rules
+    failed_rules: tuple[str, ...]  # MUST rules that failed
+    summary: str  # one sentence for people
+
+    @classmethod
+    def of(cls, results: Results, profile: str) -> ProfileVerdict:
+        rules = results.select(profile=profile)
+        must = [r for r in rules if r.rule.level in MUST_LEVELS]
+        must_counts = tally((r.status for r in must), RULE_STATUSES)
+        optional = tally((r.status for r in rules if r.rule.level not in MUST_LEVELS), RULE_STATUSES)
+        failed = tuple(r.rule.id for r in must if r.status == "failed")
+        verdict: Verdict
+        if not results.run.info.claims.claims_profile(profile):
+            verdict = "not claimed"
+        elif failed:
+            verdict = "failure"
+        elif must_counts["passed"] == must_counts["total"]:
+            verdict = "success"
+        else:
+            verdict = "partial"
+        summary = _sentence(profile, verdict, must_counts, optional, failed)
+        return cls(profile, verdict, must_counts, optional, failed, summary)
+
+
+def _sentence(
+    profile: str, verdict: Verdict, must: dict[str, int], optional: dict[str, int], failed: tuple[str, ...]
+) -> str:
+    if verdict == "not claimed":
+        total = must["total"] + optional["total"]
+        return f"Profile {profile} is not claimed by this run; its {total} rules were not judged."
+    if verdict == "success":
+        text = f"Profile {profile} conforms: all {must['total']} MUST rules passed"
+    else:
+        text = f"Profile {profile} {'does not conform' if failed else 'is partly verified'}: "
+        text += f"{must['passed']} of {must['total']} MUST rules passed"
+        others = [f"{must[key]} {key}" for key in RULE_STATUSES if key != "passed" and must[key]]
+        text += f" ({', '.join(others)}" + (f": {', '.join(failed)}" if failed else "") + ")"
+    if optional["total"]:
+        text += f"; {optional['passed']} of {optional['total']} SHOULD/MAY rules passed"
+    return text + "."

@@ -8,6 +8,7 @@ from typing import Any
 
 from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
 from draconform.sut import copy_object
+from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled
 from draconform.validation.problems import Problem
 from draconform.validation.rules import RULES
@@ -31,6 +32,11 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
         return [Problem((), f"unsupported kind {obj.get('kind')!r} of apiVersion {obj.get('apiVersion')!r}; "
                             f"draconform validates {kinds}", None)]
     problems = schema_problems(schema, obj)
+    if schema.api_version == classic.API_VERSION:  # KEP-3063's classic API: no feature-gated fields
+        classic_rules = classic.RULES.get(schema.kind)
+        if classic_rules is not None:
+            problems.extend(classic_rules(obj, old))
+        return problems
     rules = RULES.get(schema.kind)
     if rules is not None:
         problems.extend(rules(obj, old, gates))

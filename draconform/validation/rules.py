@@ -7,10 +7,13 @@ defensive: a wrongly typed field is skipped, never crashes."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Generator, Iterator
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from draconform.reference.allocator.values import parse_quantity
 from draconform.reference.featuregates import FeatureGates, _release_tuple
 from draconform.validation.problems import MapKey, Path, Problem
 
@@ -245,12 +248,15 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
                                               "values, counting every item of a list-type attribute",
                       "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES")
     yield from _node_allocatable(device, path)
-    if device.get("allowMultipleAllocations") is not True:
-        for name, entry in capacity.items():
-            if isinstance(entry, dict) and _set(entry, "requestPolicy"):
-                yield Problem((*path, "capacity", MapKey(name), "requestPolicy"),
-                              "Forbidden: only allowed when `allowMultipleAllocations` is true",
-                              "DRA-API/CAPACITY-REQUEST-POLICY")
+    for name, entry in capacity.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("requestPolicy"), dict):
+            continue
+        where = (*path, "capacity", MapKey(name), "requestPolicy")
+        if device.get("allowMultipleAllocations") is not True:
+            yield Problem(where, "Forbidden: only allowed when `allowMultipleAllocations` is true",
+                          "DRA-API/CAPACITY-REQUEST-POLICY")
+        else:
+            yield from _request_policy(entry, where)
     consumptions = _list(device.get("consumesCounters"))
     consumed = sum(len(c["counters"]) for _, c in _dicts(consumptions) if isinstance(c.get("counters"), dict))
     if _from_1_35(gates):
@@ -279,6 +285,73 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
             yield Problem((*path, field), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
                           "DRA-API/DEVICE-NODE-SELECTION")
     return consumed
+
+
+def _quantity(value: Any) -> Fraction | None:
+    try:
+        return parse_quantity(value) if value is not None else None
+    except ValueError:
+        return None  # the schema reports a malformed quantity
+
+
+def _request_policy(capacity: Obj, path: Path) -> Iterator[Problem]:
+    """KEP-5075: one kind of policy; a default that the policy allows; every bound within the capacity;
+    validValues sorted and unique; a range's default and max on its step grid."""
+    policy, total = capacity["requestPolicy"], _quantity(capacity.get("value"))
+    values, valid_range = policy.get("validValues"), policy.get("validRange")
+    default = _quantity(policy.get("default"))
+    if values and valid_range is not None:
+        yield Problem(path, "Forbidden: exactly one policy can be specified, not both `validValues` and "
+                            "`validRange`", "DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF")
+        return
+    if (values or isinstance(valid_range, dict)) and not _set(policy, "default"):
+        yield Problem((*path, "default"), "Required value: required when `validValues` or `validRange` is set",
+                      "DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF")
+    if total is None:
+        return
+    if isinstance(values, list) and values:
+        rule = "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"
+        amounts = [_quantity(v) for v in values]
+        for index, amount in enumerate(amounts):
+            where = (*path, "validValues", index)
+            if amount is None:
+                continue
+            if index and amounts[index - 1] is not None and amounts[index - 1] > amount:  # type: ignore[operator]
+                yield Problem(where, f"Invalid value: {values[index]}: values must be sorted in ascending order", rule)
+            if amount in amounts[:index]:
+                yield Problem(where, f"Duplicate value: {values[index]}", rule)
+            if amount > total:
+                yield Problem(where, f"Invalid value: {values[index]}: larger than the capacity value "
+                                     f"{capacity.get('value')}", rule)
+        if default is not None and default not in amounts:
+            yield Problem((*path, "validValues"), f"Invalid value: the default {policy.get('default')} is not "
+                                                  "one of the valid values", rule)
+    if isinstance(valid_range, dict):
+        yield from _request_range(valid_range, default, total, (*path, "validRange"))
+
+
+def _request_range(valid_range: Obj, default: Fraction | None, total: Fraction, path: Path) -> Iterator[Problem]:
+    rule = "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"
+    low, high, step = (_quantity(valid_range.get(k)) for k in ("min", "max", "step"))
+    if low is None:
+        return
+    bounds: list[tuple[str, bool, str]] = [
+        ("min", low > total, "min is larger than the capacity value"),
+        ("min", default is not None and default < low, "the default is less than min"),
+    ]
+    if high is not None:
+        bounds += [("max", low > high, "min is larger than max"),
+                   ("max", high > total, "max is larger than the capacity value"),
+                   ("max", default is not None and default > high, "the default is more than max")]
+    if step is not None and step > 0:
+        bounds += [("step", low + step > total, "min plus one step is larger than the capacity value"),
+                   ("step", default is not None and (default - low) % step != 0,
+                    "the default is not min plus a whole number of steps"),
+                   ("step", high is not None and (high - low) % step != 0,
+                    "max is not min plus a whole number of steps")]
+    for field, broken, message in bounds:
+        if broken:
+            yield Problem((*path, field), f"Invalid value: {message}", rule)
 
 
 def _node_allocatable(device: Obj, path: Path) -> Iterator[Problem]:
@@ -333,6 +406,32 @@ def class_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
     if not isinstance(old_spec, dict) or old_spec.get("selectors") != spec.get("selectors"):
         yield from _selectors(spec.get("selectors"), ("spec", "selectors"))  # re-checked only when changed
     yield from _opaque(spec.get("config"), ("spec", "config"))
+    name = spec.get("extendedResourceName")
+    if isinstance(name, str):
+        error = extended_resource_name_error(name)
+        if error:
+            yield Problem(("spec", "extendedResourceName"), f"Invalid value: {json.dumps(name)}: {error}",
+                          "DRA-API/CLASS-EXTENDED-RESOURCE-NAME")
+
+
+_QUALIFIED_NAME = re.compile(r"^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                             r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+
+
+def extended_resource_name_error(name: str) -> str | None:
+    """Why `name` is not an extended resource name (core/v1 IsExtendedResourceName): it needs a domain
+    outside kubernetes.io, must not start with "requests.", and "requests." + name must be a qualified name."""
+    domain, slash, _ = name.partition("/")
+    if not slash:
+        return "must have a domain prefix (an extended resource name is domain/name)"
+    if domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
+        return "must not use the kubernetes.io domain, which native resources use"
+    if name.startswith("requests."):
+        return 'must not start with "requests."'
+    quota_name = "requests." + name
+    if len(quota_name.partition("/")[0]) > 253 or not _QUALIFIED_NAME.match(quota_name):
+        return "must be a qualified name (a DNS subdomain, '/', then at most 63 letters, digits, '-', '_' or '.')"
+    return None
 
 
 # --- ResourceClaim and ResourceClaimTemplate ---------------------------------------------------------

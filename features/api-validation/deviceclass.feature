@@ -124,3 +124,24 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | length | outcome                                                                          |
         | 10229  | accepted                                                                         |
         | 10230  | rejected at "spec.config[0].opaque.parameters" by rule "DRA-API/CONFIG-OPAQUE"   |
+
+  Rule: DRA-API/CLASS-EXTENDED-RESOURCE-NAME  A class's extendedResourceName is an extended resource name
+
+    Scenario Outline: A class standing for <name>
+      When the user creates the DeviceClass:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+          extendedResourceName: <name>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | name                      | outcome                                                                                         |
+        | example.com/gpu           | accepted                                                                                        |
+        | gpu                       | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
+        | kubernetes.io/gpu         | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
+        | nvidia.kubernetes.io/gpu  | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
+        | requests.example.com/gpu  | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |

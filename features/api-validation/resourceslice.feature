@@ -484,6 +484,91 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | true   | accepted                                                                                                  |
         | false  | rejected at "spec.devices[0].capacity[memory].requestPolicy" by rule "DRA-API/CAPACITY-REQUEST-POLICY"    |
 
+  Rule: DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF  One kind of request policy, and a default with it
+
+    Scenario Outline: A shared capacity whose policy has <what>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: nic.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: nic-0
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth:
+                value: 10G
+                requestPolicy: <policy>
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | what                   | policy                                                           | outcome                                                                                                                 |
+        | a range and a default  | {default: 1G, validRange: {min: 1G}}                             | accepted                                                                                                                |
+        | only a default         | {default: 1G}                                                    | accepted                                                                                                                |
+        | both kinds             | {default: 1G, validValues: [1G], validRange: {min: 1G}}          | rejected at "spec.devices[0].capacity[bandwidth].requestPolicy" by rule "DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF"         |
+        | values but no default  | {validValues: [1G, 2G]}                                          | rejected at "spec.devices[0].capacity[bandwidth].requestPolicy.default" by rule "DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF" |
+
+  Rule: DRA-API/CAPACITY-REQUEST-POLICY-VALUES  Valid values sorted, unique, within the capacity, the default among them
+
+    Scenario Outline: Valid values <values> with default <default>
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              cores:
+                value: "100"
+                requestPolicy: {default: "<default>", validValues: <values>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | values             | default | outcome                                                                                                                         |
+        | ["10", "25", "50"] | 10      | accepted                                                                                                                        |
+        | ["10", "50", "25"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
+        | ["10", "10", "50"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
+        | ["10", "100"]      | 10      | accepted                                                                                                                        |
+        | ["10", "101"]      | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
+        | ["10", "25"]       | 20      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"         |
+
+  Rule: DRA-API/CAPACITY-REQUEST-POLICY-RANGE  A valid range lies within the capacity, its default and max on the step grid
+
+    Scenario Outline: A range <range> with default <default> on 80Gi
+      When the user creates the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory:
+                value: 80Gi
+                requestPolicy: {default: <default>, validRange: <range>}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | range                                 | default | outcome                                                                                                                          |
+        | {min: 10Gi, max: 80Gi, step: 10Gi}    | 20Gi    | accepted                                                                                                                         |
+        | {min: 90Gi}                           | 90Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
+        | {min: 10Gi}                           | 5Gi     | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
+        | {min: 10Gi, max: 88Gi}                | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
+        | {min: 10Gi, max: 20Gi}                | 30Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
+        | {min: 10Gi, step: 10Gi}               | 15Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
+        | {min: 10Gi, max: 75Gi, step: 10Gi}    | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
+        | {min: 10Gi, step: 71Gi}               | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
+        | {min: 10Gi, step: 70Gi}               | 10Gi    | accepted                                                                                                                         |
+
   Rule: DRA-API/DEVICE-NODE-SELECTION  Per-device node selection only with perDeviceNodeSelection, then exactly one
 
     Scenario Outline: A device with <selection> in a slice <mode>

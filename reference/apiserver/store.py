@@ -87,9 +87,12 @@ class Store:
     """The API server's storage. Every read returns a copy; every write bumps the global
     resourceVersion and notifies watchers synchronously, in write order."""
 
-    def __init__(self, clock: FakeClock, gates: FeatureGates | None = None) -> None:
+    def __init__(
+        self, clock: FakeClock, gates: FeatureGates | None = None, kinds: dict[str, KindInfo] | None = None
+    ) -> None:
         self.clock = clock
         self.gates = gates or FeatureGates()
+        self.kinds = kinds if kinds is not None else KINDS  # the kinds this API server serves
         self._objects: dict[Key, Obj] = {}
         self._uids: dict[str, Key] = {}  # uid -> key of every live object
         self._dependents: dict[str, set[Key]] = {}  # owner uid -> keys of objects naming it as owner
@@ -163,7 +166,7 @@ class Store:
         self._kind_info(obj)
         new = copy_object(obj)
         meta = new.setdefault("metadata", {})
-        if KINDS[new["kind"]].namespaced:
+        if self.kinds[new["kind"]].namespaced:
             meta.setdefault("namespace", DEFAULT_NAMESPACE)
         meta.setdefault("uid", f"uid-{next(self._uid_counter):06d}")
         meta.setdefault("creationTimestamp", format_time(self.clock.now()))
@@ -177,7 +180,7 @@ class Store:
         obj = self._decode(obj)
         key, old = self._existing(obj)
         new = copy_object(obj)
-        if KINDS[key[0]].has_status:
+        if self.kinds[key[0]].has_status:
             if "status" in old:
                 new["status"] = copy_object(old["status"])
             else:
@@ -194,7 +197,7 @@ class Store:
     def update_status(self, obj: Obj) -> Obj:
         """Replace only the status of an object whose kind has a status subresource."""
         key, old = self._existing(obj)
-        if not KINDS[key[0]].has_status:
+        if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
         new = copy_object(old)
         if "status" in obj:
@@ -248,17 +251,17 @@ class Store:
 
     def _kind_info(self, obj: Obj) -> KindInfo:
         kind = obj.get("kind")
-        if kind not in KINDS:
+        if kind not in self.kinds:
             raise ApiError("NotFound", f"the server does not serve kind {kind!r}")
-        expected = KINDS[kind].api_version
+        expected = self.kinds[kind].api_version
         if obj.get("apiVersion", expected) != expected:
             raise ApiError("NotFound", f"{kind} is served as {expected}, not {obj.get('apiVersion')}")
-        return KINDS[kind]
+        return self.kinds[kind]
 
     def _key(self, kind: str, name: str, namespace: str | None) -> Key:
-        if kind not in KINDS:
+        if kind not in self.kinds:
             raise ApiError("NotFound", f"the server does not serve kind {kind!r}")
-        return kind, (namespace or DEFAULT_NAMESPACE) if KINDS[kind].namespaced else None, name
+        return kind, (namespace or DEFAULT_NAMESPACE) if self.kinds[kind].namespaced else None, name
 
     def _existing(self, obj: Obj) -> tuple[Key, Obj]:
         self._kind_info(obj)

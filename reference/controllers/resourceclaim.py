@@ -62,13 +62,15 @@ class ResourceClaimController:
             self._create_missing_claims(pod)
             return
         # The pod is gone or finished: its claims may lose their reservation or be deleted.
-        for entry in pod_claims(pod):
-            if entry.claim is None:
-                continue
-            claim = self._store.get("ResourceClaim", entry.claim, namespace)
+        generated = [(entry.claim, entry.template is not None) for entry in pod_claims(pod) if entry.claim]
+        extended = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+        if extended:  # KEP-5004: the claim the scheduler wrote for the pod's extended resources
+            generated.append((extended, True))
+        for name, owned in generated:
+            claim = self._store.get("ResourceClaim", name, namespace)
             if claim is None:
                 continue
-            if entry.template is not None and _owned_by(claim, pod) and not deleted:
+            if owned and _owned_by(claim, pod) and not deleted:
                 self._delete(claim)  # a finished pod's generated claim; deleted pods rely on GC
             self._sync_claim(claim)
 

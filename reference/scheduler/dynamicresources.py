@@ -33,6 +33,14 @@ from draconform.reference.scheduler.bindingconditions import (
     pod_verdict,
     requires_binding_conditions,
 )
+from draconform.reference.scheduler.extendedresources import (
+    RequestMapping,
+    backed_requests,
+    build_requests,
+    is_extended_claim_of,
+    special_claim,
+    via_dra_on,
+)
 from draconform.reference.scheduler.framework import (
     SUCCESS,
     Code,
@@ -53,12 +61,26 @@ WAIT = NAME + "/binding-wait"  # CycleState key of a pod's BindingWait
 
 
 @dataclass
+class ExtendedClaim:
+    """KEP-5004: the pod's extended resources that DeviceClasses stand for, and the claim the scheduler
+    builds for those a node serves through DRA (one per set of such resources, shared by the nodes)."""
+
+    requests: dict[str, int]
+    classes: list[Obj]
+    stale: Obj | None  # a claim written for the pod by an earlier cycle: deleted in PostFilter, then retried
+    built: dict[frozenset[str], tuple[Obj, list[RequestMapping]]] = field(default_factory=dict)
+    on_node: dict[str, tuple[Obj, list[RequestMapping]]] = field(default_factory=dict)
+    written: Obj | None = None  # the claim as created in PreBind
+
+
+@dataclass
 class PodClaimsState:
     """What PreFilter learned about the pod's claims, kept for the rest of the cycle."""
 
     claims: list[Obj]  # every claim of the pod, in spec order
     unallocated: list[Obj]  # those still without status.allocation
     allocations: dict[str, list[Obj]] = field(default_factory=dict)  # node -> allocation per unallocated
+    extended: ExtendedClaim | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +117,7 @@ class DynamicResources:
         self._clock = clock
         self._events = events
         self.binding = gates.enabled(*BINDING_GATES)
+        self.extended_resources = gates.enabled("DRAExtendedResource")
         self.binding_timeout = parse_binding_timeout(args)
         self.metrics = BindingConditionMetrics(metrics) if self.binding else None
         # Claims whose allocation the scheduler reserved but has not written yet, by claim UID: the
@@ -109,7 +132,8 @@ class DynamicResources:
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
         entries = pod_claims(pod)
-        if not entries:
+        extended = self._extended_claim(pod) if self.extended_resources else None
+        if not entries and extended is None:
             return Status(Code.SKIP)
         claims: list[Obj] = []
         for entry in entries:
@@ -136,12 +160,65 @@ class DynamicResources:
                 )
             claims.append(claim)
         unallocated = [claim for claim in claims if not _allocation(claim)]
-        state.data[NAME] = PodClaimsState(claims=claims, unallocated=unallocated)
+        state.data[NAME] = PodClaimsState(claims=claims, unallocated=unallocated, extended=extended)
         return SUCCESS
+
+    def _extended_claim(self, pod: Obj) -> ExtendedClaim | None:
+        classes = self._store.list("DeviceClass")
+        requests = backed_requests(pod, classes)
+        if not requests:
+            return None
+        stale = next((claim for claim in self._store.list("ResourceClaim", pod["metadata"]["namespace"])
+                      if is_extended_claim_of(claim, pod)), None)
+        return ExtendedClaim(requests, classes, stale)
+
+    def _node_extended_claim(self, extended: ExtendedClaim, pod: Obj, node: Obj) -> tuple[Obj | None, Status]:
+        """The special claim this node needs (None when the device plugin serves everything here)."""
+        if extended.stale is not None:
+            name = extended.stale["metadata"]["name"]
+            return None, Status(Code.UNSCHEDULABLE,
+                                f"cannot schedule extended resource claim {name!r} left by an earlier attempt")
+        through_dra, missing = via_dra_on(node, extended.requests, extended.classes)
+        if missing is not None:
+            return None, Status(Code.UNSCHEDULABLE, f"cannot fit resource {missing}")
+        if not through_dra:
+            return None, SUCCESS
+        key = frozenset(through_dra)
+        if key not in extended.built:
+            requests, mappings = build_requests(pod, through_dra, extended.classes)
+            extended.built[key] = (special_claim(pod, requests), mappings)
+        extended.on_node[node_name(node)] = extended.built[key]
+        return extended.built[key][0], SUCCESS
+
+    def post_filter(self, state: CycleState, pod: Obj, rejections: Mapping[str, Status]) -> Status:
+        """A special claim left by an earlier attempt is deleted, so the next attempt starts afresh."""
+        claims_state: PodClaimsState | None = state.data.get(NAME)
+        stale = claims_state.extended.stale if claims_state and claims_state.extended else None
+        if stale is not None:
+            self._delete_claim(stale)
+        return Status(Code.UNSCHEDULABLE)
+
+    def _delete_claim(self, claim: Obj) -> None:
+        """Delete a claim the scheduler wrote, its finalizer first (nobody else would remove it)."""
+        meta = claim["metadata"]
+        latest = self._store.get("ResourceClaim", meta["name"], meta["namespace"])
+        if latest is None:
+            return
+        if DELETE_PROTECTION_FINALIZER in latest["metadata"].get("finalizers", []):
+            latest["metadata"]["finalizers"] = [f for f in latest["metadata"]["finalizers"]
+                                                if f != DELETE_PROTECTION_FINALIZER]
+            self._store.update(latest)
+        try:
+            self._store.delete("ResourceClaim", meta["name"], meta["namespace"])
+        except ApiError as error:
+            if error.reason != "NotFound":
+                raise
 
     # --- Filter --------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
-        claims_state: PodClaimsState = state.data[NAME]
+        claims_state: PodClaimsState | None = state.data.get(NAME)
+        if claims_state is None:  # PreFilter skipped: nothing of DRA in this pod
+            return SUCCESS
         for claim in claims_state.claims:
             allocation = _allocation(claim)
             if allocation and not selector_matches(allocation.get("nodeSelector"), node):
@@ -149,10 +226,17 @@ class DynamicResources:
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                     f"resourceclaim {claim['metadata']['name']!r} is allocated on other nodes",
                 )
-        if not claims_state.unallocated:
+        unallocated = claims_state.unallocated
+        if claims_state.extended is not None:
+            special, status = self._node_extended_claim(claims_state.extended, pod, node)
+            if not status.ok:
+                return status
+            if special is not None:
+                unallocated = [*unallocated, special]
+        if not unallocated:
             return SUCCESS
         try:
-            outcome = self._allocator.allocate(node, claims_state.unallocated, list(self.assumed.values()))
+            outcome = self._allocator.allocate(node, unallocated, list(self.assumed.values()))
         except AllocationError as error:
             return Status(Code.ERROR, str(error))
         if outcome.allocations is None:
@@ -183,12 +267,19 @@ class DynamicResources:
         if claims_state is None:
             return SUCCESS
         for claim, allocation in zip(
-            claims_state.unallocated, claims_state.allocations.get(node_name(node), []), strict=True
+            self._unallocated_on(claims_state, node), claims_state.allocations.get(node_name(node), []), strict=True
         ):
             assumed = dict(claim)
             assumed["status"] = {**(claim.get("status") or {}), "allocation": allocation}
             self.assumed[claim["metadata"]["uid"]] = assumed
         return SUCCESS
+
+    @staticmethod
+    def _unallocated_on(claims_state: PodClaimsState, node: Obj) -> list[Obj]:
+        """The claims allocated on this node in Filter: the pod's unallocated ones, then its special claim."""
+        extended = claims_state.extended
+        special = extended.on_node.get(node_name(node)) if extended is not None else None
+        return [*claims_state.unallocated, special[0]] if special is not None else list(claims_state.unallocated)
 
     def unreserve(self, state: CycleState, pod: Obj, node: Obj) -> None:
         claims_state: PodClaimsState | None = state.data.get(NAME)
@@ -197,6 +288,14 @@ class DynamicResources:
         for claim in claims_state.claims:
             self.assumed.pop(claim["metadata"]["uid"], None)
             self._drop_reservation(claim, pod)
+        extended = claims_state.extended
+        if extended is not None:
+            for special, _ in extended.built.values():
+                self.assumed.pop(special["metadata"]["uid"], None)
+            if extended.written is not None:
+                self.assumed.pop(extended.written["metadata"]["uid"], None)
+                self._delete_claim(extended.written)
+                extended.written = None
 
     # --- PreBind -------------------------------------------------------------------------------
     def pre_bind(self, state: CycleState, pod: Obj, node: Obj) -> Status:
@@ -211,6 +310,12 @@ class DynamicResources:
             except ApiError as error:
                 self._observe("failure", any(map(requires_binding_conditions, written)), entered)
                 return Status(Code.ERROR, f"resourceclaim {claim['metadata']['name']!r}: {error}")
+        special = claims_state.extended.on_node.get(node_name(node)) if claims_state.extended else None
+        if claims_state.extended is not None and special is not None:
+            try:
+                written.append(self._write_extended_claim(claims_state.extended, special[0], special[1], pod))
+            except ApiError as error:
+                return Status(Code.ERROR, f"extended resource claim: {error}")
         if not self.binding:
             return SUCCESS
         if not any(map(requires_binding_conditions, written)):
@@ -321,6 +426,27 @@ class DynamicResources:
             self.assumed.pop(uid, None)
             return written
         raise ApiError("Conflict", f"gave up after {CONFLICT_RETRIES} conflicting updates")
+
+    def _write_extended_claim(self, extended: ExtendedClaim, special: Obj, mappings: list[RequestMapping],
+                              pod: Obj) -> Obj:
+        """KEP-5004 PreBind: create the special claim under a generated name, write its allocation and the
+        pod's reservation like any claim's, then tell the pod which request serves which container."""
+        body = copy_object(special)
+        for key in ("name", "uid"):
+            body["metadata"].pop(key)
+        created = self._store.create(body)
+        extended.written = created
+        assumed = self.assumed.pop(special["metadata"]["uid"])
+        self.assumed[created["metadata"]["uid"]] = {**created, "status": assumed["status"]}
+        written = self._write_claim(created, pod)
+        latest = self._store.get("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
+        if latest is not None:
+            latest.setdefault("status", {})["extendedResourceClaimStatus"] = {
+                "requestMappings": [mapping.as_obj() for mapping in mappings],
+                "resourceClaimName": created["metadata"]["name"],
+            }
+            self._store.update_status(latest)
+        return written
 
     def _add_finalizer(self, claim: Obj) -> None:
         latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])

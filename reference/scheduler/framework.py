@@ -5,6 +5,7 @@ Bind) that the DRA plugin of KEP-3063 ("kube-scheduler" section) hooks into."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any, Protocol
 
@@ -55,6 +56,19 @@ class Plugin(Protocol):
     pre_bind(state, pod, node) -> Status, bind(state, pod, node) -> Status."""
 
     name: str
+
+
+class DraPlugin(Plugin, Protocol):
+    """The DRA plugin the scheduler keeps a handle on: besides its extension points, it says what a pod
+    parked in PreBind waits for (KEP-5007) and stops with the scheduler."""
+
+    def stop(self) -> None: ...
+
+    def waiting_on(self, state: CycleState) -> frozenset[str]: ...
+
+    def wait_deadline(self, state: CycleState) -> datetime | None: ...
+
+    def recheck(self, state: CycleState, pod: Obj, node: Obj) -> Status: ...
 
 
 def call_point(plugins: list[Plugin], point: str, *args: Any) -> Status:

@@ -20,11 +20,13 @@ from draconform.reference.scheduler.dynamicresources import DynamicResources
 from draconform.reference.scheduler.framework import (
     Code,
     CycleState,
+    DraPlugin,
     Plugin,
     Status,
     call_point,
     node_name,
 )
+from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
 from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
@@ -49,7 +51,9 @@ class Scheduler:
         metrics: MetricsRegistry,
         config: SchedulerConfig,
         allocator_factory: AllocatorFactory,
+        dra: DraPlugin | None = None,
     ) -> None:
+        """`dra` replaces the structured-allocation DRA plugin (the classic protocol's plugin)."""
         self._store = store
         self._clock = clock
         self._events = events
@@ -57,9 +61,11 @@ class Scheduler:
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
         self._stopped = False
-        allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
-        self.dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
-        self.plugins: list[Plugin] = [self.dra]
+        if dra is None:
+            allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
+            dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
+        self.dra: DraPlugin = dra
+        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}

@@ -1,0 +1,289 @@
+"""The submission report: a versioned YAML document (`kind: DRAConformanceReport`, schema
+`schemas/harness/conformance-report.schema.json`) an implementation attaches to a pull request under
+`reports/<kubernetes-version>/<org>-<project>/`, in the manner of Gateway API's conformance reports.
+
+It is built from the same records as every other format, and `verify` checks a copy: the schema, that
+every count agrees with the rules and scenarios listed, that each profile's verdict follows from its
+counts, and a SHA-256 digest over the canonical JSON of everything else, which any edit breaks.
+The digest proves the document is as the tool wrote it, not who ran the tool: it is a seal against
+mistakes and casual edits, not a signature."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from draconform.paths import SCHEMAS_DIR
+from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
+from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, Verdict, tally
+
+API_VERSION = "draconform.dev/v1alpha1"
+KIND = "DRAConformanceReport"
+FILENAME = "conformance-report.yaml"
+DIGEST_ALGORITHM = "sha256"
+
+
+def tool_version() -> str:
+    try:
+        return version("draconform")
+    except PackageNotFoundError:  # a checkout on sys.path without an install
+        return "unknown"
+
+
+def scenario_name(scenario: ScenarioRecord) -> str:
+    """How the submission names a scenario: where it is and what it is called."""
+    return f"{scenario.location} {scenario.name}"
+
+
+def digest(document: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of the document without its `digest` field."""
+    body = {key: value for key, value in document.items() if key != "digest"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _counts(statuses: Iterable[str], keys: Iterable[str]) -> dict[str, int]:
+    return dict(tally(statuses, keys))
+
+
+def verdict_of(claimed: bool, must: dict[str, int]) -> Verdict:
+    """The same rule as `results.ProfileVerdict`, from counts alone, so that `verify` can re-derive it."""
+    if not claimed:
+        return "not claimed"
+    if must["failed"]:
+        return "failure"
+    return "success" if must["passed"] == must["total"] else "partial"
+
+
+def submission_data(run: Run) -> dict[str, Any]:
+    results = Results.of(run)
+    info = run.info
+    impl = info.claims.implementation
+    scenario_profiles: dict[int, set[str]] = {}  # by id(): records hold dicts and do not hash
+    for result in results.rules:
+        for scenario in result.scenarios:
+            scenario_profiles.setdefault(id(scenario), set()).add(result.rule.profile)
+    profiles = []
+    for verdict in results.verdicts():
+        mine = [s for s in run.scenarios if verdict.profile in scenario_profiles.get(id(s), ())]
+        profiles.append(
+            {
+                "name": verdict.profile,
+                "claimed": verdict.verdict != "not claimed",
+                "result": verdict.verdict,
+                "summary": verdict.summary,
+                "must": verdict.must,
+                "shouldMay": verdict.optional,
+                "failedRules": list(verdict.failed_rules),
+                # Named, not only counted: a reader sees exactly what was shown to work.
+                "passedScenarios": [scenario_name(s) for s in mine if s.status == "passed"],
+                "failedScenarios": [scenario_name(s) for s in mine if s.status in ("failed", "error")],
+                "skippedScenarios": [
+                    {"name": scenario_name(s), "reason": s.skip_reason or ""} for s in mine if s.status == "skipped"
+                ],
+            }
+        )
+    document: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {"generatedBy": f"draconform {tool_version()}", "date": info.started.isoformat(timespec="seconds")},
+        "implementation": {
+            key: value
+            for key, value in {
+                "organization": impl.organization,
+                "project": impl.project,
+                "version": impl.version,
+                "url": impl.url,
+                "contact": list(impl.contact),
+            }.items()
+            if value not in (None, [])
+        },
+        "kubernetesVersion": impl.kubernetes_version,
+        "mode": impl.mode,
+        "reproduce": {"command": info.claims.command or "", "sut": info.sut or "", "selection": list(info.selection)},
+        "claims": {
+            "profiles": list(info.claims.profiles) if info.claims.profiles is not None else None,
+            "features": list(info.claims.features) if info.claims.features is not None else None,
+        },
+        "summary": {
+            "scenarios": results.scenario_counts(),
+            "rules": results.rule_counts(),
+            "harnessErrors": len(run.errors),
+        },
+        "profiles": profiles,
+        "rules": [
+            {
+                key: value
+                for key, value in {
+                    "id": r.rule.id,
+                    "profile": r.rule.profile,
+                    "level": r.rule.level,
+                    "status": r.status,
+                    "notClaimed": info.claims.exclusion(r.rule),
+                }.items()
+                if value is not None
+            }
+            for r in results.rules
+        ],
+        "scenarios": [
+            {"name": scenario_name(s), "status": s.status, "rules": list(s.rules)} for s in run.scenarios
+        ],
+    }
+    document["digest"] = {"algorithm": DIGEST_ALGORITHM, "value": digest(document)}
+    return document
+
+
+def render_submission(run: Run) -> str:
+    header = f"# {KIND} written by draconform; `draconform report verify` refuses an edited copy.\n"
+    return header + yaml.safe_dump(submission_data(run), sort_keys=False, allow_unicode=True, width=120)
+
+
+# --- the submission folder ------------------------------------------------------------------------
+
+
+def submission_folder(run: Run, base: Path) -> Path:
+    """`base/<kubernetes-version>/<org>-<project>/`; the implementation must name both."""
+    impl = run.info.claims.implementation
+    if impl.slug is None:
+        raise ValueError("a submission needs the implementation's organization and project (--organization, --project)")
+    return base / impl.kubernetes_version / impl.slug
+
+
+def report_filename(run: Run) -> str:
+    impl = run.info.claims.implementation
+    return f"{impl.version or 'unversioned'}-{impl.mode}-report.yaml"
+
+
+@cache
+def _templates() -> Any:
+    # Imported here: only a submission folder needs a template, and every run imports this module.
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    return Environment(
+        loader=PackageLoader("draconform.reporting", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # Markdown, not HTML
+    )
+
+
+def write_submission(run: Run, base: Path) -> list[Path]:
+    """Write the report YAML and a README (with the command that reproduces the run) into the
+    submission folder; return both paths."""
+    folder = submission_folder(run, base)
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / report_filename(run)
+    report.write_text(render_submission(run), encoding="utf-8")
+    readme = folder / "README.md"
+    data = submission_data(run)
+    readme.write_text(_templates().get_template("submission-readme.md.j2").render(r=data, report=report.name))
+    return [report, readme]
+
+
+# --- verify ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verification:
+    path: Path
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+class UnreadableSubmission(ValueError):
+    """The path holds no readable submission report."""
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads((SCHEMAS_DIR / "harness" / "conformance-report.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def find_report(path: Path) -> Path:
+    """The report itself, or the one report YAML in a submission or run folder."""
+    if path.is_file():
+        return path
+    if path.is_dir():
+        found = sorted(path.glob("*report.yaml"))
+        if len(found) == 1:
+            return found[0]
+        raise UnreadableSubmission(f"{path}: expected one *report.yaml in the folder, found {len(found)}")
+    raise UnreadableSubmission(f"{path}: no such file or folder")
+
+
+def verify(path: Path) -> Verification:
+    """Every problem with the submission at `path` (empty when it is as the tool wrote it)."""
+    report = find_report(path)
+    try:
+        document = yaml.load(report.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UnreadableSubmission(f"{report}: cannot read: {exc}") from exc
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        return Verification(
+            report, tuple(f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in errors)
+        )
+    return Verification(report, tuple(_consistency(document)))
+
+
+def _consistency(document: dict[str, Any]) -> list[str]:
+    problems: list[str] = []
+
+    def check(where: str, stated: object, derived: object) -> None:
+        if stated == derived:
+            return
+        if isinstance(stated, list) and isinstance(derived, list):
+            extra, missing = [s for s in stated if s not in derived], [d for d in derived if d not in stated]
+            detail = "; ".join(
+                text for text in (f"names {extra!r}, which did not pass" if extra else "",
+                                  f"leaves out {missing!r}" if missing else "") if text
+            ) or "lists them in another order"  # fmt: skip
+            problems.append(f"{where}: {detail}")
+        else:
+            problems.append(f"{where}: says {stated!r}, but the listed results give {derived!r}")
+
+    rules, scenarios = document["rules"], document["scenarios"]
+    check("summary.rules", document["summary"]["rules"], _counts((r["status"] for r in rules), RULE_STATUSES))
+    check("summary.scenarios", document["summary"]["scenarios"], _counts((s["status"] for s in scenarios), OUTCOMES))
+    profile_of = {r["id"]: r["profile"] for r in rules}
+    for index, profile in enumerate(document["profiles"]):
+        where = f"profiles[{index}] ({profile['name']})"
+        mine = [r for r in rules if r["profile"] == profile["name"]]
+        must = _counts((r["status"] for r in mine if r["level"] in MUST_LEVELS), RULE_STATUSES)
+        check(f"{where}.must", profile["must"], must)
+        check(
+            f"{where}.shouldMay",
+            profile["shouldMay"],
+            _counts((r["status"] for r in mine if r["level"] not in MUST_LEVELS), RULE_STATUSES),
+        )
+        check(f"{where}.result", profile["result"], verdict_of(profile["claimed"], must))
+        passed = [
+            s["name"]
+            for s in scenarios
+            if s["status"] == "passed" and any(profile_of.get(rule) == profile["name"] for rule in s["rules"])
+        ]
+        check(f"{where}.passedScenarios", profile["passedScenarios"], passed)
+    claimed = document["claims"]["profiles"]
+    for profile in document["profiles"]:
+        if profile["claimed"] != (claimed is None or profile["name"] in claimed):
+            problems.append(f"profiles ({profile['name']}): claimed is {profile['claimed']}, but claims say otherwise")
+    stated = document["digest"]["value"]
+    if stated != digest(document):
+        problems.append(
+            "digest: the document was changed after draconform wrote it (its SHA-256 no longer matches);"
+            " submit the file exactly as `draconform run` wrote it"
+        )
+    return problems

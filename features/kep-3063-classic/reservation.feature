@@ -1,0 +1,167 @@
+@kep-3063-classic
+Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063 API ReservedFor and UserLimit; kube-scheduler Reserve)
+
+  Background:
+    Given a cluster serving the classic DRA API
+    And nodes "worker-1, worker-2"
+    And the resource class "acme-gpu" of driver "gpu.acme.com"
+
+  Rule: KEP-3063-CLASSIC/RESERVE-RESERVED-FOR  The pod is added to reservedFor before it is bound
+
+    Scenario: A pod using an allocated claim is reserved by UID and bound
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-2: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "trainer" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" is reserved for pod "trainer"
+      And pod "trainer" is bound to node "worker-2"
+
+    Scenario: A pod whose claims are not all allocated is reserved in none of them
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And the resource class "acme-fpga" of driver "fpga.acme.com"
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a classic claim "fpga" of class "acme-fpga" with Immediate allocation
+      And a pod "trainer" using claims "gpu, fpga"
+      When the scheduler runs
+      Then claim "gpu" is in phase "Allocated"
+      And claim "gpu" is reserved for nobody
+      And pod "trainer" is not scheduled
+
+  Rule: KEP-3063-CLASSIC/RESERVE-WITHIN-USER-LIMIT  reservedFor never holds more users than allowed
+
+    Scenario: With the default limit the second pod waits until the first is gone
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "first" using claim "gpu"
+      And a pod "second" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" is reserved for pod "first"
+      And pod "second" is not scheduled
+      When pod "first" is deleted
+      And the scheduler runs
+      Then claim "gpu" is reserved for pod "second"
+      And pod "second" is bound to node "worker-1"
+
+    Scenario: A limit of 2 admits two pods and holds the third
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        user_limit: 2
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "a" using claim "gpu"
+      And a pod "b" using claim "gpu"
+      And a pod "c" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" is reserved for pods "a, b"
+      And pod "c" is not scheduled
+
+  Rule: KEP-3063-CLASSIC/SHARED-CLAIM-ONE-ALLOCATION  Unlimited sharing of one allocation
+
+    Scenario: With userLimit -1 every pod shares the one allocation, which outlives them
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        user_limit: -1
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "a" using claim "gpu"
+      And a pod "b" using claim "gpu"
+      And a pod "c" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" allows -1 users
+      And claim "gpu" is reserved for pods "a, b, c"
+      When pod "a" is deleted
+      And pod "b" is deleted
+      And pod "c" is deleted
+      And the scheduler runs
+      Then claim "gpu" is reserved for nobody
+      And claim "gpu" is in phase "Allocated"
+
+  Rule: KEP-3063-CLASSIC/RESERVED-FOR-BY-UID  Users are told apart by UID
+
+    Scenario: A new pod with a deleted pod's name is a new user
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "worker" using claim "gpu"
+      When the scheduler runs
+      And pod "worker" is deleted
+      And a pod "worker" using claim "gpu" is created
+      And the scheduler runs
+      Then claim "gpu" is reserved for pod "worker"
+      And pod "worker" is bound to node "worker-1"
+
+  Rule: KEP-3063-CLASSIC/RESERVE-RACE  Optimistic concurrency keeps two schedulers within the limit
+
+    Scenario: The second scheduler's write from a stale read is refused
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "a" using claim "gpu"
+      And a pod "b" using claim "gpu"
+      When two schedulers read claim "gpu"
+      And the first scheduler reserves its read of the claim for pod "a"
+      And the second scheduler reserves its read of the claim for pod "b"
+      Then the write is refused with reason "Conflict"
+      And claim "gpu" is reserved for pod "a"
+
+  Rule: KEP-3063-CLASSIC/PODS-WITHOUT-CLAIMS-UNAFFECTED  Pods without claims schedule as before
+
+    Scenario: A plain pod is bound at once, whatever the drivers do
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        stalled: true
+        """
+      And the Pod:
+        """yaml
+        apiVersion: v1
+        metadata: {name: plain}
+        spec:
+          containers: [{name: main, image: my-app}]
+        """
+      When the scheduler runs
+      Then pod "plain" is bound to node "worker-1"
+
+  Rule: KEP-3063-CLASSIC/NO-PERIODIC-WRITES  Nothing keeps writing an allocated claim in use
+
+    Scenario: Ten minutes after the pod was bound its claim is untouched
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a pod "trainer" with template claim of class "acme-gpu"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      When claim "trainer-res" is watched for updates
+      And 10 minutes pass
+      Then claim "trainer-res" was not updated
+
+  Rule: KEP-3063-CLASSIC/SKEW-SCHEDULER-WITHOUT-FEATURE  A scheduler without the feature ignores claims
+
+    Scenario: With the gate off in the scheduler the pod is bound and the claim untouched
+      Given kube-scheduler with feature gates "DynamicResourceAllocation=off"
+      And the classic driver "gpu.acme.com" runs with:
+        """yaml
+        stalled: true
+        """
+      And a classic claim "gpu" of class "acme-gpu"
+      And a pod "trainer" using claim "gpu"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "gpu" has no potential nodes
+      And claim "gpu" has no selected node
+      And claim "gpu" is reserved for nobody

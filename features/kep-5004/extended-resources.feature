@@ -1,0 +1,216 @@
+@kep-5004
+Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.com/gpu the device-plugin way
+
+  Background:
+    Given a node "worker-1"
+    And node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+    And the DeviceClass:
+      """yaml
+      metadata: {name: gpu.example.com}
+      spec:
+        selectors:
+        - cel: {expression: device.driver == "gpu.example.com"}
+        extendedResourceName: example.com/gpu
+      """
+
+  Rule: KEP-5004/CLASS-STANDS-FOR-RESOURCE  A class standing for the resource serves the pod through DRA
+
+    Scenario Outline: A container asking for <resource> in its <where>
+      Given the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              <where>: {<resource>: "1"}
+        """
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And the claim of pod "trainer" is allocated device "gpu-0"
+
+      Examples:
+        | resource                                           | where    |
+        | example.com/gpu                                    | limits   |
+        | example.com/gpu                                    | requests |
+        | deviceclass.resource.kubernetes.io/gpu.example.com | requests |
+
+    Scenario: Asking for more devices than the node has leaves the pod pending
+      Given the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "3"}
+        """
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And pod "trainer" has no extended resource claim
+
+  Rule: KEP-5004/SPECIAL-CLAIM  The scheduler writes one claim for the pod, a request per container
+
+    Scenario: Two containers, two requests, one claim owned by the pod
+      Given the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "1", memory: 1Gi}
+          - name: sidecar
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "1"}
+        """
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And the claim of pod "trainer" was written by the scheduler for its extended resources
+      And the claim of pod "trainer" has requests:
+        """yaml
+        - name: container-0-request-0
+          exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}
+        - name: container-1-request-0
+          exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}
+        """
+      And the claim of pod "trainer" is reserved for pod "trainer"
+      And the allocation of the claim of pod "trainer" has results:
+        """yaml
+        - {request: container-0-request-0, driver: gpu.example.com, pool: worker-1, device: gpu-0}
+        - {request: container-1-request-0, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        """
+
+  Rule: KEP-5004/POD-STATUS  The pod records which request serves which container
+
+    Scenario: Request mappings name the container, the resource and the request
+      Given the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      When the scheduler runs
+      Then pod "trainer" maps its extended resources to its claim:
+        """yaml
+        - {containerName: main, resourceName: example.com/gpu, requestName: container-0-request-0}
+        """
+
+  Rule: KEP-5004/INIT-CONTAINERS  Init containers reuse the requests of the containers after them
+
+    Scenario: An init container needing more than the long-lived containers asks only for the difference
+      Given the Pod:
+        """yaml
+        metadata: {name: job}
+        spec:
+          initContainers:
+          - name: warmup
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "1"}
+        """
+      When the scheduler runs
+      Then pod "job" is bound to node "worker-1"
+      And the claim of pod "job" has requests:
+        """yaml
+        - name: container-0-request-0
+          exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}
+        - name: container-1-request-0
+          exactly: {deviceClassName: gpu.example.com, allocationMode: ExactCount, count: 1}
+        """
+      And pod "job" maps its extended resources to its claim:
+        """yaml
+        - {containerName: main, resourceName: example.com/gpu, requestName: container-1-request-0}
+        - {containerName: warmup, resourceName: example.com/gpu, requestName: container-1-request-0}
+        - {containerName: warmup, resourceName: example.com/gpu, requestName: container-0-request-0}
+        """
+
+  Rule: KEP-5004/DEVICE-PLUGIN-FIRST  A node advertising the resource is served by its device plugin
+
+    Scenario Outline: worker-1 advertises <advertised> example.com/gpu
+      Given node "worker-1" advertises <advertised> "example.com/gpu" in its allocatable resources
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | advertised | outcome                                                                |
+        | 4          | pod "trainer" has no extended resource claim                           |
+        | 1          | pod "trainer" is not scheduled                                         |
+        | 0          | the claim of pod "trainer" is allocated devices "gpu-0, gpu-1"         |
+
+  Rule: KEP-5004/RELEASED-WITH-POD  The claim goes with its pod and frees the devices
+
+    Scenario: A second pod gets the GPUs once the first is deleted
+      Given the Pod:
+        """yaml
+        metadata: {name: first}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: second}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      When the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      And pod "second" is not scheduled
+      When pod "first" is deleted
+      And the scheduler runs
+      Then the claims generated for pod "first" are gone
+      And pod "second" is bound to node "worker-1"
+      And the claim of pod "second" is allocated devices "gpu-0, gpu-1"
+
+  Rule: KEP-5004/GATE-OFF  Without DRAExtendedResource in the scheduler, no claim and no fit
+
+    Scenario Outline: kube-scheduler with DRAExtendedResource <gate>
+      Given kube-scheduler with feature gates "DRAExtendedResource=<gate>"
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "1"}
+        """
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | gate  | outcome                                          |
+        | on    | pod "trainer" is bound to node "worker-1"        |
+        | off   | pod "trainer" is not scheduled                   |

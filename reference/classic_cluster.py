@@ -1,0 +1,63 @@
+"""A reference cluster serving KEP-3063's classic API (cdi.k8s.io/v1alpha1) in place of resource.k8s.io:
+the same store, clock and scheduler framework, with the classic claim controller, the scheduler's
+classic DRA plugin, and, started per scenario, a driver's classic control-plane controller and its
+admission webhook. The two APIs never mix in one cluster (docs/decisions.md D-3063-1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from draconform.reference.apiserver import classic as classic_api
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.cluster import ReferenceCluster
+from draconform.reference.controllers.classic_claims import ClassicClaimController
+from draconform.reference.controllers.external import ExternalController
+from draconform.reference.drivers.classic_controller import ClassicDriverController
+from draconform.reference.drivers.classic_webhook import ResourceClassWebhook
+from draconform.reference.scheduler.classic import ClassicDynamicResources
+from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
+from draconform.sut import ComponentConfig
+
+CLASSIC_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]] = {
+    "classic-driver": ClassicDriverController,
+    "resource-class-webhook": ResourceClassWebhook,
+}
+
+
+class ClassicCluster(ReferenceCluster):
+    external_controllers = CLASSIC_CONTROLLERS
+
+    def _new_store(self) -> Store:
+        store = Store(self.clock, self._gates("kube-apiserver"), kinds=classic_api.CLASSIC_KINDS)
+        classic_api.install(store)
+        return store
+
+    def _new_controller(self) -> ExternalController:
+        return ClassicClaimController(self.store, self.clock, self.events, self.metrics)
+
+    def _new_scheduler(self) -> Scheduler:
+        config = self.configs.get("kube-scheduler", ComponentConfig())
+        gates = self._gates("kube-scheduler")
+        return Scheduler(
+            self.store, self.clock, self.events, self.metrics,
+            SchedulerConfig(gates=gates, args=dict(config.args)),
+            self.allocator_factory,
+            dra=ClassicDynamicResources(self.store, gates),
+        )
+
+    def run_driver(self, name: str, inventory: Any) -> None:
+        raise ValueError("a classic cluster's driver is its control-plane controller: start it with "
+                         "run_controller('classic-driver', ...)")
+
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        """Each driver runs its own controller: "classic-driver" is started once per driver name."""
+        if name == "classic-driver":
+            name = f"classic-driver/{behaviour.get('driver')}"
+            previous = self.external.pop(name, None)
+            if previous is not None:
+                previous.stop()
+            self.external[name] = ClassicDriverController(self.store, self.clock, behaviour)
+            return
+        super().run_controller(name, behaviour)

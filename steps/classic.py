@@ -1,0 +1,282 @@
+"""Steps for KEP-3063's classic protocol (cdi.k8s.io/v1alpha1): a cluster serving that API, resource
+classes, claims and template pods in its shapes, a driver's programmable control-plane controller, and
+what a user reads of the negotiation in a claim's status (phase, potential, unsuitable and selected
+nodes, availableOnNodes, finalizers, userLimit). Everything else (nodes, pods using named claims,
+"the scheduler runs", reservedFor, events, metrics) is the shared vocabulary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pytest_bdd import given, parsers, then, when
+
+from draconform.steps.common import (
+    CLAIM,
+    NAMESPACE,
+    ScenarioContext,
+    assert_same,
+    must_get,
+    resolve_claim,
+    split_names,
+)
+from draconform.sut import ApiError, Obj, SystemUnderTest, Unsupported
+
+API_VERSION = "cdi.k8s.io/v1alpha1"
+
+
+def _create(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> None:
+    created = sut.create(obj)
+    if created["kind"] == "Pod":
+        ctx.pod_uids[created["metadata"]["name"]] = created["metadata"]["uid"]
+
+
+# --- set-up -------------------------------------------------------------------------------------
+@given("a cluster serving the classic DRA API")
+def classic_cluster(sut: SystemUnderTest) -> None:
+    serve_api = getattr(sut, "serve_api", None)
+    if serve_api is None:
+        raise Unsupported("the system under test cannot serve KEP-3063's classic API (no serve_api)")
+    serve_api("classic")
+
+
+@given(parsers.parse('the resource class "{name}" of driver "{driver}"'))
+def resource_class(sut: SystemUnderTest, name: str, driver: str) -> None:
+    sut.create({"apiVersion": API_VERSION, "kind": "ResourceClass", "metadata": {"name": name}, "driverName": driver})
+
+
+@given(parsers.parse('the classic driver "{driver}" runs with:'))
+@when(parsers.parse('the classic driver "{driver}" is reconfigured with:'))
+def classic_driver(sut: SystemUnderTest, driver: str, docstring: str) -> None:
+    behaviour: dict[str, Any] = yaml.load(docstring, Loader=yaml.CSafeLoader) or {}
+    sut.run_controller("classic-driver", {"driver": driver, **behaviour})
+
+
+@given(parsers.parse('the classic driver "{driver}" runs with no capacity anywhere'))
+def classic_driver_empty(sut: SystemUnderTest, driver: str) -> None:
+    sut.run_controller("classic-driver", {"driver": driver})
+
+
+@given("a driver webhook that refuses claims of classes that do not exist")
+def class_webhook(sut: SystemUnderTest) -> None:
+    sut.run_controller("resource-class-webhook", {})
+
+
+def _claim(name: str, resource_class: str, mode: str | None) -> Obj:
+    spec: dict[str, Any] = {"resourceClassName": resource_class}
+    if mode:
+        spec["allocationMode"] = mode
+    return {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": NAMESPACE},
+            "spec": spec}
+
+
+@given(parsers.re(r'a classic claim "(?P<claim>[^"]+)" of class "(?P<resource_class>[^"]+)"'
+                  r"(?: with (?P<mode>Immediate|Delayed) allocation)?"))
+@when(parsers.re(r'a classic claim "(?P<claim>[^"]+)" of class "(?P<resource_class>[^"]+)"'
+                 r"(?: with (?P<mode>Immediate|Delayed) allocation)? is created"))
+def classic_claim(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str, resource_class: str, mode: str | None
+) -> None:
+    _create(sut, ctx, _claim(claim, resource_class, mode))
+
+
+def template_pod(pod: str, entries: list[tuple[str, str]]) -> Obj:
+    """A pod whose containers use claims generated from embedded templates, one per (entry, class)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": pod, "namespace": NAMESPACE},
+        "spec": {
+            "containers": [{"name": "main", "image": "registry.example/app:1",
+                            "resources": {"claims": [entry for entry, _ in entries]}}],
+            "resourceClaims": [{"name": entry, "template": {"spec": {"resourceClassName": cls}}}
+                               for entry, cls in entries],
+        },
+    }
+
+
+@given(parsers.re(r'a pod "(?P<pod>[^"]+)" with template claims? of class(?:es)? "(?P<classes>[^"]+(?:", "[^"]+)*)"'))
+@when(parsers.re(r'a pod "(?P<pod>[^"]+)" with template claims? of class(?:es)? "(?P<classes>[^"]+(?:", "[^"]+)*)"'
+                 r" is created"))
+def pod_with_template_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, classes: str) -> None:
+    entries = [(f"res-{index}" if index else "res", cls) for index, cls in enumerate(split_names(classes))]
+    _create(sut, ctx, template_pod(pod, entries))
+
+
+@when(parsers.re(r'the scheduler sets the phase of ' + CLAIM + r' to "(?P<phase>[^"]+)"'))
+def set_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, phase: str) -> None:
+    obj = resolve_claim(sut, ctx, claim, pod)
+    obj.setdefault("status", {})["phase"] = phase
+    sut.update_status(obj)
+
+
+@when(parsers.re(r"two schedulers read " + CLAIM))
+def two_schedulers_read(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    ctx.claim_reads = [resolve_claim(sut, ctx, claim, pod) for _ in range(2)]
+
+
+@when(parsers.re(r'the (?P<which>first|second) scheduler reserves its read of the claim for pod "(?P<pod_name>[^"]+)"'))
+def reserve_from_read(sut: SystemUnderTest, ctx: ScenarioContext, which: str, pod_name: str) -> None:
+    read = ctx.claim_reads[0 if which == "first" else 1]
+    user = must_get(sut, "Pod", pod_name)
+    read.setdefault("status", {}).setdefault("reservedFor", []).append(
+        {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": user["metadata"]["uid"]})
+    try:
+        sut.update_status(read)
+        ctx.last_error = None
+    except ApiError as error:
+        ctx.last_error = error
+
+
+@then(parsers.parse('the write is refused with reason "{reason}"'))
+def write_refused(ctx: ScenarioContext, reason: str) -> None:
+    assert isinstance(ctx.last_error, ApiError), "the write was accepted"
+    assert ctx.last_error.reason == reason, f"the write was refused with {ctx.last_error.reason}"
+
+
+# --- observation ------------------------------------------------------------------------------------
+def _status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> Obj:
+    return resolve_claim(sut, ctx, claim, pod).get("status") or {}
+
+
+def _scheduling(status: Obj, side: str) -> Obj:
+    return (status.get("scheduling") or {}).get(side) or {}
+
+
+@then(parsers.re(CLAIM + r' is in phase "(?P<phase>[^"]+)"'))
+def claim_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, phase: str) -> None:
+    got = _status(sut, ctx, claim, pod).get("phase")
+    assert got == phase, f"the claim is in phase {got!r}"
+
+
+@then(parsers.re(r"the (?P<field>potential|unsuitable) nodes of " + CLAIM + r' are "(?P<nodes>[^"]*)"'))
+def negotiation_nodes(
+    sut: SystemUnderTest, ctx: ScenarioContext, field: str, claim: str | None, pod: str | None, nodes: str
+) -> None:
+    status = _status(sut, ctx, claim, pod)
+    got = (_scheduling(status, "scheduler").get("potentialNodes") if field == "potential"
+           else _scheduling(status, "driver").get("unsuitableNodes")) or []
+    assert sorted(got) == sorted(split_names(nodes)), f"{field} nodes are {got}"
+
+
+@then(parsers.re(CLAIM + r" has no (?P<field>potential|unsuitable) nodes"))
+def no_negotiation_nodes(
+    sut: SystemUnderTest, ctx: ScenarioContext, field: str, claim: str | None, pod: str | None
+) -> None:
+    negotiation_nodes(sut, ctx, field, claim, pod, "")
+
+
+@then(parsers.re(CLAIM + r' has selected node "(?P<node>[^"]+)"'))
+def selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+    got = _scheduling(_status(sut, ctx, claim, pod), "scheduler").get("selectedNode")
+    assert got == node, f"the selected node is {got!r}"
+
+
+@then(parsers.re(CLAIM + r" has no selected node"))
+def no_selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    got = _scheduling(_status(sut, ctx, claim, pod), "scheduler").get("selectedNode")
+    assert not got, f"the selected node is {got!r}"
+
+
+@then(parsers.re(CLAIM + r' is available only on nodes? "(?P<nodes>[^"]+)"'))
+def available_on(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, nodes: str) -> None:
+    selector = _scheduling(_status(sut, ctx, claim, pod), "driver").get("availableOnNodes") or {}
+    named_nodes = sorted(
+        value
+        for term in selector.get("nodeSelectorTerms") or []
+        for requirement in term.get("matchFields") or []
+        if requirement.get("key") == "metadata.name" and requirement.get("operator") == "In"
+        for value in requirement.get("values") or []
+    )
+    assert named_nodes == sorted(split_names(nodes)), f"availableOnNodes is {selector}"
+
+
+@then(parsers.re(CLAIM + r" has no allocation"))
+def no_allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    status = _status(sut, ctx, claim, pod)
+    assert status.get("phase") == "Pending", f"the claim is in phase {status.get('phase')!r}"
+    assert not status.get("attributes"), f"the claim still has attributes {status.get('attributes')}"
+    assert not _scheduling(status, "driver").get("availableOnNodes"), "the claim still has availableOnNodes"
+
+
+@then(parsers.re(CLAIM + r' (?P<verb>carries|carries no) finalizer of driver "(?P<driver>[^"]+)"'))
+def driver_finalizer(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, verb: str, driver: str
+) -> None:
+    finalizers = resolve_claim(sut, ctx, claim, pod)["metadata"].get("finalizers") or []
+    mine = [name for name in finalizers if name.startswith(f"{driver}/")]
+    assert bool(mine) == (verb == "carries"), f"the claim's finalizers are {finalizers}"
+
+
+@then(parsers.re(CLAIM + r' records driver "(?P<driver>[^"]+)"'))
+def records_driver(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, driver: str) -> None:
+    got = _status(sut, ctx, claim, pod).get("driverName")
+    assert got == driver, f"status.driverName is {got!r}"
+
+
+@then(parsers.re(CLAIM + r" allows (?P<limit>-?\d+) users?"))
+def user_limit(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, limit: str) -> None:
+    got = _status(sut, ctx, claim, pod).get("userLimit")
+    assert got == int(limit), f"status.userLimit is {got!r}"
+
+
+@then(parsers.re(r'claim "(?P<claim>[^"]+)" (?P<verb>does not exist|is being deleted)'))
+def claim_gone(sut: SystemUnderTest, claim: str, verb: str) -> None:
+    obj = sut.get("ResourceClaim", claim, NAMESPACE)
+    if verb == "does not exist":
+        assert obj is None, f"claim {claim!r} still exists"
+    else:
+        assert obj is not None and obj["metadata"].get("deletionTimestamp"), f"claim {claim!r} is not being deleted"
+
+
+# --- more set-up and changes -------------------------------------------------------------------------
+@when(parsers.parse('the resource class "{name}" of driver "{driver}" is created'))
+def resource_class_created(sut: SystemUnderTest, name: str, driver: str) -> None:
+    resource_class(sut, name, driver)
+
+
+@given(parsers.parse('the ResourceClaim "{name}" owned by pod "{pod}":'))
+def claim_owned_by_pod(sut: SystemUnderTest, name: str, pod: str, docstring: str) -> None:
+    """A claim made by hand for an existing pod, with the owner reference that adopts it."""
+    owner = must_get(sut, "Pod", pod)
+    obj: Obj = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    obj.setdefault("kind", "ResourceClaim")
+    obj["metadata"] = {"name": name, "namespace": NAMESPACE, "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Pod", "name": pod, "uid": owner["metadata"]["uid"], "controller": True}]}
+    sut.create(obj)
+
+
+@when(parsers.parse('pod "{pod}" is relabelled with "{label}"'))
+def relabel_pod(sut: SystemUnderTest, pod: str, label: str) -> None:
+    obj = must_get(sut, "Pod", pod)
+    key, _, value = label.partition("=")
+    obj["metadata"].setdefault("labels", {})[key] = value
+    sut.update(obj)
+
+
+@then(parsers.parse('the ResourceClaim "{name}" has:'))
+def claim_has(sut: SystemUnderTest, name: str, docstring: str) -> None:
+    """The stored claim agrees with every field the docstring gives (fields it leaves out are not compared)."""
+    expected: Obj = yaml.load(docstring, Loader=yaml.CSafeLoader)
+    assert_same(_project(must_get(sut, "ResourceClaim", name), expected), expected, f"claim {name!r}")
+
+
+def _project(value: Any, shape: Any) -> Any:
+    """`value` cut down to the keys `shape` has, at every level of nested mappings."""
+    if isinstance(value, dict) and isinstance(shape, dict):
+        return {key: _project(value[key], shape[key]) for key in shape if key in value}
+    return value
+
+
+@when(parsers.re(CLAIM + r" is watched for updates"))
+def watch_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    ctx.claim_reads = [resolve_claim(sut, ctx, claim, pod)]
+
+
+@then(parsers.re(CLAIM + r" was not updated"))
+def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
+    (before,) = ctx.claim_reads
+    after = resolve_claim(sut, ctx, claim, pod)
+    assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"], (
+        f"the claim was written meanwhile: {before.get('status')} became {after.get('status')}"
+    )
