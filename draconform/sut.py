@@ -80,6 +80,18 @@ class ComponentConfig:
     args: dict[str, Any] = field(default_factory=dict)  # e.g. kube-scheduler {"bindingTimeout": 600}
 
 
+@dataclass(frozen=True)
+class Patience:
+    """How long a `Then` step keeps looking for what it expects, for one kind of observation."""
+
+    timeout: float = 0.0  # seconds; 0 looks once (the reference: settle() has already made it true)
+    interval: float = 0.1  # seconds between looks while the timeout lasts
+
+
+# The kinds of observation a SUT may be given different patience for (keys of a live timeout config).
+OBSERVATIONS = ("claim", "pod", "event", "object", "slice", "metric")
+
+
 @runtime_checkable
 class SystemUnderTest(Protocol):
     """Everything a step may do to, or observe of, a cluster."""
@@ -149,6 +161,10 @@ class SystemUnderTest(Protocol):
 
     def metrics_text(self) -> str:
         """The scheduler's and controllers' metrics in Prometheus text exposition format."""
+
+    def patience(self, observation: str) -> Patience:
+        """How long a `Then` step reading `observation` (one of OBSERVATIONS) waits for it to hold: an
+        eventually consistent cluster gets time, a SUT whose settle() finishes all work needs none."""
 
 
 def load_factory(spec: str = DEFAULT_SUT) -> Callable[[], SystemUnderTest]:

@@ -11,7 +11,7 @@ from typing import Any
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.classic_cluster import ClassicCluster
 from draconform.reference.cluster import ReferenceCluster
-from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Unsupported
+from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Patience, Unsupported
 
 
 class ReferenceSystem:
@@ -104,3 +104,6 @@ class ReferenceSystem:
 
     def metrics_text(self) -> str:
         return self.cluster.metrics.text()
+
+    def patience(self, observation: str) -> Patience:
+        return Patience()  # settle() has done all there is to do: a Then step looks once

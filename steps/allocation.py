@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import CLAIM, ScenarioContext, assert_same, resolve_claim
+from draconform.steps.common import CLAIM, ScenarioContext, assert_same, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
 
@@ -25,6 +25,7 @@ def _expected(docstring: str) -> Any:
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has results:"))
+@observes("claim")
 def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                        docstring: str) -> None:
     """`status.allocation.devices.results`, in order and field for field."""
@@ -34,6 +35,7 @@ def allocation_results(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has config:"))
+@observes("claim")
 def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                       docstring: str) -> None:
     """`status.allocation.devices.config`, in order and entry for entry."""
@@ -43,6 +45,7 @@ def allocation_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | N
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" has node selector:"))
+@observes("claim")
 def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                              docstring: str) -> None:
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
@@ -51,6 +54,7 @@ def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: 
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" is usable on every node"))
+@observes("claim")
 def allocation_everywhere(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     """No nodeSelector: the devices are reachable from any node."""
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")

@@ -3,14 +3,19 @@ and the ways a step names a claim. Everything goes through the `sut` seam."""
 
 from __future__ import annotations
 
+import functools
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
 from deepdiff import DeepDiff
 
-from draconform.sut import ComponentConfig, Obj, SystemUnderTest
+from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest
+
+Step = TypeVar("Step", bound=Callable[..., Any])
 
 NAMESPACE = "default"
 API_VERSIONS = {
@@ -165,3 +170,31 @@ def assert_same(got: Any, expected: Any, what: str) -> None:
         shown = yaml.safe_dump(got, sort_keys=False, default_flow_style=None).strip()
         raise AssertionError(f"{what} differs from the expected value:\n{difference.pretty()}\nactual:\n{shown}")
 
+
+
+def observes(observation: str) -> Callable[[Step], Step]:
+    """Marks a `Then` step that reads the cluster (it takes the `sut` fixture): its assertions are retried
+    until they hold or the SUT's patience for `observation` runs out, and then the last failure, which names
+    the last state seen, is raised. With no patience (the reference implementation, whose settle() has
+    already made everything true) the step runs once and nothing sleeps."""
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"unknown observation {observation!r}; known: {', '.join(OBSERVATIONS)}")
+
+    def decorate(step: Step) -> Step:
+        @functools.wraps(step)
+        def patient_step(**kwargs: Any) -> Any:
+            patience = kwargs["sut"].patience(observation)
+            deadline = time.monotonic() + patience.timeout
+            while True:
+                try:
+                    return step(**kwargs)
+                except AssertionError as failure:
+                    if time.monotonic() + patience.interval > deadline:
+                        if not patience.timeout:
+                            raise
+                        raise AssertionError(f"{failure}\n(still so after {patience.timeout:g}s)") from failure
+                time.sleep(patience.interval)
+
+        return patient_step  # type: ignore[return-value]
+
+    return decorate

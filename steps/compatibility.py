@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, resolve_claim
+from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
 # The release a gate first appeared in: "old" in a skew table means the release before it.
@@ -61,6 +61,7 @@ def _declared(device: Obj) -> dict[str, Any]:
 
 
 @then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" (?P<verb>declares|declares no) compatibility groups'))
+@observes("slice")
 def slice_declares_groups(sut: SystemUnderTest, name: str, verb: str) -> None:
     """Whether any device of the stored slice still carries a non-empty compatibilityGroups list."""
     devices = must_get(sut, "ResourceSlice", name)["spec"].get("devices") or []
@@ -72,6 +73,7 @@ def slice_declares_groups(sut: SystemUnderTest, name: str, verb: str) -> None:
 
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" declares compatibility groups:'))
+@observes("slice")
 def device_declares_groups(sut: SystemUnderTest, device: str, name: str, docstring: str) -> None:
     """The docstring maps counter set to groups, exactly as the stored device declares them."""
     devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d["name"] == device]
@@ -82,6 +84,7 @@ def device_declares_groups(sut: SystemUnderTest, device: str, name: str, docstri
 
 # --- what allocation results record --------------------------------------------------------------------
 @then(parsers.re(CLAIM + r" records (?P<none>no )?compatibility groups"))
+@observes("claim")
 def claim_records_groups(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                          none: str | None) -> None:
     """Whether the claim's allocation results carry the compatibilityGroups snapshot (some or none)."""

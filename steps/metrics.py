@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import split_names
+from draconform.steps.common import observes, split_names
 from draconform.sut import SystemUnderTest
 
 LABELS = r'(?: with labels "(?P<labels>[^"]*)")?'
@@ -32,6 +32,7 @@ def sample_value(sut: SystemUnderTest, name: str, labels: dict[str, str]) -> flo
 
 
 @then(parsers.re(r'the metric "(?P<name>[^"]+)"' + LABELS + r" is (?P<bound>at least )?(?P<value>\d+(?:\.\d+)?)"))
+@observes("metric")
 def metric_value(sut: SystemUnderTest, name: str, labels: str | None, bound: str | None, value: str) -> None:
     got = sample_value(sut, name, _labels(labels))
     if bound:
@@ -44,6 +45,7 @@ def metric_value(sut: SystemUnderTest, name: str, labels: str | None, bound: str
     r'the histogram "(?P<name>[^"]+)"' + LABELS + r" has (?P<count>\d+) observations?"
     r"(?: summing to (?P<total>\d+(?:\.\d+)?) seconds)?"
 ))
+@observes("metric")
 def histogram_observations(
     sut: SystemUnderTest, name: str, labels: str | None, count: str, total: str | None
 ) -> None:
@@ -56,6 +58,7 @@ def histogram_observations(
 
 
 @then(parsers.parse('no metric named "{name}" is exposed'))
+@observes("metric")
 def metric_absent(sut: SystemUnderTest, name: str) -> None:
     names = {s.name for f in text_string_to_metric_families(sut.metrics_text()) for s in f.samples}
     assert not any(n == name or n.startswith(name + "_") for n in names), f"{name} is exposed"

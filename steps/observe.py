@@ -16,6 +16,7 @@ from draconform.steps.common import (
     assert_same,
     generated_claims,
     must_get,
+    observes,
     resolve_claim,
     split_names,
     to_seconds,
@@ -26,6 +27,7 @@ BINDING_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions"
 
 
 @then(parsers.re(CLAIM + r' is allocated devices? "(?P<devices>[^"]+)"'))
+@observes("claim")
 def claim_allocated(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, devices: str
 ) -> None:
@@ -37,6 +39,7 @@ def claim_allocated(
 
 
 @then(parsers.re(CLAIM + r" is not allocated"))
+@observes("claim")
 def claim_not_allocated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     allocation = (obj.get("status") or {}).get("allocation")
@@ -44,6 +47,7 @@ def claim_not_allocated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str |
 
 
 @then(parsers.re(CLAIM + r' is reserved for pods? "(?P<pods>[^"]+)"'))
+@observes("claim")
 def claim_reserved_for(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, pods: str
 ) -> None:
@@ -58,6 +62,7 @@ def claim_reserved_for(
 
 
 @then(parsers.re(CLAIM + r" is reserved for nobody"))
+@observes("claim")
 def claim_not_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     reserved = (obj.get("status") or {}).get("reservedFor") or []
@@ -65,6 +70,7 @@ def claim_not_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
 
 
 @then(parsers.re(CLAIM + r' is usable only on node "(?P<node>[^"]+)"'))
+@observes("claim")
 def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     selector = ((obj.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -73,6 +79,7 @@ def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, 
 
 
 @then(parsers.parse('pod "{pod}" has one generated claim owned by the pod'))
+@observes("claim")
 def pod_has_generated_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     claims = generated_claims(sut, ctx, pod)
     assert len(claims) == 1, f"pod {pod!r} owns {len(claims)} claims"
@@ -81,23 +88,27 @@ def pod_has_generated_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str
 
 
 @then(parsers.parse('the claims generated for pod "{pod}" are gone'))
+@observes("object")
 def generated_claims_gone(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     claims = generated_claims(sut, ctx, pod)
     assert not claims, f"claims still exist: {[c['metadata']['name'] for c in claims]}"
 
 
 @then(parsers.parse('claim "{claim}" still exists'))
+@observes("object")
 def claim_exists(sut: SystemUnderTest, claim: str) -> None:
     assert sut.get("ResourceClaim", claim, NAMESPACE) is not None, f"claim {claim!r} was deleted"
 
 
 @then(parsers.re(r'no event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
+@observes("event")
 def no_pod_event(sut: SystemUnderTest, reason: str, pod: str) -> None:
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason == reason]
     assert not events, f"pod {pod!r} has {reason} events: {[e.message for e in events]}"
 
 
 @then(parsers.re(r'an? (?P<type>Normal|Warning) event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
+@observes("event")
 def pod_event(sut: SystemUnderTest, type: str, reason: str, pod: str) -> None:
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod]
     assert any(e.type == type and e.reason == reason for e in events), (
@@ -117,6 +128,7 @@ def _allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
     r"the allocation of " + CLAIM
     + r' copies binding conditions "(?P<conditions>[^"]*)" and failure conditions "(?P<failures>[^"]*)"'
 ))
+@observes("claim")
 def allocation_copies_conditions(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, conditions: str, failures: str
 ) -> None:
@@ -126,6 +138,7 @@ def allocation_copies_conditions(
 
 
 @then(parsers.re(r"the allocation of " + CLAIM + r" carries no binding conditions"))
+@observes("claim")
 def allocation_without_conditions(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None
 ) -> None:
@@ -134,6 +147,7 @@ def allocation_without_conditions(
 
 
 @then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
+@observes("claim")
 def allocated_ago(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
 ) -> None:
@@ -147,11 +161,13 @@ def allocated_ago(
 
 
 @then(parsers.re(CLAIM + r" has no allocationTimestamp"))
+@observes("claim")
 def no_allocation_timestamp(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     assert "allocationTimestamp" not in _allocation(sut, ctx, claim, pod)
 
 
 @then(parsers.re(CLAIM + r" has no per-device status"))
+@observes("claim")
 def no_device_status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     obj = resolve_claim(sut, ctx, claim, pod)
     entries = (obj.get("status") or {}).get("devices")
@@ -159,6 +175,7 @@ def no_device_status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | No
 
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) binding fields'))
+@observes("slice")
 def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
     """KEP-5007: whether the stored device kept bindsToNode, bindingConditions, bindingFailureConditions."""
     devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d.get("name") == device]
@@ -171,6 +188,7 @@ def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str
 
 
 @then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" publishes devices? "(?P<devices>[^"]*)"'))
+@observes("slice")
 def slice_publishes(sut: SystemUnderTest, name: str, devices: str) -> None:
     obj = sut.get("ResourceSlice", name)
     got = sorted(d["name"] for d in ((obj or {}).get("spec") or {}).get("devices") or [])
@@ -178,6 +196,7 @@ def slice_publishes(sut: SystemUnderTest, name: str, devices: str) -> None:
 
 
 @then(parsers.re(CLAIM + r" is usable on every node"))
+@observes("claim")
 def claim_unpinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     selector = _allocation(sut, ctx, claim, pod).get("nodeSelector")
     assert selector is None, f"allocation nodeSelector is {selector}"
@@ -186,6 +205,7 @@ def claim_unpinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None
 @then(parsers.re(
     CLAIM + r' reports condition "(?P<type>[^"]+)" as "(?P<status>[^"]*)" for device "(?P<device>[^"]+)"'
 ))
+@observes("claim")
 def device_condition_reported(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, type: str, status: str,
     device: str,
@@ -202,6 +222,7 @@ def device_condition_reported(
 
 
 @then("every allocated device is published and allocated to one claim only")
+@observes("claim")
 def allocations_consistent(sut: SystemUnderTest) -> None:
     """No claim holds a device that no ResourceSlice publishes, and no device is held twice."""
     published = {

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, parse_gates, pod_claim_names
+from draconform.steps.common import (
+    NAMESPACE,
+    ScenarioContext,
+    configure,
+    must_get,
+    observes,
+    parse_gates,
+    pod_claim_names,
+)
 from draconform.sut import SystemUnderTest
 
 # Pod events that say where a scheduling attempt ended up, latest last.
@@ -30,6 +38,7 @@ def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: st
 
 
 @then(parsers.parse('pod "{pod}" waits in PreBind'))
+@observes("pod")
 def pod_waits_in_prebind(sut: SystemUnderTest, pod: str) -> None:
     """KEP-5007: unbound, every claim allocated and reserved for it, and its latest scheduling event
     is BindingConditionsPending (not a failure, not Scheduled)."""
@@ -45,6 +54,7 @@ def pod_waits_in_prebind(sut: SystemUnderTest, pod: str) -> None:
 
 
 @then(parsers.parse('pod "{pod}" is bound to node "{node}"'))
+@observes("pod")
 def pod_bound(sut: SystemUnderTest, pod: str, node: str) -> None:
     obj = must_get(sut, "Pod", pod)
     assert obj["spec"].get("nodeName") == node, (
@@ -63,11 +73,13 @@ def _scheduled_condition(sut: SystemUnderTest, pod: str) -> dict[str, str]:
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled'))
+@observes("pod")
 def pod_not_scheduled(sut: SystemUnderTest, pod: str) -> None:
     _scheduled_condition(sut, pod)
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled because "{reason}"'))
+@observes("pod")
 def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> None:
     condition = _scheduled_condition(sut, pod)
     assert condition.get("status") == "False", f"pod {pod!r} has no failed PodScheduled condition"
@@ -77,5 +89,6 @@ def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> No
 
 
 @then(parsers.parse('pod "{pod}" does not exist'))
+@observes("object")
 def pod_gone(sut: SystemUnderTest, pod: str) -> None:
     assert sut.get("Pod", pod, NAMESPACE) is None, f"pod {pod!r} still exists"

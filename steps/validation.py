@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get
+from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get, observes
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
 KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod)"
@@ -144,6 +144,7 @@ def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
 
 @then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'
                  r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
+@observes("object")
 def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
     obj = must_get(sut, kind, name)
     try:

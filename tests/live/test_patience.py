@@ -1,0 +1,62 @@
+"""The one wait of the Then steps (`observes`): it looks once when the SUT has no patience, and otherwise
+looks again until the step's assertions hold or the timeout passes, raising the last failure."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from draconform.steps.common import observes
+from draconform.sut import Patience
+
+
+class FakeSystem:
+    """Only what `observes` reads: the patience, and a value that becomes right after some looks."""
+
+    def __init__(self, patience: Patience, right_after: int) -> None:
+        self._patience = patience
+        self.right_after = right_after
+        self.looks = 0
+
+    def patience(self, observation: str) -> Patience:
+        return self._patience
+
+    def value(self) -> int:
+        self.looks += 1
+        return 1 if self.looks > self.right_after else 0
+
+
+@observes("claim")
+def value_is_one(sut: Any) -> None:
+    got = sut.value()
+    assert got == 1, f"the value is {got}"
+
+
+def test_without_patience_the_step_looks_once() -> None:
+    sut = FakeSystem(Patience(), right_after=1)
+    with pytest.raises(AssertionError, match="the value is 0") as failure:
+        value_is_one(sut=sut)
+    assert sut.looks == 1
+    assert "still so" not in str(failure.value)
+
+
+def test_with_patience_the_step_looks_until_it_holds() -> None:
+    sut = FakeSystem(Patience(timeout=5, interval=0.001), right_after=3)
+    value_is_one(sut=sut)
+    assert sut.looks == 4
+
+
+def test_a_state_that_never_comes_fails_with_the_last_state_seen_once_the_timeout_passes() -> None:
+    sut = FakeSystem(Patience(timeout=0.05, interval=0.01), right_after=10**9)
+    started = time.monotonic()
+    with pytest.raises(AssertionError, match=r"the value is 0(.|\n)*\(still so after 0.05s\)"):
+        value_is_one(sut=sut)
+    assert sut.looks >= 2
+    assert time.monotonic() - started < 5  # bounded: the timeout, not a hang
+
+
+def test_an_unknown_observation_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown observation 'claims'"):
+        observes("claims")
