@@ -366,3 +366,12 @@ def classic_unprepared(classic_kubelet: ClassicKubelet, verb: str, claim: str) -
 def classic_refused(classic_kubelet: ClassicKubelet, verb: str, claim: str | None, code: str) -> None:
     last = classic_kubelet.of(claim or "", verb)[-1]
     assert last.error == code, f"the plugin answered {last.error or 'OK'}, not {code}"
+
+
+@then(parsers.re(CLAIM + r' is reserved only for (?P<kind>[A-Z]\w*) "(?P<name>[^"]+)"'))
+def reserved_only_for(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, kind: str, name: str
+) -> None:
+    reserved = _status(sut, ctx, claim, pod).get("reservedFor") or []
+    got = [(entry.get("kind"), entry.get("name")) for entry in reserved]
+    assert got == [(kind, name)], f"reservedFor is {reserved}"
