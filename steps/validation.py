@@ -15,7 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get, observes
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
-KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod)"
+KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule|ResourceClass|Pod)"
 # An optional way to grow the docstring's object to a limit: repeat the last item of a list (or entry
 # of a map) until it has N entries, or pad a string to N characters.
 GROWTH = (r'(?: with "(?P<path>[^"]+)" (?:repeated (?P<times>\d+) times'

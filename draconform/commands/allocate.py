@@ -49,6 +49,7 @@ KINDS = {
     "ResourceSlice": "resource.k8s.io/v1",
     "ResourceClaim": "resource.k8s.io/v1",
     "ResourceClaimTemplate": "resource.k8s.io/v1",
+    "DeviceTaintRule": "resource.k8s.io/v1",
     "Node": "v1",
     "Pod": "v1",
 }

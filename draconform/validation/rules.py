@@ -15,6 +15,8 @@ from typing import Any
 
 from draconform.reference.allocator.values import parse_quantity
 from draconform.reference.featuregates import FeatureGates, _release_tuple
+from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
+from draconform.validation.celcost import CostError, estimate_cost
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -74,6 +76,16 @@ def compile_selector(expression: str) -> str | None:
     return None
 
 
+@cache
+def selector_cost(expression: str) -> int | None:
+    """kube-apiserver's estimate of a selector's worst-case cost (None when it cannot be parsed; the compiler
+    reports that)."""
+    try:
+        return estimate_cost(expression)
+    except (CostError, RecursionError):
+        return None
+
+
 def _duplicates(items: list[tuple[Path, Any]], rule: str) -> Iterator[Problem]:
     seen: set[Any] = set()
     for path, key in items:
@@ -111,6 +123,12 @@ def _selectors(selectors: Any, path: Path) -> Iterator[Problem]:
             error = compile_selector(expression)
             if error:
                 yield Problem((*path, index, "cel", "expression"), f"Invalid value: {error}", "DRA-API/CEL-COMPILES")
+                continue
+            cost = selector_cost(expression)
+            if cost is not None and cost > MAX_CEL_COST:
+                yield Problem((*path, index, "cel", "expression"),
+                              f"Forbidden: too complex: estimated worst-case cost {cost:,} exceeds the limit of "
+                              f"{MAX_CEL_COST:,}", "DRA-API/CEL-COST")
 
 
 def _opaque(config: Any, path: Path) -> Iterator[Problem]:

@@ -26,6 +26,7 @@ from draconform.reference.allocator.common import (
     Alternative,
     ClaimPlan,
     DeviceFacts,
+    DeviceTaints,
     Gates,
     Pick,
     blocking_taints,
@@ -144,7 +145,8 @@ class ColumnarAllocator:
         self.store = store
         self.gates = Gates.of(gates)
         self.engine = SelectorEngine()
-        self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim")
+        self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
+        self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, _SliceBlock] = {}
         self._devices: dict[int, DeviceFacts] = {}
         self._classes: dict[str, Obj] = {}
@@ -197,6 +199,12 @@ class ColumnarAllocator:
                 self._classes.pop(name, None)
             else:
                 self._classes[name] = obj
+            self._slice_version += 1
+        elif kind == "DeviceTaintRule":
+            if event.type == "DELETED":
+                self._taint_rules.pop(name, None)
+            else:
+                self._taint_rules[name] = obj
             self._slice_version += 1
         elif kind == "ResourceClaim":
             key = (obj["metadata"].get("namespace", ""), name)
@@ -468,8 +476,9 @@ class ColumnarAllocator:
     def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
         frame = view.usable
         if self.gates.taints:
-            tainted = frame.filter(pl.col("has_taints")).get_column("device_id").to_list()
-            blocked = [d for d in tainted if blocking_taints(self._devices[d].taints, alt.tolerations)]
+            taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
+            tainted = (frame if taints.rules else frame.filter(pl.col("has_taints"))).get_column("device_id").to_list()
+            blocked = [d for d in tainted if blocking_taints(taints.of(self._devices[d]), alt.tolerations)]
             if blocked:
                 frame = frame.filter(~pl.col("device_id").is_in(blocked))
         errors = []

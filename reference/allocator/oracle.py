@@ -15,6 +15,7 @@ from draconform.reference.allocator.common import (
     Alternative,
     ClaimPlan,
     DeviceFacts,
+    DeviceTaints,
     Gates,
     Pick,
     blocking_taints,
@@ -61,6 +62,7 @@ class OracleAllocator:
         self.store = store
         self.gates = Gates.of(gates)
         self.engine = SelectorEngine()
+        self.taints = DeviceTaints()
 
     def close(self) -> None:
         """Nothing to release: the oracle keeps no state between calls."""
@@ -68,6 +70,7 @@ class OracleAllocator:
     # --- the seam ----------------------------------------------------------------------------------------
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         classes = {c["metadata"]["name"]: c for c in self.store.list("DeviceClass")}
+        self.taints = DeviceTaints.read(self.store, self.gates)
         plans = plan_claims(claims, classes, self.gates)
         pools = self.pools_for(node)
         allocated = [c for c in self.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
@@ -211,7 +214,7 @@ class OracleAllocator:
             return False
         if device.has_compatibility_groups and self.gates.compatibility is Mode.SKIP:
             return False
-        if self.gates.taints and blocking_taints(device.taints, alt.tolerations):
+        if self.gates.taints and blocking_taints(self.taints.of(device), alt.tolerations):
             return False
         return bool(selectors_match(self.engine, alt, device))
 

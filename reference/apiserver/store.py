@@ -33,6 +33,7 @@ KINDS: dict[str, KindInfo] = {
     "ResourceSlice": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
     "ResourceClaim": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=True),
     "ResourceClaimTemplate": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=False),
+    "DeviceTaintRule": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=True),
     "Pod": KindInfo("v1", namespaced=True, has_status=True),
     "Node": KindInfo("v1", namespaced=False, has_status=True),
 }
