@@ -90,8 +90,8 @@ def node_local_devices(
     _create(sut, ctx, named("ResourceSlice", f"{node}-{driver}", spec=spec))
 
 
-@given(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule|Pod|Node)"
-                  r":"))
+@given(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule"
+                  r"|Pod|Node):"))
 def object_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, docstring: str) -> None:
     """One object of the named kind; a missing metadata.name is generated from the kind."""
     for obj in load_docstring(docstring, kind):

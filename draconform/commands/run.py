@@ -75,7 +75,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(the report YAML and a README saying how to reproduce it)",
     )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
-    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
+    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR,
+                        help="the features folder whose rules.yaml catalogues the run accounts for (default: the "
+                             "installed one; paths given outside it are run from their own features folder)")
+    parser.add_argument("--allow-nothing-passed", action="store_true",
+                        help="exit 0 even when no scenario passed (every one skipped); by default that exits 1")
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
@@ -131,6 +135,7 @@ def handle(args: argparse.Namespace) -> int:
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,
         submit=args.submit,
+        allow_nothing_passed=args.allow_nothing_passed,
     )
     try:
         return run(options)

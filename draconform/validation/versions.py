@@ -33,6 +33,8 @@ SERVED: dict[str, dict[str, tuple[str, bool]]] = {
        for kind in CORE_KINDS},
     "DeviceTaintRule": {"v1": ("1.37", True), "v1beta2": ("1.36", False)},
 }
+# Alpha versions a release has (off by default) that draconform does not validate.
+ALPHA = {"DeviceTaintRule": "v1alpha3"}
 # A device's fields that v1beta1 keeps under `basic`; everything but the name.
 _REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
                    "capacity")
@@ -67,8 +69,12 @@ def classify(obj: dict[str, Any], release: str) -> Checked | Problem:
                                   f"(it knows {known})", RULE)
     served = served_versions(kind, release)
     if version not in served:
-        what = f"serves {kind} as {', '.join(f'{GROUP}/{v}' for v in served)}" if served else \
-            f"does not serve {kind} (from {min(since for since, _ in SERVED[kind].values())})"
+        since = min(first for first, _ in SERVED[kind].values())
+        what = f"serves {kind} as {', '.join(f'{GROUP}/{v}' for v in served)}" if served else (
+            f"serves {kind} only as the alpha {GROUP}/{ALPHA[kind]} (off by default), which draconform does not "
+            f"validate (" + ", ".join(f"{v} from {first}" for v, (first, _) in sorted(
+                SERVED[kind].items(), key=lambda item: _release_tuple(item[1][0]))) + ")" if kind in ALPHA
+            else f"does not serve {kind} (from {since})")
         return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: Kubernetes {release} {what}", RULE)
     return Checked.CHECKED
 

@@ -4,11 +4,12 @@ attributes multiplies the cost by the 32 entries a map may hold, and `validate` 
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.celcost import MAX_COST, CostError, estimate_cost
-
 
 
 def nested(depth: int) -> str:
@@ -30,7 +31,7 @@ def test_simple_selectors_cost_little() -> None:
 def test_each_nested_loop_over_attributes_multiplies_the_cost_by_32() -> None:
     costs = [estimate_cost(nested(depth)) for depth in (1, 2, 3, 4)]
     assert costs == sorted(costs)
-    for smaller, larger in zip(costs, costs[1:], strict=False):
+    for smaller, larger in itertools.pairwise(costs):
         assert 30 * smaller < larger < 40 * smaller
     assert costs[2] < MAX_COST < costs[3]
 
