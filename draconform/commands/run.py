@@ -9,6 +9,7 @@ schemas/harness/conformance-options.schema.json); flags override the file."""
 from __future__ import annotations
 
 import argparse
+import sys
 import shlex
 from pathlib import Path
 
@@ -74,6 +75,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
         "(the report YAML and a README saying how to reproduce it)",
     )  # fmt: skip
+    parser.add_argument(
+        "--events", type=Path, metavar="FILE",
+        help="write an NDJSON event stream (run started, each scenario finished, run finished) for a dashboard",
+    )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR,
                         help="the features folder whose rules.yaml catalogues the run accounts for (default: the "
@@ -117,6 +122,11 @@ def claims_of(args: argparse.Namespace) -> Claims:
     )
 
 
+def wants_progress() -> bool:
+    """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
+    return sys.stderr.isatty()
+
+
 def handle(args: argparse.Namespace) -> int:
     try:
         claims = claims_of(args)
@@ -136,6 +146,8 @@ def handle(args: argparse.Namespace) -> int:
         claims=claims,
         submit=args.submit,
         allow_nothing_passed=args.allow_nothing_passed,
+        progress=wants_progress(),
+        events=args.events,
     )
     try:
         return run(options)
