@@ -9,8 +9,8 @@ schemas/harness/conformance-options.schema.json); flags override the file."""
 from __future__ import annotations
 
 import argparse
-import sys
 import shlex
+import sys
 from pathlib import Path
 
 from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, load_options, merge
