@@ -37,23 +37,14 @@ from draconform.commands.common import (
     print_findings,
     read_inputs,
 )
-from draconform.reference.featuregates import CURRENT_RELEASE
+from draconform.kube.featuregates import CURRENT_RELEASE
+from draconform.kube.kinds import KINDS, NAMESPACED
 from draconform.sut import Obj, copy_object
 from draconform.validation.problems import MapKey, Problem
 from draconform.validation.problems import Path as FieldPath
 from draconform.validation.versions import RELEASES
 
 EXIT_ALLOCATED, EXIT_UNALLOCATABLE, EXIT_INVALID_INPUT = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
-KINDS = {
-    "DeviceClass": "resource.k8s.io/v1",
-    "ResourceSlice": "resource.k8s.io/v1",
-    "ResourceClaim": "resource.k8s.io/v1",
-    "ResourceClaimTemplate": "resource.k8s.io/v1",
-    "DeviceTaintRule": "resource.k8s.io/v1",
-    "Node": "v1",
-    "Pod": "v1",
-}
-NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 
 
 class InputError(Exception):
@@ -85,8 +76,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def handle(args: argparse.Namespace) -> int:
     # Imported here so that `draconform --help` stays fast.
+    from draconform.kube.featuregates import FeatureGates
     from draconform.reference.allocator.interface import AllocationError
-    from draconform.reference.featuregates import FeatureGates
 
     try:
         gates = FeatureGates(parse_gate_overrides(args.feature_gates), release=args.kubernetes_version)
@@ -128,6 +119,11 @@ def handle(args: argparse.Namespace) -> int:
                 reasons.setdefault(("Pod", pod_name), []).append(
                     f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
             continue
+        if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
+            diagnostic("allocate", f"node {name}: nothing to allocate, the device plugin serves the pods' "
+                                   "extended resources")
+            write(args.output, [])
+            return EXIT_ALLOCATED
         try:
             answer = allocator.allocate(node, claims)
         except AllocationError as error:
@@ -270,7 +266,7 @@ class Inputs:
                 continue
             body = template.get("spec") or {}
             claim: Obj = {
-                "apiVersion": KINDS["ResourceClaim"], "kind": "ResourceClaim",
+                "apiVersion": KINDS["ResourceClaim"].api_version, "kind": "ResourceClaim",
                 "metadata": {"name": name, "namespace": namespace,
                              "annotations": {"resource.kubernetes.io/pod-claim-name": entry.get("name", "")},
                              "labels": dict((body.get("metadata") or {}).get("labels") or {})},
@@ -338,8 +334,8 @@ def check(item: InputObject, release: str) -> Obj | None:
         raise InputError(item.finding(problems[0].path, problems[0].message, problems[0].rule))
     converted = copy_object(converted)
     name = (converted.get("metadata") or {}).get("name") if isinstance(converted.get("metadata"), dict) else None
-    if converted.get("apiVersion") != KINDS[kind]:
-        raise InputError(item.finding(("apiVersion",), f"{kind} is read as {KINDS[kind]}, not "
+    if converted.get("apiVersion") != KINDS[kind].api_version:
+        raise InputError(item.finding(("apiVersion",), f"{kind} is read as {KINDS[kind].api_version}, not "
                                                        f"{converted.get('apiVersion')}"))
     if not isinstance(name, str) or not name:
         raise InputError(item.finding(("metadata", "name"), "Required value"))
@@ -366,7 +362,7 @@ def _schema_problem(obj: Obj) -> tuple[FieldPath, str] | None:
     """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds."""
     from draconform.validation.schema import kind_schema, schema_problems
 
-    schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]])), str(obj["kind"]))
+    schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]].api_version)), str(obj["kind"]))
     if schema is None:
         return None
     found = [p for p in schema_problems(schema, obj) if p.severity == "error"]

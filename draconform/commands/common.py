@@ -96,20 +96,14 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_gate_overrides(text: str) -> dict[str, bool]:
-    """`--feature-gates Name=true,Other=false`; every name must be a gate draconform knows."""
-    from draconform.reference.featuregates import GATE_HISTORY
+    """`--feature-gates Name=true,Other=false`, read by the one gate-setting parser; a bad item is a usage
+    error naming the flag."""
+    from draconform.kube.featuregates import parse_gate_settings
 
-    gates: dict[str, bool] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        name = name.strip()
-        if not sep or value.strip().lower() not in ("true", "false"):
-            raise UsageError(f"--feature-gates expects NAME=true|false, got {item!r}")
-        if name not in GATE_HISTORY:
-            known = ", ".join(sorted(GATE_HISTORY))
-            raise UsageError(f"--feature-gates: unknown feature gate {name!r}; known: {known}")
-        gates[name] = value.strip().lower() == "true"
-    return gates
+    try:
+        return parse_gate_settings(text)
+    except ValueError as exc:
+        raise UsageError(f"--feature-gates: {exc}") from exc
 
 
 # ----- input ------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from draconform.commands.common import (
     print_findings,
     read_inputs,
 )
-from draconform.reference.featuregates import CURRENT_RELEASE
+from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.validation import Problem, validate_gates, validate_manifest
 from draconform.validation.versions import RELEASES, Checked, classify
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from draconform.kube.featuregates import release_tuple
 from draconform.sut import copy_object
 from draconform.validation.problems import Path, Problem
 from draconform.validation.schema import kind_schema
@@ -45,15 +46,10 @@ class Checked(enum.Enum):
     NOT_CHECKED = "not checked"
 
 
-def _release_tuple(release: str) -> tuple[int, int]:
-    major, minor = release.split(".")[:2]
-    return int(major), int(minor)
-
-
 def served_versions(kind: str, release: str) -> list[str]:
     """The resource.k8s.io versions of `kind` that `release` serves, newest first."""
     return [version for version, (since, _) in SERVED.get(kind, {}).items()
-            if _release_tuple(since) <= _release_tuple(release)]
+            if release_tuple(since) <= release_tuple(release)]
 
 
 def classify(obj: dict[str, Any], release: str) -> Checked | Problem:
@@ -73,7 +69,7 @@ def classify(obj: dict[str, Any], release: str) -> Checked | Problem:
         what = f"serves {kind} as {', '.join(f'{GROUP}/{v}' for v in served)}" if served else (
             f"serves {kind} only as the alpha {GROUP}/{ALPHA[kind]} (off by default), which draconform does not "
             f"validate (" + ", ".join(f"{v} from {first}" for v, (first, _) in sorted(
-                SERVED[kind].items(), key=lambda item: _release_tuple(item[1][0]))) + ")" if kind in ALPHA
+                SERVED[kind].items(), key=lambda item: release_tuple(item[1][0]))) + ")" if kind in ALPHA
             else f"does not serve {kind} (from {since})")
         return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: Kubernetes {release} {what}", RULE)
     return Checked.CHECKED
@@ -103,7 +99,7 @@ def to_v1(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     version = version_of(obj)
     if version not in ("v1beta1", "v1beta2"):
         return obj, []
-    out = copy_object(obj)
+    out: dict[str, Any] = copy_object(obj)
     out["apiVersion"] = f"{GROUP}/v1"
     problems: list[Problem] = []
     if version == "v1beta1":
@@ -121,7 +117,7 @@ def to_v1(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
 def from_v1(obj: dict[str, Any], version: str) -> dict[str, Any]:
     """A copy of a v1 object in `version` (v1beta1 or v1beta2), as the API server returns it when read
     through that version."""
-    out = copy_object(obj)
+    out: dict[str, Any] = copy_object(obj)
     out["apiVersion"] = f"{GROUP}/{version}"
     if version != "v1beta1":
         return out
