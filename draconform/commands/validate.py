@@ -4,8 +4,18 @@ the reference API store.
 
 Objects of kinds DRA does not define and draconform does not know (a Deployment, a driver's own CRD) are
 listed as "not checked" and never make the input invalid; Pods and Namespaces get the checks draconform
-knows. Exit status: 0 all valid, 1 any object invalid, 2 any input unusable (unreadable, not YAML, too
-large, empty) or a bad invocation."""
+knows (a Pod: its resourceClaims and its containers' resources.claims).
+
+--api says which DRA API the cluster serves, as a cluster serves one or the other:
+  structured  resource.k8s.io in every version the --kubernetes-version release serves (the default);
+  classic     KEP-3063's classic API, cdi.k8s.io/v1alpha1 (ResourceClass, ResourceClaim), which no
+              upstream release serves: a Pod is then judged by the classic API, its resourceClaims[]
+              naming a resourceClaimName or embedding a template, and its containers' resources.claims
+              listing plain names. resource.k8s.io objects are refused; --kubernetes-version and
+              --feature-gates do not apply to the classic kinds.
+
+Exit status: 0 all valid, 1 any object invalid, 2 any input unusable (unreadable, not YAML, too large,
+empty) or a bad invocation."""
 
 from __future__ import annotations
 
@@ -29,8 +39,8 @@ from draconform.commands.common import (
     read_inputs,
 )
 from draconform.kube.featuregates import CURRENT_RELEASE
-from draconform.validation import Problem, validate_gates, validate_manifest
-from draconform.validation.versions import RELEASES, Checked, classify
+from draconform.validation import Problem, validate_classic_manifest, validate_gates, validate_manifest
+from draconform.validation.versions import APIS, RELEASES, Checked, classify
 
 
 @dataclass
@@ -59,6 +69,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--kubernetes-version", default=CURRENT_RELEASE, choices=RELEASES, metavar="X.Y",
                         help=f"release whose API versions, rules and gate defaults apply ({', '.join(RELEASES)}; "
                              f"default {CURRENT_RELEASE})")
+    parser.add_argument("--api", choices=APIS, default="structured",
+                        help="the DRA API the cluster serves: structured (resource.k8s.io, default) or classic "
+                             "(KEP-3063's cdi.k8s.io/v1alpha1; Pods are then judged by the classic API)")
     parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
                         help="override gates; by default every DRA gate the release has is on, so gated fields "
                              "are checked (a warning names gates that are off by default)")
@@ -75,11 +88,11 @@ def run(args: argparse.Namespace) -> int:
     report = Report()
     for source in read_inputs(args.paths, args.max_input_size, args.allow_empty):
         for item in source.objects:
-            check_object(item, gates, report)
+            check_object(item, gates, report, args.api)
         if source.error is not None:
             report.unreadable.append(source.error)
     if args.output == "json":
-        json.dump(_as_json(report, args.kubernetes_version), sys.stdout, indent=2)
+        json.dump(_as_json(report, args.kubernetes_version, args.api), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print_findings(report.unreadable + report.findings)
@@ -93,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
     return report.status
 
 
-def check_object(item: InputObject, gates: Any, report: Report) -> None:
-    """Validate one object of an input, adding its findings to `report`."""
+def check_object(item: InputObject, gates: Any, report: Report, api: str = "structured") -> None:
+    """Validate one object of an input, as a cluster serving `api` would, adding its findings to `report`."""
     obj = item.data
     if not isinstance(obj, dict):
         report.objects += 1
@@ -109,12 +122,14 @@ def check_object(item: InputObject, gates: Any, report: Report) -> None:
     if missing:
         problems += [Problem((key,), "Required value: every manifest needs apiVersion and kind") for key in missing]
     else:
-        verdict = classify(obj, gates.release)
+        verdict = classify(obj, gates.release, api)
         if verdict is Checked.NOT_CHECKED:
             report.not_checked.append(item)
             return
         if isinstance(verdict, Problem):
             problems.append(verdict)
+        elif api == "classic":
+            problems += validate_classic_manifest(obj, gates)
         else:
             problems += validate_manifest(obj, gates)[1]
     report.objects += 1
@@ -128,9 +143,10 @@ def _type_name(value: Any) -> str:
     return {str: "string", int: "number", float: "number", bool: "boolean", list: "list"}.get(type(value), "value")
 
 
-def _as_json(report: Report, release: str) -> dict[str, Any]:
+def _as_json(report: Report, release: str, api: str) -> dict[str, Any]:
     return {
         "kubernetesVersion": release,
+        "api": api,
         "objects": report.objects,
         "invalid": report.invalid_objects,
         "unreadable": len(report.unreadable),

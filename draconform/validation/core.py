@@ -84,6 +84,18 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     return stored, problems
 
 
+def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
+    """What a cluster serving KEP-3063's classic API makes of `obj` on create, as the reference's classic
+    API server admits it (reference/apiserver/classic.py): ResourceClass and ResourceClaim through their
+    schemas and rules, a Pod by the classic checks of its resourceClaims (embedded templates, containers'
+    claims as plain names) and nothing else of it. Other kinds as in `validate_manifest`."""
+    if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
+        return classic.pod_problems(obj)
+    checked = copy_object(obj)
+    drop_nulls(checked)
+    return validate_object(checked, gates)
+
+
 def validate_gates(overrides: dict[str, bool] | None, release: str) -> FeatureGates:
     """`draconform validate`'s gates: every DRA gate the release has is on (so gated fields are
     checked, not dropped), then the user's overrides."""

@@ -18,6 +18,7 @@ from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.kube.values import parse_quantity
 from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
 from draconform.validation.celcost import CostError, estimate_cost
+from draconform.validation.pod import pod_rules
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -636,4 +637,5 @@ RULES: dict[str, KindRules] = {
     "DeviceClass": class_rules,
     "ResourceClaim": claim_rules,
     "ResourceClaimTemplate": template_rules,
+    "Pod": pod_rules,
 }

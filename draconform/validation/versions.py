@@ -19,11 +19,14 @@ import enum
 from typing import Any
 
 from draconform.kube.featuregates import release_tuple
+from draconform.kube.kinds import CLASSIC_API, CLASSIC_KINDS
 from draconform.sut import copy_object
 from draconform.validation.problems import Path, Problem
 from draconform.validation.schema import kind_schema
 
 GROUP = "resource.k8s.io"
+CLASSIC_GROUP = CLASSIC_API.rpartition("/")[0]
+APIS = ("structured", "classic")
 RELEASES = ("1.34", "1.35", "1.36", "1.37")
 RULE = "DRA-API/SERVED-VERSIONS"
 CORE_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
@@ -52,11 +55,18 @@ def served_versions(kind: str, release: str) -> list[str]:
             if release_tuple(since) <= release_tuple(release)]
 
 
-def classify(obj: dict[str, Any], release: str) -> Checked | Problem:
+def classify(obj: dict[str, Any], release: str, api: str = "structured") -> Checked | Problem:
     """Whether draconform checks `obj` (a DRA kind in a version `release` serves, or a core kind DRA relies
-    on), leaves it unchecked (a kind outside DRA), or refuses it: a problem naming what the release serves."""
+    on), leaves it unchecked (a kind outside DRA), or refuses it: a problem naming what the cluster serves.
+    A cluster serves one DRA API: "structured" (resource.k8s.io) or "classic" (KEP-3063's cdi.k8s.io)."""
     api_version, kind = str(obj.get("apiVersion")), str(obj.get("kind"))
     group, _, version = api_version.rpartition("/")
+    if api == "classic":
+        return _classify_classic(api_version, kind, group)
+    if group == CLASSIC_GROUP:
+        return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: Kubernetes {release} does not serve "
+                                        "KEP-3063's classic API (`draconform validate --api classic` judges it as a "
+                                        "classic cluster would)", RULE)
     if group != GROUP:
         return Checked.CHECKED if kind_schema(api_version, kind) is not None else Checked.NOT_CHECKED
     if kind not in SERVED:
@@ -73,6 +83,19 @@ def classify(obj: dict[str, Any], release: str) -> Checked | Problem:
             else f"does not serve {kind} (from {since})")
         return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: Kubernetes {release} {what}", RULE)
     return Checked.CHECKED
+
+
+def _classify_classic(api_version: str, kind: str, group: str) -> Checked | Problem:
+    """A classic cluster serves ResourceClass and ResourceClaim of cdi.k8s.io/v1alpha1 and no resource.k8s.io
+    kind; a claim template is embedded in the pod (spec.resourceClaims[].template)."""
+    if group == GROUP:
+        return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: a classic cluster serves "
+                                        f"{CLASSIC_API} instead of {GROUP} (--api structured judges this object)")
+    info = CLASSIC_KINDS.get(kind)
+    if api_version == CLASSIC_API and (info is None or info.api_version != CLASSIC_API):
+        return Problem(("kind",), f"Unsupported value: {kind!r}: {CLASSIC_API} has ResourceClass and ResourceClaim; "
+                                  "a claim template is embedded in the pod (spec.resourceClaims[].template)")
+    return Checked.CHECKED if kind_schema(api_version, kind) is not None else Checked.NOT_CHECKED
 
 
 def off_by_default(obj: dict[str, Any], release: str) -> Problem | None:

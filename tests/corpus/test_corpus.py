@@ -37,6 +37,29 @@ VERDICTS: list[tuple[str, str, int, list[str], list[str]]] = [
      [":11: ResourceClaim/mixed-up: spec.devices.requests[0].exactly: unknown field",
       ":22: ResourceSlice/old-shape: spec.devices[0].basic: unknown field",
       ":26: ResourceClaim/ancient: apiVersion: Unsupported value: 'resource.k8s.io/v1alpha3'"], ["ConfigMap"]),
+    ("pods-as-written.yaml", "1.34", 1,
+     [":56: Pod/pre-1-31: spec.resourceClaims[0]: Invalid value: must specify one of: `resourceClaimName`, "
+      "`resourceClaimTemplateName` (the `source` wrapper of Kubernetes 1.26-1.30 is gone",
+      ":57: Pod/pre-1-31: spec.resourceClaims[0].source: unknown field (DRA-API/POD-CLAIMS)"], []),
+    ("classic-fpga.yaml", "1.37", 1,
+     [":9: ResourceClass/fpga.example.com: apiVersion: Unsupported value: 'cdi.k8s.io/v1alpha1': Kubernetes 1.37 "
+      "does not serve KEP-3063's classic API",
+      ":36: Pod/encoder: spec.containers[0].resources.claims[0]: Invalid value: \"shared\": must be of type object",
+      ":40: Pod/encoder: spec.resourceClaims[1]: Invalid value: must specify one of"], ["Job"]),
+]
+
+# The same files judged by a cluster serving KEP-3063's classic API (`--api classic`).
+CLASSIC_VERDICTS: list[tuple[str, int, list[str], list[str]]] = [
+    ("classic-fpga.yaml", 0, [], ["Job"]),
+    ("classic-mistakes.yaml", 1,
+     [":10: ResourceClaim/over-shared: status.userLimit: Invalid value: 0:",
+      ":21: Pod/half-ported: spec.containers[0].resources.claims[1]: Not found: 'missing'",
+      ":23: Pod/half-ported: spec.resourceClaims[0]: Invalid value: exactly one of resourceClaimName or template "
+      "must be set (KEP-3063-CLASSIC/POD-CLAIM-ONE-SOURCE)",
+      ":26: DeviceClass/gpu.example.com: apiVersion: Unsupported value: 'resource.k8s.io/v1': a classic cluster "
+      "serves cdi.k8s.io/v1alpha1 instead of resource.k8s.io",
+      ":32: ResourceClaimTemplate/one-fpga: kind: Unsupported value: 'ResourceClaimTemplate'"], []),
+    ("example-driver-v1.yaml", 1, ["apiVersion: Unsupported value: 'resource.k8s.io/v1': a classic cluster"], ["Job"]),
 ]
 
 
@@ -59,6 +82,20 @@ def test_each_manifest_gets_the_api_servers_verdict(capsys: pytest.CaptureFixtur
         assert all(" warning: " in line for line in out.splitlines()), out
     got, out, _ = validate(capsys, "-o", "json", "--kubernetes-version", release, str(CORPUS / name))
     report = json.loads(out)
+    assert sorted(item["kind"] for item in report["notChecked"]) == sorted(not_checked)
+
+
+@pytest.mark.parametrize(("name", "status", "findings", "not_checked"), CLASSIC_VERDICTS,
+                         ids=[v[0] for v in CLASSIC_VERDICTS])
+def test_a_classic_cluster_judges_the_classic_api(capsys: pytest.CaptureFixture[str], name: str, status: int,
+                                                  findings: list[str], not_checked: list[str]) -> None:
+    got, out, _ = validate(capsys, "--api", "classic", str(CORPUS / name))
+    assert got == status, out
+    for expected in findings:
+        assert expected in out, out
+    got, out, _ = validate(capsys, "-o", "json", "--api", "classic", str(CORPUS / name))
+    report = json.loads(out)
+    assert report["api"] == "classic"
     assert sorted(item["kind"] for item in report["notChecked"]) == sorted(not_checked)
 
 

@@ -252,3 +252,11 @@ def test_a_missing_file_and_an_empty_directory_are_unreadable(capsys: pytest.Cap
     assert status == 2
     assert lines == [f"{tmp_path / 'nope.yaml'}:1: cannot read: No such file or directory",
                      f"{tmp_path}:1: no .yaml, .yml, .json files under this directory"]
+
+
+def test_help_says_how_a_pod_is_judged_by_the_classic_api(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["validate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--api {structured,classic}" in text
+    assert "a Pod is then judged by the classic API" in text
