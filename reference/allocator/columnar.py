@@ -614,13 +614,13 @@ class ColumnarAllocator:
         search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
                          self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
                          self._consumption_of)
-        found = search.run()
-        if not found and faults.on("groups-ignored-when-nothing-fits"):
+        fitted = search.run()
+        if not fitted and faults.on("groups-ignored-when-nothing-fits"):
             search = _Search(attempt, lists, self._devices, Tracker(Mode.IGNORE),
                              self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
                              self._consumption_of)
-            found = search.run()
-        if found:
+            fitted = search.run()
+        if fitted:
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
                                  node, self.gates)
