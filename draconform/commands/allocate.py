@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import resource
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -71,10 +73,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--allocator", choices=("columnar", "oracle"), default="columnar",
                         help="allocation core (default: the polars one; the oracle is the readable reference)")
     add_input_options(parser)
+    parser.add_argument("--timings", action="store_true",
+                        help="also print on stderr how long reading and answering took, and peak memory")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    loaded: list[float] = []
+    status = _allocate(args, loaded)
+    if args.timings:
+        answered = time.perf_counter()
+        read = (loaded or [answered])[0]
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        diagnostic("allocate", f"timings: read {read - started:.3f} s, answered {answered - read:.3f} s after "
+                               f"reading, peak memory {peak:.0f} MiB")
+    return status
+
+
+def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
     # Imported here so that `draconform --help` stays fast.
     from draconform.kube.featuregates import FeatureGates
     from draconform.reference.allocator.interface import AllocationError
@@ -99,8 +116,10 @@ def handle(args: argparse.Namespace) -> int:
         return EXIT_INVALID_INPUT
     if cluster.not_checked:
         kinds = sorted({f"{item.kind or '?'} ({item.api_version or '?'})" for item in cluster.not_checked})
-        diagnostic("allocate", f"{len(cluster.not_checked)} object(s) ignored (kinds allocation does not read): "
-                               f"{', '.join(kinds)}")
+        count = len(cluster.not_checked)
+        diagnostic("allocate", f"{count} object{'s' if count != 1 else ''} ignored (kinds allocation does not "
+                               f"read): {', '.join(kinds)}")
+    loaded.append(time.perf_counter())
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
