@@ -724,9 +724,11 @@ class ColumnarAllocator:
         attempt.countable = True
 
     def _plain(self, device: DeviceFacts) -> bool:
-        """A device whose only question is whether it is free: no counters, share, taint or binding condition
-        the search would look at."""
-        return not ((device.consumes and self.gates.partitionable) or (device.taints and self.gates.taints)
+        """A device whose only question is whether it is free: no counters, share, taint (its own or a
+        DeviceTaintRule's) or binding condition the search would look at."""
+        rules = tuple(self._taint_rules.values()) if self.gates.taint_rules else ()
+        tainted = self.gates.taints and bool(device.taints or (rules and DeviceTaints(rules).of(device)))
+        return not ((device.consumes and self.gates.partitionable) or tainted
                     or (device.binding_conditions and self.gates.binding) or is_shared(device, self.gates))
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:

@@ -1,6 +1,7 @@
 """The columnar verdict (`ColumnarAllocator.feasible`) against the exact search (`allocate`) of the same core:
 where counting free candidates settles a node, the verdict must be the search's answer, reasons included.
-Hypothesis builds node-local pools (some devices held, tainted, consuming counters or shared, so that the
+Hypothesis builds node-local pools (some devices held, tainted by their slice or a DeviceTaintRule, consuming
+counters or shared, so that the
 verdict has to step aside) and pending claims of plain count requests (now and then All, admin access or a
 constraint, which the verdict leaves to the search)."""
 
@@ -21,8 +22,8 @@ from draconform.sut import Obj
 from .helpers import DRIVER, allocated, claim, dev, device_class, exactly, node, resource_slice, store_with
 
 NODES = [node(f"node-{n}") for n in range(4)]
-GATES = ("DRADeviceTaints", "DRAPartitionableDevices", "DRAConsumableCapacity", "DRADeviceBindingConditions",
-         "DRAResourceClaimDeviceStatus")
+GATES = ("DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
+         "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
 SETTINGS = settings(max_examples=300, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -53,6 +54,11 @@ def cluster(draw: st.DrawFn) -> dict[str, Any]:
         slices.append(resource_slice(f"pool-{n}", devices, nodeName=name))
         if any("consumesCounters" in d for d in devices):
             slices[-1]["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"mem": {"value": "8"}}}]
+    if draw(st.sampled_from(range(4))) == 3:  # a DeviceTaintRule tainting one device the slices do not taint
+        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "rule"},
+                       "spec": {"deviceSelector": {"driver": DRIVER, "pool": f"pool-{draw(st.integers(0, 3))}",
+                                                   "device": "d0"},
+                                "taint": {"key": "rule", "effect": "NoSchedule"}}})
     pending = []
     for c in range(draw(st.integers(1, 2))):
         requests = []
@@ -66,7 +72,7 @@ def cluster(draw: st.DrawFn) -> dict[str, Any]:
             elif twist == "admin":
                 spec["adminAccess"] = True
             requests.append(exactly(f"r{r}", "gpu", **spec))
-        constraints = [{"matchAttribute": f"{DRIVER}/numa"}] if draw(st.integers(0, 5)) == 5 else None
+        constraints = [{"matchAttribute": f"{DRIVER}/numa"}] if draw(st.sampled_from(range(6))) == 5 else None
         pending.append(claim(f"pending-{c}", *requests, constraints=constraints))
     return {"slices": slices, "held": held, "pending": pending,
             "gates": {gate: draw(st.booleans()) for gate in GATES} | {"DRAAdminAccess": True}}
@@ -121,3 +127,17 @@ def test_the_verdict_steps_aside_for_what_only_the_search_can_judge() -> None:
     assert untainted.feasible(target, [claim("one", exactly("req"))]) == Feasibility(True)
     matched = claim("m", exactly("a"), exactly("b"), constraints=[{"matchAttribute": f"{DRIVER}/numa"}])
     assert untainted.feasible(target, [matched]) is None
+
+
+def test_a_device_tainted_by_a_rule_is_left_to_the_search() -> None:
+    """A DeviceTaintRule taints a device its slice does not: counting it as free would say "fits" where the
+    search, which sees the rule's taint, finds nothing."""
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "rule"},
+            "spec": {"deviceSelector": {"driver": DRIVER, "pool": "pool-0", "device": "d0"},
+                     "taint": {"key": "rule", "effect": "NoSchedule"}}}
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'),
+                       resource_slice("pool-0", [dev("d0")], nodeName="node-0"), rule)
+    core = ColumnarAllocator(store, FeatureGates({"DRADeviceTaints": True, "DRADeviceTaintRules": True}))
+    pending = [claim("c", exactly("r"))]
+    assert not core.allocate(node("node-0"), pending).fits
+    assert core.feasible(node("node-0"), pending) is None
