@@ -35,6 +35,10 @@ KINDS: dict[str, KindInfo] = {
     "ResourceClaimTemplate": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=False),
     "Pod": KindInfo("v1", namespaced=True, has_status=True),
     "Node": KindInfo("v1", namespaced=False, has_status=True),
+    # Served when the store stands behind the Kubernetes API (draconform serve): a namespace per
+    # scenario of a live run, and the events the components record there.
+    "Namespace": KindInfo("v1", namespaced=False, has_status=False),
+    "Event": KindInfo("v1", namespaced=True, has_status=False),
 }
 
 
