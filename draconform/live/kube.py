@@ -59,7 +59,7 @@ def _resource(kind: str) -> Any:
     return _RESOURCES[kind]
 
 
-class _PodBinding(lk_resource.NamespacedSubResource, Generic):
+class _PodBinding(lk_resource.NamespacedSubResource, Generic):  # type: ignore[misc]  # as lightkube's own
     """pods/binding, the subresource a scheduler binds a pod to a node with (lightkube's generic resources
     only build status and scale subresources)."""
 
@@ -103,7 +103,8 @@ class KubeClient:
         single = config.get(context)
         self.server = single.cluster.server if single is not None else "?"
         self.request_timeout = request_timeout
-        self._client = Client(single, timeout=httpx2.Timeout(request_timeout),
+        # Any: lightkube's overloads type generic resources by class, which the kind table cannot name statically
+        self._client: Any = Client(single, timeout=httpx2.Timeout(request_timeout),
                               field_manager=field_manager, trust_env=False)
 
     def close(self) -> None:
@@ -142,9 +143,9 @@ class KubeClient:
                           f"update the status of {obj['kind']}")
 
     def bind(self, namespace: str, name: str, node: str) -> None:
-        binding = _PodBinding({"apiVersion": "v1", "kind": "Binding",
-                               "metadata": {"name": name, "namespace": namespace},
-                               "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
+        body: Obj = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                     "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        binding = _PodBinding(body)  # type: ignore[call-overload]
         self._call(lambda: self._client.create(binding, name, namespace=namespace), "bind Pod")
 
     def delete(self, kind: str, name: str, namespace: str | None = None) -> None:

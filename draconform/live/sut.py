@@ -15,6 +15,7 @@ budget is skipped with the reason (`Unsupported`)."""
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 import secrets
 import time
@@ -259,7 +260,7 @@ class LiveSystem:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
             for kind in CLUSTER_KINDS:
                 for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
-                    _ignore_missing(lambda kind=kind, obj=obj: self.client.delete(kind, obj["metadata"]["name"]))
+                    _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
             while left := self._leftovers():
                 if time.monotonic() > deadline:

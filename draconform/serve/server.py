@@ -40,13 +40,13 @@ class ApiServer:
         self._feed = store.watch()
         self._revisions: list[int] = []
         self._history: list[WatchEvent] = []
+        self.host = host
         self.httpd = ThreadingHTTPServer((host, port), _handler(self))
         self.httpd.daemon_threads = True
 
     @property
     def url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{self.host}:{self.httpd.server_port}"
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.httpd.serve_forever, name="api-server", daemon=True)
