@@ -17,7 +17,7 @@ from lightkube import Client, KubeConfig
 from lightkube.core import resource as lk_resource
 from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
 
-from draconform.sut import ApiError, FieldCause, Obj
+from draconform.sut import ApiError, FieldCause, Obj, copy_object
 
 
 @dataclass(frozen=True)
@@ -182,12 +182,4 @@ def _ns(kind: str, namespace: str | None) -> dict[str, str]:
 
 def _plain(obj: Any) -> Obj:
     """A decoded generic resource as a plain JSON-like dict."""
-    return _to_plain(obj.to_dict() if hasattr(obj, "to_dict") else dict(obj))  # type: ignore[no-any-return]
-
-
-def _to_plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _to_plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_to_plain(item) for item in value]
-    return value
+    return copy_object(obj.to_dict() if hasattr(obj, "to_dict") else dict(obj))  # type: ignore[no-any-return]

@@ -110,7 +110,8 @@ class ResourceClaimController:
 
     def _generated_claim(self, pod: Obj, entry: str) -> Obj | None:
         uid = pod["metadata"]["uid"]
-        for claim in self._store.list("ResourceClaim", pod["metadata"]["namespace"]):
+        claims: list[Obj] = self._store.list("ResourceClaim", pod["metadata"]["namespace"])
+        for claim in claims:
             meta = claim["metadata"]
             if (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
                     ref.get("uid") == uid for ref in meta.get("ownerReferences") or []):

@@ -119,6 +119,10 @@ class Scheduler:
                 self.queue.remove(key)
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
+            elif event.type == "MODIFIED" and self._wants(obj) and _claim_statuses(event.old) != _claim_statuses(obj):
+                # As upstream's pod-update check: the names of a pod's generated claims arriving in its status
+                # (the resourceclaim controller wrote them after this pod's last attempt) may let it fit.
+                self.queue.move_to_active_or_backoff(key)
             return
         if obj["kind"] == "Node":
             if event.type == "DELETED":
@@ -330,3 +334,7 @@ def _only_device_status_changed(old: Obj | None, new: Obj) -> bool:
 
 def _key(pod: Obj) -> PodKey:
     return pod["metadata"]["namespace"], pod["metadata"]["name"]
+
+
+def _claim_statuses(pod: Obj | None) -> object:
+    return ((pod or {}).get("status") or {}).get("resourceClaimStatuses")
