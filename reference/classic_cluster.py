@@ -5,9 +5,14 @@ admission webhook. The two APIs never mix in one cluster (docs/decisions.md D-30
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from draconform.kubeletplugin.classic import serve_classic_plugin, serve_classic_registration
+from draconform.kubeletplugin.server import RunningServer
 from draconform.reference.apiserver import classic as classic_api
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
@@ -15,6 +20,7 @@ from draconform.reference.cluster import ReferenceCluster
 from draconform.reference.controllers.classic_claims import ClassicClaimController
 from draconform.reference.controllers.external import ExternalController
 from draconform.reference.drivers.classic_controller import ClassicDriverController
+from draconform.reference.drivers.classic_plugin import ClassicNodePlugin
 from draconform.reference.drivers.classic_webhook import ResourceClassWebhook
 from draconform.reference.scheduler.classic import ClassicDynamicResources
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
@@ -28,6 +34,13 @@ CLASSIC_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], E
 
 class ClassicCluster(ReferenceCluster):
     external_controllers = CLASSIC_CONTROLLERS
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A plugin's prepared resources live on the node, so they outlive a restart of its driver.
+        self._classic_plugins: dict[tuple[str, str], ClassicNodePlugin] = {}
+        self._classic_servers: dict[tuple[str, str, str], RunningServer] = {}
+        self._socket_dir: Path | None = None
 
     def _new_store(self) -> Store:
         store = Store(self.clock, self._gates("kube-apiserver"), kinds=classic_api.CLASSIC_KINDS)
@@ -61,3 +74,39 @@ class ClassicCluster(ReferenceCluster):
             self.external[name] = ClassicDriverController(self.store, self.clock, behaviour)
             return
         super().run_controller(name, behaviour)
+
+    # --- the drivers' kubelet plugins, over the classic protocol -----------------------------------
+    def classic_plugin(self, driver: str, node: str) -> ClassicNodePlugin:
+        if f"classic-driver/{driver}" not in self.external:
+            raise ValueError(f"no classic driver {driver!r} is running; start it with run_controller first")
+        return self._classic_plugins.setdefault((driver, node), ClassicNodePlugin(self.store, driver, node))
+
+    def _socket(self, name: str) -> str:
+        if self._socket_dir is None:
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="dcc-", dir="/tmp"))  # short: unix paths are capped
+        return str(self._socket_dir / name)
+
+    def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
+        key = (driver, node, "plugin")
+        if key not in self._classic_servers:
+            plugin = self.classic_plugin(driver, node)
+            path = self._socket(f"{len(self._classic_servers)}.sock")
+            self._classic_servers[key] = serve_classic_plugin(plugin, path)
+        return self._classic_servers[key].endpoint
+
+    def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
+        key = (driver, node, "registration")
+        if key not in self._classic_servers:
+            endpoint = self.kubelet_plugin_endpoint(driver, node)
+            path = self._socket(f"{len(self._classic_servers)}-reg.sock")
+            self._classic_servers[key] = serve_classic_registration(driver, endpoint, path)
+        return self._classic_servers[key].endpoint
+
+    def close(self) -> None:
+        for server in self._classic_servers.values():
+            server.stop()
+        self._classic_servers.clear()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+        super().close()

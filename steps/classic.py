@@ -6,11 +6,16 @@ nodes, availableOnNodes, finalizers, userLimit). Everything else (nodes, pods us
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
+import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kubeletplugin.classic import ClassicPluginClient
+from draconform.kubeletplugin.client import PluginCallError
 from draconform.steps.common import (
     CLAIM,
     NAMESPACE,
@@ -20,6 +25,7 @@ from draconform.steps.common import (
     resolve_claim,
     split_names,
 )
+from draconform.steps.drivers import CDI_DEVICE_ID
 from draconform.sut import ApiError, Obj, SystemUnderTest, Unsupported
 
 API_VERSION = "cdi.k8s.io/v1alpha1"
@@ -280,3 +286,92 @@ def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | N
     assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"], (
         f"the claim was written meanwhile: {before.get('status')} became {after.get('status')}"
     )
+
+
+# --- the kubelet and a classic plugin (the seed's one-resource protocol) -----------------------------
+UNKNOWN_UID = "00000000-0000-0000-0000-00000000dead"
+
+
+@dataclass
+class ClassicAnswer:
+    verb: str  # prepare or unprepare
+    devices: tuple[str, ...] = ()
+    error: str | None = None  # the gRPC status name of a refusal
+
+
+@dataclass
+class ClassicKubelet:
+    """What classic plugins answered, per claim name ("" for the resource no driver knows)."""
+
+    answers: dict[str, list[ClassicAnswer]] = dataclass_field(default_factory=dict)
+
+    def of(self, claim: str, verb: str) -> list[ClassicAnswer]:
+        found = [answer for answer in self.answers.get(claim, []) if answer.verb == verb]
+        assert found, f"the kubelet never asked to {verb} {claim or 'the unknown resource'!r}"
+        return found
+
+
+@pytest.fixture
+def classic_kubelet() -> ClassicKubelet:
+    return ClassicKubelet()
+
+
+@when(parsers.re(r'the kubelet on node "(?P<node>[^"]+)" asks driver "(?P<driver>[^"]+)" '
+                 r'to (?P<verb>prepare|unprepare) '
+                 r'(?:claim "(?P<claim>[^"]+)"|a resource it never knew) over the classic protocol'))
+def classic_call(sut: SystemUnderTest, classic_kubelet: ClassicKubelet, node: str, driver: str, verb: str,
+                 claim: str | None) -> None:
+    uid = must_get(sut, "ResourceClaim", claim)["metadata"]["uid"] if claim else UNKNOWN_UID
+    name = claim or ""
+    client = ClassicPluginClient(sut.kubelet_plugin_endpoint(driver, node))
+    answers = classic_kubelet.answers.setdefault(name, [])
+    try:
+        if verb == "prepare":
+            answers.append(ClassicAnswer(verb, devices=client.prepare(uid)))
+        else:
+            prepared = [a.devices for a in answers if a.verb == "prepare" and a.error is None]
+            client.unprepare(uid, prepared[-1] if prepared else ())
+            answers.append(ClassicAnswer(verb))
+    except PluginCallError as failure:
+        answers.append(ClassicAnswer(verb, error=failure.code))
+    finally:
+        client.close()
+
+
+@then(parsers.parse('the classic plugin prepared claim "{claim}" with fully qualified CDI device names'))
+def classic_prepared(classic_kubelet: ClassicKubelet, claim: str) -> None:
+    for answer in classic_kubelet.of(claim, "prepare"):
+        assert answer.error is None, f"the plugin refused to prepare claim {claim!r} with {answer.error}"
+        assert answer.devices, f"the plugin prepared claim {claim!r} without naming a device"
+        bad = [name for name in answer.devices if not CDI_DEVICE_ID.fullmatch(name)]
+        assert not bad, f"not fully qualified CDI device names: {bad}"
+
+
+@then(parsers.parse('the classic plugin answered claim "{claim}" with the same devices each time'))
+def classic_same_answer(classic_kubelet: ClassicKubelet, claim: str) -> None:
+    answers = classic_kubelet.of(claim, "prepare")
+    assert len(answers) > 1, "the kubelet asked only once"
+    assert len({(a.devices, a.error) for a in answers}) == 1, f"the answers differ: {answers}"
+    assert answers[0].error is None, f"the plugin refused with {answers[0].error}"
+
+
+@then(parsers.re(r'the classic plugin (?P<verb>unprepared) claim "(?P<claim>[^"]+)" each time it was asked'))
+def classic_unprepared(classic_kubelet: ClassicKubelet, verb: str, claim: str) -> None:
+    errors = [a.error for a in classic_kubelet.of(claim, "unprepare") if a.error is not None]
+    assert not errors, f"the plugin refused to unprepare claim {claim!r}: {errors}"
+
+
+@then(parsers.re(r'the classic plugin refused to (?P<verb>prepare|unprepare) '
+                 r'(?:claim "(?P<claim>[^"]+)"|the resource it never knew) with "(?P<code>[A-Z_]+)"'))
+def classic_refused(classic_kubelet: ClassicKubelet, verb: str, claim: str | None, code: str) -> None:
+    last = classic_kubelet.of(claim or "", verb)[-1]
+    assert last.error == code, f"the plugin answered {last.error or 'OK'}, not {code}"
+
+
+@then(parsers.re(CLAIM + r' is reserved only for (?P<kind>[A-Z]\w*) "(?P<name>[^"]+)"'))
+def reserved_only_for(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, kind: str, name: str
+) -> None:
+    reserved = _status(sut, ctx, claim, pod).get("reservedFor") or []
+    got = [(entry.get("kind"), entry.get("name")) for entry in reserved]
+    assert got == [(kind, name)], f"reservedFor is {reserved}"

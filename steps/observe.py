@@ -277,4 +277,4 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"
-    generated_claims_gone(sut, ctx, pod)
+    generated_claims_gone(sut=sut, ctx=ctx, pod=pod)  # a patient step: called by keyword

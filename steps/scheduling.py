@@ -92,3 +92,13 @@ def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> No
 @observes("object")
 def pod_gone(sut: SystemUnderTest, pod: str) -> None:
     assert sut.get("Pod", pod, NAMESPACE) is None, f"pod {pod!r} still exists"
+
+
+@then(parsers.parse('pod "{pod}" is marked unschedulable'))
+@observes("pod")
+def pod_marked_unschedulable(sut: SystemUnderTest, pod: str) -> None:
+    """Unbound, with PodScheduled False for reason Unschedulable (what `kubectl describe pod` shows)."""
+    condition = _scheduled_condition(sut, pod)
+    assert (condition.get("status"), condition.get("reason")) == ("False", "Unschedulable"), (
+        f"pod {pod!r} has PodScheduled condition {condition}"
+    )

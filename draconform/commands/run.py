@@ -89,6 +89,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                            "`draconform serve` writes one)")
     live.add_argument("--metrics-url", help="kube-scheduler's /metrics address (without it the metric scenarios "
                                             "are skipped)")
+    parser.add_argument(
+        "--events", type=Path, metavar="FILE",
+        help="write an NDJSON event stream (run started, each scenario finished, run finished) for a dashboard",
+    )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
@@ -143,6 +147,10 @@ def _live(args: argparse.Namespace) -> LiveOptions | None:
     options.check()
     return options
 
+def wants_progress() -> bool:
+    """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
+    return sys.stderr.isatty()
+
 
 def handle(args: argparse.Namespace) -> int:
     try:
@@ -168,6 +176,8 @@ def handle(args: argparse.Namespace) -> int:
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,
         submit=args.submit,
+        progress=wants_progress(),
+        events=args.events,
     )
     try:
         return run(options)

@@ -23,6 +23,7 @@ from draconform.sut import DEFAULT_SUT
 
 SUITE_MODULE = Path(draconform.suite.__file__).parent / "test_features.py"
 RECORDER_PLUGIN = "draconform.harness.recorder"
+PROGRESS_PLUGIN = "draconform.harness.progress"
 DEFAULT_PLUGINS = ("draconform.harness.plugin",)
 REFERENCE_RUN_NAME = "reference"
 LIVE_SUT = "draconform.live.sut:live_system"
@@ -50,6 +51,8 @@ class RunOptions:
     live: LiveOptions | None = None  # a cluster reached through a kubeconfig; sut is then LIVE_SUT
     claims: Claims = field(default_factory=Claims)  # profiles, features and implementation metadata
     submit: bool = False  # also write the submission folder report_dir/<k8s-version>/<org>-<project>/
+    progress: bool = False  # draw live progress per KEP in place of pytest's own terminal output
+    events: Path | None = None  # write an NDJSON event stream here
 
     @property
     def run_name(self) -> str:
@@ -70,7 +73,7 @@ def pytest_args(options: RunOptions) -> list[str]:
         "--disable-plugin-autoload", "-p", "pytest_bdd.plugin", "-p", "xdist.plugin",
         # Feature tags become pytest marks; they are free-form, so unregistered marks are expected.
         "-W", "ignore::pytest.PytestUnknownMarkWarning",
-        "-p", RECORDER_PLUGIN,
+        "-p", RECORDER_PLUGIN, "-p", PROGRESS_PLUGIN,
     ]  # fmt: skip
     for plugin in options.plugins:
         args += ["-p", plugin]
@@ -81,6 +84,10 @@ def pytest_args(options: RunOptions) -> list[str]:
     args += ["--draconform-claims", options.claims.to_json()]
     if options.submit:
         args += ["--draconform-submit-dir", str(options.report_dir)]
+    if options.progress:  # the display replaces pytest's dots, which would tear it apart
+        args += ["--draconform-progress", "-p", "no:terminal"]
+    if options.events is not None:
+        args += ["--draconform-events", str(options.events)]
     return [*args, str(SUITE_MODULE)]
 
 

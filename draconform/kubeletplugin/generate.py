@@ -15,7 +15,7 @@ from google.protobuf import descriptor_pb2
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent.parent
-PROTOS = ("dra_v1.proto", "dra_v1beta1.proto", "pluginregistration_v1.proto")
+PROTOS = ("dra_v1.proto", "dra_v1beta1.proto", "pluginregistration_v1.proto", "classic_v1alpha1.proto")
 
 
 def proto_paths() -> list[str]:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from draconform.reporting.cucumber import render_cucumber
+from draconform.reporting.html import render_html
 from draconform.reporting.json_report import render_json
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
@@ -20,6 +21,7 @@ WRITERS: dict[str, Callable[[Run], str]] = {
     "junit.xml": render_junit,
     "cucumber.json": render_cucumber,
     "report.md": render_markdown,
+    "report.html": render_html,
     SUBMISSION_FILE: render_submission,
 }
 

@@ -25,6 +25,7 @@ import yaml
 from draconform.paths import SCHEMAS_DIR
 from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
 from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, Verdict, tally
+from draconform.reporting.templating import environment
 
 API_VERSION = "draconform.dev/v1alpha1"
 KIND = "DRAConformanceReport"
@@ -163,19 +164,6 @@ def report_filename(run: Run) -> str:
     return f"{impl.version or 'unversioned'}-{impl.mode}-report.yaml"
 
 
-@cache
-def _templates() -> Any:
-    # Imported here: only a submission folder needs a template, and every run imports this module.
-    from jinja2 import Environment, PackageLoader, StrictUndefined
-
-    return Environment(
-        loader=PackageLoader("draconform.reporting", "templates"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,  # Markdown, not HTML
-    )
-
-
 def write_submission(run: Run, base: Path) -> list[Path]:
     """Write the report YAML and a README (with the command that reproduces the run) into the
     submission folder; return both paths."""
@@ -185,7 +173,7 @@ def write_submission(run: Run, base: Path) -> list[Path]:
     report.write_text(render_submission(run), encoding="utf-8")
     readme = folder / "README.md"
     data = submission_data(run)
-    readme.write_text(_templates().get_template("submission-readme.md.j2").render(r=data, report=report.name))
+    readme.write_text(environment().get_template("submission-readme.md.j2").render(r=data, report=report.name))
     return [report, readme]
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from draconform import faults
 from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
 from draconform.validation.problems import MapKey, Path, Problem
 
@@ -118,12 +119,27 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
     Returns one warning per dropped field, for tools that want to say so."""
     dropped: list[Problem] = []
     for gated in _BY_KIND.get(obj.get("kind", ""), ()):
-        if gates.enabled(*gated.gates) or (old is not None and in_use(old, gated)):
+        if gates.enabled(*gated.gates) or (old is not None and in_use(old, gated) and not _refresh_fault(gated)):
+            continue
+        if _keep_fault(gated):
             continue
         for path, parent, key in list(_find(obj, gated.steps)):
             del parent[key]
             dropped.append(Problem(path, _dropped_message(gated, gates), RULE, "warning"))
     return dropped
+
+
+def _keep_fault(gated: GatedField) -> bool:
+    """Fault switches for `draconform mutants`: an API server that keeps a disabled field."""
+    return (faults.on("binding-fields-kept-with-gate-off") and gated.gates == BINDING) or (
+        faults.on("groups-kept-with-gate-off") and "DRADeviceCompatibilityGroups" in gated.gates)
+
+
+def _refresh_fault(gated: GatedField) -> bool:
+    """Fault switches for `draconform mutants`: an API server that drops a disabled field on update even
+    though the stored object already has it."""
+    return (faults.on("stored-binding-fields-dropped-on-update") and gated.gates == BINDING) or (
+        faults.on("stored-groups-dropped-on-update") and "DRADeviceCompatibilityGroups" in gated.gates)
 
 
 def _dropped_message(gated: GatedField, gates: FeatureGates) -> str:

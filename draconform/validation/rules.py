@@ -13,6 +13,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from draconform import faults
 from draconform.reference.allocator.values import parse_quantity
 from draconform.reference.featuregates import FeatureGates, _release_tuple
 from draconform.validation.problems import MapKey, Path, Problem
@@ -96,7 +97,7 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
                 yield Problem((*path, "bindingFailureConditions", index),
                               f"Invalid value: {json.dumps(item)}: must not also be a binding condition",
                               "DRA-API/BINDING-CONDITIONS-DISJOINT")
-    if bool(conditions) != bool(failures):
+    if bool(conditions) != bool(failures) and not faults.on("binding-lists-unpaired"):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
         yield Problem((*path, missing), f"Required value: required when `{present}` is set",

@@ -165,3 +165,84 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       And claim "gpu" has no potential nodes
       And claim "gpu" has no selected node
       And claim "gpu" is reserved for nobody
+
+  Rule: KEP-3063-CLASSIC/CONTAINERS-NOT-USERS  Containers of one pod are one user
+
+    Scenario: Two containers using a claim with userLimit 1 run as one pod
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And the Pod:
+        """yaml
+        apiVersion: v1
+        metadata: {name: pair}
+        spec:
+          resourceClaims: [{name: gpu, resourceClaimName: gpu}]
+          containers:
+          - {name: workload, image: my-app, resources: {claims: [gpu]}}
+          - {name: monitor, image: my-app, resources: {claims: [gpu]}}
+        """
+      When the scheduler runs
+      Then claim "gpu" allows 1 user
+      And claim "gpu" is reserved for pod "pair"
+      And pod "pair" is bound to node "worker-1"
+
+  Rule: KEP-3063-CLASSIC/NON-POD-USERS  A user that is not a pod counts against the limit
+
+    Scenario: A controller holding the only place keeps pods out
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        stalled: true
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And the status of claim "gpu" is:
+        """yaml
+        phase: Allocated
+        userLimit: 1
+        driverName: gpu.acme.com
+        reservedFor:
+        - {apiVersion: example.com/v1, kind: Trainer, name: job-7, uid: 1b9e2c4a-0000-4000-8000-000000000007}
+        """
+      And a pod "trainer" using claim "gpu"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "gpu" is reserved only for Trainer "job-7"
+
+  Rule: KEP-3063-CLASSIC/CLAIM-BEING-DELETED-BLOCKS-POD  A claim on its way out is not handed to new pods
+
+    Scenario: A pod using a claim being deleted is not scheduled
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "first" using claim "gpu"
+      When the scheduler runs
+      And claim "gpu" is deleted
+      And a pod "second" using claim "gpu" is created
+      And the scheduler runs
+      Then claim "gpu" is being deleted
+      And claim "gpu" is reserved for pod "first"
+      And pod "second" is not scheduled
+
+  Rule: KEP-3063-CLASSIC/UNSCHEDULABLE-EXPLAINED  A waiting pod says why, in its condition and an event
+
+    Scenario Outline: A pod waiting because <cause> is marked Unschedulable
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        <behaviour>
+        """
+      And <claim step>
+      And a pod "trainer" using claim "gpu"
+      When the scheduler runs
+      Then pod "trainer" is marked unschedulable
+      And a Warning event "FailedScheduling" is recorded for pod "trainer"
+
+      Examples:
+        | cause                                  | behaviour                 | claim step                                                                |
+        | the claim does not exist               | stalled: true             | the resource class "unused" of driver "gpu.acme.com"                     |
+        | the Immediate claim is not allocated   | stalled: true             | a classic claim "gpu" of class "acme-gpu" with Immediate allocation       |
+        | the driver is allocating for its node  | stalled: true             | a classic claim "gpu" of class "acme-gpu"                                 |
+        | no node has room                       | capacity: {}              | a classic claim "gpu" of class "acme-gpu"                                 |

@@ -24,21 +24,23 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then pod "trainer" <outcome>
+      And claim "training" <claim>
 
       Examples: current scheduler, both gates on
-        | scheduler                        | version | gates    | outcome          |
-        | a current scheduler              | current | defaults | waits in PreBind |
+        | scheduler                        | version | gates    | outcome          | claim                       |
+        | a current scheduler              | current | defaults | waits in PreBind | is allocated device "gpu-0" |
 
+      # A pod that waits in PreBind is not scheduled either: the claim tells the two apart.
       @rule:KEP-5007/SKEW-GATE-OFF-SCHEDULER
       Examples: current scheduler with a gate off
-        | scheduler                                  | version | gates                              | outcome          |
-        | DRADeviceBindingConditions off             | current | DRADeviceBindingConditions=off     | is not scheduled |
-        | DRAResourceClaimDeviceStatus off           | current | DRAResourceClaimDeviceStatus=off   | is not scheduled |
+        | scheduler                                  | version | gates                              | outcome          | claim            |
+        | DRADeviceBindingConditions off             | current | DRADeviceBindingConditions=off     | is not scheduled | is not allocated |
+        | DRAResourceClaimDeviceStatus off           | current | DRAResourceClaimDeviceStatus=off   | is not scheduled | is not allocated |
 
       @rule:KEP-5007/SKEW-OLDER-SCHEDULER
       Examples: a scheduler older than the feature
-        | scheduler                        | version | gates    | outcome                      |
-        | a 1.33 scheduler                 | 1.33    | defaults | is bound to node "worker-1"  |
+        | scheduler                        | version | gates    | outcome                      | claim                       |
+        | a 1.33 scheduler                 | 1.33    | defaults | is bound to node "worker-1"  | is allocated device "gpu-0" |
 
   Rule: KEP-5007/SKEW-OLDER-SCHEDULER  An older scheduler ignores the fields it does not know
 
@@ -137,6 +139,8 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       Then pod "trainer" is bound to node "worker-1"
       When <component> restarts with feature gates "DRADeviceBindingConditions=off"
       And 15 minutes pass
+      # A later write to the claim must not lose what the stored allocation already has.
+      And the driver sets condition "dra.example.com/healthy" to "True" on the devices of claim "training"
       Then pod "trainer" is bound to node "worker-1"
       And claim "training" is allocated device "gpu-0"
       And claim "training" is reserved for pod "trainer"

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from draconform import faults
 from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -324,7 +325,9 @@ class ColumnarAllocator:
 
         # Only the newest generation of a pool counts.
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
-        newest = newest.filter(pl.col("generation") == pl.col("newest")).drop("newest")
+        if not faults.on("older-generations-allocated"):
+            newest = newest.filter(pl.col("generation") == pl.col("newest"))
+        newest = newest.drop("newest")
         new_slices = newest.select("slice")
         devices = devices.join(new_slices, on="slice", how="semi")
         counters = counters.join(new_slices, on="slice", how="semi")
@@ -334,6 +337,8 @@ class ColumnarAllocator:
         complete = newest.group_by(POOL_KEY).agg(
             (pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first())
         ).rename({"slice_count": "complete"})
+        if faults.on("incomplete-pools-allocated"):
+            complete = complete.with_columns(pl.lit(True).alias("complete"))
 
         # Invalid: duplicate device names, duplicate counter sets, consumption of unknown sets or counters.
         problems = [
@@ -357,6 +362,8 @@ class ColumnarAllocator:
                                              "counter").alias("reason")))
         invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
             pl.col("reason").str.join(", ").alias("invalid"))
+        if faults.on("invalid-pools-allocated"):
+            invalid = invalid.clear()
         pools = complete.join(invalid, on=POOL_KEY, how="left")
         good = pools.filter(pl.col("complete") & pl.col("invalid").is_null()).select(POOL_KEY)
         problem_slices = newest.join(pools.filter(~pl.col("complete") | pl.col("invalid").is_not_null()),
@@ -364,16 +371,19 @@ class ColumnarAllocator:
 
         newest_devices = devices.join(good, on=POOL_KEY, how="semi")
         usable = newest_devices
-        if not self.gates.binding:
+        if not self.gates.binding and not faults.on("gate-off-allocates-binding-devices"):
             usable = usable.filter(~pl.col("has_binding"))
+        if faults.on("pool-devices-need-a-node"):
+            usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))
         if not self.gates.partitionable:
             usable = usable.filter(~pl.col("consumes"))
-        if self.gates.compatibility is Mode.SKIP:
+        if self.gates.compatibility is Mode.SKIP and not faults.on("gate-off-allocates-grouped-devices"):
             usable = usable.filter(~pl.col("has_groups"))
         order = ["driver", "pool", "slice", "index"]
-        if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first, across pools
+        if self.gates.binding and not faults.on("binding-devices-not-last"):  # decision KEP-5007 #8, across pools
             order = ["has_binding", *order]
-        usable = usable.sort(order).with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
+        usable = usable.sort(order, descending=faults.on("pools-in-reverse-order"))
+        usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
 
         self._view = _PoolView(
             usable=usable,
@@ -503,7 +513,9 @@ class ColumnarAllocator:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
             view = self._pool_view()
-            used = (view.consumption.join(self._attempt_held_frame, on=["driver", "pool", "name"], how="semi")
+            held = self._attempt_held_frame.clear() if faults.on("allocated-devices-consume-no-counters") else (
+                self._attempt_held_frame)
+            used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
                     .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
             left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
                 (pl.col("value") - pl.col("used").fill_null(0)).alias("left"))
@@ -541,7 +553,12 @@ class ColumnarAllocator:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
                          self._available(attempt) if self._pool_view().any_consumes else {})
-        if search.run():
+        found = search.run()
+        if not found and faults.on("groups-ignored-when-nothing-fits"):
+            search = _Search(attempt, lists, self._devices, Tracker(Mode.IGNORE),
+                             self._available(attempt) if self._pool_view().any_consumes else {})
+            found = search.run()
+        if found:
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
@@ -616,7 +633,8 @@ class ColumnarAllocator:
 def _held_devices(claim: Obj) -> list[DeviceKey]:
     allocation = (claim.get("status") or {}).get("allocation") or {}
     return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-            for r in (allocation.get("devices") or {}).get("results") or [] if not r.get("adminAccess")]
+            for r in (allocation.get("devices") or {}).get("results") or []
+            if not r.get("adminAccess") or faults.on("admin-access-holds-device")]
 
 
 class _Search:
@@ -668,20 +686,24 @@ class _Search:
                 if self._choose(alt, ids, claim, request, need - 1, position + 1):
                     return True
                 self._release(claim)
+                if faults.on("no-backtracking"):
+                    return False
         return False
 
     def _try(self, alt: Alternative, device_id: int, claim: int) -> bool:
         """Add the device if it fits: claim limit, exclusivity, counters, constraints. False leaves no trace."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
-        if len(mine) == MAX_DEVICES_PER_CLAIM or any(self.devices[d].key == device.key for _, d in mine):
+        if len(mine) == MAX_DEVICES_PER_CLAIM or (
+                any(self.devices[d].key == device.key for _, d in mine) and not faults.on("device-twice-in-claim")):
             return False
         if not alt.admin_access:
-            if device.key in self.busy or device.key in self.held:
+            if (device.key in self.busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
                 return False
             needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                      for c, amount in counters]
-            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
+            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
+                    device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
                 # amounts of one device never repeat a counter, so checking each alone is exact
                 return False
             if not self.compat.admits(device.driver, device.pool, device.compatibility_groups):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from draconform import faults
 from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
 from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
@@ -19,6 +20,7 @@ from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
 MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim
+_FIRST_DECLARED: dict[tuple[str, str, str], Declared] = {}  # only for "candidate-groups-from-first-publication"
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,8 @@ class Gates:
             admin_access=gates.enabled("DRAAdminAccess"),
             taints=gates.enabled("DRADeviceTaints"),
             partitionable=gates.enabled("DRAPartitionableDevices"),
-            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
+            binding=gates.enabled("DRADeviceBindingConditions", *(
+                () if faults.on("binding-needs-one-gate") else ("DRAResourceClaimDeviceStatus",))),
             consumable_capacity=gates.enabled("DRAConsumableCapacity"),
             compatibility_groups=gates.enabled("DRADeviceCompatibilityGroups"),
             compatibility=Mode.of(gates),
@@ -109,18 +112,27 @@ def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates)
                 alts = [_alternative(index, req_name, sub.get("name", ""), sub, classes, gates, plan,
                                      f"{where}/{sub.get('name', '')}", allow_admin=False)
                         for sub in request["firstAvailable"]]
+                if faults.on("subrequests-tried-last-first"):
+                    alts.reverse()
+                if faults.on("only-first-subrequest-tried"):
+                    alts = alts[:1]
             else:
                 alts = [_alternative(index, req_name, None, request.get("exactly") or {}, classes, gates, plan, where,
                                      allow_admin=True)]
             plan.requests.append(alts)
         for raw in devices.get("constraints") or []:
             if raw.get("matchAttribute"):
+                if faults.on("match-constraints-dropped") or (
+                        faults.on("groups-replace-match-constraints") and gates.compatibility is Mode.ENFORCE):
+                    continue
                 plan.constraints.append(Constraint("match", raw["matchAttribute"],
                                                    frozenset(raw.get("requests") or ())))
             elif raw.get("distinctAttribute"):
                 if not gates.consumable_capacity:
                     raise AllocationError(f"claim {name}: distinctAttribute constraints are not enabled "
                                           "(feature gate DRAConsumableCapacity)")
+                if faults.on("distinct-constraints-dropped"):
+                    continue
                 plan.constraints.append(Constraint("distinct", raw["distinctAttribute"],
                                                    frozenset(raw.get("requests") or ())))
             else:
@@ -135,15 +147,18 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     if not class_name:
         raise AllocationError(f"{where}: no device class name")
     device_class = classes.get(class_name)
+    if device_class is None and faults.on("missing-class-matches-everything"):
+        device_class = {}
     if device_class is None:
         raise AllocationError(f"{where}: device class {class_name} does not exist")
     selectors: list[str] = []
-    for selector in list((device_class.get("spec") or {}).get("selectors") or []) + list(spec.get("selectors") or []):
+    class_selectors = [] if faults.on("class-selectors-ignored") else (device_class.get("spec") or {}).get("selectors")
+    for selector in list(class_selectors or []) + list(spec.get("selectors") or []):
         expression = (selector.get("cel") or {}).get("expression")
         if expression is None:
             raise AllocationError(f"{where}: a selector has no CEL expression (unknown selector type)")
         selectors.append(expression)
-    admin = bool(spec.get("adminAccess")) and allow_admin
+    admin = bool(spec.get("adminAccess")) and allow_admin and not faults.on("admin-access-ignored")
     if admin and not gates.admin_access:
         raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
     if (spec.get("capacity") or {}).get("requests"):
@@ -154,6 +169,10 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{where}: unsupported allocation mode {mode}")
     count = int(spec.get("count") or 1) if mode == "ExactCount" else 0
+    if faults.on("count-ignored"):
+        count = 1
+    if faults.on("all-mode-takes-one") and mode == "All":
+        mode, count = "ExactCount", 1
     plan.class_configs.setdefault(class_name, list((device_class.get("spec") or {}).get("config") or []))
     return Alternative(index, request, sub, class_name, tuple(selectors), mode == "All", count, admin,
                        tuple(spec.get("tolerations") or ()))
@@ -165,7 +184,7 @@ def check_claim_size(plan: ClaimPlan, all_counts: Mapping[tuple[int, str], int])
     least = 0
     for alts in plan.requests:
         least += min(all_counts.get((alt.claim_index, alt.name), 0) if alt.all_mode else alt.count for alt in alts)
-    if least > MAX_DEVICES_PER_CLAIM:
+    if least > MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked"):
         raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "
                               f"of {MAX_DEVICES_PER_CLAIM}")
 
@@ -181,7 +200,7 @@ def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
     """Whether one of the request's tolerations matches a device taint (the node-taint matching rules)."""
     for toleration in tolerations:
         effect = toleration.get("effect") or ""
-        if effect and effect != taint.get("effect"):
+        if effect and effect != taint.get("effect") and not faults.on("toleration-effect-ignored"):
             continue
         key = toleration.get("key") or ""
         operator = toleration.get("operator") or "Equal"
@@ -199,7 +218,8 @@ def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
 def blocking_taints(taints: Sequence[Obj], tolerations: Sequence[Obj]) -> list[Obj]:
     """Taints that keep a request off a device: NoSchedule and NoExecute ones it does not tolerate (None and
     unknown effects never block)."""
-    return [t for t in taints if t.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, t)]
+    blocking = ("NoSchedule",) if faults.on("no-execute-taints-ignored") else ("NoSchedule", "NoExecute")
+    return [t for t in taints if t.get("effect") in blocking and not tolerates(tolerations, t)]
 
 
 # ----- devices ------------------------------------------------------------------------------------------------
@@ -256,6 +276,9 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
             continue
     consumes = []
     declared = declared_groups(raw.get("consumesCounters") or [])
+    if faults.on("candidate-groups-from-first-publication"):  # a stale cache of what a device declared
+        key = (str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(raw.get("name", "")))
+        declared = _FIRST_DECLARED.setdefault(key, declared)
     for consumption in raw.get("consumesCounters") or []:
         counters = tuple((c, _quantity((v or {}).get("value", 0)))
                          for c, v in (consumption.get("counters") or {}).items())
@@ -325,13 +348,17 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
     for pick in picks:
         result: Obj = {"request": pick.alt.name, "driver": pick.device.driver, "pool": pick.device.pool,
                        "device": pick.device.name}
-        if pick.alt.admin_access:
-            result["adminAccess"] = True
-        if pick.alt.tolerations:
+        if pick.alt.admin_access or faults.on("admin-access-false-written"):
+            result["adminAccess"] = pick.alt.admin_access
+        if pick.alt.tolerations and not faults.on("tolerations-not-copied"):
             result["tolerations"] = [dict(t) for t in pick.alt.tolerations]
-        if gates.binding and pick.device.binding_conditions:
-            result["bindingConditions"] = list(pick.device.binding_conditions)
-            result["bindingFailureConditions"] = list(pick.device.binding_failure_conditions)
+        device = pick.device
+        if faults.on("conditions-copied-to-every-result"):
+            device = next((p.device for p in picks if p.device.binding_conditions), device)
+        if gates.binding and device.binding_conditions:
+            result["bindingConditions"] = list(device.binding_conditions)
+            if not faults.on("failure-conditions-not-copied"):
+                result["bindingFailureConditions"] = list(device.binding_failure_conditions)
         taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
         if taken is not None:  # KEP-5963 decision #2: the groups as declared at allocation time
             result["compatibilityGroups"] = taken
@@ -365,7 +392,7 @@ def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
     allocated = {pick.alt.name for pick in picks} | {pick.alt.request for pick in picks}
     for entry in claim_config:
         wanted = list(entry.get("requests") or [])
-        if not wanted or any(name in allocated for name in wanted):
+        if not wanted or any(name in allocated for name in wanted) or faults.on("claim-config-for-every-request"):
             item: Obj = {"source": "FromClaim", **_config_body(entry)}
             if wanted:
                 item["requests"] = wanted
@@ -381,7 +408,10 @@ def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> 
     """Pinned to the node when any device is node-local (or binds to its node); otherwise the devices' selector
     terms merged into one; None when every device is usable everywhere."""
     node_name = str((node.get("metadata") or {}).get("name", ""))
-    if any(p.device.node_name is not None or (gates.binding and p.device.binds_to_node) for p in picks):
+    binds_to_node = (gates.binding or faults.on("gate-off-honours-binds-to-node")) and not faults.on(
+        "binds-to-node-ignored")
+    if faults.on("allocation-always-pinned") or any(
+            p.device.node_name is not None or (binds_to_node and p.device.binds_to_node) for p in picks):
         pinned: Obj = pinned_to(node_name)
         return pinned
     expressions: list[Obj] = []

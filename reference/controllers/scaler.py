@@ -25,6 +25,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.external import (
@@ -78,7 +79,8 @@ class DynamicDeviceScaler:
     def sync(self) -> bool:
         acted = self._follower.sync()
         events = self._watch.drain()
-        if any(event.object["kind"] == "ResourceSlice" for event in events):
+        if any(event.object["kind"] == "ResourceSlice" for event in events) and not faults.on(
+                "scaler-ignores-vanished-devices"):
             self._reschedule_vanished()
         if events:
             self._detach_unused()
@@ -120,7 +122,8 @@ class DynamicDeviceScaler:
             records = _records(slice_)
             taken = {d.get("name") for d in slice_["spec"].get("devices") or []}
             name = next(f"attached-{i}" for i in range(len(taken) + 1) if f"attached-{i}" not in taken)
-            device = {k: copy_object(v) for k, v in published.items() if k not in BINDING_FIELDS}
+            device = {k: copy_object(v) for k, v in published.items()
+                      if k not in BINDING_FIELDS or faults.on("attached-device-keeps-binding-conditions")}
             device["name"] = name
             slice_["spec"].setdefault("devices", []).append(device)
             records[name] = {

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from draconform import faults
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.store import Store
@@ -154,7 +155,8 @@ class NodePlugin:
 
         for prepared in self._prepared.values():
             for device in prepared.devices:
-                hold(device)
+                if not faults.on("plugin-checks-only-its-own-claim"):
+                    hold(device)
         for device in devices:
             for counter_set, groups in device.declared:
                 key = (device.pool, counter_set)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from draconform import faults
 from draconform.reference.allocator.interface import AllocationError, Allocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock, format_time
@@ -57,6 +58,7 @@ RESERVED_FOR_MAX = 256
 CONFLICT_RETRIES = 5
 BINDING_GATES = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
 PENDING_REASON = "BindingConditionsPending"
+_LATCHED: dict[int, bool] = {}  # read only by the fault switch "binding-gates-latched-at-first-start"
 WAIT = NAME + "/binding-wait"  # CycleState key of a pod's BindingWait
 
 
@@ -116,7 +118,9 @@ class DynamicResources:
         self._allocator = allocator
         self._clock = clock
         self._events = events
-        self.binding = gates.enabled(*BINDING_GATES)
+        self.binding = gates.enabled(*BINDING_GATES[:1] if faults.on("binding-needs-one-gate") else BINDING_GATES)
+        if faults.on("binding-gates-latched-at-first-start"):  # a restart keeps what the first scheduler had
+            self.binding = _LATCHED.setdefault(id(store), self.binding)
         self.extended_resources = gates.enabled("DRAExtendedResource")
         self.binding_timeout = parse_binding_timeout(args)
         self.metrics = BindingConditionMetrics(metrics) if self.binding else None
@@ -320,11 +324,16 @@ class DynamicResources:
             return SUCCESS
         if not any(map(requires_binding_conditions, written)):
             self._observe("success", False, entered)
+            if faults.on("pending-event-without-conditions"):
+                self._events.record(pod, "Normal", PENDING_REASON, "checked the binding conditions")
+            return SUCCESS
+        if faults.on("restart-binds-allocated-claims") and not claims_state.unallocated:
+            self._observe("success", True, entered)
             return SUCCESS
         wait = BindingWait(entered, [_ref(claim) for claim in written])
         state.data[WAIT] = wait
         status = self._decide(wait, pod, written)
-        if status.code == Code.PENDING:
+        if status.code == Code.PENDING and not faults.on("pending-event-missing"):
             self._events.record(
                 pod, "Normal", PENDING_REASON,
                 f"waiting for the binding conditions of its devices before binding to node {node_name(node)}",
@@ -352,19 +361,25 @@ class DynamicResources:
         verdicts: list[Verdict] = []
         for ref, claim in zip(wait.claims, claims, strict=True):
             if claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim) or not (
-                is_reserved_for(claim, uid)
+                is_reserved_for(claim, uid) or faults.on("reservation-written-after-wait")
             ):
                 verdicts.append(Verdict(Outcome.FAILURE, f"claim {ref.name} is no longer allocated for the pod"))
             else:
                 verdicts.append(claim_verdict(claim, now, self.binding_timeout, wait.entered))
         overall = pod_verdict(verdicts)
         if overall.outcome == Outcome.READY:
+            if faults.on("reservation-written-after-wait"):
+                for claim in claims:
+                    if claim is not None:
+                        self._write_claim(claim, pod)
             self._observe("success", True, wait.entered)
             return SUCCESS
         if overall.outcome == Outcome.WAITING:
             wait.deadline = overall.deadline
             return Status(Code.PENDING, overall.message)
         for claim, verdict in zip(claims, verdicts, strict=True):
+            if verdict.outcome == Outcome.TIMEOUT and faults.on("timeout-leaves-claim-allocated"):
+                continue
             if claim is not None and verdict.outcome in (Outcome.FAILURE, Outcome.TIMEOUT):
                 self._clear(claim, pod)
         self._observe(overall.outcome.value, True, wait.entered)
@@ -372,7 +387,14 @@ class DynamicResources:
 
     def _observe(self, status: str, requires: bool, entered: datetime) -> None:
         if self.metrics is not None:
-            self.metrics.observe(status, requires, (self._clock.now() - entered).total_seconds())
+            if status == "timeout" and faults.on("timeout-counted-as-failure"):
+                status = "failure"
+            if faults.on("metric-counts-pods-without-conditions"):
+                requires = True
+            seconds = (self._clock.now() - entered).total_seconds()
+            if faults.on("prebind-duration-without-wait"):
+                seconds = 0.0
+            self.metrics.observe(status, requires, seconds)
 
     def _clear(self, claim: Obj, pod: Obj) -> None:
         """Decision 4, written with the usual conflict retries; a claim gone meanwhile needs nothing."""
@@ -404,6 +426,7 @@ class DynamicResources:
                 raise ApiError("NotFound", "claim was deleted while the pod was being bound")
             status = latest.setdefault("status", {})
             changed = False
+            reserve = True
             if assumed is not None:
                 if status.get("allocation"):
                     raise ApiError("Conflict", "claim was allocated by someone else meanwhile")
@@ -412,7 +435,11 @@ class DynamicResources:
                     allocation["allocationTimestamp"] = format_time(self._clock.now())
                 status["allocation"] = allocation
                 changed = True
-            if not is_reserved_for(latest, pod["metadata"]["uid"]):
+                reserve = not (faults.on("reservation-written-after-wait") and _needs_conditions(allocation))
+            elif self.binding and status.get("allocation") and faults.on("allocation-timestamp-overwritten"):
+                status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())
+                changed = True
+            if reserve and not is_reserved_for(latest, pod["metadata"]["uid"]):
                 status.setdefault("reservedFor", []).append(consumer_reference(pod))
                 changed = True
             if not changed:
@@ -468,6 +495,10 @@ class DynamicResources:
 def _allocation(claim: Obj) -> Obj | None:
     allocation: Obj | None = (claim.get("status") or {}).get("allocation")
     return allocation
+
+
+def _needs_conditions(allocation: Obj) -> bool:
+    return any(result.get("bindingConditions") for result in (allocation.get("devices") or {}).get("results") or [])
 
 
 def _ref(claim: Obj) -> ClaimRef:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from draconform import faults
 from draconform.reference.apiserver.store import Store, Watch, WatchEvent
 from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj, copy_object
@@ -75,6 +76,6 @@ def as_seen_by(store: Store, gates: FeatureGates) -> Store:
     """The store itself for a release that knows KEP-5007 (gate on or off), else the decoding view.
     The view implements only the reads an allocation core makes; it is cast to Store for the
     allocator seam, which takes a Store."""
-    if gates.known(BINDING_GATE):
+    if gates.known(BINDING_GATE) or faults.on("older-scheduler-sees-binding-fields"):
         return store
     return cast(Store, _OlderReleaseStore(store))

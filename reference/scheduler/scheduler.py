@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from draconform import faults
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
@@ -42,6 +43,9 @@ class SchedulerConfig:
     args: dict[str, Any] = field(default_factory=dict)  # DRA plugin arguments, e.g. bindingTimeout
 
 
+_FIRST_GATES: dict[int, FeatureGates] = {}  # read only by the fault switch "scheduler-gates-latched-at-first-start"
+
+
 class Scheduler:
     def __init__(
         self,
@@ -61,6 +65,9 @@ class Scheduler:
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
         self._stopped = False
+        if faults.on("scheduler-gates-latched-at-first-start"):  # a restart keeps the first scheduler's gates
+            config = SchedulerConfig(_FIRST_GATES.setdefault(id(store), config.gates), config.args)
+            self.config = config
         if dra is None:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
@@ -286,7 +293,7 @@ class Scheduler:
             )
             latest.setdefault("status", {})["conditions"] = conditions
             self._store.update_status(latest)
-        if status.code == Code.ERROR:
+        if status.code == Code.ERROR and not faults.on("failed-binding-parks-pod-unschedulable"):
             self.queue.add_backoff(_key(pod))
         else:
             self.queue.add_unschedulable(_key(pod))

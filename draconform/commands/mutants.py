@@ -1,0 +1,129 @@
+"""`draconform mutants`: measure the suite's power. Each known-bad variant of the reference
+implementation (a fault switch tied to the rule it breaks) is run against the feature folder of that
+rule's KEP and every other feature file citing the rule; the suite kills a variant when a scenario
+fails. Prints the kill rate per KEP (or JSON) and writes REPORT_DIR/mutants.json; exits 0 when every
+KEP reaches --min-kill-rate, 1 when one does not or a run broke, 2 when the suite fails without any
+fault (then no verdict would mean anything)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from draconform.catalogue import CatalogueError, load_catalogue
+from draconform.mutation.catalogue import VARIANTS, Variant
+from draconform.paths import FEATURES_DIR
+
+DEFAULT_MIN_KILL_RATE = 0.95
+
+
+def _workers(value: str) -> int:
+    if value == "auto":
+        return os.cpu_count() or 1
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of parallel runs (1 or more) or 'auto', got {value!r}")
+    return count
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("mutants", help="measure suite power: the kill rate of known-bad variants",
+                                   description=__doc__)
+    parser.add_argument("--kep", action="append", metavar="KEP", help="only this KEP's variants, e.g. KEP-5007 "
+                        "(repeatable)")
+    parser.add_argument("--variant", action="append", metavar="NAME", help="only this variant (repeatable)")
+    parser.add_argument("-n", dest="workers", type=_workers, default=1, metavar="N",
+                        help="variants run at once, each in its own process, or 'auto' (default: 1)")
+    parser.add_argument("--report-dir", type=Path, help="where each variant's reports and mutants.json go "
+                        "(default: a temporary directory)")
+    parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    parser.add_argument("--min-kill-rate", type=float, default=DEFAULT_MIN_KILL_RATE, metavar="RATE",
+                        help=f"the least kill rate per KEP that passes (default: {DEFAULT_MIN_KILL_RATE})")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="stop a variant's run after this long and count it as killed (hung); default: ten "
+                        "times the fault-free run, at least 60 s")
+    parser.add_argument("--list", action="store_true", help="list the variants and their rules, run nothing")
+    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
+    parser.set_defaults(handler=handle)
+
+
+def _select(args: argparse.Namespace, keps: dict[str, str]) -> list[Variant] | str:
+    """The chosen variants, or why the selection is wrong."""
+    chosen = list(VARIANTS)
+    if args.variant:
+        unknown = sorted(set(args.variant) - {v.name for v in VARIANTS})
+        if unknown:
+            return f"unknown variant(s): {', '.join(unknown)} (see --list)"
+        chosen = [v for v in chosen if v.name in args.variant]
+    if args.kep:
+        unknown = sorted(set(args.kep) - set(keps.values()))
+        if unknown:
+            known = ", ".join(sorted(set(keps.values())))
+            return f"no variants for: {', '.join(unknown)} (KEPs with variants: {known})"
+        chosen = [v for v in chosen if keps[v.rule] in args.kep]
+    return chosen
+
+
+def handle(args: argparse.Namespace) -> int:
+    # Imported late, as in `draconform rules`: pytest-bdd must not be imported by the CLI's parser.
+    from draconform.mutation import summary
+    from draconform.mutation.runner import HUNG, KILLED, SURVIVED, Plan, Verdict, run_one, run_variants
+    from draconform.suite.selection import Selection
+    from draconform.suite.tracing import take_inventory
+
+    try:
+        catalogue = load_catalogue(args.features_dir)
+    except CatalogueError as exc:
+        print(f"draconform mutants: {exc}", file=sys.stderr)
+        return 2
+    missing = sorted(v.rule for v in VARIANTS if v.rule not in catalogue)
+    if missing:
+        print(f"draconform mutants: variants name rules the catalogue lacks: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    keps = {v.rule: catalogue.rules[v.rule].kep for v in VARIANTS}
+    chosen = _select(args, keps)
+    if isinstance(chosen, str):
+        print(f"draconform mutants: {chosen}", file=sys.stderr)
+        return 2
+    if args.list:
+        for variant in chosen:
+            print(f"{variant.name:<44} {variant.rule:<48} {variant.what}")
+        return 0
+
+    plan = Plan.create(chosen, catalogue, take_inventory(Selection.create(args.features_dir), catalogue),
+                       args.features_dir)
+    work_dir = args.report_dir or Path(tempfile.mkdtemp(prefix="draconform-mutants-"))
+    work_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    status, killers, _, detail = run_one("baseline", [], plan.all_paths(), work_dir, args.features_dir)
+    timeout = args.timeout or max(60.0, 10 * (time.monotonic() - started))
+    if status != SURVIVED:
+        shown = "\n  ".join(killers) or detail
+        print(f"draconform mutants: the suite does not pass without faults ({work_dir / 'baseline'}):\n  {shown}",
+              file=sys.stderr)
+        return 2
+
+    def progress(verdict: Verdict) -> None:
+        mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")
+        print(f"{mark:<9} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
+              "failed)", file=sys.stderr)
+
+    verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, progress)
+    result = summary.to_json(verdicts)
+    (work_dir / "mutants.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if args.output == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        print(summary.text_table(summary.scores(verdicts)))
+        print(f"\nper-variant results: {work_dir / 'mutants.json'}")
+    kep_scores = summary.scores(verdicts)
+    weak = [s for s in kep_scores if s.kill_rate < args.min_kill_rate or s.broken]
+    return 1 if weak else 0

@@ -1,0 +1,116 @@
+"""Runs variants: for each, `draconform run` in a child process with the variant's fault switched on
+(DRACONFORM_FAULTS), over the feature folder of the rule's catalogue and every other feature file whose
+scenarios cite the rule. A variant is killed when at least one scenario fails or errors, or when the run
+hangs (it is stopped after a timeout); it survived when every scenario passed; it is broken when the run
+wrote no report (the harness itself fell over)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+from draconform.catalogue import CATALOGUE_FILE, Catalogue
+from draconform.faults import ENV
+from draconform.mutation.catalogue import Variant
+
+if TYPE_CHECKING:
+    from draconform.suite.tracing import Inventory
+
+KILLED, SURVIVED, BROKEN = "killed", "survived", "broken"
+HUNG = "hung"  # the run did not finish in time: a suite that never ends fails too, so this counts as killed
+BASELINE = "baseline"  # the run with no fault on, which must pass for the other verdicts to mean anything
+
+
+@dataclass(frozen=True)
+class Verdict:
+    variant: Variant
+    kep: str
+    status: str
+    killers: tuple[str, ...] = ()  # "feature_file:line scenario name" of every scenario that failed or errored
+    scenarios: int = 0  # how many ran
+    detail: str = ""  # for a broken run, the tail of its output
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.variant.name, "rule": self.variant.rule, "kep": self.kep, "what": self.variant.what,
+            "status": self.status, "scenarios": self.scenarios, "killed_by": list(self.killers),
+            **({"detail": self.detail} if self.detail else {}),
+        }  # fmt: skip
+
+
+@dataclass
+class Plan:
+    """Which feature paths each variant runs, worked out once from the catalogues and the feature files."""
+
+    features_dir: Path
+    paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # variant name -> feature paths
+
+    @classmethod
+    def create(cls, variants: Iterable[Variant], catalogue: Catalogue, inventory: Inventory,
+               features_dir: Path) -> Plan:
+        folders = _kep_folders(features_dir)
+        plan = cls(features_dir)
+        for variant in variants:
+            folder = folders[catalogue.rules[variant.rule].kep]
+            extra = sorted({features_dir / ref.feature_file for ref in inventory.covering(variant.rule)
+                            if not ref.feature_file.startswith(folder.name + "/")})
+            plan.paths[variant.name] = (folder, *extra)
+        return plan
+
+    def all_paths(self) -> tuple[Path, ...]:
+        return tuple(sorted({path for paths in self.paths.values() for path in paths}))
+
+
+def _kep_folders(features_dir: Path) -> dict[str, Path]:
+    folders = {}
+    for path in sorted(features_dir.rglob(CATALOGUE_FILE)):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        folders[str(data["kep"])] = path.parent
+    return folders
+
+
+def run_one(name: str, faults: Sequence[str], paths: Sequence[Path], work_dir: Path, features_dir: Path,
+            timeout: float | None = None) -> tuple[str, tuple[str, ...], int, str]:
+    """One `draconform run` in a child process with `faults` on: (status, killers, scenarios, detail)."""
+    env = {**os.environ, ENV: ",".join(faults)}
+    command = [sys.executable, "-m", "draconform.cli", "run", *map(str, paths), "--report-dir", str(work_dir),
+               "--name", name, "--features-dir", str(features_dir)]
+    # A session of its own, so that a run that hangs is stopped together with its children.
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          start_new_session=True) as child:
+        try:
+            output, _ = child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            return HUNG, (f"the run did not finish within {timeout:.0f} s",), 0, ""
+    report = work_dir / name / "report.json"
+    if not report.exists():
+        return BROKEN, (), 0, output[-2000:]
+    scenarios = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
+    killers = tuple(f"{s['feature_file']}:{s['line']} {s['name']}" for s in scenarios
+                    if s["status"] in ("failed", "error"))
+    return (KILLED if killers else SURVIVED), killers, len(scenarios), ""
+
+
+def run_variants(variants: Sequence[Variant], plan: Plan, catalogue: Catalogue, work_dir: Path, workers: int,
+                 timeout: float, progress: Callable[[Verdict], None] = lambda verdict: None) -> list[Verdict]:
+    def one(variant: Variant) -> Verdict:
+        status, killers, count, detail = run_one(variant.name, [variant.name], plan.paths[variant.name],
+                                                 work_dir, plan.features_dir, timeout)
+        verdict = Verdict(variant, catalogue.rules[variant.rule].kep, status, killers, count, detail)
+        progress(verdict)
+        return verdict
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, variants))

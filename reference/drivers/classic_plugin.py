@@ -1,0 +1,51 @@
+"""A classic driver's kubelet plugin on one node (KEP-3063 "NodePrepareResource" and
+"NodeUnprepareResource", served over the project's classic_v1alpha1 protocol): it prepares a claim
+its driver allocated for this node and answers with one CDI device name; a second prepare answers the
+same (idempotent); unprepare forgets it and is idempotent too; a UID the driver never knew is NOT_FOUND,
+and a claim allocated elsewhere is FAILED_PRECONDITION (docs/decisions.md D-3063-6)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from draconform.kubeletplugin.classic import ClassicPluginError
+from draconform.reference.apiserver.store import Store
+from draconform.reference.drivers.classic_controller import NODE_ATTRIBUTE
+from draconform.sut import Obj
+
+
+@dataclass
+class ClassicNodePlugin:
+    store: Store
+    driver: str
+    node: str
+    prepared: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim UID -> CDI device names
+    known: set[str] = field(default_factory=set)  # every claim UID it has prepared at some time
+
+    def _claim(self, uid: str) -> Obj | None:
+        for claim in self.store.list("ResourceClaim"):
+            if claim["metadata"]["uid"] == uid and (claim.get("status") or {}).get("driverName") == self.driver:
+                return claim
+        return None
+
+    def prepare(self, resource_uid: str) -> Sequence[str]:
+        if resource_uid in self.prepared:
+            return self.prepared[resource_uid]
+        claim = self._claim(resource_uid)
+        if claim is None:
+            raise ClassicPluginError("NOT_FOUND", f"driver {self.driver} has no resource claim {resource_uid}")
+        status = claim.get("status") or {}
+        if status.get("phase") != "Allocated" or (status.get("attributes") or {}).get(NODE_ATTRIBUTE) != self.node:
+            raise ClassicPluginError("FAILED_PRECONDITION",
+                                     f"resource claim {resource_uid} is not allocated on node {self.node}")
+        devices = (f"k8s.{self.driver}/resource={resource_uid}",)
+        self.prepared[resource_uid] = devices
+        self.known.add(resource_uid)
+        return devices
+
+    def unprepare(self, resource_uid: str, cdi_devices: Sequence[str]) -> None:
+        if self.prepared.pop(resource_uid, None) is not None:
+            return
+        if resource_uid not in self.known and self._claim(resource_uid) is None:
+            raise ClassicPluginError("NOT_FOUND", f"driver {self.driver} never knew resource claim {resource_uid}")
