@@ -103,6 +103,11 @@ class SystemUnderTest(Protocol):
     def restart(self, component: str) -> None:
         """Restart a component: it rebuilds its state from the API objects only."""
 
+    def stop(self, component: str) -> None:
+        """Stop a component until its next `restart`, so a scenario can observe what another component
+        writes on its own, before this one would repair or hide it. A SUT that cannot stop the component
+        raises `Unsupported`."""
+
     def serve_api(self, api: str) -> None:
         """Which DRA API the cluster serves: "structured" (resource.k8s.io, the default) or "classic"
         (KEP-3063's cdi.k8s.io/v1alpha1 control-plane-controller protocol, which upstream removed in

@@ -65,6 +65,7 @@ class ReferenceCluster:
         self.metrics = MetricsRegistry()
         self.store = self._new_store()
         self.controller = self._new_controller()
+        self.controller_running = True  # False between stop_controller_manager() and its restart
         self.scheduler = self._new_scheduler()
         self.external: dict[str, ExternalController] = {}
         self.drivers: dict[str, ReferenceDriver] = {}
@@ -105,6 +106,7 @@ class ReferenceCluster:
         elif component == "kube-controller-manager":
             self.controller.stop()
             self.controller = self._new_controller()
+            self.controller_running = True
         elif component == "dra-driver":
             for name, previous in list(self.drivers.items()):
                 previous.stop()
@@ -150,11 +152,16 @@ class ReferenceCluster:
             previous.stop()
         self.external[name] = self.external_controllers[name](self.store, self.clock, behaviour)
 
+    def stop_controller_manager(self) -> None:
+        """kube-controller-manager goes down until restarted; the restarted one starts from the store."""
+        self.controller.stop()
+        self.controller_running = False
+
     def settle(self) -> None:
         """Run controllers and the scheduler until neither has anything left to do right now."""
         self.clock.fire_due()
         for _ in range(MAX_SETTLE_ROUNDS):
-            progressed = self.controller.sync()
+            progressed = self.controller.sync() if self.controller_running else False
             progressed = self.scheduler.sync() or progressed
             progressed = self.scheduler.schedule_pending() or progressed
             for external in self.external.values():

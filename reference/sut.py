@@ -49,6 +49,11 @@ class ReferenceSystem:
     def restart(self, component: str) -> None:
         self.cluster.restart(component)
 
+    def stop(self, component: str) -> None:
+        if component != "kube-controller-manager":
+            raise Unsupported(f"the reference implementation can stop only kube-controller-manager, not {component!r}")
+        self.cluster.stop_controller_manager()
+
     # --- API objects --------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
         return self.cluster.store.create(obj)

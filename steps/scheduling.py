@@ -37,6 +37,12 @@ def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: st
     sut.settle()
 
 
+@when(parsers.re(r"(?P<component>kube-scheduler|kube-controller-manager|dra-driver) is stopped"))
+def component_stopped(sut: SystemUnderTest, component: str) -> None:
+    """The component stays down until it restarts, so what the others write alone can be observed."""
+    sut.stop(component)
+
+
 @then(parsers.parse('pod "{pod}" waits in PreBind'))
 @observes("pod")
 def pod_waits_in_prebind(sut: SystemUnderTest, pod: str) -> None:

@@ -50,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop a variant's run after this long and count it as killed (hung); default: ten "
                         "times the fault-free run, at least 60 s")
+    parser.add_argument("--every-failure", action="store_true",
+                        help="run each variant's features to the end and list every scenario that kills it "
+                        "(slower; by default a variant's run stops at its first failing scenario)")
     parser.add_argument("--list", action="store_true", help="list the variants and their rules, run nothing")
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
@@ -116,8 +119,9 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{mark:<9} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
               "failed)", file=sys.stderr)
 
-    verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, progress)
-    result = summary.to_json(verdicts)
+    verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, not args.every_failure,
+                            progress)
+    result = summary.to_json(verdicts, args.every_failure)
     (work_dir / "mutants.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if args.output == "json":
         print(json.dumps(result, indent=2))

@@ -13,6 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, load_options, merge
 from draconform.harness.runner import DEFAULT_PLUGINS, LIVE_SUT, RunOptions, run
 from draconform.live.config import ConfigError, LiveOptions
@@ -57,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     claims.add_argument("--options", type=Path, metavar="FILE", help="a DRAConformanceOptions YAML file")
     claims.add_argument(
         "--profile", dest="profiles", action="append", metavar="NAME",
-        help="claim this profile (core, driver, controller, scaler); repeat or comma-separate (default: all)",
+        help="claim this profile (e.g. core, driver); repeat or comma-separate (default: all)",
     )  # fmt: skip
     claims.add_argument(
         "--feature", dest="features", action="append", metavar="GATE",
@@ -147,6 +148,18 @@ def _live(args: argparse.Namespace) -> LiveOptions | None:
     options.check()
     return options
 
+
+def _check_profiles(claims: Claims, features_dir: Path) -> None:
+    """A claimed profile must exist in the catalogue, so that a typo does not skip every rule."""
+    try:
+        known = sorted({rule.profile for rule in load_catalogue(features_dir).rules.values()})
+    except CatalogueError:
+        return  # the run reports a broken catalogue itself
+    unknown = [profile for profile in claims.profiles or () if profile not in known]
+    if unknown:
+        raise OptionsError(f"profiles: unknown profile {', '.join(unknown)}; the catalogue has {', '.join(known)}")
+
+
 def wants_progress() -> bool:
     """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
     return sys.stderr.isatty()
@@ -160,6 +173,7 @@ def handle(args: argparse.Namespace) -> int:
         return 2
     try:
         claims = claims_of(args)
+        _check_profiles(claims, args.features_dir)
         if args.submit and claims.implementation.slug is None:
             raise OptionsError("--submit needs the implementation's organization and project (flags or --options)")
     except OptionsError as exc:

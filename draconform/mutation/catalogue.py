@@ -162,6 +162,8 @@ VARIANTS: tuple[Variant, ...] = (
     _v("only-first-subrequest-tried", "KEP-4381/FIRST-AVAILABLE", "only the first subrequest is tried"),
     _v("allocated-devices-reused", "KEP-4381/DEVICE-IN-USE", "devices held by other claims are allocated"),
     _v("device-twice-in-claim", "KEP-4381/DEVICE-IN-USE", "one claim may get the same device twice"),
+    _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
+       "a restarted scheduler knows only allocations written after it started"),
     _v("admin-access-ignored", "KEP-4381/ADMIN-ACCESS", "adminAccess is treated as an ordinary request"),
     _v("admin-access-holds-device", "KEP-4381/ADMIN-ACCESS", "an admin-access allocation holds its device"),
     _v("toleration-effect-ignored", "KEP-4381/TAINTS", "a toleration's effect is not compared"),

@@ -15,7 +15,7 @@ class KepScore:
     killed: int
     survived: tuple[str, ...]  # variant names
     broken: tuple[str, ...]
-    thin: tuple[str, ...]  # killed by exactly one scenario: one scenario carries the rule
+    thin: tuple[str, ...]  # killed by exactly one scenario (meaningful with --every-failure)
 
     @property
     def kill_rate(self) -> float:
@@ -57,13 +57,15 @@ def text_table(kep_scores: Sequence[KepScore]) -> str:
     return "\n".join(lines)
 
 
-def to_json(verdicts: Sequence[Verdict]) -> dict[str, object]:
+def to_json(verdicts: Sequence[Verdict], every_failure: bool) -> dict[str, object]:
+    """With `every_failure` (each run went to the end) also the variants only one scenario kills."""
     kep_scores = scores(verdicts)
-    return {
-        "keps": [
-            {"kep": s.kep, "variants": s.variants, "killed": s.killed, "kill_rate": round(s.kill_rate, 4),
-             "survived": list(s.survived), "broken": list(s.broken), "killed_by_one_scenario": list(s.thin)}
-            for s in [*kep_scores, total(kep_scores)]
-        ],
-        "variants": [v.to_json() for v in verdicts],
-    }  # fmt: skip
+    keps: list[dict[str, object]] = []
+    for s in [*kep_scores, total(kep_scores)]:
+        entry: dict[str, object] = {"kep": s.kep, "variants": s.variants, "killed": s.killed,
+                                    "kill_rate": round(s.kill_rate, 4), "survived": list(s.survived),
+                                    "broken": list(s.broken)}
+        if every_failure:
+            entry["killed_by_one_scenario"] = list(s.thin)
+        keps.append(entry)
+    return {"every_failure": every_failure, "keps": keps, "variants": [v.to_json() for v in verdicts]}

@@ -1,6 +1,6 @@
 """Fields that exist only behind feature gates, as one table, and what the API server does with them
 when a gate is off: drop them on create, and on update keep them only when the stored object already
-used the field (the usual Kubernetes rule for disabled fields, KEP-5963 decision 4).
+used the field (the usual Kubernetes rule for disabled fields, docs/decisions.md D-5963-4).
 
 The same table tells `draconform validate` which fields need a gate that is off by default in the
 chosen Kubernetes release, so it can warn."""

@@ -167,6 +167,24 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       Then pod "trainer" waits in PreBind
       And the claim of pod "trainer" has no per-device status
 
+    # kube-controller-manager would deallocate an unreserved claim anyway: with it down, what is
+    # observed is the scheduler's own write.
+    Scenario Outline: After a <ending> the scheduler itself clears the claim, with kube-controller-manager down
+      Given a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And kube-controller-manager is stopped
+      And <cause>
+      And the scheduler runs
+      Then pod "trainer" is not scheduled
+      And the claim of pod "trainer" is not allocated
+      And the claim of pod "trainer" is reserved for nobody
+      And the claim of pod "trainer" has no per-device status
+
+      Examples:
+        | ending  | cause                                                                                                    |
+        | failure | the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"       |
+        | timeout | 10 minutes pass                                                                                          |
+
     Scenario: A failing claim that a running pod still holds keeps its allocation
       Given a claim "shared" for one "fabric-gpu" device
       And a pod "first" using claim "shared"

@@ -7,7 +7,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
 
   Rule: KEP-5007/GATES-BOTH-REQUIRED  The scheduler uses binding conditions only with both gates on
 
-    # One row per kind of scheduler the KEP's Version Skew Strategy talks about (decision 7).
+    # One row per kind of scheduler the KEP's Version Skew Strategy talks about (docs/decisions.md D-5007-7).
     Scenario Outline: A device with binding conditions and <scheduler>
       Given kube-scheduler version "<version>" with feature gates "<gates>"
       And the ResourceSlice:

@@ -1,7 +1,7 @@
 @kep-5963
 Feature: compatibilityGroups on consumesCounters entries, as the API server stores and validates them (KEP-5963 Design Details / API)
 
-  Bounds the harness assumes (decisions.md KEP-5963 #3, upstream 1.37): at most 2 groups per
+  Bounds the harness assumes (docs/decisions.md D-5963-3, upstream 1.37): at most 2 groups per
   consumesCounters entry, each a DNS label (at most 63 characters), no group twice.
 
   Background:

@@ -391,9 +391,50 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then pod "vgpu" is not scheduled
       When pod "mig-a" is deleted
+      And kube-scheduler restarts
       And the scheduler runs
       Then pod "vgpu" is not scheduled
       When pod "mig-b" is deleted
       And the scheduler runs
       Then pod "vgpu" is bound to node "node-1"
       And the claim of pod "vgpu" is allocated device "vgpu-0"
+
+    Scenario: A MIG partition the driver no longer publishes keeps the GPU MIG-only while it stays allocated
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: mig-0
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
+          - name: vgpu-0
+            attributes: {type: {string: vgpu}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
+        """
+      And a pod "mig-a" with a claim for one "mig" device
+      When the scheduler runs
+      And the ResourceSlice "node-1-devices" is replaced with:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: vgpu-0
+            attributes: {type: {string: vgpu}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
+        """
+      And a pod "vgpu" with a claim for one "vgpu" device is created
+      And the scheduler runs
+      Then pod "vgpu" is not scheduled
+      And the claim of pod "mig-a" is allocated device "mig-0"
+      When pod "mig-a" is deleted
+      And the scheduler runs
+      Then pod "vgpu" is bound to node "node-1"

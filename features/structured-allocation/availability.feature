@@ -21,6 +21,18 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       And pod "pod-3" is not scheduled
       And claim "third" is not allocated
 
+    Scenario: After a scheduler restart the GPU the first claim holds is still not handed out
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And a claim "first" for one "gpu" device
+      And a pod "pod-1" using claim "first"
+      When the scheduler runs
+      And kube-scheduler restarts
+      And claim "second" for one "gpu" device is created
+      And a pod "pod-2" using claim "second" is created
+      And the scheduler runs
+      Then claim "first" is allocated device "gpu-0"
+      And claim "second" is allocated device "gpu-1"
+
     Scenario: One claim never gets the same device for two of its requests
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And the ResourceClaim:
@@ -60,6 +72,27 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
         """yaml
         - {request: gpu, driver: gpu.example.com, pool: worker-1, device: gpu-0, adminAccess: true}
         """
+
+    Scenario: The monitoring claim takes the GPU first, and the workload allocated after it still gets it
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: monitor}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu, adminAccess: true}
+        """
+      And a pod "monitor" using claim "monitor"
+      When the scheduler runs
+      Then claim "monitor" is allocated device "gpu-0"
+      When claim "workload" for one "gpu" device is created
+      And a pod "trainer" using claim "workload" is created
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "workload" is allocated device "gpu-0"
+      And claim "monitor" is allocated device "gpu-0"
 
     Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"

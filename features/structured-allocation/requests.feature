@@ -235,6 +235,31 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         - {request: gpu/one-medium, driver: gpu.example.com, pool: worker-1, device: gpu-1}
         """
 
+    Scenario: When every subrequest fits, the order alone decides: the first one is taken
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - name: a100
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+              - name: a10
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A10"'}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then the allocation of claim "flexible" has results:
+        """yaml
+        - {request: gpu/a100, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        """
+
     Scenario: A later request makes the first subrequest fail and the second one is taken
       Given the ResourceClaim:
         """yaml

@@ -171,7 +171,7 @@ class ColumnarAllocator:
             self._put_slice(obj)
         for obj in store.list("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
-        for obj in store.list("ResourceClaim"):
+        for obj in [] if faults.on("restart-forgets-allocations") else store.list("ResourceClaim"):
             self._put_claim(obj)
 
     # --- following the store -----------------------------------------------------------------------------
@@ -380,7 +380,7 @@ class ColumnarAllocator:
         if self.gates.compatibility is Mode.SKIP and not faults.on("gate-off-allocates-grouped-devices"):
             usable = usable.filter(~pl.col("has_groups"))
         order = ["driver", "pool", "slice", "index"]
-        if self.gates.binding and not faults.on("binding-devices-not-last"):  # decision KEP-5007 #8, across pools
+        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, across pools
             order = ["has_binding", *order]
         usable = usable.sort(order, descending=faults.on("pools-in-reverse-order"))
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))

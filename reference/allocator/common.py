@@ -360,7 +360,7 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
             if not faults.on("failure-conditions-not-copied"):
                 result["bindingFailureConditions"] = list(device.binding_failure_conditions)
         taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
-        if taken is not None:  # KEP-5963 decision #2: the groups as declared at allocation time
+        if taken is not None:  # D-5963-2: the groups as declared at allocation time
             result["compatibilityGroups"] = taken
         results.append(result)
     devices: Obj = {"results": results}

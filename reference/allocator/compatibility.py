@@ -1,7 +1,7 @@
 """Device compatibility groups (KEP-5963 "Scheduler Changes", "Version Skew Strategy"): the pure rule
 that decides whether a device may join the devices already allocated on a shared counter set, the
 per-(driver, pool, counter set) state it reads, and the snapshot the scheduler writes into allocation
-results. Implements decisions.md KEP-5963 #1 (three states, mixed admits nothing), #2 (snapshot shape,
+results. Implements docs/decisions.md D-5963-1 (three states, mixed admits nothing), D-5963-2 (snapshot shape,
 snapshots not slices) and the scheduler half of #4 (gate off: skip grouped devices, block snapshotted
 counter sets). Both allocation cores call into this module; it holds no knowledge of either."""
 
@@ -23,7 +23,7 @@ Groups = tuple[str, ...]  # a device's groups on one counter set, as declared (o
 Declared = tuple[tuple[str, Groups], ...]  # (counter set, groups) per consumesCounters entry, in order
 Snapshot = dict[str, list[str]]  # DeviceRequestAllocationResult.compatibilityGroups
 # What is published now for an allocated device: the counter sets its slice entry consumes, or None when
-# the device is no longer published. Only consulted for results that carry no snapshot (decision #2).
+# the device is no longer published. Only consulted for results that carry no snapshot (D-5963-2).
 Published = Callable[[DeviceKey], Iterable[str] | None]
 
 
@@ -66,7 +66,7 @@ def declares_groups(declared: Declared) -> bool:
 
 
 def snapshot(declared: Declared) -> Snapshot | None:
-    """The result's `compatibilityGroups` (decision #2): when the device declares a group anywhere, an entry
+    """The result's `compatibilityGroups` (D-5963-2): when the device declares a group anywhere, an entry
     for every counter set it consumes, `[]` where it declares none; otherwise no snapshot at all."""
     if not declares_groups(declared) and not faults.on("snapshot-always-written"):
         return None
@@ -79,7 +79,7 @@ def snapshot(declared: Declared) -> Snapshot | None:
 
 @dataclass(frozen=True)
 class SetState:
-    """What the allocated devices of one (driver, pool, counter set) say about the next one (decision #1).
+    """What the allocated devices of one (driver, pool, counter set) say about the next one (D-5963-1).
 
     `grouped` and `groupless` count allocated devices with and without groups there; `groups` is the
     rolling intersection of the grouped ones' groups. Immutable, so undoing a step of the search is
@@ -91,7 +91,7 @@ class SetState:
 
     @property
     def kind(self) -> str:
-        """empty, group-less, groups or mixed: the names decisions.md uses."""
+        """empty, group-less, groups or mixed: the names docs/decisions.md D-5963-1 uses."""
         if self.grouped and self.groupless:
             return "mixed"
         if self.grouped:
@@ -137,7 +137,7 @@ def admits(allocated: Iterable[Groups], candidate: Groups) -> bool:
 def result_holdings(result: Mapping[str, Any], published: Published) -> list[tuple[CounterSetKey, Groups]]:
     """What one allocation result contributes per counter set: its snapshot when it has one (snapshots, not
     slices); otherwise group-less on each counter set its published slice entry consumes; nothing when the
-    device is gone and has no snapshot (decision #2)."""
+    device is gone and has no snapshot (D-5963-2)."""
     driver, pool = str(result.get("driver", "")), str(result.get("pool", ""))
     taken: Mapping[str, Any] | None = None if faults.on("snapshots-ignored") else result.get("compatibilityGroups")
     if taken and faults.on("unpublished-devices-forgotten") and published(

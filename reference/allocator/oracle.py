@@ -198,7 +198,7 @@ class OracleAllocator:
                                 raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
                                                       f"but pool {pool.driver}/{pool.name} is invalid: {pool.invalid}")
                     found = [d for p in usable for d in p.devices_here if self.eligible(alt, d)]
-                    if self.gates.binding:  # decision KEP-5007 #8: devices without binding conditions first
+                    if self.gates.binding:  # D-5007-8: devices without binding conditions first
                         found = ([d for d in found if not d.binding_conditions]
                                  + [d for d in found if d.binding_conditions])
                     result[(alt.claim_index, alt.name)] = found
@@ -225,7 +225,7 @@ def _amount(value: Obj | None) -> Fraction:
 
 
 def _published(pools: list[Pool]) -> Callable[[DeviceKey], list[str] | None]:
-    """KEP-5963 decision #2: the counter sets an allocated device's published slice entry consumes (None when
+    """D-5963-2: the counter sets an allocated device's published slice entry consumes (None when
     it is not published), read only for results that carry no compatibility snapshot."""
     devices = {(pool.driver, pool.name): pool.all_devices for pool in pools}
 

@@ -4,7 +4,7 @@ unprepare claims (the DRAPlugin service; draconform.kubeletplugin serves it over
 Preparing checks the allocation against what the driver knows of its hardware, whoever made the allocation:
 KEP-5963 "Driver Responsibilities" 3 and the "Driver-only" row of its skew table. A device is refused when,
 on some counter set it consumes, the groups the driver's inventory gives it do not meet those of the devices
-already prepared there (the KEP's predicate, decisions.md KEP-5963 #1), so an older or gate-off scheduler
+already prepared there (the KEP's predicate, docs/decisions.md D-5963-1), so an older or gate-off scheduler
 cannot put MIG and vGPU partitions of one GPU to work at once. The driver judges by its inventory, not by
 slices or snapshots: with its gate off it publishes no groups but still knows them.
 

@@ -2,7 +2,7 @@
 BindingConditions"): whether one allocated claim lets its pod bind, must wait, has failed or has timed
 out, and how a claim is cleared afterwards. The DRA plugin applies them; nothing here touches the store.
 
-The project decisions these rules follow are numbered as in shared/notes/decisions.md (KEP-5007)."""
+The project decisions these rules follow are the D-5007-* entries of docs/decisions.md."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from draconform.sut import Obj
 
 DEFAULT_BINDING_TIMEOUT = timedelta(minutes=10)
 MIN_BINDING_TIMEOUT = timedelta(seconds=1)
-TRUE = "True"  # decision 2: only this exact status satisfies a condition
+TRUE = "True"  # D-5007-2: only this exact status satisfies a condition
 
 
 class Outcome(Enum):
@@ -63,7 +63,7 @@ def requires_binding_conditions(claim: Obj) -> bool:
 
 
 def device_conditions(claim: Obj, result: Obj) -> dict[str, Obj]:
-    """Decision 1: the conditions of the per-device status entry whose driver, pool and device match
+    """D-5007-1: the conditions of the per-device status entry whose driver, pool and device match
     the result, by type. The claim has no other place the scheduler reads conditions from."""
     wanted = device_id(result)
     for entry in (claim.get("status") or {}).get("devices") or []:
@@ -80,7 +80,7 @@ def _is_true(conditions: Mapping[str, Obj], condition_type: str) -> bool:
 
 
 def failed_condition(claim: Obj, result: Obj) -> Obj | None:
-    """The first of the result's binding failure conditions that is True, if any (decision 2)."""
+    """The first of the result's binding failure conditions that is True, if any (D-5007-2)."""
     conditions = device_conditions(claim, result)
     for failure in result.get("bindingFailureConditions") or []:
         if _is_true(conditions, failure):
@@ -89,7 +89,7 @@ def failed_condition(claim: Obj, result: Obj) -> Obj | None:
 
 
 def binding_deadline(claim: Obj, timeout: timedelta, entered: datetime) -> datetime:
-    """Decisions 5 and 6: the wait is anchored on the claim's allocationTimestamp, so every pod sharing
+    """D-5007-5 and D-5007-6: the wait is anchored on the claim's allocationTimestamp, so every pod sharing
     the claim and every restarted scheduler get the same deadline; a claim allocated without a
     timestamp (by an older component) falls back to when this pod entered PreBind."""
     stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")
@@ -101,7 +101,7 @@ def binding_deadline(claim: Obj, timeout: timedelta, entered: datetime) -> datet
 
 
 def claim_verdict(claim: Obj, now: datetime, timeout: timedelta, entered: datetime) -> Verdict:
-    """One allocated claim: failure is looked for first and wins over readiness (decisions 2, 3);
+    """One allocated claim: failure is looked for first and wins over readiness (D-5007-2, D-5007-3);
     then every binding condition of every result must be True; otherwise it waits until its deadline."""
     results = results_with_conditions(claim)
     if not results:
@@ -159,7 +159,7 @@ def pod_verdict(verdicts: Iterable[Verdict]) -> Verdict:
 
 
 def cleared_status(claim: Obj, pod_uid: str) -> Obj:
-    """Decision 4: the claim status after a failed or timed-out wait of one pod. The pod's reservation
+    """D-5007-4: the claim status after a failed or timed-out wait of one pod. The pod's reservation
     always goes; the allocation and the per-device status entries of its devices go too unless another
     consumer still holds the claim, so a stale failure condition cannot abort the next attempt."""
     status: Obj = dict(claim.get("status") or {})

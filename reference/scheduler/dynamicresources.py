@@ -397,7 +397,7 @@ class DynamicResources:
             self.metrics.observe(status, requires, seconds)
 
     def _clear(self, claim: Obj, pod: Obj) -> None:
-        """Decision 4, written with the usual conflict retries; a claim gone meanwhile needs nothing."""
+        """D-5007-4, written with the usual conflict retries; a claim gone meanwhile needs nothing."""
         for _ in range(CONFLICT_RETRIES):
             latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
             if latest is None or latest["metadata"]["uid"] != claim["metadata"]["uid"] or not (
@@ -415,7 +415,7 @@ class DynamicResources:
     def _write_claim(self, claim: Obj, pod: Obj) -> Obj:
         """Persist the assumed allocation (if any) and add the pod to reservedFor, in one status
         write, after protecting the claim with the delete-protection finalizer. A new allocation gets
-        its allocationTimestamp in that same write (KEP-5007, decision 5); an existing one keeps its own."""
+        its allocationTimestamp in that same write (D-5007-5); an existing one keeps its own."""
         uid = claim["metadata"]["uid"]
         assumed = self.assumed.get(uid)
         if assumed is not None:

@@ -1,5 +1,5 @@
 """kube-scheduler's KEP-5007 metrics ("What specific metrics should inform a rollback?"), under the
-KEP's names (decision 9), registered on the cluster's own registry while a scheduler with the feature
+KEP's names (docs/decisions.md D-5007-9), registered on the cluster's own registry while a scheduler with the feature
 runs. A restarted scheduler starts from zero, as a restarted process would.
 
 Upstream implemented `scheduler_dra_bindingconditions_allocations_total{profile,driver,status}` per

@@ -2,7 +2,7 @@
 
 A real older scheduler decodes API objects into its own Go types, so fields added after its release
 are simply gone: devices with binding conditions look like any other device and it binds at once
-(decision 7, "older scheduler"). This view gives the allocation core exactly that picture; a current
+(docs/decisions.md D-5007-7, "older scheduler"). This view gives the allocation core exactly that picture; a current
 scheduler with the gate off sees the fields and refuses such devices instead (the allocator's rule)."""
 
 from __future__ import annotations

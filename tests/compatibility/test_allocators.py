@@ -3,12 +3,12 @@ produces an allocation violating the rule). Hypothesis builds one node with a po
 sets, groups spelled every way (unset, null, [], one or two names), allocations already in place (with a
 snapshot that may disagree with the slice, or without one), and one or two pending claims (allocated together,
 as for one pod). Each answer is judged here,
-without the reference's compatibility module, by a straightforward reading of the KEP and decisions.md:
+without the reference's compatibility module, by a straightforward reading of the KEP and docs/decisions.md:
 
 - soundness: on every counter set the new devices touch, all devices there (allocated ones as their snapshot
   says, or group-less where their published entry consumes when they have none; new ones as the slice says)
   are either all without groups or all grouped with a group common to all; counters hold; snapshots have
-  decision #2's shape;
+  D-5963-2's shape;
 - completeness: when a core says "does not fit", no choice of devices satisfies the claim (brute force);
 - agreement: the polars core answers exactly as the oracle does."""
 

@@ -1,5 +1,5 @@
 """The compatibility predicate on its own (KEP-5963 "Unit tests": empty, nil, single and multiple groups;
-nil-vs-nil, nil-vs-set, set-vs-set; [] treated as nil), the three states of decisions.md #1, the snapshot
+nil-vs-nil, nil-vs-set, set-vs-set; [] treated as nil), the three states of docs/decisions.md D-5963-1, the snapshot
 shape of #2 and the tracker's undo. The property tests compare the incremental rule with a whole-set
 definition written here independently: a set of devices may share a counter set iff none has groups, or
 all have groups and some group is common to all of them."""

@@ -191,3 +191,10 @@ def test_a_bad_options_file_stops_the_run_before_it_starts(workspace: Workspace)
     assert outcome.status == 2
     assert "bad-options.yaml: profiles: 'core' is not of type 'array'" in outcome.output
     assert not outcome.reports.exists()
+
+
+def test_an_unknown_profile_stops_the_run_before_it_starts(workspace: Workspace) -> None:  # noqa: F811
+    outcome = draconform_run(workspace, "typo", "--profile", "core,extnded")
+    assert outcome.status == 2
+    assert "profiles: unknown profile extnded; the catalogue has core, extended" in outcome.output
+    assert not outcome.reports.exists()
