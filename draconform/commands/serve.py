@@ -13,9 +13,8 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
 from draconform.live.config import ClusterConfig, ConfigError
-from draconform.reference.featuregates import CURRENT_RELEASE
-from draconform.steps.common import parse_gates
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +35,7 @@ def handle(args: argparse.Namespace) -> int:
     from draconform.serve.control import ServedCluster
 
     try:
-        gates = parse_gates(args.feature_gates.replace("=true", "=on").replace("=false", "=off"))
+        gates = parse_gate_settings(args.feature_gates)
         scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
         cluster = ClusterConfig(args.release, gates, scheduler_args)
         served = ServedCluster(args.dir, cluster, args.port)

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from draconform.reference.featuregates import CURRENT_RELEASE, GATE_HISTORY
+from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY
 from draconform.sut import OBSERVATIONS
 
 OPTIONS_VARIABLE = "DRACONFORM_LIVE"  # how `draconform run` hands the options to its (xdist) workers
@@ -96,11 +96,15 @@ class ClusterConfig:
     feature_gates: dict[str, bool] = field(default_factory=dict)  # those set away from the release's defaults
     scheduler_args: dict[str, Any] = field(default_factory=dict)  # e.g. bindingTimeout in seconds
     metrics_url: str | None = None  # kube-scheduler's /metrics
+    # Whether a kubelet serves every Node object, also those a scenario creates (the served reference); on a
+    # real cluster they are bare objects, so a deleted pod bound to one is removed at once, as the pod garbage
+    # collector removes the pods of a node that has no kubelet.
+    node_kubelets: bool = False
 
     @classmethod
     def load(cls, path: Path) -> ClusterConfig:
         data = _mapping(path)
-        _unknown(data, {"release", "featureGates", "schedulerArgs", "schedulerMetricsURL"}, str(path))
+        _unknown(data, {"release", "featureGates", "schedulerArgs", "schedulerMetricsURL", "nodeKubelets"}, str(path))
         release = str(data.get("release", CURRENT_RELEASE))
         if not re.fullmatch(r"1\.\d+", release):
             raise ConfigError(f"{path}: release: expected a Kubernetes release such as 1.37, got {release!r}")
@@ -118,13 +122,18 @@ class ClusterConfig:
         if "bindingTimeout" in args:
             args = {**args, "bindingTimeout": _seconds(args["bindingTimeout"], f"{path}: schedulerArgs.bindingTimeout")}
         url = data.get("schedulerMetricsURL")
-        return cls(release, dict(gates), dict(args), str(url) if url else None)
+        node_kubelets = data.get("nodeKubelets", False)
+        if not isinstance(node_kubelets, bool):
+            raise ConfigError(f"{path}: nodeKubelets: expected true or false, got {node_kubelets!r}")
+        return cls(release, dict(gates), dict(args), str(url) if url else None, node_kubelets)
 
     def dump(self) -> str:
         data: dict[str, Any] = {"release": self.release, "featureGates": self.feature_gates,
                                 "schedulerArgs": self.scheduler_args}
         if self.metrics_url:
             data["schedulerMetricsURL"] = self.metrics_url
+        if self.node_kubelets:
+            data["nodeKubelets"] = True
         return yaml.safe_dump(data, sort_keys=False)
 
 

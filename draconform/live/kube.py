@@ -17,6 +17,7 @@ from lightkube import Client, KubeConfig
 from lightkube.core import resource as lk_resource
 from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
 
+from draconform.kube import kinds
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 
 
@@ -32,17 +33,14 @@ class KindInfo:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-# Every kind draconform reads or writes, with where the API serves it.
-KINDS: dict[str, KindInfo] = {
-    "DeviceClass": KindInfo("resource.k8s.io", "v1", "deviceclasses", namespaced=False),
-    "ResourceSlice": KindInfo("resource.k8s.io", "v1", "resourceslices", namespaced=False),
-    "ResourceClaim": KindInfo("resource.k8s.io", "v1", "resourceclaims", namespaced=True),
-    "ResourceClaimTemplate": KindInfo("resource.k8s.io", "v1", "resourceclaimtemplates", namespaced=True),
-    "Pod": KindInfo("", "v1", "pods", namespaced=True),
-    "Node": KindInfo("", "v1", "nodes", namespaced=False),
-    "Namespace": KindInfo("", "v1", "namespaces", namespaced=False),
-    "Event": KindInfo("", "v1", "events", namespaced=True),
-}
+def _served(kind: str, info: kinds.KindInfo) -> KindInfo:
+    group, _, version = info.api_version.rpartition("/")
+    plural = kind.lower() + ("es" if kind.endswith("s") else "s")  # deviceclasses, pods, ...
+    return KindInfo(group, version, plural, info.namespaced)
+
+
+# Every kind draconform reads or writes (the one table of kinds), with where the API serves it.
+KINDS: dict[str, KindInfo] = {kind: _served(kind, info) for kind, info in kinds.KINDS.items()}
 
 
 # lightkube's generic resource classes, built once here (building them is not thread-safe).
@@ -148,8 +146,10 @@ class KubeClient:
         binding = _PodBinding(body)  # type: ignore[call-overload]
         self._call(lambda: self._client.create(binding, name, namespace=namespace), "bind Pod")
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        self._call(lambda: self._client.delete(_resource(kind), name, **_ns(kind, namespace)), f"delete {kind}")
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self._call(lambda: self._client.delete(_resource(kind), name, grace_period=grace_period_seconds,
+                                               **_ns(kind, namespace)), f"delete {kind}")
 
     def watch(self, kind: str, resource_version: str, namespace: str | None = None
               ) -> Iterator[tuple[str, Obj]]:

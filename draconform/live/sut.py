@@ -3,9 +3,9 @@
 Each scenario gets its own namespace (the steps' "default" namespace is mapped to it both ways) and labels
 everything it creates with its ID. Cluster-scoped objects (nodes, device classes, slices) are named per
 scenario: `<id>-<name>` in the cluster, in every field that names one (metadata.name, deviceClassName,
-nodeName, the hostname label and metadata.name node selectors), and read back under the scenario's own
-names. Closing the scenario deletes its namespace and its labelled cluster-scoped objects and waits
-(bounded) until they are gone.
+nodeName, the hostname label and metadata.name node selectors, the extended resource named after a class),
+and read back under the scenario's own names. Closing the scenario deletes its namespace and its labelled
+cluster-scoped objects and waits (bounded) until they are gone.
 
 A live cluster runs the components it runs: a scenario asking for other feature gates, another release or
 other scheduler arguments than the cluster config declares, for a component restart, for one of the
@@ -27,15 +27,26 @@ from typing import Any
 import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.live.config import ClusterConfig, LiveOptions, TimeoutConfig
 from draconform.live.kube import KINDS, KubeClient, load_config
-from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
-from draconform.sut import ApiError, ComponentConfig, Event, Obj, Patience, Unsupported, copy_object
+from draconform.sut import (
+    ApiError,
+    ComponentConfig,
+    Event,
+    Obj,
+    Patience,
+    PluginCall,
+    PluginFault,
+    Unsupported,
+    copy_object,
+)
 
 SCENARIO_LABEL = "draconform.io/scenario"
 STEPS_NAMESPACE = "default"  # the namespace the steps write; each scenario's own namespace in the cluster
 CLUSTER_KINDS = ("Node", "DeviceClass", "ResourceSlice")
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # + a class name: the class as a resource
 MAX_NAME = 253
 SCHEDULER_DEFAULTS = {"bindingTimeout": 600.0}  # kube-scheduler's DRA plugin defaults
 COUNTING_TYPES = ("counter", "histogram", "summary")  # read as the change since the scenario began
@@ -131,6 +142,14 @@ class LiveSystem:
     def restart(self, component: str) -> None:
         raise Unsupported(f"a live run does not restart the cluster's {component}")
 
+    def stop(self, component: str) -> None:
+        raise Unsupported(f"a live run does not stop the cluster's {component}")
+
+    def serve_api(self, api: str) -> None:
+        if api != "structured":
+            raise Unsupported(f"a live run judges the cluster's resource.k8s.io API, not the {api} one (KEP-3063's "
+                              "classic cdi.k8s.io/v1alpha1 API was removed upstream in 1.32)")
+
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
         self._ensure_namespace()
@@ -153,7 +172,17 @@ class LiveSystem:
         return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
 
     def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        self.client.delete(kind, *self._where(kind, name, namespace))
+        where = self._where(kind, name, namespace)
+        if kind == "Pod" and not self.cluster.node_kubelets:
+            pod = self.client.get(kind, *where)
+            if pod is not None and self._on_own_node(pod):
+                self.client.delete(kind, *where, grace_period_seconds=0)
+                return
+        self.client.delete(kind, *where)
+
+    def _on_own_node(self, pod: Obj) -> bool:
+        """Bound to a Node object this scenario created: no kubelet will ever finish the pod's deletion."""
+        return str(pod["spec"].get("nodeName") or "").startswith(self._prefix)
 
     # --- the control plane at work --------------------------------------------------------------------
     def _snapshot(self) -> builtins.list[tuple[str, str, str]]:
@@ -202,6 +231,14 @@ class LiveSystem:
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
         return self.kubelet_plugin_endpoint(driver, node)
+
+    def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
+        raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside the "
+                          "plugin on the node)")
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
+                          "driver built for testing can")
 
     # --- observation ----------------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]:
@@ -256,6 +293,11 @@ class LiveSystem:
     def close(self) -> None:
         """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
         try:
+            if self._namespace_created and not self.cluster.node_kubelets:
+                for pod in self.client.list("Pod", self.namespace)[0]:
+                    if self._on_own_node(pod):
+                        _ignore_missing(functools.partial(self.client.delete, "Pod", pod["metadata"]["name"],
+                                                          self.namespace, 0))
             if self._namespace_created:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
             for kind in CLUSTER_KINDS:
@@ -290,6 +332,12 @@ def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
     for key in ("deviceClassName", "nodeName"):
         if isinstance(value.get(key), str):
             value[key] = rename(value[key])
+    for key in ("requests", "limits"):  # a container's resources may name a class (KEP-5004)
+        amounts = value.get(key)
+        if isinstance(amounts, dict):
+            value[key] = {_rename_resource(name, rename): amount for name, amount in amounts.items()}
+    if isinstance(value.get("resourceName"), str):
+        value["resourceName"] = _rename_resource(value["resourceName"], rename)
     for key in ("labels", "nodeSelector", "matchLabels"):
         labels = value.get(key)
         if isinstance(labels, dict) and isinstance(labels.get(HOSTNAME_LABEL), str):
@@ -301,6 +349,13 @@ def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
             _rename_references(item, rename)
     if isinstance(value.get("metadata"), dict):
         _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
+
+
+def _rename_resource(name: str, rename: Callable[[str], str]) -> str:
+    """The extended resource a device class stands for implicitly is named after the class."""
+    if name.startswith(CLASS_RESOURCE_PREFIX):
+        return CLASS_RESOURCE_PREFIX + rename(name.removeprefix(CLASS_RESOURCE_PREFIX))
+    return name
 
 
 def _unprefix_messages(value: Any, prefix: str) -> None:

@@ -1,8 +1,10 @@
 """One reference component in its own process, against a cluster's API through the Kubernetes client:
 `python -m draconform.serve.component NAME --kubeconfig FILE --cluster-config FILE`. NAME is
-kube-scheduler (which also serves its metrics over HTTP) or kube-controller-manager (the resourceclaim
-controller). The component is the reference's own code on a real-time clock; like a restarted pod, it is
-built again from the API when a round of its work fails."""
+kube-scheduler (which also serves its metrics over HTTP), kube-controller-manager (the resourceclaim
+controller) or kubelet (a reference kubelet for every Node object: pod phases, and finishing the deletion of
+the pods bound to its node; no driver's kubelet plugin registers with it yet). The component is the
+reference's own code on a real-time clock; like a restarted pod, it is built again from the API when a round
+of its work fails."""
 
 from __future__ import annotations
 
@@ -17,17 +19,20 @@ from typing import Any, cast
 
 from prometheus_client import start_http_server
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import ClusterConfig
 from draconform.live.kube import KubeClient, load_config
 from draconform.reference.apiserver.store import Store
 from draconform.reference.cluster import default_allocator_factory
 from draconform.reference.controllers.resourceclaim import ResourceClaimController
-from draconform.reference.featuregates import FeatureGates
+from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
+from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
 from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
 
-COMPONENTS = ("kube-scheduler", "kube-controller-manager")
+COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet")
+KUBELET_CHECKPOINTS: dict[str, KubeletCheckpoint] = {}  # per node; outlives a rebuilt kubelet, as on disk
 IDLE_SECONDS = 0.5  # the longest a component sleeps without a watch event or a timer due
 
 
@@ -44,6 +49,9 @@ def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEv
         scheduler = Scheduler(as_store, clock, events, metrics, SchedulerConfig(gates, dict(cluster.scheduler_args)),
                               default_allocator_factory())
         return (lambda: scheduler.sync() | scheduler.schedule_pending()), scheduler.stop
+    if component == "kubelet":
+        kubelets = Kubelets(as_store, clock, events, gates, {}, KUBELET_CHECKPOINTS, lambda driver, node: None)
+        return kubelets.sync, kubelets.stop
     controller = ResourceClaimController(as_store, events)
     return controller.sync, controller.stop
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import ClusterConfig
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.serve.component import COMPONENTS
 from draconform.serve.remote import WallClock
 from draconform.serve.server import ApiServer
@@ -66,7 +66,8 @@ class ServedCluster:
                 stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}))
         ready = self._wait_ready(timeout)
         metrics = next((line["metrics"] for line in ready if "metrics" in line), None)
-        config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics)
+        config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,
+                               node_kubelets=True)
         temporary = self.cluster_config.with_suffix(".tmp")
         temporary.write_text(config.dump())
         temporary.replace(self.cluster_config)

@@ -89,8 +89,9 @@ class RemoteStore:
     def update_status(self, obj: Obj) -> Obj:
         return self._written("MODIFIED", self.client.update_status(obj))
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        self.client.delete(kind, name, namespace)
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self.client.delete(kind, name, namespace, grace_period_seconds)
 
     def bind(self, namespace: str, name: str, node: str) -> Obj:
         self.client.bind(namespace, name, node)

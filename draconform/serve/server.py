@@ -89,9 +89,22 @@ class ApiServer:
                         obj["metadata"].pop("resourceVersion", None)
                         self.store.update(obj)
                     if self.store.get(kind, obj["metadata"]["name"], name) is not None:
-                        self.store.delete(kind, obj["metadata"]["name"], name)
+                        self.store.delete(kind, obj["metadata"]["name"], name, grace_period_seconds=0)
             self.store.delete("Namespace", name)
         self.call(delete_all)
+
+
+def _grace_period(params: dict[str, str], body: Any) -> int | None:
+    """DeleteOptions' gracePeriodSeconds, from the query or the request body (clients send either)."""
+    value = params.get("gracePeriodSeconds")
+    if value is None and isinstance(body, dict):
+        value = body.get("gracePeriodSeconds")
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ApiError("BadRequest", f"gracePeriodSeconds: expected a whole number of seconds, got {value!r}") from None
 
 
 # --- selectors ------------------------------------------------------------------------------------------
@@ -312,7 +325,8 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
                 if kind == "Namespace":
                     server.delete_namespace(name)
                 else:
-                    server.call(lambda: store.delete(kind, name, namespace))
+                    grace = _grace_period(params, self._body())
+                    server.call(lambda: store.delete(kind, name, namespace, grace_period_seconds=grace))
                 return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success", "metadata": {}}
             body = self._body()
             if method == "POST" and sub == "binding" and name is not None and namespace is not None:

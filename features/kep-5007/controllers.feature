@@ -38,6 +38,27 @@ Feature: An external binding controller drives the wait through the claim's stat
       Then pod "trainer" is bound to node "worker-1"
       And the claim of pod "trainer" reports condition "dra.example.com/attached" as "True" for device "gpu-0"
 
+    Scenario: A device with two binding conditions is bound once the controller has reported both
+      Given the binding controller for driver "gpu.example.com" marks devices ready after 2 minutes
+      When the ResourceSlice "fabric" is replaced with:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 2, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [dra.example.com/attached, dra.example.com/firmware-loaded]
+            bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      And a pod "trainer" with a claim for one "fabric-gpu" device is created
+      And the scheduler runs
+      And 2 minutes pass
+      Then pod "trainer" is bound to node "worker-1"
+      And the claim of pod "trainer" reports condition "dra.example.com/attached" as "True" for device "gpu-0"
+      And the claim of pod "trainer" reports condition "dra.example.com/firmware-loaded" as "True" for device "gpu-0"
+
   Rule: KEP-5007/CONTROLLER-FAILURE-NOT-REPICKED  A controller that reports a failure keeps the device from being picked again
 
     Scenario: The failed device is withdrawn and the rescheduled pod gets the other device

@@ -124,13 +124,33 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
           - name: gpu-degraded
             taints:
             - {key: example.com/health, value: degraded, effect: NoSchedule}
+          - name: gpu-draining
+            taints:
+            - {key: example.com/drain, effect: NoExecute}
           - name: gpu-noted
             taints:
             - {key: example.com/note, value: firmware-update-due, effect: None}
         """
 
-    Scenario: The tainted GPU is passed over for the one whose taint has effect None
+    Scenario: The tainted GPUs are passed over for the one whose taint has effect None
       Given a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-noted"
+
+    Scenario: A toleration of the taint's key and value but another effect does not admit the GPU
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: training}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                tolerations:
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoExecute}
+        """
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then claim "training" is allocated device "gpu-noted"

@@ -214,6 +214,31 @@ Feature: Which published devices count: pools, generations and node reach (struc
       When the scheduler runs
       Then pod "trainer" is bound to node "worker-3"
 
+    Scenario: A node with the label but another value is not reached
+      Given the Node:
+        """yaml
+        metadata:
+          name: worker-3
+          labels: {example.com/rack: r8}
+        """
+      And the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: example.com/rack, operator: In, values: [r7]}
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
     Scenario: With perDeviceNodeSelection each device says which node it reaches
       Given the ResourceSlice:
         """yaml
