@@ -170,3 +170,22 @@ def test_selectors_and_merge_patches_as_the_server_reads_them() -> None:
         parse_selector("=b")
     assert merge_patch({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": None, "e": 3}, "d": [2]}) == {
         "a": {"c": 2, "e": 3}, "d": [2]}
+
+
+def test_a_pod_on_a_node_no_kubelet_serves_is_removed_at_once_when_deleted(api: Path, tmp_path: Path) -> None:
+    """The served store alone has no kubelet: a bound pod deleted gracefully would stay marked for ever, as
+    on a real cluster whose scenario nodes are bare objects. The live SUT removes it as the pod garbage
+    collector would, and clean-up does the same for the pods still there."""
+    live = _live(api, tmp_path)
+    live.create(_node("worker-1"))
+    for name in ("deleted", "left"):
+        live.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                     "spec": {"nodeName": "worker-1", "containers": [{"name": "main", "image": "app:1"}]}})
+    live.delete("Pod", "deleted")
+    assert live.get("Pod", "deleted") is None
+    raw = KubeClient(load_config(api))
+    raw.delete("Pod", "left", live.namespace)  # a graceful delete, as the namespace controller would do
+    assert raw.get("Pod", "left", live.namespace)["metadata"].get("deletionTimestamp")
+    live.close()
+    assert raw.list("Pod")[0] == [] and raw.list("Node")[0] == []
+    raw.close()
