@@ -155,6 +155,9 @@ class Scheduler:
 
     # --- one scheduling cycle --------------------------------------------------------------------
     def schedule_one(self, pod: Obj) -> None:
+        if self.dra.awaits_generated_claims(pod):
+            self.queue.add_unschedulable(_key(pod))
+            return
         state = CycleState()
         status = call_point(self.plugins, "pre_filter", state, pod)
         if not status.ok:
