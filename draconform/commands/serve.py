@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import signal
-import sys
 import threading
 from pathlib import Path
 from types import FrameType
 
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
 from draconform.live.config import ClusterConfig, ConfigError
 
@@ -40,8 +40,8 @@ def handle(args: argparse.Namespace) -> int:
         cluster = ClusterConfig(args.release, gates, scheduler_args)
         served = ServedCluster(args.dir, cluster, args.port)
     except (ValueError, ConfigError) as error:
-        print(f"draconform serve: {error}", file=sys.stderr)
-        return 2
+        diagnostic("serve", str(error))
+        return EXIT_UNUSABLE
     served.start()
     print(f"serving the reference control plane at {served.server.url} (the reference API store, not a "
           f"kube-apiserver)\n  kubeconfig: {served.kubeconfig}\n  cluster config: {served.cluster_config}",

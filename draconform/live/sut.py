@@ -44,7 +44,8 @@ from draconform.sut import (
 
 SCENARIO_LABEL = "draconform.io/scenario"
 STEPS_NAMESPACE = "default"  # the namespace the steps write; each scenario's own namespace in the cluster
-CLUSTER_KINDS = ("Node", "DeviceClass", "ResourceSlice")
+# Cluster-scoped kinds a scenario may create (all but Namespace): named and cleaned up per scenario.
+CLUSTER_KINDS = frozenset(kind for kind, info in KINDS.items() if not info.namespaced and kind != "Namespace")
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # + a class name: the class as a resource
 MAX_NAME = 253
@@ -63,6 +64,7 @@ class LiveSystem:
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
+        self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._baseline = self._scrape() if self.metrics_url else ""
 
     @classmethod
@@ -153,6 +155,8 @@ class LiveSystem:
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
         self._ensure_namespace()
+        if obj.get("kind") in CLUSTER_KINDS:
+            self._cluster_kinds.add(obj["kind"])
         return self._from_cluster(self.client.create(self._to_cluster(obj)))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
@@ -284,7 +288,7 @@ class LiveSystem:
 
     # --- clean-up -------------------------------------------------------------------------------------
     def _leftovers(self) -> builtins.list[str]:
-        left = [f"{kind}/{o['metadata']['name']}" for kind in CLUSTER_KINDS
+        left = [f"{kind}/{o['metadata']['name']}" for kind in sorted(self._cluster_kinds)
                 for o in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]]
         if self._namespace_created and self.client.get("Namespace", self.namespace) is not None:
             left.append(f"Namespace/{self.namespace}")
@@ -300,7 +304,7 @@ class LiveSystem:
                                                           self.namespace, 0))
             if self._namespace_created:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
-            for kind in CLUSTER_KINDS:
+            for kind in sorted(self._cluster_kinds):
                 for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
                     _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
             deadline = time.monotonic() + self.timeouts.cleanup_timeout

@@ -1,7 +1,9 @@
-"""What both allocation cores share and what is not itself a search rule: reading claims into requests
-(with the structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations,
-device parsing, and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result";
-KEP-5007 binding-condition copies; KEP-5055 tolerations)."""
+"""The columnar core's reading of claims and devices, apart from its frames: claims into request plans (with the
+structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations, device parsing,
+and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result"; KEP-5007
+binding-condition copies; KEP-5055 tolerations; KEP-5075 shares, with what allocated shares consume and the
+ledger a search adds shares to and takes them back from). The oracle does not use it: it transcribes the same rules on
+its own, so the differential tests can catch a mistake here."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 from uuid import uuid4
 
 from draconform import faults
-from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.cel import device_input
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.capacity import (
@@ -40,6 +42,7 @@ class Gates:
     prioritized_list: bool
     admin_access: bool
     taints: bool
+    taint_rules: bool  # DRADeviceTaints and DRADeviceTaintRules: DeviceTaintRules add taints
     partitionable: bool
     binding: bool  # DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     consumable_capacity: bool
@@ -56,6 +59,7 @@ class Gates:
             prioritized_list=gates.enabled("DRAPrioritizedList"),
             admin_access=gates.enabled("DRAAdminAccess"),
             taints=gates.enabled("DRADeviceTaints"),
+            taint_rules=gates.enabled("DRADeviceTaints", "DRADeviceTaintRules"),
             partitionable=gates.enabled("DRAPartitionableDevices"),
             binding=gates.enabled("DRADeviceBindingConditions", *(
                 () if faults.on("binding-needs-one-gate") else ("DRAResourceClaimDeviceStatus",))),
@@ -282,6 +286,36 @@ class DeviceFacts:
         return built
 
 
+# ----- DeviceTaintRules ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeviceTaints:
+    """The effective taints of a device: those its driver published in the slice, then the taint of every
+    DeviceTaintRule whose selector matches it (the same effect as if the driver had published it). Both cores
+    ask this one place; with DRADeviceTaintRules off there are no rules."""
+
+    rules: tuple[Obj, ...] = ()
+
+    @classmethod
+    def read(cls, store: Any, gates: Gates) -> DeviceTaints:
+        return cls(tuple(store.list("DeviceTaintRule"))) if gates.taint_rules else cls()
+
+    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:
+        if faults.on("device-taint-rules-ignored"):
+            return device.taints
+        added = tuple(spec["taint"] for spec in (rule.get("spec") or {} for rule in self.rules)
+                      if isinstance(spec.get("taint"), dict) and _selects(spec.get("deviceSelector"), device))
+        return device.taints + added if added else device.taints
+
+
+def _selects(selector: Any, device: DeviceFacts) -> bool:
+    """A rule without a selector matches no device; each field set must equal the device's."""
+    if not isinstance(selector, dict):
+        return False
+    return all(not selector.get(field) or selector[field] == value
+               for field, value in (("driver", device.driver), ("pool", device.pool), ("device", device.name)))
+
+
 def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw: Obj) -> DeviceFacts:
     """One entry of `spec.devices`; node selection comes from the slice, or from the device itself when the
     slice sets perDeviceNodeSelection."""
@@ -338,26 +372,6 @@ def _quantity(value: Any) -> Fraction:
         return amount
     except ValueError:
         return Fraction(0)
-
-
-def device_on_node(device: DeviceFacts, node: Obj) -> bool:
-    if device.node_name is not None:
-        return device.node_name == (node.get("metadata") or {}).get("name")
-    if device.node_selector is not None:
-        return node_selector_matches(device.node_selector, node)
-    return device.all_nodes
-
-
-def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFacts) -> bool:
-    """Class selectors, then request selectors, stopping at the first false one; any CEL error aborts."""
-    for expression in alt.selectors:
-        try:
-            if not engine.matches(expression, device.cel_key, device.cel_input):
-                return False
-        except CelError as exc:
-            raise AllocationError(f"claim request {alt.name}: device {device.driver}/{device.pool}/{device.name}: "
-                                  f"selector {abbreviate(expression)}: {exc}") from exc
-    return True
 
 
 # ----- results ------------------------------------------------------------------------------------------------
