@@ -317,7 +317,8 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
                 return 200, {"kind": f"{kind}List", "apiVersion": info.api_version,
                              "metadata": {"resourceVersion": str(revision)}, "items": items}
             if method == "GET":
-                obj = server.call(lambda: store.get(kind, name, namespace))
+                wanted = name or ""  # not None: a GET without a name is a list, above
+                obj = server.call(lambda: store.get(kind, wanted, namespace))
                 if obj is None:
                     raise ApiError("NotFound", f'{API_KINDS[kind].plural} "{name}" not found')
                 return 200, obj
