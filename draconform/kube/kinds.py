@@ -26,8 +26,13 @@ KINDS: dict[str, KindInfo] = {
     "DeviceTaintRule": KindInfo(RESOURCE_API, namespaced=False, has_status=True),
     "Pod": KindInfo("v1", namespaced=True, has_status=True),
     "Node": KindInfo("v1", namespaced=False, has_status=True),
-    # Served when the store stands behind the Kubernetes API (draconform serve): a namespace per
-    # scenario of a live run, and the events the components record there.
+}
+
+# What a cluster's API serves to a client beyond the DRA kinds and the objects they name: a namespace per
+# scenario of a live run and the events components record. The live client and the reference store behind
+# `draconform serve` use this table; in process, and for `draconform allocate`, they are not objects.
+SERVED_KINDS: dict[str, KindInfo] = {
+    **KINDS,
     "Namespace": KindInfo("v1", namespaced=False, has_status=False),
     "Event": KindInfo("v1", namespaced=True, has_status=False),
 }

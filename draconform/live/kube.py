@@ -40,7 +40,7 @@ def _served(kind: str, info: kinds.KindInfo) -> KindInfo:
 
 
 # Every kind draconform reads or writes (the one table of kinds), with where the API serves it.
-KINDS: dict[str, KindInfo] = {kind: _served(kind, info) for kind, info in kinds.KINDS.items()}
+KINDS: dict[str, KindInfo] = {kind: _served(kind, info) for kind, info in kinds.SERVED_KINDS.items()}
 
 
 # lightkube's generic resource classes, built once here (building them is not thread-safe).

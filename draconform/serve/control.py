@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ClusterConfig
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
@@ -42,7 +43,7 @@ class ServedCluster:
     def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0) -> None:
         self.directory = directory
         self.cluster = cluster
-        store = Store(WallClock(), FeatureGates(cluster.feature_gates, release=cluster.release))
+        store = Store(WallClock(), FeatureGates(cluster.feature_gates, release=cluster.release), SERVED_KINDS)
         install_admission(store)
         self.server = ApiServer(store, port=port, version=cluster.release)
         self.children: list[subprocess.Popen[str]] = []

@@ -80,6 +80,10 @@ class RemoteStore:
         items, _ = self.client.list(kind, namespace)
         return sorted(items, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
 
+    def view(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        """Read-only objects for an informer's initial list: over the API, a fresh list is already a copy."""
+        return self.list(kind, namespace)
+
     def create(self, obj: Obj) -> Obj:
         return self._written("ADDED", self.client.create(obj))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
@@ -33,7 +34,7 @@ def _timeouts(directory: Path, **fields: object) -> str:
 @pytest.fixture
 def api(tmp_path: Path) -> Iterator[Path]:
     """The reference store behind the Kubernetes API, with nothing acting on it; yields its kubeconfig."""
-    store = Store(WallClock())
+    store = Store(WallClock(), kinds=SERVED_KINDS)
     install_admission(store)
     server = ApiServer(store)
     server.serve_in_thread()
@@ -106,8 +107,7 @@ def test_a_server_that_never_answers_fails_at_once_instead_of_hanging(tmp_path: 
     started = time.monotonic()
     with pytest.raises(Unanswered, match=r"did not answer \(create Namespace\) within 0.3s"):
         live.create(_node("worker-1"))
-    with pytest.raises(Unanswered):
-        live.close()
+    live.close()  # nothing was created, so clean-up asks the silent server nothing
     assert time.monotonic() - started < 10
     silent.close()
 
