@@ -5,6 +5,7 @@ clock that reads real time. The components themselves are the reference's, uncha
 
 from __future__ import annotations
 
+import builtins
 import heapq
 import threading
 from collections.abc import Callable
@@ -80,7 +81,7 @@ class RemoteStore:
         items, _ = self.client.list(kind, namespace)
         return sorted(items, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
 
-    def view(self, kind: str, namespace: str | None = None) -> list[Obj]:
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """Read-only objects for an informer's initial list: over the API, a fresh list is already a copy."""
         return self.list(kind, namespace)
 
