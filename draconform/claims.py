@@ -17,8 +17,8 @@ import jsonschema
 import yaml
 
 from draconform.catalogue import Rule
+from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY
 from draconform.paths import SCHEMAS_DIR
-from draconform.reference.featuregates import CURRENT_RELEASE, GATE_HISTORY
 
 OPTIONS_KIND = "DRAConformanceOptions"
 # DRA itself: every implementation has it, so a list of supported features need not name it.

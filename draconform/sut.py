@@ -71,6 +71,36 @@ class Event:
     timestamp: datetime
 
 
+@dataclass(frozen=True)
+class PluginCall:
+    """One call a driver's kubelet plugin received, as a recording proxy in front of its socket would see it:
+    the method (NodePrepareResources or NodeUnprepareResources), the claims asked about ("namespace/name")
+    with their UIDs, in request order, and when it arrived (cluster time)."""
+
+    method: str
+    claims: tuple[str, ...]
+    uids: tuple[str, ...]
+    time: datetime
+
+
+@dataclass(frozen=True)
+class PluginFault:
+    """A fault a driver's kubelet plugin is told to show, for scenarios about how the kubelet copes.
+    kind: "transient" (a per-claim error), "permanent" (a per-claim error marked permanent, KEP-5322: the
+    driver found the claim's devices unusable), "hang" (the call does not return before the caller's
+    deadline) or "crash" (the plugin dies in the middle of the call). `method` is "prepare" or
+    "unprepare"; `times` how many claims (or calls, for hang and crash) it affects, None for every one until
+    cleared; `device` limits it to claims with that device allocated."""
+
+    kind: str
+    method: str = "prepare"
+    times: int | None = None
+    device: str | None = None
+
+
+PLUGIN_FAULT_KINDS = ("transient", "permanent", "hang", "crash")
+
+
 @dataclass
 class ComponentConfig:
     """How a scenario wants a component set up before it starts."""
@@ -160,6 +190,15 @@ class SystemUnderTest(Protocol):
         `unix:///path/to/socket`, served over the kubelet's plugin registration gRPC protocol
         (pluginregistration v1; upstream's convention is /var/lib/kubelet/plugins_registry/<driver>-reg.sock).
         Through it the plugin says what it is, where its DRAPlugin socket is and which versions it serves."""
+
+    def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
+        """Every call `driver`'s kubelet plugin on `node` has received so far, in arrival order, from the
+        kubelet or from the harness. A SUT with no way to see them (no recording proxy) raises `Unsupported`."""
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        """Make `driver`'s kubelet plugin on `node` show `fault` from now on, in addition to the faults it
+        already shows; None clears them all. Only a driver built for testing can do this; others raise
+        `Unsupported`."""
 
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]: ...

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from draconform.kube.kinds import CLASSIC_KINDS
 from draconform.kubeletplugin.classic import serve_classic_plugin, serve_classic_registration
 from draconform.kubeletplugin.server import RunningServer
 from draconform.reference.apiserver import classic as classic_api
@@ -22,9 +23,10 @@ from draconform.reference.controllers.external import ExternalController
 from draconform.reference.drivers.classic_controller import ClassicDriverController
 from draconform.reference.drivers.classic_plugin import ClassicNodePlugin
 from draconform.reference.drivers.classic_webhook import ResourceClassWebhook
+from draconform.reference.kubelet.classic import ClassicCheckpoint, ClassicKubelets
 from draconform.reference.scheduler.classic import ClassicDynamicResources
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
-from draconform.sut import ComponentConfig
+from draconform.sut import ComponentConfig, PluginCall, PluginFault, Unsupported
 
 CLASSIC_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]] = {
     "classic-driver": ClassicDriverController,
@@ -36,6 +38,7 @@ class ClassicCluster(ReferenceCluster):
     external_controllers = CLASSIC_CONTROLLERS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._classic_kubelet_checkpoints: dict[str, ClassicCheckpoint] = {}  # per node: outlive a kubelet restart
         super().__init__(*args, **kwargs)
         # A plugin's prepared resources live on the node, so they outlive a restart of its driver.
         self._classic_plugins: dict[tuple[str, str], ClassicNodePlugin] = {}
@@ -43,12 +46,16 @@ class ClassicCluster(ReferenceCluster):
         self._socket_dir: Path | None = None
 
     def _new_store(self) -> Store:
-        store = Store(self.clock, self._gates("kube-apiserver"), kinds=classic_api.CLASSIC_KINDS)
+        store = Store(self.clock, self._gates("kube-apiserver"), kinds=CLASSIC_KINDS)
         classic_api.install(store)
         return store
 
     def _new_controller(self) -> ExternalController:
         return ClassicClaimController(self.store, self.clock, self.events, self.metrics)
+
+    def _new_kubelets(self) -> ExternalController:
+        return ClassicKubelets(self.store, self.clock, self.events, self._gates("kubelet"),
+                               self.kubelet_plugin_endpoint, self._classic_kubelet_checkpoints)
 
     def _new_scheduler(self) -> Scheduler:
         config = self.configs.get("kube-scheduler", ComponentConfig())
@@ -79,7 +86,7 @@ class ClassicCluster(ReferenceCluster):
     def classic_plugin(self, driver: str, node: str) -> ClassicNodePlugin:
         if f"classic-driver/{driver}" not in self.external:
             raise ValueError(f"no classic driver {driver!r} is running; start it with run_controller first")
-        return self._classic_plugins.setdefault((driver, node), ClassicNodePlugin(self.store, driver, node))
+        return self._classic_plugins.setdefault((driver, node), ClassicNodePlugin(self.store, self.clock, driver, node))
 
     def _socket(self, name: str) -> str:
         if self._socket_dir is None:
@@ -102,7 +109,21 @@ class ClassicCluster(ReferenceCluster):
             self._classic_servers[key] = serve_classic_registration(driver, endpoint, path)
         return self._classic_servers[key].endpoint
 
+    def kubelet_plugin_calls(self, driver: str, node: str) -> list[PluginCall]:
+        return list(self.classic_plugin(driver, node).calls)
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        plugin = self.classic_plugin(driver, node)
+        if fault is None:
+            plugin.faults.clear()
+        elif fault.kind != "transient" or fault.device is not None:
+            raise Unsupported("a classic plugin can only be told to fail transiently (the seed's protocol has no "
+                              "permanent errors, and the reference classic plugin neither hangs nor crashes)")
+        else:
+            plugin.faults.append(fault)
+
     def close(self) -> None:
+        self.kubelets.stop()
         for server in self._classic_servers.values():
             server.stop()
         self._classic_servers.clear()

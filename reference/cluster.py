@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
@@ -23,10 +24,11 @@ from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint, NodePlugin
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
+from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
-from draconform.sut import ComponentConfig
+from draconform.sut import ComponentConfig, PluginCall, PluginFault
 
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
@@ -70,7 +72,9 @@ class ReferenceCluster:
         self.external: dict[str, ExternalController] = {}
         self.drivers: dict[str, ReferenceDriver] = {}
         self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
-        self._sockets = PluginSockets()
+        self._sockets = PluginSockets(self.clock.now)
+        self._kubelet_checkpoints: dict[str, KubeletCheckpoint] = {}  # per node; outlives a kubelet restart
+        self.kubelets = self._new_kubelets()
 
     def _new_store(self) -> Store:
         store = Store(self.clock, self._gates("kube-apiserver"))
@@ -96,6 +100,17 @@ class ReferenceCluster:
             self.allocator_factory,
         )
 
+    def _new_kubelets(self) -> ExternalController:
+        config = self.configs.get("kubelet", ComponentConfig())
+        return Kubelets(self.store, self.clock, self.events, self._gates("kubelet"), config.args,
+                        self._kubelet_checkpoints, self._plugin_registration)
+
+    def _plugin_registration(self, driver: str, node: str) -> str | None:
+        """What the kubelet's plugin watcher on `node` finds for `driver`: its registration socket, if it runs."""
+        if driver not in self.drivers:
+            return None
+        return self.kubelet_plugin_registration_endpoint(driver, node)
+
     def restart(self, component: str) -> None:
         """Stop a component and build it again from the store and its (possibly new) config."""
         if component == "kube-apiserver":
@@ -112,7 +127,10 @@ class ReferenceCluster:
                 previous.stop()
                 self.drivers[name] = self._new_driver(name)
                 self.drivers[name].take_over(previous)
-        elif component != "kubelet":
+        elif component == "kubelet":
+            self.kubelets.stop()
+            self.kubelets = self._new_kubelets()
+        else:
             raise ValueError(f"unknown component {component!r}")
 
     def _new_driver(self, name: str) -> ReferenceDriver:
@@ -139,8 +157,19 @@ class ReferenceCluster:
             raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")
         return lambda: self.drivers[driver].plugin(node)
 
+    def kubelet_plugin_calls(self, driver: str, node: str) -> list[PluginCall]:
+        return self._sockets.calls(driver, node)
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        if driver not in self.drivers:
+            raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")
+        self.drivers[driver].faults(node).add(fault)
+
     def close(self) -> None:
-        """Close the kubelet plugins' sockets, registration sockets included."""
+        """Stop the kubelets and close the kubelet plugins' sockets, registration sockets included."""
+        self.kubelets.stop()
+        for driver in self.drivers.values():
+            driver.stop()  # lets hung plugin calls go
         self._sockets.close()
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
@@ -168,6 +197,7 @@ class ReferenceCluster:
                 progressed = external.sync() or progressed
             for driver in self.drivers.values():
                 progressed = driver.sync() or progressed
+            progressed = self.kubelets.sync() or progressed
             if not progressed:
                 return
         raise RuntimeError(f"the reference cluster did not settle within {MAX_SETTLE_ROUNDS} rounds")

@@ -11,7 +11,7 @@ from typing import Any
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.classic_cluster import ClassicCluster
 from draconform.reference.cluster import ReferenceCluster
-from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Patience, Unsupported
+from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Patience, PluginCall, PluginFault, Unsupported
 
 
 class ReferenceSystem:
@@ -98,6 +98,12 @@ class ReferenceSystem:
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
         return self.cluster.kubelet_plugin_registration_endpoint(driver, node)
+
+    def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
+        return self.cluster.kubelet_plugin_calls(driver, node)
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        self.cluster.inject_plugin_fault(driver, node, fault)
 
     def close(self) -> None:
         if self._cluster is not None:

@@ -4,12 +4,14 @@ scenario shows exactly what a claim's `status.allocation` holds."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import CLAIM, ScenarioContext, assert_same, observes, resolve_claim
+from draconform.kube.values import parse_quantity
+from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, assert_same, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
 
@@ -59,3 +61,44 @@ def allocation_everywhere(sut: SystemUnderTest, ctx: ScenarioContext, claim: str
     """No nodeSelector: the devices are reachable from any node."""
     got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
     assert got is None, f"the allocation is restricted to {got}"
+
+
+# --- consumable capacity (KEP-5075) -----------------------------------------------------------------------
+SHARE_ID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r' has a share of device "(?P<device>[^"]+)" consuming:'))
+@observes("claim")
+def allocation_share(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, device: str,
+                     docstring: str) -> None:
+    """Each result for the device carries a shareID (a lower-case UUID) and consumedCapacity equal, amount for
+    amount (quantities compared by value, so 2Gi and 2048Mi agree), to one of the docstring's maps, in order."""
+    shares = [r for r in _allocation(sut, ctx, claim, pod)["devices"].get("results") or [] if r["device"] == device]
+    expected = _expected(docstring)
+    expected = expected if isinstance(expected, list) else [expected]
+    assert len(shares) == len(expected), f"{len(shares)} results for device {device!r}, expected {len(expected)}"
+    for share, amounts in zip(shares, expected, strict=True):
+        assert re.match(SHARE_ID, str(share.get("shareID", ""))), f"result without a valid shareID: {share}"
+        got = {name: parse_quantity(value) for name, value in (share.get("consumedCapacity") or {}).items()}
+        want = {name: parse_quantity(value) for name, value in amounts.items()}
+        assert got == want, f"consumedCapacity {share.get('consumedCapacity')}, expected {amounts}"
+
+
+@then(parsers.re(r"the allocation of " + CLAIM + r' holds device "(?P<device>[^"]+)" whole'))
+@observes("claim")
+def allocation_whole(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                     device: str) -> None:
+    results = [r for r in _allocation(sut, ctx, claim, pod)["devices"].get("results") or [] if r["device"] == device]
+    assert results, f"device {device!r} is not allocated to the claim"
+    assert all("shareID" not in r and "consumedCapacity" not in r for r in results), results
+
+
+@then(parsers.parse('device "{device}" has {count:d} shares, each with its own shareID'))
+@observes("claim")
+def distinct_shares(sut: SystemUnderTest, device: str, count: int) -> None:
+    """Across every allocated claim: the results for the device, and no shareID used twice."""
+    ids = [r.get("shareID") for c in sut.list("ResourceClaim", NAMESPACE)
+           for r in ((c.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or []
+           if r["device"] == device]
+    assert len(ids) == count, f"device {device!r} has {len(ids)} allocations, expected {count}: {ids}"
+    assert None not in ids and len(set(ids)) == count, f"shareIDs {ids}"

@@ -13,6 +13,7 @@ import pytest
 import yaml
 from deepdiff import DeepDiff
 
+from draconform.kube.kinds import NAMESPACED
 from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest
 
 Step = TypeVar("Step", bound=Callable[..., Any])
@@ -26,7 +27,6 @@ API_VERSIONS = {
     "Pod": "v1",
     "Node": "v1",
 }
-NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 
 
 @dataclass
@@ -147,19 +147,6 @@ def configure(
     if version is not None:
         config.version = version
     sut.configure(component, ComponentConfig(dict(config.feature_gates), config.version, dict(config.args)))
-
-
-def parse_gates(text: str) -> dict[str, bool]:
-    """Gate settings such as "A=on, B=off" (or true/false); "" or "defaults" keeps the release's defaults."""
-    gates: dict[str, bool] = {}
-    for item in split_names(text):
-        if item == "defaults":
-            continue
-        name, _, value = item.partition("=")
-        if value not in ("on", "off", "true", "false"):
-            raise ValueError(f"feature gate setting {item!r} must be NAME=on or NAME=off")
-        gates[name.strip()] = value in ("on", "true")
-    return gates
 
 
 def assert_same(got: Any, expected: Any, what: str) -> None:

@@ -10,7 +10,6 @@ step with the endpoint, method and gRPC status, because the kubelet would discar
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -18,7 +17,14 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
-from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PluginInfo, PreparedDevice, PrepareResult
+from draconform.kubeletplugin.types import (
+    API_VERSIONS,
+    CDI_DEVICE_ID,
+    ClaimRef,
+    PluginInfo,
+    PreparedDevice,
+    PrepareResult,
+)
 from draconform.steps.common import (
     CLAIM,
     NAMESPACE,
@@ -37,11 +43,6 @@ OVER_VERSION = r"(?: over DRAPlugin (?P<version>" + "|".join(API_VERSIONS) + r")
 CLAIM_NAMES = r'claims "(?P<claims>[^"]+(?:", "[^"]+)*)"'
 QUOTED_NAMES = r'"(?P<names>[^"]+(?:", "[^"]+)*)"'
 
-# A fully qualified CDI device name, vendor/class=name, with the characters the CDI specification allows
-# in each part: vendor and class start with a letter, the name with a letter or digit, and all three end
-# with a letter or digit.
-_CDI_KIND_PART = r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
-CDI_DEVICE_ID = re.compile(_CDI_KIND_PART + "/" + _CDI_KIND_PART + r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -229,18 +230,38 @@ def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, 
     assert got == expected, f"the driver prepared {got}, expected {expected}"
 
 
-@then(parsers.re(r'the driver refused to prepare ' + CLAIM))
-def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> None:
-    """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all)."""
-    answer = _prepare_answers(kubelet, claim, pod)[-1]
-    assert answer.result is not None, (
-        f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
-        f"NodePrepareResources answer instead of refusing it"
-    )
-    assert answer.result.failed, (
-        f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
-        f"{_device_names(answer.result.devices)}"
-    )
+@then(parsers.re(r'the driver refused to prepare ' + CLAIM
+                 + r'(?P<permanently> permanently(?P<each> each time it was asked)?)?'))
+def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None, permanently: str | None,
+                   each: str | None) -> None:
+    """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all); with
+    "permanently", marked permanent_error (KEP-5322)."""
+    answers = _prepare_answers(kubelet, claim, pod)
+    if each:
+        assert len(answers) >= 2, f"the kubelet asked to prepare claim {answers[0].ref.name!r} only once"
+    for answer in answers if each else answers[-1:]:
+        assert answer.result is not None, (
+            f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+            f"NodePrepareResources answer instead of refusing it"
+        )
+        assert answer.result.failed, (
+            f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
+            f"{_device_names(answer.result.devices)}"
+        )
+        if permanently:
+            assert answer.result.permanent, (
+                f"driver {answer.driver!r} refused claim {answer.ref.name!r} over DRAPlugin {answer.api_version} "
+                f"without marking the error permanent: {answer.result.error}"
+            )
+
+
+@then("the driver marked only failed answers permanent")
+def permanent_only_with_error(kubelet: KubeletRecord) -> None:
+    """KEP-5322: permanent_error counts only next to a non-empty error."""
+    answers = [answer for answers in kubelet.prepared.values() for answer in answers if answer.result is not None]
+    assert answers, "the kubelet has no answer from a plugin to judge"
+    bad = [a.ref.name for a in answers if a.result is not None and a.result.permanent and not a.result.failed]
+    assert not bad, f"successful answers marked permanent for claims {bad}"
 
 
 def _signature(result: PrepareResult) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:

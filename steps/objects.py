@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, parsers, when
 
+from draconform.kube.featuregates import parse_gate_settings
 from draconform.steps.common import (
     DURATION,
     NAMESPACE,
@@ -13,7 +14,6 @@ from draconform.steps.common import (
     configure,
     load_docstring,
     named,
-    parse_gates,
     split_names,
     to_seconds,
 )
@@ -49,7 +49,7 @@ def component_config(
 ) -> None:
     """One component's release ("current" for the harness's default) and gate settings."""
     release = None if version in (None, "current") else version
-    configure(sut, ctx, component, gates=parse_gates(gates), version=release)
+    configure(sut, ctx, component, gates=parse_gate_settings(gates), version=release)
 
 
 @given(parsers.re(r"the scheduler's binding timeout is " + DURATION))
@@ -184,8 +184,12 @@ def create_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_
 
 @when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass) "(?P<name>[^"]+)" is deleted'))
 def delete_object(sut: SystemUnderTest, kind: str, name: str) -> None:
+    """As `kubectl delete` does by default, wait for a pod to be gone: a pod bound to a node is deleted
+    gracefully and stays until its kubelet has finished with it."""
     kind = {"pod": "Pod", "claim": "ResourceClaim", "node": "Node"}.get(kind, kind)
     sut.delete(kind, name, NAMESPACE if kind in NAMESPACED else None)
+    if kind == "Pod":
+        sut.settle()
 
 
 @when(parsers.parse('pod "{pod}" finishes with phase "{phase}"'))

@@ -246,6 +246,7 @@ EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 
 
 @then(parsers.parse('the claim of pod "{pod}" was written by the scheduler for its extended resources'))
+@observes("claim")
 def extended_claim_written(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     """The special claim: a generated `<pod>-extended-resources-` name, the annotation, the pod as controller."""
     claim = resolve_claim(sut, ctx, None, pod)
@@ -258,6 +259,7 @@ def extended_claim_written(sut: SystemUnderTest, ctx: ScenarioContext, pod: str)
 
 
 @then(parsers.parse('the claim of pod "{pod}" has requests:'))
+@observes("claim")
 def claim_requests(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, docstring: str) -> None:
     claim = resolve_claim(sut, ctx, None, pod)
     expected = yaml.load(docstring, Loader=yaml.CSafeLoader)
@@ -265,6 +267,7 @@ def claim_requests(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, docstri
 
 
 @then(parsers.parse('pod "{pod}" maps its extended resources to its claim:'))
+@observes("pod")
 def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, docstring: str) -> None:
     """`status.extendedResourceClaimStatus`: the mappings as given, and the name of the claim the pod owns."""
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
@@ -274,6 +277,7 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
 
 
 @then(parsers.parse('pod "{pod}" has no extended resource claim'))
+@observes("pod")
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, then, when
 
+from draconform.kube.featuregates import parse_gate_settings
 from draconform.steps.common import (
     NAMESPACE,
     ScenarioContext,
     configure,
     must_get,
     observes,
-    parse_gates,
     pod_claim_names,
 )
 from draconform.sut import SystemUnderTest
@@ -32,7 +32,7 @@ def scheduler_runs(sut: SystemUnderTest) -> None:
 def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: str, gates: str | None) -> None:
     """A restart rebuilds the component from the API objects only, optionally with new gates."""
     if gates is not None:
-        configure(sut, ctx, component, gates=parse_gates(gates))
+        configure(sut, ctx, component, gates=parse_gate_settings(gates))
     sut.restart(component)
     sut.settle()
 

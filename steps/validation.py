@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kube.kinds import CLASSIC_KINDS
+from draconform.kube.kinds import KINDS as API_KINDS
 from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get, observes
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
-KINDS = r"(?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|ResourceClass|Pod)"
+# Every kind of either API a user writes (Nodes are given by the cluster, not created by the scenarios).
+KINDS = "(?P<kind>" + "|".join(sorted((set(API_KINDS) | set(CLASSIC_KINDS)) - {"Node"}, key=len, reverse=True)) + ")"
 # An optional way to grow the docstring's object to a limit: repeat the last item of a list (or entry
 # of a map) until it has N entries, or pad a string to N characters.
 GROWTH = (r'(?: with "(?P<path>[^"]+)" (?:repeated (?P<times>\d+) times'

@@ -1,1 +1,1 @@
-"""Benchmark workloads registered with `draconform bench` (see draconform/commands/bench.py)."""
+"""Benchmark workloads of `draconform bench`, registered in `registry.py`."""

@@ -5,7 +5,7 @@ not offered: setting 1000 pods up through it takes minutes and says nothing abou
 from __future__ import annotations
 
 from draconform.bench.prebind_latency import binding_conditions_latency
-from draconform.commands.bench import BenchOptions, Measurement, workload
+from draconform.bench.registry import BenchOptions, Measurement, workload
 
 NAME = "binding-conditions"
 PODS = 1000  # the KEP's test plan: "1000 Pods waiting in PreBind"

@@ -19,7 +19,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from draconform.commands.bench import BenchOptions, Measurement, workload
+from draconform.bench.registry import BenchOptions, Measurement, workload
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import ComponentConfig, Obj

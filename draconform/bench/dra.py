@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from draconform.commands.bench import BenchOptions, Measurement, workload
+from draconform.bench.registry import BenchOptions, Measurement, workload
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import Obj

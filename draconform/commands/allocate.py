@@ -20,18 +20,10 @@ from typing import Any
 
 import yaml
 
+from draconform.kube.kinds import KINDS, NAMESPACED
 from draconform.sut import Obj
 
 EXIT_ALLOCATED, EXIT_UNSCHEDULABLE, EXIT_INVALID_INPUT, EXIT_ALLOCATION_ERROR = 0, 1, 2, 3
-KINDS = {
-    "DeviceClass": "resource.k8s.io/v1",
-    "ResourceSlice": "resource.k8s.io/v1",
-    "ResourceClaim": "resource.k8s.io/v1",
-    "ResourceClaimTemplate": "resource.k8s.io/v1",
-    "Node": "v1",
-    "Pod": "v1",
-}
-NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
 
 
 class InputError(Exception):
@@ -82,6 +74,11 @@ def handle(args: argparse.Namespace) -> int:
                 reasons.setdefault(f"for pod {pod_name}", []).append(
                     f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
             continue
+        if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
+            print(f"node {name}: nothing to allocate, the device plugin serves the pods' extended resources",
+                  file=sys.stderr)
+            write(args.output, [])
+            return EXIT_ALLOCATED
         try:
             answer = allocator.allocate(node, claims)
         except AllocationError as error:
@@ -118,16 +115,10 @@ def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
 
 
 def parse_gates(text: str) -> Any:
-    from draconform.reference.featuregates import FeatureGates
+    from draconform.kube.featuregates import FeatureGates, parse_gate_settings
 
-    values: dict[str, bool] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or value.lower() not in ("true", "false"):
-            raise InputError(f"--feature-gates: expected Name=true|false, got {item!r}")
-        values[name.strip()] = value.lower() == "true"
     try:
-        return FeatureGates(values)
+        return FeatureGates(parse_gate_settings(text))
     except ValueError as error:
         raise InputError(f"--feature-gates: {error}") from error
 
@@ -238,7 +229,7 @@ class Inputs:
                 continue
             body = template.get("spec") or {}
             claim: Obj = {
-                "apiVersion": KINDS["ResourceClaim"], "kind": "ResourceClaim",
+                "apiVersion": KINDS["ResourceClaim"].api_version, "kind": "ResourceClaim",
                 "metadata": {"name": name, "namespace": namespace,
                              "annotations": {"resource.kubernetes.io/pod-claim-name": entry.get("name", "")},
                              "labels": dict((body.get("metadata") or {}).get("labels") or {})},
@@ -289,8 +280,9 @@ def check(file: str, number: int, obj: Obj) -> None:
                          f"{', '.join(KINDS)})")
     name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
     where = f"{where} ({kind} {name or '?'})"
-    if obj.get("apiVersion", KINDS[kind]) != KINDS[kind]:
-        raise InputError(f"{where}: apiVersion: {kind} is read as {KINDS[kind]}, not {obj.get('apiVersion')}")
+    api_version = KINDS[kind].api_version
+    if obj.get("apiVersion", api_version) != api_version:
+        raise InputError(f"{where}: apiVersion: {kind} is read as {api_version}, not {obj.get('apiVersion')}")
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}: metadata.name: Required value")
     problem = _SHAPES.get(kind, lambda _: None)(obj)
@@ -305,7 +297,7 @@ def _schema_problem(obj: Obj) -> str | None:
     """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds, as `field: message`."""
     from draconform.validation.schema import kind_schema, schema_problems
 
-    schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]])), str(obj["kind"]))
+    schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]].api_version)), str(obj["kind"]))
     if schema is None:
         return None
     found = [p for p in schema_problems(schema, obj) if p.severity == "error"]

@@ -1,83 +1,26 @@
 """`draconform bench`: throughput benchmarks of the reference implementation, run in-process.
 
-The workload registry: each benchmark is a `Workload` (name, one-line summary, a function from
-`BenchOptions` to a list of `Measurement`s), registered with the `@workload(name, summary)` decorator in a
-provider module listed in `PROVIDERS` (imported when the command runs), or registered in this file as
-`validation` is. A `Measurement` is `Measurement(workload, unit, value, detail)`, plus the allocation core
-it ran with where that matters. Figures are this machine's wall clock: tests run workloads only at tiny
+The workloads are registered in `draconform.bench.registry` by the provider modules it lists. A
+`Measurement` is `Measurement(workload, unit, value, detail)`, plus the allocation core it ran with where
+that matters. Figures are this machine's wall clock: tests run workloads only at tiny
 scale and never assert on speed.
 
 Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
 against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind),
 `draconform.bench.compatibility` (KEP-5963: partitionable GPUs with compatibility groups, measured with and
-without groups);
-`validation` below wraps `draconform.validation.bench`."""
+without groups), `draconform.bench.validation` (objects/s through the validation layer)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
 import sys
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
-PROVIDERS = ("draconform.bench.dra", "draconform.bench.bindingconditions", "draconform.bench.compatibility")
-
-
-@dataclass(frozen=True)
-class BenchOptions:
-    scale: float = 1.0  # multiplies node, pod and object counts; 1.0 is the full (upstream) shape
-    allocators: tuple[str, ...] = ("columnar",)  # allocation cores the scheduler workloads run with
-    oracle_pods: int = 5  # measured pods for the oracle in the core comparison (it is slow by design)
-
-
-@dataclass
-class Measurement:
-    workload: str
-    unit: str  # e.g. "pods/s", "objects/s"
-    value: float
-    detail: str = ""  # what was measured: sizes, elapsed time
-    allocator: str = ""  # the allocation core, for scheduler workloads
-
-
-@dataclass(frozen=True)
-class Workload:
-    name: str
-    summary: str
-    run: Callable[[BenchOptions], list[Measurement]]
-
-
-WORKLOADS: dict[str, Workload] = {}
-Runner = Callable[[BenchOptions], list[Measurement]]
-
-
-def workload(name: str, summary: str) -> Callable[[Runner], Runner]:
-    """Register a benchmark under `name`; names are unique across providers."""
-
-    def register_it(run: Runner) -> Runner:
-        if name in WORKLOADS:
-            raise ValueError(f"benchmark workload {name!r} is registered twice")
-        WORKLOADS[name] = Workload(name, summary, run)
-        return run
-
-    return register_it
-
-
-@workload("validation", "objects/s through schema and rule validation of a generated corpus of DRA objects")
-def _validation(options: BenchOptions) -> list[Measurement]:
-    from draconform.validation.bench import validation_throughput
-
-    return validation_throughput(size=max(10, int(10_000 * options.scale)))
-
-
-def load_workloads() -> dict[str, Workload]:
-    for module in PROVIDERS:
-        importlib.import_module(module)
-    return WORKLOADS
+from draconform.bench.registry import BenchOptions, Measurement, load_workloads
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from draconform.reference.featuregates import CURRENT_RELEASE, GATE_HISTORY
+from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
 from draconform.validation import Problem, validate_gates, validate_manifest
 from draconform.validation.loader import MAX_BYTES, Document, LoadError, load_documents
 
@@ -77,21 +77,14 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def parse_gate_overrides(text: str) -> dict[str, bool]:
-    gates: dict[str, bool] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or value.lower() not in ("true", "false"):
-            raise ValueError(f"--feature-gates expects NAME=true|false, got {item!r}")
-        if name not in GATE_HISTORY:
-            raise ValueError(f"unknown feature gate {name!r}; known: {', '.join(sorted(GATE_HISTORY))}")
-        gates[name] = value.lower() == "true"
-    return gates
-
-
 def run(args: argparse.Namespace) -> int:
     try:
-        gates = validate_gates(parse_gate_overrides(args.feature_gates), args.kubernetes_version)
+        overrides = parse_gate_settings(args.feature_gates)
+    except ValueError as exc:
+        print(f"draconform validate: --feature-gates: {exc}", file=sys.stderr)
+        return 2
+    try:
+        gates = validate_gates(overrides, args.kubernetes_version)
     except ValueError as exc:
         print(f"draconform validate: {exc}", file=sys.stderr)
         return 2

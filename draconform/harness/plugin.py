@@ -20,6 +20,7 @@ pytest_plugins = [
     "draconform.steps.metrics",
     "draconform.steps.compatibility",
     "draconform.steps.drivers",
+    "draconform.steps.kubelet",
     "draconform.steps.classic",
     "draconform.steps.validation",
     "draconform.harness.recorder",

@@ -9,11 +9,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from draconform.kube.kinds import CLASSIC_API
 from draconform.validation.problems import Path, Problem
 from draconform.validation.schema import kind_schema, schema_problems
 
 Obj = dict[str, Any]
-API_VERSION = "cdi.k8s.io/v1alpha1"
+API_VERSION = CLASSIC_API
 UNLIMITED_USERS = -1
 MAX_NAME_LENGTH = 253
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

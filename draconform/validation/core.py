@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.sut import copy_object
 from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from draconform import faults
-from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.validation.problems import MapKey, Path, Problem
 
 BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")

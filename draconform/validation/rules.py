@@ -14,8 +14,8 @@ from functools import cache
 from typing import Any
 
 from draconform import faults
-from draconform.reference.allocator.values import parse_quantity
-from draconform.reference.featuregates import FeatureGates, _release_tuple
+from draconform.kube.featuregates import FeatureGates, release_tuple
+from draconform.kube.values import parse_quantity
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -53,12 +53,12 @@ def _set(obj: Obj, field: str) -> bool:
 
 
 def _from_1_35(gates: FeatureGates) -> bool:
-    return _release_tuple(gates.release) >= (1, 35)
+    return release_tuple(gates.release) >= (1, 35)
 
 
 @cache
 def _selector_engine() -> Any:
-    from draconform.reference.allocator.cel import SelectorEngine  # the allocator's DRA CEL environment
+    from draconform.kube.cel import SelectorEngine  # the allocator's DRA CEL environment
 
     return SelectorEngine()
 
@@ -66,7 +66,7 @@ def _selector_engine() -> Any:
 def compile_selector(expression: str) -> str | None:
     """Why a CEL selector does not compile in the DRA environment, or None when it does. Uses the
     allocator's environment, so what validation accepts the allocator can evaluate."""
-    from draconform.reference.allocator.cel import CelError
+    from draconform.kube.cel import CelError
 
     try:
         _selector_engine().compile(expression)

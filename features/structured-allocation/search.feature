@@ -120,8 +120,8 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       Then pod "trainer" is not scheduled
       And claim "spread" is not allocated
 
-    Scenario: With DRAConsumableCapacity off in the scheduler the constraint is an error
-      Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
+    Scenario Outline: kube-scheduler with <gates>: <what>
+      Given kube-scheduler with feature gates "<gates>"
       And the ResourceClaim:
         """yaml
         metadata: {name: spread}
@@ -135,7 +135,51 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         """
       And a pod "trainer" using claim "spread"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "DRAConsumableCapacity"
+      Then <outcome>
+
+      Examples:
+        | gates                                                      | what                             | outcome                                                        |
+        | DRAConsumableCapacity=off                                  | a newer allocator still enforces | claim "spread" is allocated devices "gpu-0, gpu-1"             |
+        | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled because "distinctAttribute"    |
+
+    Scenario Outline: Over a list-type attribute, <constraint> compares the lists as sets
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: ccx-0
+            attributes: {numaNodes: {ints: [0]}}
+          - name: ccx-1
+            attributes: {numaNodes: {ints: [0, 1]}}
+          - name: ccx-2
+            attributes: {numaNodes: {ints: [1]}}
+        """
+      And the device class "cpu" selecting driver "cpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: cores}
+        spec:
+          devices:
+            requests:
+            - name: ccx
+              exactly: {deviceClassName: cpu, count: <count>}
+            constraints:
+            - <constraint>: cpu.example.com/numaNodes
+        """
+      And a pod "app" using claim "cores"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | constraint        | count | outcome                                              |
+        | matchAttribute    | 2     | claim "cores" is allocated devices "ccx-0, ccx-1"    |
+        | matchAttribute    | 3     | pod "app" is not scheduled                           |
+        | distinctAttribute | 2     | claim "cores" is allocated devices "ccx-0, ccx-2"    |
 
   Rule: KEP-4381/SEARCH-ORDER  First fit, depth first: pools by driver and name, slices by name, devices in order
 

@@ -24,7 +24,7 @@ from fractions import Fraction
 from math import ceil
 from typing import Any
 
-from draconform.reference.allocator.values import parse_quantity
+from draconform.kube.values import parse_quantity
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -21,18 +21,25 @@ from typing import Any
 import polars as pl
 
 from draconform import faults
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
+from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
+    AllocatedState,
     Alternative,
+    CapacityLedger,
     ClaimPlan,
     DeviceFacts,
     Gates,
     Pick,
     blocking_taints,
     build_allocation,
+    capacity_consumption,
     check_claim_size,
     failure_reason,
+    is_shared,
     node_selector_matches,
     parse_device,
     plan_claims,
@@ -46,9 +53,7 @@ from draconform.reference.allocator.compatibility import (
     holding_results,
 )
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store, WatchEvent
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]
@@ -131,6 +136,7 @@ class _Attempt:
     held: _Held
     candidates: dict[tuple[int, str], _AltCandidates]
     available: dict[CounterKey, Fraction] | None = None
+    shared: dict[DeviceKey, dict[str, Fraction]] = field(default_factory=dict)  # KEP-5075 allocated shares
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
     # Nodes that can matter: with a candidate, a selector error or a problem pool. When nothing shared reaches
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
@@ -151,6 +157,10 @@ class ColumnarAllocator:
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
+        # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
+        self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
+        self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
+        self._consumption: dict[tuple[tuple[tuple[str, Fraction], ...], int], dict[str, Fraction] | None] = {}
         self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
@@ -204,13 +214,32 @@ class ColumnarAllocator:
             if event.type == "DELETED":
                 self._claim_results.drop(key)
                 self._set_held(key, [])
+                self._set_sharing(key, {})
             else:
                 self._put_claim(obj)
 
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
-        self._set_held(key, _held_devices(claim))
+        self._set_held(key, _held_devices(claim, self.gates))
+        self._set_sharing(key, AllocatedState.of([claim], self.gates).shared)
+
+    def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
+        """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
+        before = self._sharing.get(key, {})
+        if before == shared:
+            return
+        for device, usage in before.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0], -1)
+            if not self._shared_total[device]:
+                del self._shared_total[device]
+        for device, usage in shared.items():
+            add_usage(self._shared_total.setdefault(device, {}), usage, device[0])
+        if shared:
+            self._sharing[key] = shared
+        else:
+            self._sharing.pop(key, None)
+        self._claim_version += 1
 
     def _set_held(self, key: tuple[str, str], held: list[DeviceKey]) -> None:
         """What one claim holds now; the per-device counts follow so an attempt need not rescan every claim."""
@@ -433,20 +462,25 @@ class ColumnarAllocator:
         self._attempt = None
         view = self._pool_view()
         plans = plan_claims(claims, self._classes, self.gates)
-        assumed_held = [d for claim in assumed for d in _held_devices(claim)]
+        assumed_held = [d for claim in assumed for d in _held_devices(claim, self.gates)]
         held_frame = self._held_devices_frame()
         if assumed_held:
             held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
         held = _Held(self._held_count, frozenset(assumed_held))
+        shared = {device: dict(usage) for device, usage in self._shared_total.items()}
+        for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
+            add_usage(shared.setdefault(device, {}), usage, device[0])
         candidates: dict[tuple[int, str], _AltCandidates] = {}
         for plan in plans:
             for alts in plan.requests:
                 for alt in alts:
                     candidates[(alt.claim_index, alt.name)] = self._alt_candidates(view, alt, held_frame)
-        attempt = _Attempt(plans, held, candidates, keep=(tuple(claims), tuple(assumed)))
+        attempt = _Attempt(plans, held, candidates, shared=shared, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
-        self._attempt_held_frame = held_frame
+        # Counters: a device consumes its counters once, whether held whole or shared.
+        self._attempt_held_frame = held_frame if not shared else pl.concat(
+            [held_frame, pl.DataFrame(list(shared), schema=HELD_SCHEMA, orient="row")])
         return attempt
 
     def _shortcut(self, attempt: _Attempt, view: _PoolView) -> None:
@@ -489,6 +523,11 @@ class ColumnarAllocator:
             frame = frame.filter(pl.col("verdict") == 1).drop("verdict", "error")
         if not alt.all_mode and not alt.admin_access:
             frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
+        if self.gates.consumable_capacity and alt.capacity:  # KEP-5075: devices that can serve the amounts
+            ids = frame.get_column("device_id").to_list()
+            able = [d for d in ids if self._consumption_of(alt, d) is not None]
+            if len(able) != len(ids):
+                frame = frame.filter(pl.col("device_id").is_in(able))
         frame = frame.sort("rank")
         local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
             pl.col("rank"), pl.col("device_id"))
@@ -508,6 +547,13 @@ class ColumnarAllocator:
                 else:
                     shared_errors.append((sel_id, message))
         return _AltCandidates(local, shared, local_errors, shared_errors)
+
+    def _consumption_of(self, alt: Alternative, device_id: int) -> dict[str, Fraction] | None:
+        """KEP-5075: what one allocation of the device consumes for these amounts, computed once."""
+        key = (alt.capacity, device_id)
+        if key not in self._consumption:
+            self._consumption[key] = capacity_consumption(alt, self._devices[device_id], self.gates)
+        return self._consumption[key]
 
     def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
@@ -548,19 +594,27 @@ class ColumnarAllocator:
                         what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
                         raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, but "
                                               f"pool {pool['driver']}/{pool['pool']} {what}")
-                    lists[(alt.claim_index, alt.name)] = self._merge(found, node)
+                    ids = self._merge(found, node)
+                    if alt.all_mode and attempt.shared:  # All leaves out shared devices that are used up
+                        ledger = CapacityLedger(attempt.shared)
+                        ids = [d for d in ids if not is_shared(self._devices[d], self.gates) or ledger.admits(
+                            self._devices[d], self._consumption_of(alt, d) or {})]
+                    lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if self._pool_view().any_consumes else {})
+                         self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
+                         self._consumption_of)
         found = search.run()
         if not found and faults.on("groups-ignored-when-nothing-fits"):
             search = _Search(attempt, lists, self._devices, Tracker(Mode.IGNORE),
-                             self._available(attempt) if self._pool_view().any_consumes else {})
+                             self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
+                             self._consumption_of)
             found = search.run()
         if found:
             return NodeAllocation([
-                build_allocation(plan, [Pick(alt, self._devices[d]) for alt, d in search.chosen[i]], node, self.gates)
+                build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
+                                 node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
         invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
         if invalid:
@@ -630,25 +684,34 @@ class ColumnarAllocator:
         return bool(device.all_nodes)
 
 
-def _held_devices(claim: Obj) -> list[DeviceKey]:
-    allocation = (claim.get("status") or {}).get("allocation") or {}
-    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-            for r in (allocation.get("devices") or {}).get("results") or []
-            if not r.get("adminAccess") or faults.on("admin-access-holds-device")]
+def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
+    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""
+    if faults.on("admin-access-holds-device"):
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
+                for r in (allocation.get("devices") or {}).get("results") or []]
+    return sorted(AllocatedState.of([claim], gates).exclusive)
 
 
 class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
-                 compat: Tracker, available: dict[CounterKey, Fraction]) -> None:
+                 compat: Tracker, available: dict[CounterKey, Fraction], gates: Gates,
+                 consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None]) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
         self.devices = devices
+        self.gates = gates
+        self.consumption_of = consumption_of  # KEP-5075: what a share of a device consumes, cached
         self.left = dict(available)  # counters still free, updated as devices are picked
-        self.chosen: list[list[tuple[Alternative, int]]] = [[] for _ in self.plans]
+        # per claim: (alternative, device id, what a share consumes or None, whether counters were taken)
+        self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
+            [] for _ in self.plans]
+        self.counted: list[list[bool]] = [[] for _ in self.plans]
         self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+        self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
     def run(self) -> bool:
@@ -691,19 +754,29 @@ class _Search:
         return False
 
     def _try(self, alt: Alternative, device_id: int, claim: int) -> bool:
-        """Add the device if it fits: claim limit, exclusivity, counters, constraints. False leaves no trace."""
+        """Add the device if it fits: claim limit, exclusivity or capacity, counters, constraints. False leaves
+        no trace."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
-        if len(mine) == MAX_DEVICES_PER_CLAIM or (
-                any(self.devices[d].key == device.key for _, d in mine) and not faults.on("device-twice-in-claim")):
+        shared = is_shared(device, self.gates)
+        if len(mine) == MAX_DEVICES_PER_CLAIM:
             return False
-        if not alt.admin_access:
-            busy = device.key in self.busy and not (  # the fault: a device this claim took counts as free for it
-                faults.on("device-twice-in-claim") and any(self.devices[d].key == device.key for _, d in mine))
-            if (busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
+        consumption: dict[str, Fraction] | None = None
+        if shared:  # several shares, even in one claim, while the capacity lasts (admin access included)
+            consumption = self.consumption_of(alt, device_id) or {}
+            if not self.ledger.admits(device, consumption):
                 return False
-            needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
-                     for c, amount in counters]
+        elif any(self.devices[d].key == device.key for _, d, _ in mine) and not faults.on("device-twice-in-claim"):
+            return False
+        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
+        needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
+                 for c, amount in counters] if counts else []
+        if not alt.admin_access:
+            busy = not shared and device.key in self.busy and not (  # the fault: a device this claim took
+                faults.on("device-twice-in-claim")  # counts as free for it
+                and any(self.devices[d].key == device.key for _, d, _ in mine))
+            if (busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
+                return False  # a shared device too, when a result without a shareID holds it whole
             if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
                     device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
                 # amounts of one device never repeat a counter, so checking each alone is exact
@@ -716,30 +789,35 @@ class _Search:
             value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
             if value is None:
                 return False
-            for other_alt, other in mine:
-                if constraint.applies(other_alt):
-                    theirs = lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
-                                              constraint.attribute)
-                    same = theirs is not None and attribute_equal(value, theirs)
-                    if same != (constraint.kind == "match"):
-                        return False
-        mine.append((alt, device_id))
+            chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
+                                       constraint.attribute) for other_alt, other, _ in mine
+                      if constraint.applies(other_alt)]
+            if not constraint_admits(constraint.kind, value, [v for v in chosen if v is not None]):
+                return False
+        mine.append((alt, device_id, tuple(consumption.items()) if consumption is not None else None))
+        self.counted[claim].append(counts)
+        if consumption is not None:
+            self.ledger.add(device, consumption)
         if not alt.admin_access:
-            self.busy.add(device.key)
+            if not shared:
+                self.busy.add(device.key)
             self.compat.add(device.driver, device.pool, device.compatibility_groups)
             for key, amount in needs:
                 self.left[key] = self.left.get(key, Fraction(0)) - amount
         return True
 
     def _release(self, claim: int) -> None:
-        alt, device_id = self.chosen[claim].pop()
+        alt, device_id, consumed = self.chosen[claim].pop()
+        counted = self.counted[claim].pop()
+        device = self.devices[device_id]
+        if consumed is not None:
+            self.ledger.undo(device, dict(consumed))
         if alt.admin_access:
             return
-        device = self.devices[device_id]
-        self.busy.discard(device.key)
+        if consumed is None:
+            self.busy.discard(device.key)
         self.compat.undo()
-        for counter_set, counters in device.consumes:
+        for counter_set, counters in device.consumes if counted else ():
             for counter, amount in counters:
                 key = (device.driver, device.pool, counter_set, counter)
                 self.left[key] = self.left.get(key, Fraction(0)) + amount
-

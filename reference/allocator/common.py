@@ -9,13 +9,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+from uuid import uuid4
 
 from draconform import faults
-from draconform.reference.allocator.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
+from draconform.reference.allocator.capacity import (
+    Capacity,
+    CapacityError,
+    add_usage,
+    fits,
+    format_amount,
+    parse_capacity,
+    share_consumption,
+)
 from draconform.reference.allocator.compatibility import Declared, Mode, declared_groups, declares_groups, snapshot
 from draconform.reference.allocator.interface import AllocationError
-from draconform.reference.allocator.values import AttributeValue, parse_attribute, parse_quantity
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
@@ -35,6 +45,10 @@ class Gates:
     consumable_capacity: bool
     compatibility_groups: bool
     compatibility: Mode  # KEP-5963: ignore (older scheduler), skip (gate off) or enforce (gate on)
+    # Upstream runs its oldest ("stable") allocator only when no gate needs a newer one; that one refuses
+    # distinctAttribute. Any of consumable capacity, binding conditions with device status, list-type
+    # attributes or compatibility groups selects a newer allocator, which enforces it.
+    stable_allocator: bool = False
 
     @classmethod
     def of(cls, gates: FeatureGates) -> Gates:
@@ -48,6 +62,9 @@ class Gates:
             consumable_capacity=gates.enabled("DRAConsumableCapacity"),
             compatibility_groups=gates.enabled("DRADeviceCompatibilityGroups"),
             compatibility=Mode.of(gates),
+            stable_allocator=not gates.enabled("DRAConsumableCapacity")
+            and not gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+            and not gates.enabled("DRAListTypeAttributes") and not gates.enabled("DRADeviceCompatibilityGroups"),
         )
 
 
@@ -66,6 +83,7 @@ class Alternative:
     count: int
     admin_access: bool
     tolerations: tuple[Obj, ...]
+    capacity: tuple[tuple[str, Fraction], ...] = ()  # KEP-5075 capacity.requests, as parsed quantities
 
     @property
     def name(self) -> str:
@@ -128,9 +146,10 @@ def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates)
                 plan.constraints.append(Constraint("match", raw["matchAttribute"],
                                                    frozenset(raw.get("requests") or ())))
             elif raw.get("distinctAttribute"):
-                if not gates.consumable_capacity:
-                    raise AllocationError(f"claim {name}: distinctAttribute constraints are not enabled "
-                                          "(feature gate DRAConsumableCapacity)")
+                if gates.stable_allocator:
+                    raise AllocationError(f"claim {name}: distinctAttribute constraints are not supported with "
+                                          "DRAConsumableCapacity, DRADeviceBindingConditions, "
+                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")
                 if faults.on("distinct-constraints-dropped"):
                     continue
                 plan.constraints.append(Constraint("distinct", raw["distinctAttribute"],
@@ -161,10 +180,15 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     admin = bool(spec.get("adminAccess")) and allow_admin and not faults.on("admin-access-ignored")
     if admin and not gates.admin_access:
         raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
+    capacity: list[tuple[str, Fraction]] = []
     if (spec.get("capacity") or {}).get("requests"):
         if not gates.consumable_capacity:
             raise AllocationError(f"{where}: capacity requests are not enabled (feature gate DRAConsumableCapacity)")
-        raise AllocationError(f"{where}: capacity requests (KEP-5075) are not implemented by the reference allocator")
+        for capacity_name, amount in sorted(spec["capacity"]["requests"].items()):
+            try:
+                capacity.append((str(capacity_name), parse_quantity(amount)))
+            except ValueError as exc:
+                raise AllocationError(f"{where}: capacity request {capacity_name}: {exc}") from exc
     mode = spec.get("allocationMode") or "ExactCount"
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{where}: unsupported allocation mode {mode}")
@@ -175,7 +199,7 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
         mode, count = "ExactCount", 1
     plan.class_configs.setdefault(class_name, list((device_class.get("spec") or {}).get("config") or []))
     return Alternative(index, request, sub, class_name, tuple(selectors), mode == "All", count, admin,
-                       tuple(spec.get("tolerations") or ()))
+                       tuple(spec.get("tolerations") or ()), tuple(capacity))
 
 
 def check_claim_size(plan: ClaimPlan, all_counts: Mapping[tuple[int, str], int]) -> None:
@@ -203,15 +227,11 @@ def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
         if effect and effect != taint.get("effect") and not faults.on("toleration-effect-ignored"):
             continue
         key = toleration.get("key") or ""
+        if key and key != taint.get("key"):
+            continue  # an empty key matches every key
         operator = toleration.get("operator") or "Equal"
-        if not key:
-            if operator == "Exists":
-                return True
-            continue
-        if key != taint.get("key"):
-            continue
         if operator == "Exists" or (toleration.get("value") or "") == (taint.get("value") or ""):
-            return True
+            return True  # an empty key with Equal tolerates the taints without a value (upstream ToleratesTaint)
     return False
 
 
@@ -246,6 +266,8 @@ class DeviceFacts:
     node_selector: Obj | None
     all_nodes: bool
     compatibility_groups: Declared = ()  # KEP-5963: (counter set, groups) per consumesCounters entry
+    allow_multiple: bool = False  # KEP-5075 allowMultipleAllocations, as published
+    capacities: dict[str, Capacity] = field(default_factory=dict)  # with their request policies
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -256,7 +278,7 @@ class DeviceFacts:
         return self.driver, self.pool, self.slice_name, self.slice_version, self.name
 
     def cel_input(self) -> dict[str, Any]:
-        built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity)
+        built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity, self.allow_multiple)
         return built
 
 
@@ -269,11 +291,13 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
         if parsed is not None:
             attributes[name] = parsed
     capacity: dict[str, Fraction] = {}
+    capacities: dict[str, Capacity] = {}
     for name, value in (raw.get("capacity") or {}).items():
         try:
-            capacity[name] = parse_quantity((value or {}).get("value", 0))
-        except ValueError:
+            capacities[name] = parse_capacity(value)
+        except CapacityError:
             continue
+        capacity[name] = capacities[name].value
     consumes = []
     declared = declared_groups(raw.get("consumesCounters") or [])
     if faults.on("candidate-groups-from-first-publication"):  # a stale cache of what a device declared
@@ -303,6 +327,8 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
         node_name=where.get("nodeName") or None,
         node_selector=where.get("nodeSelector") or None,
         all_nodes=bool(where.get("allNodes")),
+        allow_multiple=raw.get("allowMultipleAllocations") is True,
+        capacities=capacities,
     )
 
 
@@ -340,6 +366,7 @@ def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFact
 class Pick:
     alt: Alternative
     device: DeviceFacts
+    consumed: tuple[tuple[str, Fraction], ...] | None = None  # a share of a multi-allocatable device (KEP-5075)
 
 
 def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: Gates) -> Obj:
@@ -359,6 +386,10 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
             result["bindingConditions"] = list(device.binding_conditions)
             if not faults.on("failure-conditions-not-copied"):
                 result["bindingFailureConditions"] = list(device.binding_failure_conditions)
+        if pick.consumed is not None:  # KEP-5075: a fresh share of the device and what it consumes
+            result["shareID"] = str(uuid4())
+            result["consumedCapacity"] = {name: format_amount(amount, pick.device.capacities[name].binary)
+                                          for name, amount in pick.consumed}
         taken = snapshot(pick.device.compatibility_groups) if gates.compatibility is Mode.ENFORCE else None
         if taken is not None:  # D-5963-2: the groups as declared at allocation time
             result["compatibilityGroups"] = taken
@@ -439,17 +470,84 @@ def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> 
     return {"nodeSelectorTerms": [term]}
 
 
-def in_use_results(claims: Sequence[Obj]) -> list[Obj]:
-    """Allocation results that hold their device exclusively: all but admin-access ones."""
-    held = []
-    for claim in claims:
+@dataclass
+class AllocatedState:
+    """What allocated (and assumed) claims hold: devices held exclusively, and, with DRAConsumableCapacity on
+    in the scheduler, what the shares of multi-allocatable devices consume. Admin-access results hold nothing.
+    With the gate off a result with a shareID holds its device exclusively, as upstream's scheduler does."""
+
+    exclusive: set[tuple[str, str, str]] = field(default_factory=set)
+    shared: dict[tuple[str, str, str], dict[str, Fraction]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, claims: Sequence[Obj], gates: Gates) -> AllocatedState:
+        state = cls()
+        for claim in claims:
+            state.add_claim(claim, gates)
+        return state
+
+    def add_claim(self, claim: Obj, gates: Gates) -> None:
         allocation = (claim.get("status") or {}).get("allocation")
-        if not allocation:
-            continue
-        for result in (allocation.get("devices") or {}).get("results") or []:
-            if not result.get("adminAccess"):
-                held.append(result)
-    return held
+        for result in ((allocation or {}).get("devices") or {}).get("results") or []:
+            if result.get("adminAccess"):
+                continue
+            key = (str(result.get("driver", "")), str(result.get("pool", "")), str(result.get("device", "")))
+            if gates.consumable_capacity and result.get("shareID"):
+                add_usage(self.shared.setdefault(key, {}), result.get("consumedCapacity") or {}, key[0])
+            else:
+                self.exclusive.add(key)
+
+    @property
+    def devices(self) -> set[tuple[str, str, str]]:
+        """Every device in use, shared or not: each consumes its counters once."""
+        return self.exclusive | set(self.shared)
+
+
+def is_shared(device: DeviceFacts, gates: Gates) -> bool:
+    """A device the scheduler may allocate to several requests and claims (KEP-5075): it publishes
+    allowMultipleAllocations and the scheduler's DRAConsumableCapacity gate is on; otherwise it is an ordinary
+    device allocated whole, as upstream's version-skew rule says."""
+    return gates.consumable_capacity and device.allow_multiple
+
+
+def capacity_consumption(alt: Alternative, device: DeviceFacts, gates: Gates) -> dict[str, Fraction] | None:
+    """What one allocation of `device` for `alt` consumes (KEP-5075), or None when the device cannot serve the
+    request's capacity at all: a capacity it lacks, a policy it breaks, or (for a device allocated whole) an
+    amount beyond the capacity. With the gate off there is nothing to check: {}."""
+    if not gates.consumable_capacity:
+        return {}
+    consumption = share_consumption(dict(alt.capacity), device.driver, device.capacities)
+    if consumption is None or not fits(consumption, {}, device.driver, device.capacities):
+        return None
+    return consumption
+
+
+class CapacityLedger:
+    """The capacity of multi-allocatable devices during one search: what allocated shares consume plus the
+    shares chosen so far, added and taken back exactly once each as the search goes and backtracks."""
+
+    def __init__(self, allocated: dict[tuple[str, str, str], dict[str, Fraction]]) -> None:
+        self.allocated = allocated
+        self.pending: dict[tuple[str, str, str], dict[str, Fraction]] = {}
+        self.shares: dict[tuple[str, str, str], int] = {}  # shares chosen in this search, per device
+
+    def in_use(self, device: DeviceFacts) -> bool:
+        """Whether the device already has a share (allocated or chosen): its counters are consumed already."""
+        return device.key in self.allocated or self.shares.get(device.key, 0) > 0
+
+    def admits(self, device: DeviceFacts, consumption: dict[str, Fraction]) -> bool:
+        used = dict(self.allocated.get(device.key, {}))
+        for key, amount in self.pending.get(device.key, {}).items():
+            used[key] = used.get(key, Fraction(0)) + amount
+        return fits(consumption, used, device.driver, device.capacities)
+
+    def add(self, device: DeviceFacts, consumption: dict[str, Fraction]) -> None:
+        add_usage(self.pending.setdefault(device.key, {}), consumption, device.driver)
+        self.shares[device.key] = self.shares.get(device.key, 0) + 1
+
+    def undo(self, device: DeviceFacts, consumption: dict[str, Fraction]) -> None:
+        add_usage(self.pending.setdefault(device.key, {}), consumption, device.driver, -1)
+        self.shares[device.key] -= 1
 
 
 def failure_reason(plan: ClaimPlan, candidates: Callable[[Alternative], int]) -> str:

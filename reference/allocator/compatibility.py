@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from draconform import faults
-from draconform.reference.featuregates import FeatureGates
+from draconform.kube.featuregates import FeatureGates
 
 GATE = "DRADeviceCompatibilityGroups"
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 

@@ -9,20 +9,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from draconform.reference.allocator.cel import SelectorEngine
+from draconform.kube.cel import SelectorEngine
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
+    AllocatedState,
     Alternative,
+    CapacityLedger,
     ClaimPlan,
     DeviceFacts,
     Gates,
     Pick,
     blocking_taints,
     build_allocation,
+    capacity_consumption,
     check_claim_size,
     device_on_node,
     failure_reason,
-    in_use_results,
+    is_shared,
     node_selector_matches,
     parse_device,
     plan_claims,
@@ -30,9 +35,7 @@ from draconform.reference.allocator.common import (
 )
 from draconform.reference.allocator.compatibility import Mode, Tracker, holding_results, tracker_for
 from draconform.reference.allocator.interface import AllocationError, NodeAllocation
-from draconform.reference.allocator.values import attribute_equal, lookup_attribute, parse_quantity
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 PoolKey = tuple[str, str]  # driver, pool name
@@ -71,15 +74,15 @@ class OracleAllocator:
         plans = plan_claims(claims, classes, self.gates)
         pools = self.pools_for(node)
         allocated = [c for c in self.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
-        held = in_use_results(list(allocated) + list(assumed))
-        in_use = {(r.get("driver", ""), r.get("pool", ""), r.get("device", "")) for r in held}
-        available = self.available_counters(pools, in_use)
-        candidates = self.candidates(plans, pools, node)
+        state = AllocatedState.of(list(allocated) + list(assumed), self.gates)
+        available = self.available_counters(pools, state.devices)
+        candidates = self.candidates(plans, pools, node, state)
         for plan in plans:
             check_claim_size(plan, {key: len(devs) for key, devs in candidates.items()})
         compat = tracker_for(self.gates.compatibility, holding_results(list(allocated) + list(assumed)),
                              _published(pools))
-        search = _Search(plans, candidates, in_use, available, compat)
+        search = _Search(plans, candidates, state.exclusive, available, compat, self.gates,
+                         CapacityLedger(state.shared))
         if search.run():
             return NodeAllocation([build_allocation(plan, search.picks[i], node, self.gates)
                                    for i, plan in enumerate(plans)])
@@ -180,10 +183,11 @@ class OracleAllocator:
         return available
 
     # --- candidates --------------------------------------------------------------------------------------
-    def candidates(self, plans: list[ClaimPlan], pools: list[Pool],
-                   node: Obj) -> dict[tuple[int, str], list[DeviceFacts]]:
+    def candidates(self, plans: list[ClaimPlan], pools: list[Pool], node: Obj,
+                   state: AllocatedState) -> dict[tuple[int, str], list[DeviceFacts]]:
         """Per (claim, alternative), the devices it may take on this node in search order, before looking at
-        what is in use: complete and valid pools only, gates, untolerated taints and selectors applied."""
+        what is in use: complete and valid pools only, gates, untolerated taints, selectors and capacity
+        requests applied. An All request leaves out the shared devices whose capacity is used up."""
         usable = [p for p in pools if not p.incomplete and not p.invalid]
         result: dict[tuple[int, str], list[DeviceFacts]] = {}
         for plan in plans:
@@ -198,6 +202,9 @@ class OracleAllocator:
                                 raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
                                                       f"but pool {pool.driver}/{pool.name} is invalid: {pool.invalid}")
                     found = [d for p in usable for d in p.devices_here if self.eligible(alt, d)]
+                    if alt.all_mode:
+                        found = [d for d in found if not is_shared(d, self.gates) or CapacityLedger(
+                            state.shared).admits(d, capacity_consumption(alt, d, self.gates) or {})]
                     if self.gates.binding:  # D-5007-8: devices without binding conditions first
                         found = ([d for d in found if not d.binding_conditions]
                                  + [d for d in found if d.binding_conditions])
@@ -213,7 +220,9 @@ class OracleAllocator:
             return False
         if self.gates.taints and blocking_taints(device.taints, alt.tolerations):
             return False
-        return bool(selectors_match(self.engine, alt, device))
+        if not selectors_match(self.engine, alt, device):
+            return False
+        return capacity_consumption(alt, device, self.gates) is not None
 
 
 def _amount(value: Obj | None) -> Fraction:
@@ -240,12 +249,16 @@ class _Search:
     """First-fit depth-first search with backtracking: claims in order, then requests, then devices."""
 
     def __init__(self, plans: list[ClaimPlan], candidates: dict[tuple[int, str], list[DeviceFacts]],
-                 in_use: set[DeviceKey], available: dict[CounterKey, Fraction], compat: Tracker | None = None) -> None:
+                 in_use: set[DeviceKey], available: dict[CounterKey, Fraction], compat: Tracker | None = None,
+                 gates: Gates | None = None, ledger: CapacityLedger | None = None) -> None:
         self.plans = plans
         self.candidates = candidates
         self.in_use = in_use
         self.available = available
+        self.gates = gates
+        self.ledger = ledger or CapacityLedger({})  # KEP-5075 shares, added and taken back like counters
         self.picks: list[list[Pick]] = [[] for _ in plans]
+        self.counted: list[list[bool]] = [[] for _ in plans]  # per pick: whether it consumed counters
         self.taken: dict[DeviceKey, int] = {}  # device -> how many picks of this attempt hold it exclusively
         self.consumed: dict[CounterKey, Fraction] = {}
         self.compat = compat or Tracker(Mode.IGNORE)  # KEP-5963 groups, checked and undone like counters
@@ -293,15 +306,32 @@ class _Search:
                 self.undo(claim)
         return False
 
+    def shared(self, device: DeviceFacts) -> bool:
+        return self.gates is not None and is_shared(device, self.gates)
+
+    def consumption(self, alt: Alternative, device: DeviceFacts) -> dict[str, Fraction]:
+        assert self.gates is not None
+        return capacity_consumption(alt, device, self.gates) or {}
+
+    def counts_counters(self, alt: Alternative, device: DeviceFacts) -> bool:
+        """Admin access takes no counters; a shared device takes its counters with its first share only."""
+        return not alt.admin_access and not (self.shared(device) and self.ledger.in_use(device))
+
     def fits(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
         picks = self.picks[claim]
         if len(picks) >= MAX_DEVICES_PER_CLAIM:
             return False
-        if any(p.device.key == device.key for p in picks):
-            return False  # never twice in one claim, not even with admin access
-        if not alt.admin_access and (device.key in self.in_use or self.taken.get(device.key, 0) > 0):
-            return False
-        for set_name, counters in device.consumes if not alt.admin_access else ():
+        if self.shared(device):
+            if not alt.admin_access and device.key in self.in_use:
+                return False  # held whole by a result without a shareID (written while the gate was off)
+            if not self.ledger.admits(device, self.consumption(alt, device)):
+                return False  # admin access too: it asks for capacity like any share
+        else:
+            if any(p.device.key == device.key for p in picks):
+                return False  # never twice in one claim, not even with admin access
+            if not alt.admin_access and (device.key in self.in_use or self.taken.get(device.key, 0) > 0):
+                return False
+        for set_name, counters in device.consumes if self.counts_counters(alt, device) else ():
             for counter, amount in counters:
                 key = (device.driver, device.pool, set_name, counter)
                 if self.available[key] - self.consumed.get(key, Fraction(0)) - amount < 0:
@@ -314,34 +344,42 @@ class _Search:
             value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
             if value is None:
                 return False
-            for other in picks:
-                if not constraint.applies(other.alt):
-                    continue
-                theirs = lookup_attribute(other.device.attributes, other.device.driver, constraint.attribute)
-                assert theirs is not None
-                same = attribute_equal(value, theirs)
-                if (constraint.kind == "match" and not same) or (constraint.kind == "distinct" and same):
-                    return False
+            chosen = [lookup_attribute(other.device.attributes, other.device.driver, constraint.attribute)
+                      for other in picks if constraint.applies(other.alt)]
+            if not constraint_admits(constraint.kind, value, [v for v in chosen if v is not None]):
+                return False
         return True
 
     def add(self, alt: Alternative, device: DeviceFacts, claim: int) -> None:
-        self.picks[claim].append(Pick(alt, device))
+        counted = self.counts_counters(alt, device)
+        if self.shared(device):
+            consumption = self.consumption(alt, device)
+            self.ledger.add(device, consumption)
+            self.picks[claim].append(Pick(alt, device, tuple(consumption.items())))
+        else:
+            self.picks[claim].append(Pick(alt, device))
+        self.counted[claim].append(counted)
         if alt.admin_access:
             return  # admin access shares the device: it holds it no more than an allocated admin claim does
-        self.taken[device.key] = self.taken.get(device.key, 0) + 1
+        if not self.shared(device):
+            self.taken[device.key] = self.taken.get(device.key, 0) + 1
         self.compat.add(device.driver, device.pool, device.compatibility_groups)
-        for set_name, counters in device.consumes:
+        for set_name, counters in device.consumes if counted else ():
             for counter, amount in counters:
                 key = (device.driver, device.pool, set_name, counter)
                 self.consumed[key] = self.consumed.get(key, Fraction(0)) + amount
 
     def undo(self, claim: int) -> None:
         pick = self.picks[claim].pop()
+        counted = self.counted[claim].pop()
+        if pick.consumed is not None:
+            self.ledger.undo(pick.device, dict(pick.consumed))
         if pick.alt.admin_access:
             return
-        self.taken[pick.device.key] -= 1
+        if not self.shared(pick.device):
+            self.taken[pick.device.key] -= 1
         self.compat.undo()
-        for set_name, counters in pick.device.consumes:
+        for set_name, counters in pick.device.consumes if counted else ():
             for counter, amount in counters:
                 key = (pick.device.driver, pick.device.pool, set_name, counter)
                 self.consumed[key] -= amount

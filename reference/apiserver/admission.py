@@ -5,8 +5,8 @@ come from `draconform.validation`, the layer `draconform validate` uses."""
 
 from __future__ import annotations
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Operation, Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.core import drop_nulls

@@ -5,19 +5,12 @@ serves one API or the other, never both (docs/decisions.md D-3063-1)."""
 
 from __future__ import annotations
 
-from draconform.reference.apiserver.store import KINDS, KindInfo, Operation, Store
-from draconform.reference.featuregates import FeatureGates
+from draconform.kube.featuregates import FeatureGates
+from draconform.reference.apiserver.store import Operation, Store
 from draconform.sut import FieldCause, Obj
 from draconform.validation import classic, errors, validate_object
 
 GATE = "DynamicResourceAllocation"
-
-CLASSIC_KINDS: dict[str, KindInfo] = {
-    "ResourceClass": KindInfo(classic.API_VERSION, namespaced=False, has_status=False),
-    "ResourceClaim": KindInfo(classic.API_VERSION, namespaced=True, has_status=True),
-    "Pod": KINDS["Pod"],
-    "Node": KINDS["Node"],
-}
 
 DEFAULT_ALLOCATION_MODE = "Delayed"
 DEFAULT_USER_LIMIT = 1

@@ -10,8 +10,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import KINDS, KindInfo
 from draconform.reference.clock import FakeClock, format_time
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 
 Operation = Literal["CREATE", "UPDATE"]
@@ -19,23 +20,7 @@ EventType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str | None, str]  # kind, namespace, name
 
 DEFAULT_NAMESPACE = "default"
-
-
-@dataclass(frozen=True)
-class KindInfo:
-    api_version: str
-    namespaced: bool
-    has_status: bool  # whether status is a separate subresource
-
-
-KINDS: dict[str, KindInfo] = {
-    "DeviceClass": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
-    "ResourceSlice": KindInfo("resource.k8s.io/v1", namespaced=False, has_status=False),
-    "ResourceClaim": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=True),
-    "ResourceClaimTemplate": KindInfo("resource.k8s.io/v1", namespaced=True, has_status=False),
-    "Pod": KindInfo("v1", namespaced=True, has_status=True),
-    "Node": KindInfo("v1", namespaced=False, has_status=True),
-}
+DEFAULT_GRACE_PERIOD_SECONDS = 30  # a pod's terminationGracePeriodSeconds by default
 
 
 def object_key(obj: Obj) -> Key:
@@ -216,12 +201,24 @@ class Store:
         new["spec"]["nodeName"] = node
         return self._store(key, new, old, "MODIFIED")
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        """Delete now, or mark for deletion while finalizers remain; dependents are collected."""
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        """Delete now, or mark for deletion while finalizers remain; dependents are collected. A pod bound to
+        a node is deleted gracefully, as kube-apiserver does: it is marked for deletion and stays until its
+        node's kubelet has finished with it and deletes it again with a grace period of 0."""
         key = self._key(kind, name, namespace)
         old = self._objects.get(key)
         if old is None:
             raise ApiError("NotFound", f"{kind} {self._display(key)} not found")
+        if kind == "Pod" and old["spec"].get("nodeName") and grace_period_seconds != 0:
+            if not old["metadata"].get("deletionTimestamp"):
+                new = copy_object(old)
+                new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
+                new["metadata"]["deletionGracePeriodSeconds"] = (
+                    DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
+                )
+                self._store(key, new, old, "MODIFIED")
+            return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
                 new = copy_object(old)
@@ -264,7 +261,8 @@ class Store:
     @staticmethod
     def _keep_system_metadata(new: Obj, old: Obj) -> None:
         meta = new.setdefault("metadata", {})
-        for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "generation", "namespace"):
+        for field_name in ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation",
+                           "namespace"):
             if field_name in old["metadata"]:
                 meta[field_name] = old["metadata"][field_name]
 

@@ -1,7 +1,8 @@
 """The resourceclaim controller of kube-controller-manager (KEP-3063 "kube-controller-manager"):
-creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods
-that are gone or finished from `status.reservedFor`, deallocates claims nobody reserves any more
-(structured allocation, as upstream does), and deletes generated claims of finished pods."""
+creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods that
+are gone from `status.reservedFor` (and finished or deleted pods that no node's kubelet will release),
+deallocates claims nobody reserves any more (structured allocation, as upstream does), and deletes
+generated claims of finished pods."""
 
 from __future__ import annotations
 
@@ -124,12 +125,14 @@ class ResourceClaimController:
         if entry.get("resource") != "pods":
             return True  # only pods are tracked here; other consumers manage themselves
         pod = self._store.get("Pod", entry.get("name", ""), claim["metadata"]["namespace"])
-        return (
-            pod is not None
-            and pod["metadata"]["uid"] == entry.get("uid")
-            and not pod_is_terminal(pod)
-            and not (pod["metadata"].get("deletionTimestamp") and not pod["spec"].get("nodeName"))
-        )
+        if pod is None or pod["metadata"]["uid"] != entry.get("uid"):
+            return False
+        node = pod["spec"].get("nodeName")
+        if node and self._store.get("Node", node) is not None:
+            # The node's kubelet drops the pod once it has unprepared the claim (KEP-3063 "kubelet /
+            # Managing resources"); a deleted pod stays until then, a finished one is left to it.
+            return True
+        return not pod_is_terminal(pod) and not pod["metadata"].get("deletionTimestamp")
 
     def _release_finalizer_if_done(self, claim: Obj) -> None:
         """The delete-protection finalizer goes once the claim is no longer allocated."""

@@ -11,15 +11,21 @@ from dataclasses import dataclass, field
 
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.classic_controller import NODE_ATTRIBUTE
-from draconform.sut import Obj
+from draconform.sut import Obj, PluginCall, PluginFault
+
+METHODS = {"prepare": "NodePrepareResource", "unprepare": "NodeUnprepareResource"}
 
 
 @dataclass
 class ClassicNodePlugin:
     store: Store
+    clock: FakeClock
     driver: str
     node: str
+    calls: list[PluginCall] = field(default_factory=list)  # what a recording proxy at its socket would see
+    faults: list[PluginFault] = field(default_factory=list)  # transient failures a scenario asked for
     prepared: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim UID -> CDI device names
     known: set[str] = field(default_factory=set)  # every claim UID it has prepared at some time
 
@@ -29,7 +35,18 @@ class ClassicNodePlugin:
                 return claim
         return None
 
+    def _received(self, verb: str, resource_uid: str) -> None:
+        claim = self._claim(resource_uid)
+        name = f"{claim['metadata']['namespace']}/{claim['metadata']['name']}" if claim else ""
+        self.calls.append(PluginCall(METHODS[verb], (name,), (resource_uid,), self.clock.now()))
+        for fault in self.faults:
+            if fault.method == verb and fault.times != 0:
+                if fault.times is not None:
+                    self.faults[self.faults.index(fault)] = PluginFault(fault.kind, verb, fault.times - 1)
+                raise ClassicPluginError("UNAVAILABLE", f"injected transient failure of {METHODS[verb]}")
+
     def prepare(self, resource_uid: str) -> Sequence[str]:
+        self._received("prepare", resource_uid)
         if resource_uid in self.prepared:
             return self.prepared[resource_uid]
         claim = self._claim(resource_uid)
@@ -45,6 +62,7 @@ class ClassicNodePlugin:
         return devices
 
     def unprepare(self, resource_uid: str, cdi_devices: Sequence[str]) -> None:
+        self._received("unprepare", resource_uid)
         if self.prepared.pop(resource_uid, None) is not None:
             return
         if resource_uid not in self.known and self._claim(resource_uid) is None:

@@ -1,17 +1,19 @@
 """A reference DRA driver, as a cluster runs it: a controller that publishes its ResourceSlices
 (publisher.py) and a kubelet plugin per node that prepares claims (plugin.py). It acts on the cluster only
 through the API store, and follows ResourceClaims through a watch because a released allocation may let it
-publish a new declaration for a device. It is started through the seam's `run_driver`, configured as the
+publish a new declaration for a device. A device its plugin finds unusable (a permanent failure, KEP-5322)
+is published with a NoSchedule taint from then on. It is started through the seam's `run_driver`, configured as the
 component "dra-driver"."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
+from draconform.reference.drivers.faults import FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, InventoryDevice, NodePlugin, inventory_devices
 from draconform.reference.drivers.publisher import SlicePublisher
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 
@@ -23,6 +25,7 @@ class ReferenceDriver:
         self._publisher = SlicePublisher(name, store, gates)
         self._devices: dict[tuple[str, str], InventoryDevice] = {}
         self._plugins: dict[str, NodePlugin] = {}
+        self._faults: dict[str, FaultPlan] = {}  # per node
         self._claims = store.watch("ResourceClaim")
         self._dirty = True  # publish on the first sync
 
@@ -33,9 +36,20 @@ class ReferenceDriver:
         self._dirty = True
 
     def take_over(self, previous: ReferenceDriver) -> None:
-        """Continue where an earlier instance left off: its inventory and the slices it owns."""
+        """Continue where an earlier instance left off: its inventory, the slices it owns and the devices it
+        found unusable."""
         self.set_inventory(previous._publisher.inventory)
         self._publisher.adopt(previous._publisher.written)
+        self._publisher.tainted |= previous._publisher.tainted
+
+    def faults(self, node: str) -> FaultPlan:
+        """The faults its plugin on `node` shows (the seam's inject_plugin_fault)."""
+        return self._faults.setdefault(node, FaultPlan())
+
+    def _broken(self, devices: list[InventoryDevice]) -> None:
+        """Called from the plugin's gRPC thread; the next sync publishes the taints."""
+        self._publisher.tainted |= {(device.pool, device.name) for device in devices}
+        self._dirty = True
 
     def sync(self) -> bool:
         claim_changes = bool(self._claims.drain())
@@ -46,9 +60,12 @@ class ReferenceDriver:
 
     def stop(self) -> None:
         self._claims.stop()
+        for plan in self._faults.values():
+            plan.release()
 
     def plugin(self, node: str) -> NodePlugin:
         """The kubelet plugin on `node`, created on first use."""
         if node not in self._plugins:
-            self._plugins[node] = NodePlugin(self.name, node, self._store, self._checkpoint, lambda: self._devices)
+            self._plugins[node] = NodePlugin(self.name, node, self._store, self._checkpoint, lambda: self._devices,
+                                             self.faults(node), self._broken)
         return self._plugins[node]

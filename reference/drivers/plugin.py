@@ -22,6 +22,7 @@ from draconform import faults
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.store import Store
+from draconform.reference.drivers.faults import FaultPlan
 from draconform.sut import Obj
 
 CounterSet = tuple[str, str]  # pool, counter set
@@ -82,14 +83,19 @@ class NodePlugin:
     """The plugin of driver `driver` on node `node`; `inventory` returns the driver's current devices."""
 
     def __init__(self, driver: str, node: str, store: Store, checkpoint: Checkpoint,
-                 inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]]) -> None:
+                 inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]],
+                 faults: FaultPlan | None = None, on_broken: Callable[[list[InventoryDevice]], None] | None = None
+                 ) -> None:
         self.driver = driver
         self.node = node
         self._store = store
         self._prepared = checkpoint.nodes.setdefault(node, {})
         self._inventory = inventory
+        self.faults = faults or FaultPlan()
+        self._on_broken = on_broken or (lambda devices: None)
 
     def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        self.faults.before_call("prepare")
         answers = {}
         for ref in claims:
             known = self._prepared.get(ref.uid)
@@ -99,16 +105,24 @@ class NodePlugin:
             try:
                 prepared = self._prepare(ref)
             except PrepareRefused as refusal:
-                answers[ref.uid] = PrepareResult(error=str(refusal))
+                answers[ref.uid] = PrepareResult(error=str(refusal), permanent=refusal.permanent)
                 continue
             self._prepared[ref.uid] = prepared
             answers[ref.uid] = prepared.result
         return answers
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
+        self.faults.before_call("unprepare")
+        answers = {}
         for ref in claims:
+            held = self._prepared.get(ref.uid)
+            fault = self.faults.claim_fault("unprepare", [d.name for d in held.devices] if held else [])
+            if fault is not None:
+                answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"
+                continue
             self._prepared.pop(ref.uid, None)
-        return {ref.uid: "" for ref in claims}
+            answers[ref.uid] = ""
+        return answers
 
     def _prepare(self, ref: ClaimRef) -> PreparedClaim:
         claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
@@ -129,6 +143,17 @@ class NodePlugin:
                     f"{result.get('request')!r} is not a device of driver {self.driver} on node {self.node}"
                 )
             devices.append((result, device))
+        _check_config(where, self.driver, allocation)
+        fault = self.faults.claim_fault("prepare", [device.name for _, device in devices])
+        if fault is not None and fault.kind == "permanent":
+            # KEP-5322 "Preventing Repeated Failures": the devices are unusable, so no other claim should get
+            # them; the driver taints them NoSchedule.
+            broken = [d for _, d in devices if fault.device in (None, d.name)]
+            self._on_broken(broken)
+            raise PrepareRefused(f"{where}: devices {', '.join(d.name for d in broken)} are unusable "
+                                 f"(injected permanent failure)", permanent=True)
+        if fault is not None:
+            raise PrepareRefused(f"{where}: injected transient failure")
         self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
         prepared = tuple(
             PreparedDevice(
@@ -170,4 +195,35 @@ class NodePlugin:
 
 
 class PrepareRefused(Exception):
-    """The plugin cannot prepare a claim; the message goes back to the kubelet as the claim's error."""
+    """The plugin cannot prepare a claim; the message goes back to the kubelet as the claim's error, marked
+    permanent (KEP-5322) when asking again with the same claim cannot succeed."""
+
+    def __init__(self, message: str, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+# The opaque configuration the reference driver understands: {"mode": "exclusive" | "shared"}.
+CONFIG_MODES = ("exclusive", "shared")
+
+
+def _check_config(where: str, driver: str, allocation: Obj) -> None:
+    """Opaque parameters for this driver must be ones it understands. Invalid ones are a permanent error
+    (KEP-5322: the same claim fails the same way every time) that says nothing about the device, so the
+    device stays untainted."""
+    for index, config in enumerate((allocation.get("devices") or {}).get("config") or []):
+        opaque = config.get("opaque") or {}
+        if opaque.get("driver") != driver:
+            continue
+        parameters = opaque.get("parameters")
+        problem = None
+        if not isinstance(parameters, dict):
+            problem = "must be an object"
+        elif set(parameters) - {"mode"}:
+            problem = f"has unknown fields {sorted(set(parameters) - {'mode'})}"
+        elif parameters.get("mode", "exclusive") not in CONFIG_MODES:
+            problem = f"mode must be one of {', '.join(CONFIG_MODES)}, got {parameters.get('mode')!r}"
+        if problem:
+            raise PrepareRefused(f"{where}: invalid opaque configuration for driver {driver} "
+                                 f"(status.allocation.devices.config[{index}].opaque.parameters {problem})",
+                                 permanent=True)

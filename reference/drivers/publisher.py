@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.compatibility import Mode
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError, Obj, copy_object
 
 DeviceKey = tuple[str, str]  # pool, device
@@ -88,6 +88,7 @@ class SlicePublisher:
         self._declares_groups = Mode.of(gates) is Mode.ENFORCE
         self._inventory: list[Obj] = []
         self._written: dict[str, Any] = {}  # slice name -> spec last written
+        self.tainted: set[DeviceKey] = set()  # devices found unusable: published with a NoSchedule taint
 
     def set_inventory(self, inventory: Sequence[Obj]) -> None:
         check_inventory(self.driver, inventory)
@@ -104,15 +105,21 @@ class SlicePublisher:
             spec = slice_.setdefault("spec", {})
             pool = str((spec.get("pool") or {}).get("name", ""))
             for device in spec.get("devices") or []:
+                key = (pool, str(device.get("name", "")))
+                if key in self.tainted:
+                    device["taints"] = [*device.get("taints", []), self.unusable_taint()]
                 if "consumesCounters" not in device:
                     continue
-                key = (pool, str(device.get("name", "")))
                 if not self._declares_groups:
                     device["consumesCounters"] = _without_groups(device["consumesCounters"])
                 elif key in in_use and key in published:
                     device["consumesCounters"] = _with_groups_of(device["consumesCounters"], published[key])
             wanted[slice_["metadata"]["name"]] = slice_
         return wanted
+
+    def unusable_taint(self) -> Obj:
+        """KEP-5322 "Preventing Repeated Failures": keeps new claims off a device that failed permanently."""
+        return {"key": f"{self.driver}/unusable", "value": "permanent-failure", "effect": "NoSchedule"}
 
     def sync(self) -> bool:
         """Create, update or delete slices until the store holds what the driver wants; True if it wrote."""

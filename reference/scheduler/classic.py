@@ -11,8 +11,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.nodeselector import selector_matches
 from draconform.reference.scheduler.framework import SUCCESS, Code, CycleState, Status, node_name
 from draconform.sut import ApiError, Obj

@@ -17,11 +17,11 @@ from datetime import datetime
 from typing import Any
 
 from draconform import faults
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.interface import AllocationError, Allocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.nodeselector import selector_matches
 from draconform.reference.podclaims import consumer_reference, is_reserved_for, pod_claims

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from draconform.reference.allocator.values import parse_quantity
+from draconform.kube.values import parse_quantity
 from draconform.sut import Obj
 
 EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"

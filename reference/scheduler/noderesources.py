@@ -5,8 +5,8 @@ DeviceClass stands for is left to the DRA plugin on a node that does not adverti
 
 from __future__ import annotations
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.scheduler.extendedresources import class_for, parse_count, pod_requests
 from draconform.reference.scheduler.framework import SUCCESS, Code, CycleState, Status, node_name
 from draconform.sut import Obj

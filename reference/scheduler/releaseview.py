@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import cast
 
 from draconform import faults
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store, Watch, WatchEvent
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj, copy_object
 
 BINDING_GATE = "DRADeviceBindingConditions"

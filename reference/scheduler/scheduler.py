@@ -11,11 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from draconform import faults
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.dynamicresources import DynamicResources
 from draconform.reference.scheduler.framework import (

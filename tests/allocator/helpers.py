@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"

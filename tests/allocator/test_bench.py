@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from draconform.bench import dra  # noqa: F401  (registers the workloads)
-from draconform.commands.bench import WORKLOADS, BenchOptions
+from draconform.bench.registry import WORKLOADS, BenchOptions
 
 DRA_WORKLOADS = sorted(name for name in WORKLOADS if "/" in name)
 

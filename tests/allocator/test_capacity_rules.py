@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from draconform.kube.values import parse_quantity
 from draconform.reference.allocator.capacity import (
     Capacity,
     RequestPolicy,
@@ -20,7 +21,6 @@ from draconform.reference.allocator.capacity import (
     share_consumption,
     violates_policy,
 )
-from draconform.reference.allocator.values import parse_quantity
 
 GI = 2**30
 MI = 2**20

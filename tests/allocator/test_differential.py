@@ -1,7 +1,9 @@
 """Differential property tests: hypothesis builds clusters (pools over nodes, generations, incomplete and
-invalid pools, counters, taints, binding conditions, allocated claims) and claims (counts, All, firstAvailable,
-selectors, admin access, tolerations, constraints), and the polars core must agree with the oracle on every
-node: the same error, or the same verdict and exactly the same allocations."""
+invalid pools, counters, taints, binding conditions, multi-allocatable devices with request policies, list-type
+attributes, allocated claims and shares) and claims (counts, All, firstAvailable, selectors, admin access,
+tolerations, capacity requests, match and distinct constraints), and the polars core must agree with the oracle
+on every node: the same error, or the same verdict and exactly the same allocations (shareIDs aside, which are
+fresh random UUIDs in each core)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.columnar import ColumnarAllocator
 from draconform.reference.allocator.interface import AllocationError, Allocator
 from draconform.reference.allocator.oracle import OracleAllocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 from .helpers import claim, device_class, node
@@ -32,6 +34,8 @@ SELECTORS = (
 )
 GATES = ("DRAPrioritizedList", "DRAAdminAccess", "DRADeviceTaints", "DRAPartitionableDevices",
          "DRADeviceBindingConditions", "DRAConsumableCapacity", "DRADeviceCompatibilityGroups")
+POLICIES = (None, {"default": "4Gi", "validRange": {"min": "2Gi", "step": "2Gi"}},
+            {"default": "2Gi", "validValues": ["2Gi", "4Gi"]})
 SETTINGS = settings(max_examples=300, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -56,9 +60,16 @@ def devices(draw: st.DrawFn, driver: str, counter_sets: list[str], prefix: str) 
             attributes["model"] = {"string": draw(st.sampled_from(["x", "y"]))}
         if draw(st.booleans()):
             attributes[f"{DRIVERS[0]}/numa"] = {"int": draw(st.integers(0, 1))}
+        if one_in(draw, 3):  # a list-type attribute, compared as a set by constraints
+            attributes["numas"] = {"ints": draw(st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True))}
         if attributes:
             device["attributes"] = attributes
         device["capacity"] = {"mem": {"value": draw(st.sampled_from(["4Gi", "16Gi", "16384Mi"]))}}
+        if one_in(draw, 3):  # KEP-5075: shared by capacity, sometimes under a request policy
+            device["allowMultipleAllocations"] = True
+            policy = draw(st.sampled_from(POLICIES))
+            if policy is not None:
+                device["capacity"]["mem"]["requestPolicy"] = policy
         if one_in(draw, 5):
             device["taints"] = [{"key": draw(st.sampled_from(["k1", "k2"])),
                                  "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}]
@@ -137,6 +148,9 @@ def request_spec(draw: st.DrawFn, admin: bool) -> Obj:
     if admin and one_in(draw, 6):
         spec["adminAccess"] = True
     if one_in(draw, 4):
+        spec["capacity"] = {"requests": draw(st.sampled_from([
+            {"mem": "1Gi"}, {"mem": "1500Mi"}, {"a.example.com/mem": "3Gi"}, {"mem": "8Gi"}, {"cores": "1"}]))}
+    if one_in(draw, 4):
         spec["tolerations"] = [draw(st.sampled_from([
             {"key": "k1", "operator": "Exists"}, {"operator": "Exists", "effect": "NoSchedule"},
             {"key": "k2", "operator": "Equal", "value": ""}]))]
@@ -157,7 +171,7 @@ def claims(draw: st.DrawFn, prefix: str, max_claims: int) -> list[Obj]:
         constraints = []
         if one_in(draw, 3):
             kind = draw(st.sampled_from(["matchAttribute", "distinctAttribute"]))
-            constraint: Obj = {kind: f"{DRIVERS[0]}/numa"}
+            constraint: Obj = {kind: f"{DRIVERS[0]}/{draw(st.sampled_from(['numa', 'numas']))}"}
             if draw(st.booleans()):
                 constraint["requests"] = [requests[0]["name"]]
             constraints.append(constraint)
@@ -171,7 +185,13 @@ def allocate(allocator: Allocator, target: Obj, pending: list[Obj], assumed: lis
         answer = allocator.allocate(target, pending, assumed)
     except AllocationError:
         return "AllocationError"
-    return answer.allocations if answer.allocations is not None else "does not fit"
+    if answer.allocations is None:
+        return "does not fit"
+    for allocation in answer.allocations:
+        for result in allocation["devices"]["results"]:
+            if "shareID" in result:
+                result["shareID"] = "00000000-0000-4000-8000-000000000000"  # each core draws its own
+    return answer.allocations
 
 
 @st.composite
@@ -202,6 +222,9 @@ def in_use(slices: list[Obj], fraction: int) -> list[Obj]:
                           "device": device["name"]}
                 if (slice_index + device_index) % 5 == 4:
                     result["adminAccess"] = True
+                elif device.get("allowMultipleAllocations") and (slice_index + device_index) % 2:
+                    result["shareID"] = f"00000000-0000-4000-8000-{slice_index:06d}{device_index:06d}"
+                    result["consumedCapacity"] = {"mem": "2Gi"}
                 declared = {c["counterSet"]: c.get("compatibilityGroups") or []
                             for c in device.get("consumesCounters") or []}
                 if any(declared.values()) and (slice_index + device_index) % 3:  # else: as an older scheduler left it

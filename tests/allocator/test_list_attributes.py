@@ -13,13 +13,13 @@ import pytest
 import yaml
 
 from draconform.cli import main
-from draconform.reference.allocator.cel import SelectorEngine, device_input
+from draconform.kube.cel import SelectorEngine, device_input
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.values import lookup_attribute, parse_attribute, parse_semver
 from draconform.reference.allocator.interface import AllocatorFactory
-from draconform.reference.allocator.values import lookup_attribute, parse_attribute, parse_semver
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 
 from .helpers import claim, dev, device_class, exactly, gates, node, picked, resource_slice, store_with
 
@@ -70,14 +70,22 @@ def test_list_attributes_are_cel_lists(core: AllocatorFactory, expression: str, 
     assert select(core, expression) == devices
 
 
-def test_a_constraint_over_a_list_attribute_is_never_satisfied_but_a_scalar_one_is(core: AllocatorFactory) -> None:
+def test_constraints_over_list_attributes_use_set_semantics(core: AllocatorFactory) -> None:
+    """matchAttribute: one value common to every chosen device's list; distinctAttribute: lists pairwise
+    disjoint (upstream's set semantics; a scalar counts as a set of one)."""
     store = store_with(CPU_CLASS, SLICE)
-    on_socket = claim("c", exactly("req", "cpu", count=2), constraints=[{"matchAttribute": f"{DRIVER}/socket"}])
-    answer = core(store, gates()).allocate(node("node-1"), [on_socket])
-    assert answer.allocations is not None
-    assert [device for *_, device in picked(answer.allocations[0])] == ["ccx-0", "ccx-1"]
-    on_numa = claim("c", exactly("req", "cpu", count=2), constraints=[{"matchAttribute": f"{DRIVER}/numaNodes"}])
-    assert not core(store, gates()).allocate(node("node-1"), [on_numa]).fits
+
+    def chosen(count: int, constraint: dict[str, str]) -> list[str] | None:
+        request = claim("c", exactly("req", "cpu", count=count), constraints=[constraint])
+        answer = core(store, gates()).allocate(node("node-1"), [request])
+        return None if answer.allocations is None else [d for *_, d in picked(answer.allocations[0])]
+
+    assert chosen(2, {"matchAttribute": f"{DRIVER}/socket"}) == ["ccx-0", "ccx-1"]
+    assert chosen(2, {"matchAttribute": f"{DRIVER}/numaNodes"}) == ["ccx-0", "ccx-1"]  # both near NUMA 0
+    assert chosen(3, {"matchAttribute": f"{DRIVER}/numaNodes"}) is None  # no NUMA node common to all three
+    assert chosen(2, {"distinctAttribute": f"{DRIVER}/numaNodes"}) == ["ccx-0", "ccx-2"]  # ccx-1 overlaps ccx-0
+    assert chosen(3, {"distinctAttribute": f"{DRIVER}/numaNodes"}) is None
+    assert chosen(2, {"distinctAttribute": f"{DRIVER}/firmware"}) == ["ccx-0", "ccx-1"]  # no version shared
 
 
 def test_devices_stored_through_admission_with_the_gates_on_allocate(core: AllocatorFactory) -> None:
@@ -104,7 +112,7 @@ def test_the_cel_view_and_the_constraint_view_of_list_attributes() -> None:
     assert view["numaNodes"] == [0] and view["smt"] == [True]
     assert view["firmware"] == [{"__semver__": "1.2.0"}, {"__semver__": "2.0.0-rc.1"}]
     assert lookup_attribute(attributes, DRIVER, f"{DRIVER}/socket") == ("int", 0)
-    assert lookup_attribute(attributes, DRIVER, f"{DRIVER}/numaNodes") is None
+    assert lookup_attribute(attributes, DRIVER, f"{DRIVER}/numaNodes") == ("ints", (0,))
     engine = SelectorEngine()
     assert engine.matches(f'"pci0000-00" in {ATTRS}.pcieRoots', "ccx-0", lambda: {"driver": DRIVER,
                           "attributes": {DRIVER: view}, "capacity": {}, "allowMultipleAllocations": False})

@@ -22,12 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.columnar import ColumnarAllocator
 from draconform.reference.allocator.interface import AllocationError, Allocator, AllocatorFactory
 from draconform.reference.allocator.oracle import OracleAllocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from draconform.bench import compatibility
-from draconform.commands.bench import WORKLOADS, BenchOptions, load_workloads
+from draconform.bench.registry import WORKLOADS, BenchOptions, load_workloads
 
 
 @pytest.mark.parametrize("name", ["PartitionableCompatibilityGroups/2000pods_100nodes",

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.compatibility import (
     EMPTY,
     Mode,
@@ -24,7 +25,6 @@ from draconform.reference.allocator.compatibility import (
     groups_of,
     snapshot,
 )
-from draconform.reference.featuregates import FeatureGates
 
 PROPERTY = settings(max_examples=400, derandomize=True, deadline=None)
 GROUP_LISTS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=3, unique=True).map(tuple)

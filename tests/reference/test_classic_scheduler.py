@@ -7,10 +7,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import CLASSIC_KINDS
 from draconform.reference.apiserver import classic as classic_api
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.scheduler.classic import ClassicDynamicResources, distinct_users
 from draconform.reference.scheduler.framework import Code, CycleState
 from draconform.sut import Obj
@@ -19,7 +20,7 @@ NODE: Obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"
 
 
 def _store() -> Store:
-    store = Store(FakeClock(), FeatureGates(), kinds=classic_api.CLASSIC_KINDS)
+    store = Store(FakeClock(), FeatureGates(), kinds=CLASSIC_KINDS)
     classic_api.install(store)
     store.create(NODE)
     return store

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.client import notify_registration, registration_info
 from draconform.kubeletplugin.types import ClaimRef, PluginInfo
 from draconform.reference.apiserver.admission import install as install_admission
@@ -18,7 +19,6 @@ from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint
 from draconform.reference.drivers.sockets import PluginSockets
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"
@@ -229,7 +229,7 @@ def test_cdi_device_ids_are_qualified_even_for_a_driver_name_starting_with_a_dig
 def test_the_registration_socket_announces_the_plugin_socket_and_both_versions() -> None:
     store = cluster()
     running = driver(store, True)
-    sockets = PluginSockets()
+    sockets = PluginSockets(FakeClock().now)
     try:
         registration = sockets.registration_endpoint(DRIVER, "node-1", lambda: running.plugin("node-1"))
         info = registration_info(registration)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError, FieldCause, Obj
 
 

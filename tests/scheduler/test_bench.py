@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from draconform.bench import bindingconditions  # noqa: F401  (registers the workload)
 from draconform.bench.prebind_latency import _percentile, binding_conditions_latency
-from draconform.commands.bench import WORKLOADS, BenchOptions
+from draconform.bench.registry import WORKLOADS, BenchOptions
 
 
 def test_the_workload_reports_latencies_total_setup_and_memory() -> None:

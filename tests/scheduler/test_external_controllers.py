@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.controllers.binding import BindingController
 from draconform.reference.controllers.scaler import ANNOTATION, DynamicDeviceScaler
-from draconform.reference.featuregates import FeatureGates
 from draconform.reference.scheduler.releaseview import as_seen_by
 from tests.scheduler.helpers import (
     ATTACHED,

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 import yaml
 
+from draconform.bench.validation import corpus, validation_throughput
 from draconform.catalogue import load_catalogue
 from draconform.cli import main
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.paths import SCHEMAS_DIR
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import GATE_HISTORY, FeatureGates
 from draconform.sut import ApiError
 from draconform.validation import validate_gates, validate_manifest
-from draconform.validation.bench import corpus, validation_throughput
 from draconform.validation.gates import GATED_FIELDS
 from draconform.validation.loader import LoadError, load_documents
 from draconform.validation.schema import kind_schema

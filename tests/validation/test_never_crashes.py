@@ -8,13 +8,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from draconform.bench.validation import corpus
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.featuregates import FeatureGates
 from draconform.sut import ApiError
 from draconform.validation import validate_gates, validate_manifest
-from draconform.validation.bench import corpus
 from draconform.validation.loader import LoadError, load_documents
 
 GATES = validate_gates(None, "1.37")

@@ -3,7 +3,7 @@ values without bound, under a memory cap, for a parent that can kill it at a dea
 
 import sys
 
-from draconform.reference.allocator.cel import SANDBOX_MEMORY, serve_sandbox
+from draconform.kube.cel import SANDBOX_MEMORY, serve_sandbox
 
 if __name__ == "__main__":
     serve_sandbox(int(sys.argv[1]) if len(sys.argv) > 1 else SANDBOX_MEMORY)

@@ -31,18 +31,40 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
 CURRENT_RELEASE = "1.37"
 
 
-def _release_tuple(release: str) -> tuple[int, int]:
+ON_WORDS = ("true", "on")
+OFF_WORDS = ("false", "off")
+
+
+def parse_gate_settings(text: str) -> dict[str, bool]:
+    """Gate settings as the command line and the scenarios write them: "A=true,B=false" (on/off are
+    accepted too, in any case); the item "defaults" stands for no override. Every name must be a known
+    gate, so a typo cannot silently test the default. Raises ValueError naming the bad item."""
+    gates: dict[str, bool] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        if item == "defaults":
+            continue
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip().lower()
+        if not sep or value not in ON_WORDS + OFF_WORDS:
+            raise ValueError(f"feature gate setting {item!r} must be NAME=true or NAME=false (or on/off)")
+        if name not in GATE_HISTORY:
+            raise ValueError(f"unknown feature gate {name!r}; known: {', '.join(sorted(GATE_HISTORY))}")
+        gates[name] = value in ON_WORDS
+    return gates
+
+
+def release_tuple(release: str) -> tuple[int, int]:
     major, minor = release.split(".")[:2]
     return int(major), int(minor)
 
 
 def defaults_for(release: str = CURRENT_RELEASE) -> dict[str, bool]:
     """Gate defaults of `release`; gates the release does not know yet are absent."""
-    wanted = _release_tuple(release)
+    wanted = release_tuple(release)
     gates: dict[str, bool] = {}
     for gate, (introduced, on_since) in GATE_HISTORY.items():
-        if _release_tuple(introduced) <= wanted:
-            gates[gate] = on_since is not None and _release_tuple(on_since) <= wanted
+        if release_tuple(introduced) <= wanted:
+            gates[gate] = on_since is not None and release_tuple(on_since) <= wanted
     return gates
 
 

@@ -25,7 +25,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_strings
 
 from draconform import faults
-from draconform.reference.allocator.values import (
+from draconform.kube.values import (
     LIST_KINDS,
     QUANTITY_TAG,
     SEMVER_TAG,
@@ -294,7 +294,7 @@ class _Sandbox:
     def evaluate(self, expression: str, devices: list[dict[str, Any]]) -> list[bool | CelError]:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "draconform.reference.allocator.cel_sandbox", str(SANDBOX_MEMORY)],
+                [sys.executable, "-m", "draconform.kube.cel_sandbox", str(SANDBOX_MEMORY)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         process = self._process
         assert process.stdin is not None and process.stdout is not None

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from draconform.commands.bench import Measurement
-from draconform.reference.featuregates import CURRENT_RELEASE
+from draconform.bench.registry import BenchOptions, Measurement, workload
+from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.validation.core import validate_gates, validate_manifest
 from draconform.validation.loader import load_documents
 
@@ -113,3 +113,8 @@ def validation_throughput(size: int = 10_000, release: str = CURRENT_RELEASE) ->
                     f"{loaded:,} objects from {len(text) / 1e6:.1f} MB of YAML: line-tracking load, schema and "
                     f"rules, {end_to_end:.2f} s"),
     ]
+
+
+@workload("validation", "objects/s through schema and rule validation of a generated corpus of DRA objects")
+def _validation(options: BenchOptions) -> list[Measurement]:
+    return validation_throughput(size=max(10, int(10_000 * options.scale)))

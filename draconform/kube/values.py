@@ -160,16 +160,33 @@ def attribute_equal(left: AttributeValue, right: AttributeValue) -> bool:
 
 def lookup_attribute(attributes: dict[str, AttributeValue], driver: str, full_name: str) -> AttributeValue | None:
     """`domain/name` as a constraint names it: stored under the full name, or under the bare name when the
-    domain is the device's driver.
-
-    A list-type attribute reads as absent, so a device whose constrained attribute is a list never satisfies
-    the constraint. Upstream compares lists as sets (matchAttribute: one value common to all chosen devices;
-    distinctAttribute: pairwise disjoint), which the pairwise `attribute_equal` the cores call cannot express
-    for matchAttribute; refusing such devices never yields an allocation upstream would refuse."""
+    domain is the device's driver."""
     value = attributes.get(full_name)
     if value is None:
         domain, _, ident = full_name.rpartition("/")
         value = attributes.get(ident) if domain == driver else None
-    if value is None or value[0] in LIST_KINDS:
-        return None
     return value
+
+
+def attribute_set(value: AttributeValue) -> frozenset[tuple[str, Any]]:
+    """An attribute as the set of typed values constraints compare: a scalar is a set of one, a list-type
+    attribute the set of its items (versions by precedence, so build metadata does not count)."""
+    kind, raw = value
+    base = kind[:-1] if kind in LIST_KINDS else kind
+    items = raw if kind in LIST_KINDS else (raw,)
+    if base == "version":
+        return frozenset((base, (v.major, v.minor, v.patch, v.pre)) for v in items)
+    return frozenset((base, v) for v in items)
+
+
+def constraint_admits(kind: str, value: AttributeValue, chosen: list[AttributeValue]) -> bool:
+    """Whether a device with `value` may join the devices already under a constraint (upstream's set
+    semantics, which scalars satisfy as sets of one): matchAttribute needs one value common to all of them,
+    distinctAttribute needs every device's values disjoint from every other's."""
+    mine = attribute_set(value)
+    if kind == "match":
+        common = mine
+        for other in chosen:
+            common = common & attribute_set(other)
+        return bool(common)
+    return all(not (mine & attribute_set(other)) for other in chosen)

@@ -1,0 +1,63 @@
+"""The workload registry of `draconform bench`: each benchmark is a `Workload` (name, one-line summary,
+a function from `BenchOptions` to a list of `Measurement`s), registered with `@workload(name, summary)` in a
+provider module listed in `PROVIDERS`. It lives below the command so the workloads never import the CLI
+layer; `draconform.commands.bench` only parses arguments and prints."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PROVIDERS = (
+    "draconform.bench.validation",
+    "draconform.bench.dra",
+    "draconform.bench.bindingconditions",
+    "draconform.bench.compatibility",
+    "draconform.bench.consumable",
+)
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    scale: float = 1.0  # multiplies node, pod and object counts; 1.0 is the full (upstream) shape
+    allocators: tuple[str, ...] = ("columnar",)  # allocation cores the scheduler workloads run with
+    oracle_pods: int = 5  # measured pods for the oracle in the core comparison (it is slow by design)
+
+
+@dataclass
+class Measurement:
+    workload: str
+    unit: str  # e.g. "pods/s", "objects/s"
+    value: float
+    detail: str = ""  # what was measured: sizes, elapsed time
+    allocator: str = ""  # the allocation core, for scheduler workloads
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    summary: str
+    run: Callable[[BenchOptions], list[Measurement]]
+
+
+WORKLOADS: dict[str, Workload] = {}
+Runner = Callable[[BenchOptions], list[Measurement]]
+
+
+def workload(name: str, summary: str) -> Callable[[Runner], Runner]:
+    """Register a benchmark under `name`; names are unique across providers."""
+
+    def register_it(run: Runner) -> Runner:
+        if name in WORKLOADS:
+            raise ValueError(f"benchmark workload {name!r} is registered twice")
+        WORKLOADS[name] = Workload(name, summary, run)
+        return run
+
+    return register_it
+
+
+def load_workloads() -> dict[str, Workload]:
+    for module in PROVIDERS:
+        importlib.import_module(module)
+    return WORKLOADS

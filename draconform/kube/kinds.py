@@ -1,0 +1,38 @@
+"""The table of API kinds the harness knows: their apiVersion, whether they are namespaced and whether
+status is a separate subresource. The reference API server serves these, `draconform allocate` reads
+them, and the steps name them; the classic KEP-3063 API (cdi.k8s.io/v1alpha1) is a second table, since a
+cluster serves one API or the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RESOURCE_API = "resource.k8s.io/v1"
+CLASSIC_API = "cdi.k8s.io/v1alpha1"
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    api_version: str
+    namespaced: bool
+    has_status: bool  # whether status is a separate subresource
+
+
+KINDS: dict[str, KindInfo] = {
+    "DeviceClass": KindInfo(RESOURCE_API, namespaced=False, has_status=False),
+    "ResourceSlice": KindInfo(RESOURCE_API, namespaced=False, has_status=False),
+    "ResourceClaim": KindInfo(RESOURCE_API, namespaced=True, has_status=True),
+    "ResourceClaimTemplate": KindInfo(RESOURCE_API, namespaced=True, has_status=False),
+    "Pod": KindInfo("v1", namespaced=True, has_status=True),
+    "Node": KindInfo("v1", namespaced=False, has_status=True),
+}
+
+CLASSIC_KINDS: dict[str, KindInfo] = {
+    "ResourceClass": KindInfo(CLASSIC_API, namespaced=False, has_status=False),
+    "ResourceClaim": KindInfo(CLASSIC_API, namespaced=True, has_status=True),
+    "Pod": KINDS["Pod"],
+    "Node": KINDS["Node"],
+}
+
+# Kinds whose objects live in a namespace, in either API.
+NAMESPACED = frozenset(kind for table in (KINDS, CLASSIC_KINDS) for kind, info in table.items() if info.namespaced)

@@ -1,0 +1,183 @@
+"""The claims `draconform plugin-check` asks a plugin to prepare, and what the driver says it supports.
+
+Claims are allocated ResourceClaims as the cluster's API server stores them (metadata.uid and
+status.allocation set), because a real plugin reads the claim it is asked about from the API server. They can
+also be derived from a ResourceSlice file of the driver: the reference allocator gives each claim one device on
+the node, and the UIDs are derived from driver, node and claim name, so deriving twice gives the same claims
+(`--write-claims` writes them for `kubectl create`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef
+from draconform.sut import Obj
+
+CLAIM_NAMESPACE = "default"
+UID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4a90-8c1d-2e3f4a5b6c7d")
+
+
+class CheckInputError(ValueError):
+    """Unusable input: the message names the file, object and field."""
+
+
+@dataclass(frozen=True)
+class TestClaim:
+    obj: Obj
+
+    @property
+    def ref(self) -> ClaimRef:
+        meta = self.obj["metadata"]
+        return ClaimRef(namespace=meta.get("namespace", CLAIM_NAMESPACE), name=meta["name"], uid=meta["uid"])
+
+    def results(self, driver: str) -> list[Obj]:
+        allocation = self.obj["status"]["allocation"]
+        return [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == driver]
+
+
+@dataclass(frozen=True)
+class Support:
+    """What the driver declares: the DRAPlugin versions it serves, claims it must refuse permanently
+    (KEP-5322), pairs of claims it must not have prepared at once (KEP-5963 compatibility groups)."""
+
+    versions: tuple[str, ...] = API_VERSIONS
+    permanent_error_claims: tuple[str, ...] = ()
+    incompatible_claims: tuple[tuple[str, str], ...] = ()
+    source: str = "defaults"
+
+
+def _documents(path: Path) -> list[Any]:
+    try:
+        with path.open(encoding="utf-8") as stream:
+            return [d for d in yaml.load_all(stream, Loader=yaml.CSafeLoader) if d is not None]
+    except (OSError, yaml.YAMLError) as err:
+        raise CheckInputError(f"{path}: cannot read: {err}") from err
+
+
+def load_objects(path: Path, kind: str) -> list[Obj]:
+    objects: list[Obj] = []
+    for number, document in enumerate(_documents(path), 1):
+        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+        for item in items or []:
+            if not isinstance(item, dict) or item.get("kind") != kind:
+                got = item.get("kind") if isinstance(item, dict) else type(item).__name__
+                raise CheckInputError(f"{path}: document {number}: expected kind {kind}, got {got!r}")
+            objects.append(item)
+    return objects
+
+
+def load_claims(paths: Sequence[Path], driver: str) -> list[TestClaim]:
+    claims: list[TestClaim] = []
+    for path in paths:
+        for obj in load_objects(path, "ResourceClaim"):
+            meta = obj.get("metadata") or {}
+            where = f"{path}: ResourceClaim {meta.get('name')!r}"
+            if not meta.get("name"):
+                raise CheckInputError(f"{path}: a ResourceClaim has no metadata.name")
+            if not meta.get("uid"):
+                raise CheckInputError(f"{where}: metadata.uid is required (read the claim back from the cluster)")
+            allocation = (obj.get("status") or {}).get("allocation")
+            if not allocation:
+                raise CheckInputError(f"{where}: status.allocation is required (the claim must be allocated)")
+            claim = TestClaim(obj)
+            if not claim.results(driver):
+                raise CheckInputError(f"{where}: status.allocation.devices.results has no device of driver {driver}")
+            claims.append(claim)
+    if not claims:
+        raise CheckInputError("no claims: pass allocated ResourceClaims with --claims, or the driver's slices "
+                              "with --slices")
+    return claims
+
+
+def derive_claims(slices_file: Path, driver: str, node: str) -> list[TestClaim]:
+    """One claim per device of `driver` that the reference allocator can give `node`, each claim allocated."""
+    from draconform.reference.cluster import ReferenceCluster
+
+    slices = load_objects(slices_file, "ResourceSlice")
+    devices = [device for obj in slices if (obj.get("spec") or {}).get("driver") == driver
+               for device in obj["spec"].get("devices") or []]
+    if not devices:
+        raise CheckInputError(f"{slices_file}: no ResourceSlice of driver {driver} lists a device")
+    cluster = ReferenceCluster()
+    try:
+        store = cluster.store
+        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
+                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
+        for obj in slices:
+            store.create({key: value for key, value in obj.items() if key != "status"})
+        names = [f"plugin-check-{index}" for index in range(len(devices))]
+        for name in names:
+            spec = {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": "plugin-check"}}]}}
+            store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                          "metadata": {"name": name, "namespace": CLAIM_NAMESPACE}, "spec": spec})
+            store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": CLAIM_NAMESPACE},
+                          "spec": {"containers": [{"name": "c", "image": "pause"}],
+                                   "resourceClaims": [{"name": "device", "resourceClaimName": name}]}})
+        cluster.settle()
+        claims = []
+        for name in names:
+            claim = store.get("ResourceClaim", name, CLAIM_NAMESPACE)
+            if claim is None or not (claim.get("status") or {}).get("allocation"):
+                continue
+            claims.append(_portable(claim, driver, node))
+    except Exception as err:
+        if isinstance(err, CheckInputError):
+            raise
+        raise CheckInputError(f"{slices_file}: cannot derive claims: {err}") from err
+    finally:
+        cluster.close()
+    if not claims:
+        raise CheckInputError(f"{slices_file}: the allocator could give node {node} no device of driver {driver}")
+    return claims
+
+
+def _portable(claim: Obj, driver: str, node: str) -> TestClaim:
+    """The claim as a user would create it: stable UID, allocation only (no reservation of the helper pod)."""
+    name = claim["metadata"]["name"]
+    return TestClaim({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": CLAIM_NAMESPACE,
+                     "uid": str(uuid.uuid5(UID_NAMESPACE, f"{driver}/{node}/{name}"))},
+        "spec": claim["spec"],
+        "status": {"allocation": claim["status"]["allocation"]},
+    })
+
+
+def write_claims(claims: Sequence[TestClaim], path: Path) -> None:
+    path.write_text(yaml.safe_dump_all([c.obj for c in claims], sort_keys=False), encoding="utf-8")
+
+
+def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
+    """The driver's declaration (a small YAML; see the README), checked against the claims passed."""
+    if path is None:
+        return Support()
+    documents = _documents(path)
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise CheckInputError(f"{path}: expected one mapping")
+    data = documents[0]
+    unknown = sorted(set(data) - {"versions", "permanentErrors", "compatibilityGroups"})
+    if unknown:
+        raise CheckInputError(f"{path}: unknown fields {unknown}; known: versions, permanentErrors, "
+                              "compatibilityGroups")
+    names = {c.ref.name for c in claims}
+    versions = tuple(data.get("versions") or API_VERSIONS)
+    bad = [v for v in versions if v not in API_VERSIONS]
+    if bad or not versions:
+        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {bad}; known: {', '.join(API_VERSIONS)}")
+    permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
+    pairs = tuple(tuple(pair) for pair in (data.get("compatibilityGroups") or {}).get("incompatibleClaims") or ())
+    for field_name, listed in (("permanentErrors.claims", permanent), ("compatibilityGroups.incompatibleClaims",
+                                                                       [n for pair in pairs for n in pair])):
+        missing = sorted(set(listed) - names)
+        if missing:
+            raise CheckInputError(f"{path}: {field_name}: claims {missing} are not among the claims passed")
+    if any(len(pair) != 2 for pair in pairs):
+        raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
+    return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path))

@@ -1,0 +1,71 @@
+"""Run every check against one plugin and write the reports with the writers `draconform run` uses."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from draconform.catalogue import load_catalogue
+from draconform.claims import Claims, Implementation
+from draconform.kubeletplugin.client import PluginCallError, registration_info
+from draconform.kubeletplugin.types import PrepareResult
+from draconform.plugincheck.checks import CHECKS, Target, run_check
+from draconform.plugincheck.claims import Support, TestClaim
+from draconform.reporting import write_reports
+from draconform.reporting.records import Run, RunInfo, ScenarioRecord
+from draconform.reporting.results import Results
+
+FEATURE = "draconform plugin-check: a live kubelet plugin"
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    run: Run
+    results: Results
+    written: list[Path]
+
+
+def implementation(target: Target, driver_version: str | None) -> Implementation:
+    """The driver as the report names it; without --driver-version, the DRAPlugin versions its registration
+    advertises stand for its version."""
+    version = driver_version
+    name = target.driver
+    if target.registration is not None:
+        try:
+            info = registration_info(target.registration, timeout=target.timeout)
+            name = info.name or name
+            version = version or "advertises " + ", ".join(info.supported_versions)
+        except PluginCallError:
+            pass  # the registration checks report it
+    return Implementation(project=name, version=version, mode="kubelet plugin on node " + target.node)
+
+
+def check_plugin(target: Target, claims: Sequence[TestClaim], support: Support, report_dir: Path, name: str,
+                 driver_version: str | None = None) -> CheckRun:
+    catalogue = load_catalogue()
+    started = datetime.now(UTC)
+    clock = time.perf_counter()
+    answers: list[PrepareResult] = []
+    records = []
+    for index, check in enumerate(CHECKS, 1):
+        result = run_check(check, target, claims, support, answers)
+        records.append(ScenarioRecord(
+            feature=FEATURE, feature_file=f"plugin-check/{check.rule.split('/')[0].lower()}", feature_line=1,
+            feature_tags=("plugin-check",), rule=f"{check.rule}  {check.title}", keyword="Check", name=check.title,
+            line=index, example=None, example_index=None, rules=(check.rule,), tags=("plugin-check",),
+            status=result.status, duration_s=result.duration_s, steps=result.steps, message=result.message,
+            skip_reason=result.skip_reason,
+        ))
+    checked = {check.rule for check in CHECKS}
+    rules = [rule for rule in catalogue.rules.values() if rule.id in checked or rule.kep == "DRA-PLUGIN"]
+    info = RunInfo(
+        name=name, sut=f"plugin-check {target.endpoint}", started=started,
+        duration_s=round(time.perf_counter() - clock, 3), workers=0,
+        claims=Claims(implementation=implementation(target, driver_version)),
+    )
+    run = Run(info, rules, catalogue.titles, records)
+    written = write_reports(run, report_dir / name)
+    return CheckRun(run, Results.of(run), written)

@@ -1,0 +1,195 @@
+@kubelet
+Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin before the pod runs, and releases them after
+
+  The driver under test is "gpu.example.com" with two GPUs on node "node-1"; the kubelet of that node is the
+  component under test. What the plugin was asked is read from the calls its socket received.
+
+  Background:
+    Given a node "node-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And driver "gpu.example.com" runs with the devices:
+      """yaml
+      metadata: {name: node-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+        nodeName: node-1
+        devices:
+        - name: gpu-0
+        - name: gpu-1
+      """
+
+  Rule: KEP-3063/KUBELET-UNRESERVED-POD-NOT-RUN  A pod not in reservedFor of its claims, or whose claim is missing, does not run
+
+    Scenario: A pod bound to the node while its allocated claim is reserved for someone else stays Pending
+      Given a claim "model" for one "gpu" device
+      And the status of claim "model" is:
+        """yaml
+        reservedFor:
+        - {apiGroup: batch, resource: jobs, name: trainer-job, uid: 0b6c3f7e-2d4a-4c8e-9f1b-5a7d9e3c2b10}
+        allocation:
+          devices:
+            results:
+            - {request: device, driver: gpu.example.com, pool: node-1, device: gpu-0}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchFields:
+              - {key: metadata.name, operator: In, values: [node-1]}
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          nodeName: node-1
+          containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+          resourceClaims: [{name: gpu, resourceClaimName: model}]
+        """
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      And a Warning event "FailedPrepareDynamicResources" is recorded for pod "trainer"
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+
+    Scenario: A pod bound to the node whose claim does not exist stays Pending until it is reserved
+      Given the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          nodeName: node-1
+          containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+          resourceClaims: [{name: gpu, resourceClaimName: model}]
+        """
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      And a Warning event "FailedPrepareDynamicResources" is recorded for pod "trainer"
+      When claim "model" for one "gpu" device is created
+      And the scheduler runs
+      Then pod "trainer" is Pending
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+
+    Scenario: The same pod, scheduled by the scheduler, is reserved and runs
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then claim "model" is reserved for pod "trainer"
+      And pod "trainer" is Running
+      And no event "FailedPrepareDynamicResources" is recorded for pod "trainer"
+
+  Rule: KEP-3063/KUBELET-PREPARE-BEFORE-START  Claims are prepared before the pod runs, and unprepared after its last pod on the node
+
+    Scenario: The pod runs once the plugin prepared its claim
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" never
+
+    Scenario: While the plugin fails to prepare the claim, the pod does not run
+      Given the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      When 10 minutes pass
+      Then pod "trainer" is Pending
+
+    Scenario: A claim shared by two pods on the node is unprepared only after the second one goes
+      Given a claim "shared" for one "gpu" device
+      And a pod "first" using claim "shared"
+      And a pod "second" using claim "shared"
+      When the scheduler runs
+      Then pod "first" is Running
+      And pod "second" is Running
+      When pod "first" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "shared" never
+      And claim "shared" is reserved for pod "second"
+      When pod "second" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "shared" once
+      And claim "shared" is reserved for nobody
+
+    Scenario: A pod that finishes has its claim unprepared
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And pod "trainer" finishes with phase "Succeeded"
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And claim "model" is reserved for nobody
+
+  Rule: KEP-3063/KUBELET-RETRY-WITH-BACKOFF  Failed and uncertain prepares are retried with exponential back off
+
+    Scenario: Three transient failures, retried at growing intervals, then the pod runs
+      Given the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently 3 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 2 minutes pass
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 4 times
+      And the calls to prepare claim "model" on driver "gpu.example.com" on node "node-1" came at growing intervals
+
+    Scenario: A plugin that does not answer before the call's deadline is asked again
+      Given the kubelet waits at most 0.2 seconds for a plugin call
+      And the plugin of driver "gpu.example.com" on node "node-1" hangs on prepare 1 time
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" twice
+
+    Scenario: A plugin that crashes in the middle of the call is asked again
+      Given the plugin of driver "gpu.example.com" on node "node-1" crashes during prepare 1 time
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" twice
+
+  Rule: KEP-3063/KUBELET-RELEASE-AFTER-UNPREPARE  A deleted pod leaves reservedFor only after its claim is unprepared
+
+    Scenario: While unprepare fails, the claim stays reserved for the deleted pod
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Running
+      When the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 2 times
+      And pod "trainer" is deleted
+      And the scheduler runs
+      Then claim "model" is reserved for pod "trainer"
+      And claim "model" is allocated device "gpu-0"
+      When 1 minute passes
+      Then claim "model" is reserved for nobody
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" 3 times
+      And pod "trainer" does not exist
+
+  Rule: KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE  What the kubelet prepared is unprepared once its pods are gone, across a kubelet restart
+
+    Scenario: A restarted kubelet does not prepare a running pod's claim again, and unprepares it when the pod goes
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And the kubelet restarts
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      When pod "trainer" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And pod "trainer" does not exist
+
+  Rule: KEP-3063/KUBELET-FEATURE-OFF  A kubelet without the feature starts the pod without its resources
+
+    Scenario: With DynamicResourceAllocation off the kubelet runs the pod and prepares nothing
+      Given kubelet with feature gates "DynamicResourceAllocation=off"
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never

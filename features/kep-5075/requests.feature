@@ -1,0 +1,328 @@
+@kep-5075
+Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075 consumable capacity)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+
+  Rule: KEP-5075/ROUND-UP  Requests round up to the step or the next valid value before the check
+
+    Scenario Outline: <requested> of memory on a GPU whose policy is <policy>
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 40Gi, requestPolicy: <policy>}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: <requested>}}}}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then the allocation of claim "job" has a share of device "gpu-0" consuming:
+        """yaml
+        {memory: <consumed>}
+        """
+
+      Examples:
+        | policy                                                     | requested | consumed |
+        | {default: 1Gi, validRange: {min: 1Gi, step: 1Gi}}          | 1500Mi    | 2Gi      |
+        | {default: 1Gi, validRange: {min: 1Gi, step: 1Gi}}          | 2Gi       | 2Gi      |
+        | {default: 4Gi, validRange: {min: 4Gi, step: 2Gi}}          | 1Gi       | 4Gi      |
+        | {default: 4Gi, validRange: {min: 4Gi, step: 2Gi}}          | 5Gi       | 6Gi      |
+        | {default: 5Gi, validValues: [5Gi, 10Gi, 20Gi]}             | 6Gi       | 10Gi     |
+        | {default: 5Gi, validValues: [5Gi, 10Gi, 20Gi]}             | 20Gi      | 20Gi     |
+
+    Scenario: Rounded up, the second 1500Mi share no longer fits in 3Gi
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 3Gi, requestPolicy: {default: 1Gi, validRange: {min: 1Gi, step: 1Gi}}}
+        """
+      And the ResourceClaimTemplate:
+        """yaml
+        metadata: {name: slice}
+        spec:
+          spec:
+            devices:
+              requests:
+              - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 1500Mi}}}}
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: first}
+        spec:
+          containers: [{name: main, image: registry.example/cuda:12}]
+          resourceClaims: [{name: gpu, resourceClaimTemplateName: slice}]
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: second}
+        spec:
+          containers: [{name: main, image: registry.example/cuda:12}]
+          resourceClaims: [{name: gpu, resourceClaimTemplateName: slice}]
+        """
+      When the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      And pod "second" is not scheduled
+
+  Rule: KEP-5075/POLICY-REFUSES  No allocation when the rounded amount is beyond the policy
+
+    Scenario Outline: <requested> under <policy>
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 40Gi, requestPolicy: <policy>}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: <requested>}}}}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | policy                                                      | requested | outcome                                   |
+        | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8Gi       | pod "trainer" is bound to node "worker-1" |
+        | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 7200Mi    | pod "trainer" is bound to node "worker-1" |
+        | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is not scheduled            |
+        | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 10Gi      | pod "trainer" is bound to node "worker-1" |
+        | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 11Gi      | pod "trainer" is not scheduled            |
+
+  Rule: KEP-5075/DEFAULT-CONSUMPTION  Capacities without an amount take the default, or everything
+
+    Scenario: A request naming memory only takes the default of cores, and all of the policy-less copy engines
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 40Gi, requestPolicy: {default: 4Gi, validRange: {min: 4Gi, step: 4Gi}}}
+              cores: {value: "100", requestPolicy: {default: "10", validValues: ["10", "50", "100"]}}
+              copyEngines: {value: "2"}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 8Gi}}}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: second}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 8Gi}}}}
+        """
+      And a pod "trainer" using claim "job"
+      And a pod "other" using claim "second"
+      When the scheduler runs
+      Then the allocation of claim "job" has a share of device "gpu-0" consuming:
+        """yaml
+        {memory: 8Gi, cores: "10", copyEngines: "2"}
+        """
+      And pod "other" is not scheduled
+
+  Rule: KEP-5075/MISSING-CAPACITY  A device lacking a requested capacity is skipped
+
+    Scenario: The request for cores skips the GPU without cores
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 40Gi}
+          - name: gpu-1
+            allowMultipleAllocations: true
+            capacity:
+              memory: {value: 40Gi}
+              cores: {value: "100"}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {cores: "20", memory: 10Gi}}}}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then the allocation of claim "job" has a share of device "gpu-1" consuming:
+        """yaml
+        {memory: 10Gi, cores: "20"}
+        """
+
+  Rule: KEP-5075/ORDINARY-DEVICES  Capacity requests also choose among devices allocated whole
+
+    Scenario: 48Gi of memory: the 40Gi GPU is passed over for the 80Gi one, allocated whole
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            capacity: {memory: {value: 40Gi}}
+          - name: gpu-1
+            capacity: {memory: {value: 80Gi}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 48Gi}}}}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then claim "job" is allocated device "gpu-1"
+      And the allocation of claim "job" holds device "gpu-1" whole
+
+  Rule: KEP-5075/ADMIN-ACCESS  Admin access asks for capacity like any allocation
+
+    Scenario Outline: A monitoring claim with admin access <amount> beside a 6G share
+      Given the device class "nic" selecting driver "nic.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: workload}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 6G}}}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: monitor}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, adminAccess: true<capacity>}}
+        """
+      And a pod "app" using claims "workload, monitor"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | amount             | capacity                                  | outcome                                                      |
+        | asking for nothing |                                           | pod "app" is not scheduled                                   |
+        | asking for 4G      | , capacity: {requests: {bandwidth: 4G}}   | pod "app" is bound to node "worker-1"                        |
+        | asking for 5G      | , capacity: {requests: {bandwidth: 5G}}   | pod "app" is not scheduled                                   |
+
+  Rule: KEP-5075/COUNTERS-ONCE  A shared device takes its counters with its first allocation only
+
+    Scenario: Three shares of a partition take its 20Gi of counters once, leaving room for another partition
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0-mem
+            counters: {memory: {value: 40Gi}}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-partitions}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0-shared
+            allowMultipleAllocations: true
+            capacity: {memory: {value: 20Gi}}
+            consumesCounters: [{counterSet: gpu-0-mem, counters: {memory: {value: 20Gi}}}]
+          - name: gpu-0-half
+            consumesCounters: [{counterSet: gpu-0-mem, counters: {memory: {value: 20Gi}}}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: team}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 5Gi}}}}
+            - {name: b, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 5Gi}}}}
+            - {name: c, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 5Gi}}}}
+            - name: whole
+              exactly:
+                deviceClassName: gpu
+                selectors: [{cel: {expression: '!device.allowMultipleAllocations'}}]
+        """
+      And a pod "team" using claim "team"
+      When the scheduler runs
+      Then pod "team" is bound to node "worker-1"
+      And the allocation of claim "team" has a share of device "gpu-0-shared" consuming:
+        """yaml
+        - {memory: 5Gi}
+        - {memory: 5Gi}
+        - {memory: 5Gi}
+        """
+      And the allocation of claim "team" holds device "gpu-0-half" whole

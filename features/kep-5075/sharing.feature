@@ -1,0 +1,196 @@
+@kep-5075
+Feature: One device, several allocations, until its capacity is used up (KEP-5075 consumable capacity)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "nic" selecting driver "nic.example.com"
+    And the ResourceSlice:
+      """yaml
+      metadata: {name: worker-1-nics}
+      spec:
+        driver: nic.example.com
+        pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+        nodeName: worker-1
+        devices:
+        - name: eth1
+          allowMultipleAllocations: true
+          capacity:
+            bandwidth:
+              value: 10G
+              requestPolicy: {default: 1G, validRange: {min: 1G, max: 8G, step: 1G}}
+      """
+    And the ResourceClaimTemplate:
+      """yaml
+      metadata: {name: four-gig}
+      spec:
+        spec:
+          devices:
+            requests:
+            - name: nic
+              exactly:
+                deviceClassName: nic
+                capacity: {requests: {bandwidth: 4G}}
+      """
+
+  Rule: KEP-5075/SHARED-DEVICE  A multi-allocatable device serves several claims while its capacity lasts
+
+    Scenario: Two pods share the NIC; a third, which would exceed 10G, waits
+      Given the Pod:
+        """yaml
+        metadata: {name: web-1}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: web-2}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: web-3}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      When the scheduler runs
+      Then pod "web-1" is bound to node "worker-1"
+      And pod "web-2" is bound to node "worker-1"
+      And pod "web-3" is not scheduled
+      And device "eth1" has 2 shares, each with its own shareID
+
+    Scenario: Two requests of one claim get two shares of the same NIC
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: dual}
+        spec:
+          devices:
+            requests:
+            - name: data
+              exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 6G}}}
+            - name: control
+              exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 2G}}}
+        """
+      And a pod "router" using claim "dual"
+      When the scheduler runs
+      Then pod "router" is bound to node "worker-1"
+      And the allocation of claim "dual" has a share of device "eth1" consuming:
+        """yaml
+        - {bandwidth: 6G}
+        - {bandwidth: 2G}
+        """
+
+  Rule: KEP-5075/SHARE-ID  Each allocation carries its own shareID and what it consumes
+
+    Scenario: Three claims, three shareIDs, each with its consumed bandwidth
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: small}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 2G}}}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: large}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 5G}}}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: plain}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic}}
+        """
+      And a pod "app" using claims "small, large, plain"
+      When the scheduler runs
+      Then pod "app" is bound to node "worker-1"
+      And the allocation of claim "small" has a share of device "eth1" consuming:
+        """yaml
+        {bandwidth: 2G}
+        """
+      And the allocation of claim "large" has a share of device "eth1" consuming:
+        """yaml
+        {bandwidth: 5G}
+        """
+      And device "eth1" has 3 shares, each with its own shareID
+
+  Rule: KEP-5075/RELEASE  A deallocated claim gives its capacity back, once
+
+    Scenario: The bandwidth web-1 used is free again, and no more than that
+      Given the Pod:
+        """yaml
+        metadata: {name: web-1}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: web-2}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: burst}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 7G}}}}
+        """
+      And a pod "batch" using claim "burst"
+      When the scheduler runs
+      Then pod "web-1" is bound to node "worker-1"
+      And pod "web-2" is bound to node "worker-1"
+      And pod "batch" is not scheduled
+      When pod "web-1" is deleted
+      And the scheduler runs
+      Then pod "batch" is not scheduled
+      When pod "web-2" is deleted
+      And the scheduler runs
+      Then pod "batch" is bound to node "worker-1"
+      And device "eth1" has 1 shares, each with its own shareID
+
+  Rule: KEP-5075/CEL  Selectors read device.allowMultipleAllocations
+
+    Scenario Outline: A request selecting devices whose allowMultipleAllocations is <wanted>
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-more-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1-more, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: exclusive-0
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pick}
+        spec:
+          devices:
+            requests:
+            - name: nic
+              exactly:
+                deviceClassName: nic
+                selectors:
+                - cel: {expression: 'device.allowMultipleAllocations == <wanted>'}
+        """
+      And a pod "app" using claim "pick"
+      When the scheduler runs
+      Then claim "pick" is allocated device "<device>"
+
+      Examples:
+        | wanted | device      |
+        | true   | eth1        |
+        | false  | exclusive-0 |

@@ -1,0 +1,227 @@
+@kep-5075
+Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075 version skew)
+
+  Background:
+    Given a node "worker-1"
+    And the device class "nic" selecting driver "nic.example.com"
+
+  Rule: KEP-5075/SCHEDULER-GATE-OFF  Without the gate the scheduler allocates shared devices whole
+
+    Scenario Outline: kube-scheduler with DRAConsumableCapacity <gate>, two plain claims on one shared NIC
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G, requestPolicy: {default: 1G, validRange: {min: 1G, step: 1G}}}
+        """
+      And a claim "first" for one "nic" device
+      And a claim "second" for one "nic" device
+      And a pod "app-1" using claim "first"
+      And a pod "app-2" using claim "second"
+      When the scheduler runs
+      Then pod "app-1" is bound to node "worker-1"
+      And <second>
+
+      Examples:
+        | gate | second                                                                                    |
+        | on   | claim "second" is allocated device "eth1"                                                 |
+        | off  | pod "app-2" is not scheduled                                                              |
+
+    Scenario: A claim asking for capacity is a scheduling error with the gate off
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: fast}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 2G}}}}
+        """
+      And a pod "app" using claim "fast"
+      When the scheduler runs
+      Then pod "app" is not scheduled because "DRAConsumableCapacity"
+
+    Scenario Outline: A share allocated while the gate was on holds the NIC whole once kube-scheduler has it <gate>
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G}
+        """
+      And a claim "old" for one "nic" device
+      And the Pod:
+        """yaml
+        metadata: {name: holder}
+        spec:
+          nodeName: worker-1
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimName: old}]
+        """
+      And the status of claim "old" is:
+        """yaml
+        reservedFor: [{resource: pods, name: holder}]
+        allocation:
+          devices:
+            results:
+            - request: device
+              driver: nic.example.com
+              pool: worker-1
+              device: eth1
+              shareID: 6f2b0a52-63b8-4b5e-9e4e-0c1a3b2d4e5f
+              consumedCapacity: {bandwidth: 2G}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchFields: [{key: metadata.name, operator: In, values: [worker-1]}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: new}
+        spec:
+          devices:
+            requests:
+            - name: nic
+              exactly:
+                deviceClassName: nic
+                selectors: [{cel: {expression: device.driver == "nic.example.com"}}]
+        """
+      And a pod "app" using claim "new"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | gate | outcome                                                                               |
+        | on   | pod "app" is not scheduled                                                            |
+        | off  | pod "app" is not scheduled                                                            |
+
+    Scenario: With the gate on, what the old share leaves is still there for a claim that asks for it
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G}
+        """
+      And a claim "old" for one "nic" device
+      And the Pod:
+        """yaml
+        metadata: {name: holder}
+        spec:
+          nodeName: worker-1
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimName: old}]
+        """
+      And the status of claim "old" is:
+        """yaml
+        reservedFor: [{resource: pods, name: holder}]
+        allocation:
+          devices:
+            results:
+            - request: device
+              driver: nic.example.com
+              pool: worker-1
+              device: eth1
+              shareID: 6f2b0a52-63b8-4b5e-9e4e-0c1a3b2d4e5f
+              consumedCapacity: {bandwidth: 2G}
+          nodeSelector:
+            nodeSelectorTerms:
+            - matchFields: [{key: metadata.name, operator: In, values: [worker-1]}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: new}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 8G}}}}
+        """
+      And a pod "app" using claim "new"
+      When the scheduler runs
+      Then pod "app" is bound to node "worker-1"
+      And device "eth1" has 2 shares, each with its own shareID
+
+  Rule: KEP-5075/VERSION-SKEW  The API server's gate decides whether the fields exist at all
+
+    Scenario Outline: kube-apiserver <apiserver>, kube-scheduler <scheduler>: two claims for 4G of one NIC
+      Given kube-apiserver with feature gates "DRAConsumableCapacity=<apiserver>"
+      And kube-scheduler with feature gates "DRAConsumableCapacity=<scheduler>"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: eth1
+            allowMultipleAllocations: true
+            capacity:
+              bandwidth: {value: 10G}
+        """
+      And the ResourceClaimTemplate:
+        """yaml
+        metadata: {name: four-gig}
+        spec:
+          spec:
+            devices:
+              requests:
+              - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 4G}}}}
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: web-1}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: web-2}
+        spec:
+          containers: [{name: main, image: registry.example/web:1}]
+          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
+        """
+      When the scheduler runs
+      Then <web-1>
+      And <web-2>
+
+      Examples:
+        | apiserver | scheduler | web-1                                                  | web-2                                          |
+        | on        | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is bound to node "worker-1"        |
+        | on        | off       | pod "web-1" is not scheduled because "DRAConsumableCapacity" | pod "web-2" is not scheduled             |
+        | off       | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |
+        | off       | off       | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |

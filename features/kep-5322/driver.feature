@@ -1,0 +1,106 @@
+@kep-5322
+Feature: A driver's kubelet plugin reports permanent failures, and keeps replacement pods off a broken device (KEP-5322)
+
+  The driver under test is "gpu.example.com" with two GPUs on node "node-1". In the first rules the harness
+  plays the kubelet and calls the plugin over its DRAPlugin socket; in the last ones the node's kubelet, with
+  DRAHandlePermanentDriverFailures on, runs the pods and the harness reads what the driver publishes.
+
+  Background:
+    Given a node "node-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And driver "gpu.example.com" runs with the devices:
+      """yaml
+      metadata: {name: node-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+        nodeName: node-1
+        devices:
+        - name: gpu-0
+        - name: gpu-1
+      """
+
+  Rule: KEP-5322/WIRE-FIELD  A permanent failure is marked with permanent_error, over v1 and v1beta1
+
+    Scenario Outline: Over DRAPlugin <version> the refusal of an unusable configuration is marked permanent
+      Given a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model" over DRAPlugin <version>
+      Then the driver refused to prepare claim "model" permanently
+
+      Examples:
+        | version |
+        | v1      |
+        | v1beta1 |
+
+  Rule: KEP-5322/PERMANENT-NEEDS-ERROR  permanent_error only ever comes with an error
+
+    Scenario: A successful answer and a permanent refusal: only the refusal is marked permanent
+      Given a claim "good" for one "gpu" device
+      And a claim "bad" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claims "good, bad"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "good", "bad" in one call
+      Then the driver refused to prepare claim "bad" permanently
+      And the devices the driver prepared for claim "good" are those of its allocation
+      And the driver marked only failed answers permanent
+
+  Rule: KEP-5322/DRIVER-EXPECTS-REPEAT  A repeat of a permanently failed request is answered the same way
+
+    Scenario: Asked twice, the plugin refuses permanently twice, and then prepares another claim
+      Given a claim "bad" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a claim "good" for one "gpu" device
+      And a pod "trainer" using claims "bad, good"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "bad"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "bad"
+      Then the driver refused to prepare claim "bad" permanently each time it was asked
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "good"
+      Then the devices the driver prepared for claim "good" are those of its allocation
+
+  Rule: KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT  Unpreparing a permanently refused claim succeeds
+
+    Scenario: Refused permanently, then unprepared
+      Given a claim "bad" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "bad"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "bad"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "bad"
+      Then the driver unprepared claim "bad"
+
+  Rule: KEP-5322/DRIVER-INVALID-CONFIG-PERMANENT  A configuration the driver cannot use is a permanent error
+
+    Scenario: Unknown parameters in the claim's opaque configuration are refused permanently
+      Given a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver refused to prepare claim "model" permanently
+
+  Rule: KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE  An unusable device is tainted NoSchedule, so the replacement pod gets another
+
+    Scenario: The pod fails on a broken GPU; its replacement gets the other GPU and runs
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare permanently for device "gpu-0"
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And device "gpu-0" of ResourceSlice "node-1-gpus" has a NoSchedule taint
+      And device "gpu-1" of ResourceSlice "node-1-gpus" has no NoSchedule taint
+      When a pod "replacement" using claim "model" is created
+      And the scheduler runs
+      Then claim "model" is allocated device "gpu-1"
+      And pod "replacement" is Running
+
+  Rule: KEP-5322/DRIVER-CONFIG-ERROR-NO-TAINT  A configuration error leaves the device untainted
+
+    Scenario: The pod fails on its configuration; no GPU is tainted
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And device "gpu-0" of ResourceSlice "node-1-gpus" has no NoSchedule taint
+      And device "gpu-1" of ResourceSlice "node-1-gpus" has no NoSchedule taint

@@ -1,0 +1,195 @@
+@kep-5322
+Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, permanently (KEP-5322)
+
+  The driver under test is "gpu.example.com" with two GPUs on node "node-1"; the kubelet of that node is the
+  component under test. A claim the driver cannot prepare permanently is one whose opaque configuration it
+  cannot use, or one of a device the driver's plugin is told is unusable.
+
+  Background:
+    Given a node "node-1"
+    And the device class "gpu" selecting driver "gpu.example.com"
+    And driver "gpu.example.com" runs with the devices:
+      """yaml
+      metadata: {name: node-1-gpus}
+      spec:
+        driver: gpu.example.com
+        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+        nodeName: node-1
+        devices:
+        - name: gpu-0
+        - name: gpu-1
+      """
+
+  Rule: KEP-5322/POD-FAILED  A permanent error fails the pod
+
+    Scenario: A claim the plugin finds permanently unpreparable fails its pod
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare permanently
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+
+    Scenario: A claim with a configuration the driver cannot use fails its pod
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+
+  Rule: KEP-5322/NO-RETRY  After a permanent error the pod's claims are not prepared again
+
+    Scenario: Ten minutes after the failure the plugin was still asked only once
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+
+  Rule: KEP-5322/ANY-CLAIM-FAILS-POD  One permanently failed claim fails the whole pod
+
+    Scenario: The plugin prepares one claim of the pod and fails the other permanently
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+
+  Rule: KEP-5322/UNPREPARE-AFTER-PERMANENT  The failed pod's claims are still unprepared
+
+    Scenario: Both claims of the failed pod, the refused one too, are unprepared and released
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      And pod "trainer" is deleted
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And claim "model" is reserved for nobody
+      And claim "scratch" is reserved for nobody
+      And pod "trainer" does not exist
+
+  Rule: KEP-5322/EVENT-SAYS-PERMANENT  The kubelet's event says when an error is permanent
+
+    Scenario: The event of a permanent failure says it is permanent
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then a Warning event "FailedPrepareDynamicResources" for pod "trainer" says the error is permanent
+
+    Scenario: The events of a transient failure do not call it permanent
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently 2 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then a Warning event "FailedPrepareDynamicResources" is recorded for pod "trainer"
+      And no event for pod "trainer" calls an error permanent
+
+  Rule: KEP-5322/NO-EVICTION  The kubelet neither deletes nor evicts the failed pod
+
+    Scenario: The failed pod is still there, Failed, ten minutes later
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then pod "trainer" still exists
+      And pod "trainer" is Failed
+
+  Rule: KEP-5322/FAILED-STAYS-FAILED  A failed pod is not started or prepared again when the kubelet looks again
+
+    Scenario: After a kubelet restart the failed pod stays Failed and is not prepared again
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And the kubelet restarts
+      And 10 minutes pass
+      Then pod "trainer" is Failed
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+
+  Rule: KEP-5322/TRANSIENT-RETRIED  Errors not marked permanent are retried until they clear
+
+    Scenario: Two transient failures, then the pod runs
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently 2 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 3 times
+
+  Rule: KEP-5322/GATE  Only with the gate on does the kubelet give up
+
+    Scenario Outline: With DRAHandlePermanentDriverFailures <gate> a permanent error leaves the pod <phase>
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=<gate>"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then pod "trainer" is <phase>
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" <calls>
+
+      Examples:
+        | gate | phase   | calls              |
+        | on   | Failed  | once               |
+        | off  | Pending | at least 3 times   |
+
+  Rule: KEP-5322/VERSION-SKEW  An older kubelet, or a driver that never marks errors permanent, means retries
+
+    Scenario Outline: A <kubelet> kubelet with <gates> and a plugin that fails <how> leaves the pod <phase>
+      Given kubelet version "<kubelet>" with feature gates "<gates>"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare <how>
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then pod "trainer" is <phase>
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" <calls>
+
+      Examples: one side knows the field, the other does not
+        | kubelet | gates                                  | how         | phase   | calls            |
+        | current | DRAHandlePermanentDriverFailures=on    | permanently | Failed  | once             |
+        | 1.36    | defaults                               | permanently | Pending | at least 3 times |
+        | current | DRAHandlePermanentDriverFailures=on    | transiently | Pending | at least 3 times |
+
+  Rule: KEP-5322/DISABLE  Turning the gate off makes new errors transient at once
+
+    Scenario: A pod failed with the gate on stays Failed; the next one is retried after the gate is off
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "first" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "a" using claim "first"
+      When the scheduler runs
+      Then pod "a" is Failed
+      When the kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=off"
+      And claim "second" for one "gpu" device is created
+      And a pod "b" using claim "second" is created
+      And the scheduler runs
+      Then pod "b" is Running
+      When a pod "c" using claim "first" is created
+      And the scheduler runs
+      And 10 minutes pass
+      Then pod "c" is Pending
+      And pod "a" is Failed
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "first" at least 3 times
+
+  Rule: KEP-5322/REENABLE-NO-STATE  Turning the gate on again handles new permanent errors as if it had always been on
+
+    Scenario: A pod retried while the gate was off fails once the gate is on again
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=off"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 1 minute passes
+      Then pod "trainer" is Pending
+      When the kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=on"
+      Then pod "trainer" is Failed
+      And a Warning event "FailedPrepareDynamicResources" for pod "trainer" says the error is permanent

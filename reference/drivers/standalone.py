@@ -1,0 +1,89 @@
+"""The reference driver's kubelet plugin as a process of its own, serving its DRAPlugin socket (and, if asked,
+its registration socket) until it is sent SIGTERM or SIGINT. `draconform plugin-check` is tested against it
+the way a vendor runs it against their plugin on a node:
+
+    python -m draconform.reference.drivers.standalone --driver gpu.example.com --node node-1 \\
+        --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml [--claims claims.yaml] \\
+        [--fault KIND:METHOD[:TIMES]]...
+
+Its devices are those of the slices. What it knows of the API server is the claims given, or else the claims
+`draconform plugin-check --slices` derives from the same slices. A fault (see `draconform.sut.PluginFault`)
+makes it fail from the start: "crash" ends the process in the middle of the call. It prints "ready" once
+both sockets serve."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from draconform.kubeletplugin.server import serve_plugin, serve_registration
+from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_objects
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.drivers.faults import FaultPlan
+from draconform.reference.drivers.plugin import Checkpoint, NodePlugin, inventory_devices
+from draconform.sut import PluginFault
+
+CRASH_STATUS = 70
+
+
+def _fault(text: str) -> PluginFault:
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"expected KIND:METHOD[:TIMES], got {text!r}")
+    times = int(parts[2]) if len(parts) == 3 else None
+    return PluginFault(kind=parts[0], method=parts[1], times=times)
+
+
+def _crash() -> None:
+    os._exit(CRASH_STATUS)  # no clean-up: a crash is a crash
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m draconform.reference.drivers.standalone", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--driver", required=True)
+    parser.add_argument("--node", required=True)
+    parser.add_argument("--socket", required=True, help="path of the DRAPlugin socket")
+    parser.add_argument("--registration", help="path of the plugin-registration socket")
+    parser.add_argument("--slices", type=Path, required=True, help="the driver's ResourceSlices: its devices")
+    parser.add_argument("--claims", type=Path, action="append", help="allocated ResourceClaims it can look up")
+    parser.add_argument("--fault", type=_fault, action="append", default=[], metavar="KIND:METHOD[:TIMES]")
+    args = parser.parse_args(argv)
+
+    try:
+        slices = load_objects(args.slices, "ResourceSlice")
+        claims = load_claims(args.claims, args.driver) if args.claims else derive_claims(
+            args.slices, args.driver, args.node)
+    except CheckInputError as err:
+        print(f"standalone plugin: {err}", file=sys.stderr)
+        return 2
+    store = Store(FakeClock())
+    for claim in claims:
+        store.load(claim.obj)
+    faults = FaultPlan(on_crash=_crash)
+    for fault in args.fault:
+        faults.add(fault)
+    devices = inventory_devices(slices)
+    plugin = NodePlugin(args.driver, args.node, store, Checkpoint(), lambda: devices, faults)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    server = serve_plugin(plugin, args.socket)
+    registration = serve_registration(args.driver, server.endpoint, args.registration) if args.registration else None
+    print("ready", flush=True)
+    stop.wait()
+    faults.release()
+    if registration is not None:
+        registration.stop()
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

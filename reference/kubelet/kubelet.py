@@ -1,0 +1,317 @@
+"""The reference kubelet of one node, as far as DRA goes (KEP-3063 "kubelet", KEP-5322).
+
+A pod bound to the node starts (phase Running) only when it is listed in status.reservedFor of every claim it
+uses and every driver of those claims has prepared them over the DRAPlugin protocol; otherwise it stays
+Pending and an event says why. A claim is prepared once per node however many pods share it. Errors are
+retried with exponential backoff on the cluster clock, including calls that fail as a whole (a crashed
+plugin, a deadline passed), unless the plugin marks a claim's error permanent and DRAHandlePermanentDriverFailures
+is on: then the pod fails (phase Failed, in one status write), is never prepared again, and is neither
+deleted nor evicted. With DynamicResourceAllocation off the kubelet knows nothing of claims and starts the pod
+without its resources (KEP-3063 Version Skew Strategy).
+
+When a pod finishes or is being deleted, the claims it was the last user of on the node are unprepared (those
+whose preparation was attempted, failed ones included); only then is the pod dropped from the claims'
+reservedFor, and a deleted pod is removed from the API server (the end of graceful deletion). Failed
+unprepare calls are retried with backoff and hold the reservation."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from draconform.kube.featuregates import FeatureGates
+from draconform.kubeletplugin.client import PluginCallError
+from draconform.kubeletplugin.types import ClaimRef
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.reference.events import EventRecorder
+from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
+from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
+from draconform.reference.podclaims import is_reserved_for, pod_claims
+from draconform.sut import ApiError, Obj
+
+PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)
+
+INITIAL_BACKOFF = timedelta(seconds=1)
+MAX_BACKOFF = timedelta(minutes=5)
+
+# Upstream's kubelet reports DRA failures of a pod under these event reasons.
+PREPARE_FAILED = "FailedPrepareDynamicResources"
+UNPREPARE_FAILED = "FailedUnprepareDynamicResources"
+PERMANENT_GATE = "DRAHandlePermanentDriverFailures"
+
+
+@dataclass
+class PodState:
+    uid: str
+    attempts: int = 0  # failed attempts in a row, for the backoff
+    retry_at: datetime | None = None
+    terminating: bool = False
+    waiting_for: str = ""  # why the pod may not run yet, recorded as an event once per reason
+
+
+class Kubelet:
+    def __init__(self, node: str, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
+                 checkpoint: KubeletCheckpoint, plugins: PluginRegistry) -> None:
+        self.node = node
+        self._store = store
+        self._clock = clock
+        self._events = events
+        self._gates = gates
+        self._checkpoint = checkpoint
+        self._plugins = plugins
+        self._pods: dict[PodKey, PodState] = {}
+        self._dirty: set[PodKey] = set()
+        self._stopped = False
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._plugins.close()
+
+    def notice(self, key: PodKey) -> None:
+        """Something about this pod (or one of its claims) changed."""
+        self._dirty.add(key)
+
+    def forget_missing(self, live_uids: set[str]) -> None:
+        """After a restart: claims the checkpoint holds for pods that no longer exist get unprepared."""
+        for record in list(self._checkpoint.claims.values()):
+            for uid in sorted(record.pods - live_uids):
+                self._pods.setdefault(("", uid), PodState(uid, terminating=True))
+                self._dirty.add(("", uid))
+
+    def sync(self) -> bool:
+        keys = sorted(self._dirty)
+        self._dirty.clear()
+        progressed = False
+        for key in keys:
+            progressed = self._sync_pod(key) or progressed
+        return progressed
+
+    # --- one pod ---------------------------------------------------------------------------------------
+    def _sync_pod(self, key: PodKey) -> bool:
+        namespace, name = key
+        pod = self._store.get("Pod", name, namespace) if namespace else None
+        state = self._pods.get(key)
+        if pod is None or pod["spec"].get("nodeName") != self.node:
+            if state is None:
+                return False
+            return self._forget(key, state)
+        uid = pod["metadata"]["uid"]
+        if state is None or state.uid != uid:
+            if state is not None:  # a new pod under the same name; the old one is gone
+                self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
+                self._dirty.add(("", state.uid))
+            state = self._pods[key] = PodState(uid)
+        phase = (pod.get("status") or {}).get("phase")
+        finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
+        if finishing and not state.terminating:
+            state.terminating, state.attempts, state.retry_at = True, 0, None  # termination does not wait
+        if state.retry_at is not None and self._clock.now() < state.retry_at:
+            return False
+        if finishing:
+            return self._terminate(pod, state)
+        if phase == "Running":
+            return False
+        return self._start(pod, state)
+
+    def _forget(self, key: PodKey, state: PodState) -> bool:
+        """The pod object is gone: release what the checkpoint still holds for its UID."""
+        if state.retry_at is not None and self._clock.now() < state.retry_at:
+            return False
+        progressed, done = self._unprepare_for(key, state, None)
+        if done:
+            del self._pods[key]
+        return progressed
+
+    def _start(self, pod: Obj, state: PodState) -> bool:
+        if not self._gates.enabled("DynamicResourceAllocation"):
+            return self._set_phase(pod, "Running")  # the skew row: started without its resources
+        namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
+        claims: list[Obj] = []
+        for entry in pod_claims(pod):
+            if entry.claim is None:
+                return self._wait(pod, state, f"the ResourceClaim of entry {entry.entry!r} has not been created yet")
+            claim = self._store.get("ResourceClaim", entry.claim, namespace)
+            if claim is None:
+                return self._wait(pod, state, f"ResourceClaim {namespace}/{entry.claim} does not exist")
+            if not is_reserved_for(claim, uid):
+                return self._wait(
+                    pod, state,
+                    f"the pod is not in status.reservedFor of ResourceClaim {namespace}/{entry.claim}, so it may "
+                    f"not use the claim",
+                )
+            if not (claim.get("status") or {}).get("allocation"):
+                return self._wait(pod, state, f"ResourceClaim {namespace}/{entry.claim} is not allocated")
+            claims.append(claim)
+        records = [self._record(claim, uid) for claim in claims]
+        transient, permanent = self._prepare(records)
+        if permanent:
+            return self._fail(pod, permanent)
+        if transient:
+            self._events.record(pod, "Warning", PREPARE_FAILED, "; ".join(transient) + " (will retry)")
+            self._back_off((namespace, pod["metadata"]["name"]), state)
+            return True
+        state.attempts = 0
+        return self._set_phase(pod, "Running")
+
+    def _record(self, claim: Obj, pod_uid: str) -> ClaimRecord:
+        meta = claim["metadata"]
+        record = self._checkpoint.claims.get(meta["uid"])
+        if record is None:
+            results = claim["status"]["allocation"].get("devices", {}).get("results") or []
+            drivers = tuple(sorted({str(result.get("driver")) for result in results}))
+            record = ClaimRecord(ClaimRef(meta["namespace"], meta["name"], meta["uid"]), drivers)
+            self._checkpoint.claims[meta["uid"]] = record
+        record.pods.add(pod_uid)
+        return record
+
+    def _prepare(self, records: list[ClaimRecord]) -> tuple[list[str], list[str]]:
+        """Ask each driver, in one call, for the pod's claims it has not prepared yet. Returns the transient
+        and the permanent failures; after a permanent one no further driver is asked."""
+        transient: list[str] = []
+        permanent: list[str] = []
+        for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared}):
+            pending = [r for r in records if driver in r.drivers and driver not in r.prepared]
+            try:
+                client = self._plugins.client(driver)
+            except PluginUnavailable as err:
+                transient.append(str(err))
+                continue
+            for record in pending:
+                record.sent.add(driver)
+            try:
+                results = client.prepare([record.ref for record in pending])
+            except PluginCallError as err:
+                transient.append(str(err))
+                continue
+            for record in pending:
+                result = results.get(record.ref.uid)
+                where = f"ResourceClaim {record.ref.namespace}/{record.ref.name}"
+                if result is None:
+                    transient.append(f"DRA driver {driver} left {where} out of its NodePrepareResources answer")
+                elif not result.failed:
+                    record.prepared.add(driver)
+                elif result.permanent and self._gates.enabled(PERMANENT_GATE):
+                    permanent.append(f"DRA driver {driver} reported a permanent error preparing {where}: "
+                                     f"{result.error}")
+                else:
+                    transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")
+            if permanent:
+                break
+        return transient, permanent
+
+    def _fail(self, pod: Obj, permanent: list[str]) -> bool:
+        """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
+        message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
+        self._events.record(pod, "Warning", PREPARE_FAILED, message)
+        return self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+
+    def _terminate(self, pod: Obj, state: PodState) -> bool:
+        key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+        progressed, done = self._unprepare_for(key, state, pod)
+        if not done:
+            return progressed
+        progressed = self._drop_reservations(pod) or progressed
+        if pod["metadata"].get("deletionTimestamp"):
+            try:
+                self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"],
+                                   grace_period_seconds=0)
+            except ApiError as error:
+                if error.reason != "NotFound":
+                    raise
+            progressed = True
+        return progressed
+
+    def _unprepare_for(self, key: PodKey, state: PodState, pod: Obj | None) -> tuple[bool, bool]:
+        """Unprepare the claims this pod is the last user of on the node. Returns (progressed, done)."""
+        release = []
+        for record in self._checkpoint.of_pod(state.uid):
+            if record.pods - {state.uid}:
+                record.pods.discard(state.uid)  # another pod on the node still uses the claim
+            else:
+                release.append(record)
+        if not release:
+            return False, True
+        failures: list[str] = []
+        by_driver: dict[str, list[ClaimRecord]] = defaultdict(list)
+        for record in release:
+            for driver in sorted(record.sent):
+                by_driver[driver].append(record)
+        for driver, held in sorted(by_driver.items()):
+            try:
+                errors = self._plugins.client(driver).unprepare([record.ref for record in held])
+            except (PluginUnavailable, PluginCallError) as err:
+                failures.append(str(err))
+                continue
+            for record in held:
+                error = errors.get(record.ref.uid)
+                if error is None or error:
+                    failures.append(f"DRA driver {driver} failed to unprepare ResourceClaim {record.ref.namespace}/"
+                                    f"{record.ref.name}: {error or 'no answer for the claim'}")
+                else:
+                    record.sent.discard(driver)
+                    record.prepared.discard(driver)
+        for record in release:
+            if not record.sent:
+                del self._checkpoint.claims[record.ref.uid]
+        if failures:
+            if pod is not None:
+                self._events.record(pod, "Warning", UNPREPARE_FAILED, "; ".join(failures) + " (will retry)")
+            self._back_off(key, state)
+            return True, False
+        return True, True
+
+    def _drop_reservations(self, pod: Obj) -> bool:
+        namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
+        wrote = False
+        for entry in pod_claims(pod):
+            claim = self._store.get("ResourceClaim", entry.claim, namespace) if entry.claim else None
+            if claim is None or not is_reserved_for(claim, uid):
+                continue
+            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]
+            if remaining:
+                claim["status"]["reservedFor"] = remaining
+            else:
+                del claim["status"]["reservedFor"]
+            try:
+                self._store.update_status(claim)
+            except ApiError as error:
+                if error.reason not in ("Conflict", "NotFound"):
+                    raise
+                self._dirty.add((namespace, pod["metadata"]["name"]))  # try again with the newer claim
+            wrote = True
+        return wrote
+
+    # --- helpers ---------------------------------------------------------------------------------------
+    def _wait(self, pod: Obj, state: PodState, reason: str) -> bool:
+        """The pod may not run yet; say why once. A change of the pod or its claims brings it back here."""
+        if state.waiting_for != reason:
+            state.waiting_for = reason
+            self._events.record(pod, "Warning", PREPARE_FAILED, reason)
+        return False
+
+    def _back_off(self, key: PodKey, state: PodState) -> None:
+        delay = min(INITIAL_BACKOFF * 2 ** state.attempts, MAX_BACKOFF)
+        state.attempts += 1
+        state.retry_at = self._clock.now() + delay
+        self._clock.call_at(state.retry_at, lambda: self._retry(key))
+
+    def _retry(self, key: PodKey) -> None:
+        if not self._stopped:
+            self._dirty.add(key)
+
+    def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
+        status = pod.setdefault("status", {})
+        status["phase"] = phase
+        if reason is not None:
+            status["reason"] = reason
+        if message is not None:
+            status["message"] = message
+        try:
+            self._store.update_status(pod)
+        except ApiError as error:
+            if error.reason not in ("Conflict", "NotFound"):
+                raise
+            self._dirty.add((pod["metadata"]["namespace"], pod["metadata"]["name"]))
+        return True

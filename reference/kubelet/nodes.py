@@ -1,0 +1,110 @@
+"""A reference kubelet on every node of the cluster: one `Kubelet` per Node object, fed by one shared watch of
+pods, claims and nodes (one informer instead of one per node, so a 500-node cluster costs no more per event).
+A claim change wakes the pods on any node that use it. Pods being deleted on a node that has no kubelet are
+removed at once, as kube-controller-manager's pod garbage collector removes pods of nodes that are gone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from draconform.kube.featuregates import FeatureGates
+from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.clock import FakeClock
+from draconform.reference.events import EventRecorder
+from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
+from draconform.reference.kubelet.kubelet import Kubelet, PodKey
+from draconform.reference.kubelet.plugins import DEFAULT_CALL_TIMEOUT, PluginRegistry
+from draconform.reference.podclaims import pod_claims
+from draconform.sut import ApiError, Obj
+
+# (driver, node) -> the registration socket of the driver's plugin on that node, or None
+PluginLocator = Callable[[str, str], "str | None"]
+
+
+class Kubelets:
+    def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
+                 args: Mapping[str, Any], checkpoints: dict[str, KubeletCheckpoint], locate: PluginLocator) -> None:
+        self._store = store
+        self._clock = clock
+        self._events = events
+        self._gates = gates
+        self._timeout = float(args.get("pluginCallTimeout", DEFAULT_CALL_TIMEOUT))
+        self._checkpoints = checkpoints
+        self._locate = locate
+        self._kubelets: dict[str, Kubelet] = {}
+        self._claim_users: dict[tuple[str, str], set[tuple[str, PodKey]]] = {}  # claim -> (node, pod)
+        self._watch = store.watch("Pod", "ResourceClaim", "Node")
+        for node in store.list("Node"):
+            self._add_node(node["metadata"]["name"])
+        pods = store.list("Pod")
+        for pod in pods:
+            self._pod_changed(pod)
+        live = {pod["metadata"]["uid"] for pod in pods}
+        for kubelet in self._kubelets.values():
+            kubelet.forget_missing(live)
+
+    def stop(self) -> None:
+        self._watch.stop()
+        for kubelet in self._kubelets.values():
+            kubelet.stop()
+
+    def sync(self) -> bool:
+        events = self._watch.drain()
+        for event in events:
+            self._handle(event)
+        progressed = bool(events)
+        for kubelet in list(self._kubelets.values()):
+            progressed = kubelet.sync() or progressed
+        return progressed
+
+    def _handle(self, event: WatchEvent) -> None:
+        kind = event.object["kind"]
+        if kind == "Node":
+            name = event.object["metadata"]["name"]
+            if event.type == "DELETED":
+                kubelet = self._kubelets.pop(name, None)
+                if kubelet is not None:
+                    kubelet.stop()
+            elif name not in self._kubelets:
+                self._add_node(name)
+                for pod in self._store.list("Pod"):
+                    if pod["spec"].get("nodeName") == name:
+                        self._kubelets[name].notice(_key(pod))
+        elif kind == "Pod":
+            self._pod_changed(event.object, deleted=event.type == "DELETED")
+        else:
+            meta = event.object["metadata"]
+            for node, key in sorted(self._claim_users.get((meta["namespace"], meta["name"]), ())):
+                if node in self._kubelets:
+                    self._kubelets[node].notice(key)
+
+    def _add_node(self, node: str) -> None:
+        plugins = PluginRegistry(lambda driver: self._locate(driver, node), self._timeout)
+        checkpoint = self._checkpoints.setdefault(node, KubeletCheckpoint())
+        self._kubelets[node] = Kubelet(node, self._store, self._clock, self._events, self._gates, checkpoint, plugins)
+
+    def _pod_changed(self, pod: Obj, deleted: bool = False) -> None:
+        node = pod["spec"].get("nodeName")
+        if not node:
+            return
+        key = _key(pod)
+        for entry in pod_claims(pod):
+            if entry.claim:
+                users = self._claim_users.setdefault((key[0], entry.claim), set())
+                if deleted:
+                    users.discard((node, key))
+                else:
+                    users.add((node, key))
+        if node in self._kubelets:
+            self._kubelets[node].notice(key)
+        elif pod["metadata"].get("deletionTimestamp") and not deleted:
+            try:  # nobody on that node will finish the deletion
+                self._store.delete("Pod", key[1], key[0], grace_period_seconds=0)
+            except ApiError as error:
+                if error.reason != "NotFound":
+                    raise
+
+
+def _key(pod: Obj) -> PodKey:
+    return pod["metadata"]["namespace"], pod["metadata"]["name"]

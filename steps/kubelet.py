@@ -1,0 +1,177 @@
+"""Steps about the kubelet at work: what it does with pods bound to its node (their phase, its events), which
+calls the drivers' kubelet plugins received from it (the seam's `kubelet_plugin_calls`, what a recording proxy
+in front of a plugin's socket sees), and faults a test driver's plugin is told to show
+(`inject_plugin_fault`). The kubelet's gates and version are set with the component steps."""
+
+from __future__ import annotations
+
+import itertools
+
+from pytest_bdd import given, parsers, then, when
+
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes, parse_gates
+from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
+
+PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
+ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
+COUNT = r"(?P<count>never|once|twice|(?P<bound>at least )?(?P<number>\d+) times)"
+# Today's DRAPlugin batch calls, and the classic protocol's one-resource calls (KEP-3063-CLASSIC).
+METHODS = {"prepare": ("NodePrepareResources", "NodePrepareResource"),
+           "unprepare": ("NodeUnprepareResources", "NodeUnprepareResource")}
+FAULT = (
+    r"(?:fails to (?P<fmethod>prepare|unprepare) (?P<fkind>transiently|permanently)"
+    r"|(?P<hang>hangs) on (?P<hmethod>prepare|unprepare)"
+    r"|(?P<crash>crashes) during (?P<cmethod>prepare|unprepare))"
+    r'(?: (?P<times>\d+) times?)?(?: for device "(?P<device>[^"]+)")?'
+)
+
+
+# --- the kubelet's configuration and life --------------------------------------------------------------
+@given(parsers.re(r"the kubelet waits at most (?P<seconds>\d+(?:\.\d+)?) seconds for a plugin call"))
+def plugin_call_timeout(sut: SystemUnderTest, ctx: ScenarioContext, seconds: str) -> None:
+    """The deadline of each gRPC call to a plugin (real seconds: a deadline is a property of the call)."""
+    configure(sut, ctx, "kubelet", args={"pluginCallTimeout": float(seconds)})
+
+
+@when("the kubelet restarts")
+def kubelet_restarts(sut: SystemUnderTest) -> None:
+    sut.restart("kubelet")
+    sut.settle()
+
+
+@when(parsers.parse('the kubelet restarts with feature gates "{gates}"'))
+def kubelet_restarts_with(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
+    """A new configuration takes effect at the restart it brings."""
+    configure(sut, ctx, "kubelet", gates=parse_gates(gates))
+    sut.restart("kubelet")
+    sut.settle()
+
+
+@given(parsers.parse('a claim "{claim}" for one "{device_class}" device with configuration driver "{driver}" '
+                     'cannot use'))
+def claim_with_bad_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_class: str,
+                          driver: str) -> None:
+    """Opaque parameters no driver understands: an unknown field and an unknown mode (the reference driver
+    accepts only {mode: exclusive|shared})."""
+    spec = {"devices": {
+        "requests": [{"name": "device", "exactly": {"deviceClassName": device_class}}],
+        "config": [{"opaque": {"driver": driver, "parameters": {
+            "mode": "draconform-no-such-mode", "draconformUnknownField": True}}}],
+    }}
+    created = sut.create(named("ResourceClaim", claim, spec=spec))
+    assert created["metadata"]["name"] == claim
+
+
+# --- faults of a test driver's plugin -------------------------------------------------------------------
+@given(parsers.re(PLUGIN + FAULT))
+@when(parsers.re(PLUGIN + FAULT))
+def plugin_fault(sut: SystemUnderTest, driver: str, node: str, fmethod: str | None, fkind: str | None,
+                 hang: str | None, hmethod: str | None, crash: str | None, cmethod: str | None, times: str | None,
+                 device: str | None) -> None:
+    if hang:
+        kind, method = "hang", hmethod
+    elif crash:
+        kind, method = "crash", cmethod
+    else:
+        kind, method = ("transient" if fkind == "transiently" else "permanent"), fmethod
+    assert method is not None
+    fault = PluginFault(kind, method, int(times) if times else None, device)
+    sut.inject_plugin_fault(driver, node, fault)
+
+
+@when(parsers.re(PLUGIN + r"recovers"))
+def plugin_recovers(sut: SystemUnderTest, driver: str, node: str) -> None:
+    sut.inject_plugin_fault(driver, node, None)
+
+
+# --- pods on the node -----------------------------------------------------------------------------------
+def _phase(sut: SystemUnderTest, pod: str) -> str:
+    """A pod without a phase yet is Pending, as the API server defaults it."""
+    return str((must_get(sut, "Pod", pod).get("status") or {}).get("phase") or "Pending")
+
+
+@then(parsers.re(r'pod "(?P<pod>[^"]+)" is (?P<phase>Pending|Running|Failed|Succeeded)'))
+@observes("pod")
+def pod_in_phase(sut: SystemUnderTest, pod: str, phase: str) -> None:
+    got = _phase(sut, pod)
+    assert got == phase, f"pod {pod!r} is {got}, expected {phase}"
+
+
+@then(parsers.parse('pod "{pod}" still exists'))
+@observes("pod")
+def pod_still_exists(sut: SystemUnderTest, pod: str) -> None:
+    obj = sut.get("Pod", pod, NAMESPACE)
+    assert obj is not None, f"pod {pod!r} was deleted"
+    assert not obj["metadata"].get("deletionTimestamp"), f"pod {pod!r} is being deleted"
+
+
+def _pod_events(sut: SystemUnderTest, pod: str, reason: str | None = None) -> list[Event]:
+    return [e for e in sut.events() if e.kind == "Pod" and e.name == pod and reason in (None, e.reason)]
+
+
+@then(parsers.re(r'a Warning event "(?P<reason>[^"]+)" for pod "(?P<pod>[^"]+)" says the error is permanent'))
+@observes("event")
+def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
+    """KEP-5322 "Diagnosing Permanent Errors": the kubelet's event about the failure says it is permanent."""
+    events = [e for e in _pod_events(sut, pod, reason) if e.type == "Warning"]
+    assert events, f"no Warning {reason} event for pod {pod!r}"
+    assert any("permanent" in e.message.lower() for e in events), (
+        f"no {reason} event for pod {pod!r} says the error is permanent: {[e.message for e in events]}"
+    )
+
+
+@then(parsers.re(r'no event for pod "(?P<pod>[^"]+)" calls an error permanent'))
+@observes("event")
+def no_event_says_permanent(sut: SystemUnderTest, pod: str) -> None:
+    said = [e.message for e in _pod_events(sut, pod) if "permanent" in e.message.lower()]
+    assert not said, f"events for pod {pod!r} call an error permanent: {said}"
+
+
+# --- what the plugins received --------------------------------------------------------------------------
+def _claim_key(sut: SystemUnderTest, claim: str) -> str:
+    return f"{NAMESPACE}/{claim}"
+
+
+def _calls(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str) -> list[PluginCall]:
+    key = _claim_key(sut, claim)
+    return [c for c in sut.kubelet_plugin_calls(driver, node) if c.method in METHODS[verb] and key in c.claims]
+
+
+@then(parsers.re(ASKED + r'claim "(?P<claim>[^"]+)" ' + COUNT))
+@observes("object")
+def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str, count: str,
+                 bound: str | None, number: str | None) -> None:
+    calls = _calls(sut, driver, node, verb, claim)
+    expected = {"never": 0, "once": 1, "twice": 2}.get(count, int(number or 0))
+    what = f"driver {driver!r} on node {node!r} was asked to {verb} claim {claim!r} {len(calls)} times"
+    if bound:
+        assert len(calls) >= expected, f"{what}, expected at least {expected}"
+    else:
+        assert len(calls) == expected, f"{what}, expected {expected}"
+
+
+@then(parsers.re(r'the calls to prepare claim "(?P<claim>[^"]+)" on driver "(?P<driver>[^"]+)" on node '
+                 r'"(?P<node>[^"]+)" came at growing intervals'))
+@observes("object")
+def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> None:
+    """Exponential backoff seen from the plugin: each wait between two attempts is longer than the one before."""
+    times = [c.time for c in _calls(sut, driver, node, "prepare", claim)]
+    assert len(times) >= 3, f"claim {claim!r} was asked about {len(times)} times; need 3 to see the intervals"
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(times)]
+    assert all(later > earlier for earlier, later in itertools.pairwise(gaps)), (
+        f"the intervals between prepare calls for claim {claim!r} do not grow: {gaps} seconds"
+    )
+
+
+@then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has a|has no) '
+                 r"NoSchedule taint"))
+@observes("slice")
+def device_tainted(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
+    obj = must_get(sut, "ResourceSlice", name)
+    found = [d for d in obj["spec"].get("devices") or [] if d.get("name") == device]
+    assert found, f"ResourceSlice {name!r} publishes no device {device!r}"
+    taints = [t for t in found[0].get("taints") or [] if t.get("effect") == "NoSchedule"]
+    if verb == "has a":
+        assert taints, f"device {device!r} of ResourceSlice {name!r} has no NoSchedule taint"
+    else:
+        assert not taints, f"device {device!r} of ResourceSlice {name!r} is tainted: {taints}"
