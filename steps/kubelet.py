@@ -9,7 +9,8 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes, parse_gates
+from draconform.kube.featuregates import parse_gate_settings
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
@@ -42,7 +43,7 @@ def kubelet_restarts(sut: SystemUnderTest) -> None:
 @when(parsers.parse('the kubelet restarts with feature gates "{gates}"'))
 def kubelet_restarts_with(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
     """A new configuration takes effect at the restart it brings."""
-    configure(sut, ctx, "kubelet", gates=parse_gates(gates))
+    configure(sut, ctx, "kubelet", gates=parse_gate_settings(gates))
     sut.restart("kubelet")
     sut.settle()
 
