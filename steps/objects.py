@@ -136,6 +136,17 @@ def pod_with_template_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str
     _create(sut, ctx, _pod(pod, [{"name": "device", "resourceClaimTemplateName": template}]))
 
 
+@given(parsers.re(r'a pod "(?P<pod>[^"]+)" without resource claims \(resourceClaims (?P<form>absent|\[\]|null)\)'))
+def pod_without_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, form: str) -> None:
+    """A pod that uses no ResourceClaim, in each of the three ways a manifest can say so."""
+    obj = _pod(pod, [])
+    if form == "absent":
+        del obj["spec"]["resourceClaims"]
+    elif form == "null":
+        obj["spec"]["resourceClaims"] = None
+    _create(sut, ctx, obj)
+
+
 @given(parsers.parse('a pod "{pod}" using claim "{claims}"'))
 @given(parsers.parse('a pod "{pod}" using claims "{claims}"'))
 @when(parsers.parse('a pod "{pod}" using claim "{claims}" is created'))
