@@ -103,6 +103,17 @@ def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> No
     )
 
 
+@then(parsers.parse('pod "{pod}" is not scheduled with reason "{reason}"'))
+def pod_not_scheduled_with_reason(sut: SystemUnderTest, pod: str, reason: str) -> None:
+    """The PodScheduled condition's reason: Unschedulable (no node fits) or SchedulerError (the attempt
+    failed as a whole, e.g. an allocation error)."""
+    condition = _scheduled_condition(sut, pod)
+    assert condition.get("status") == "False", f"pod {pod!r} has no failed PodScheduled condition"
+    assert condition.get("reason") == reason, (
+        f"pod {pod!r} is not scheduled with reason {condition.get('reason')!r}: {condition.get('message')!r}"
+    )
+
+
 @then(parsers.parse('pod "{pod}" does not exist'))
 @observes("object")
 def pod_gone(sut: SystemUnderTest, pod: str) -> None:

@@ -15,6 +15,7 @@ PROVIDERS = (
     "draconform.bench.bindingconditions",
     "draconform.bench.compatibility",
     "draconform.bench.consumable",
+    "draconform.bench.allocator",
 )
 
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,10 +44,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml", help="output format")
     parser.add_argument("--allocator", choices=("columnar", "oracle"), default="columnar",
                         help="allocation core (default: the polars one; the oracle is the readable reference)")
+    parser.add_argument("--timings", action="store_true",
+                        help="also print on stderr how long reading and answering took, and peak memory")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    loaded: list[float] = []
+    status = _allocate(args, loaded)
+    if args.timings:
+        answered = time.perf_counter()
+        read = (loaded or [answered])[0]
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        print(f"timings: read {read - started:.3f} s, answered {answered - read:.3f} s after reading, "
+              f"peak memory {peak:.0f} MiB", file=sys.stderr)
+    return status
+
+
+def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
     # Imported here so that `draconform --help` stays fast.
     from draconform.reference.allocator.interface import AllocationError
 
@@ -56,6 +73,7 @@ def handle(args: argparse.Namespace) -> int:
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID_INPUT
+    loaded.append(time.perf_counter())
     if not cluster.pending and not cluster.extended_pods(gates):
         print("error: no ResourceClaim without status.allocation to allocate", file=sys.stderr)
         return EXIT_INVALID_INPUT

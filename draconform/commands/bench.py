@@ -8,7 +8,9 @@ scale and never assert on speed.
 Providers: `draconform.bench.dra` (the scheduler_perf-shaped DRA scheduling workloads and the polars core
 against the oracle), `draconform.bench.bindingconditions` (KEP-5007: pods waiting in PreBind),
 `draconform.bench.compatibility` (KEP-5963: partitionable GPUs with compatibility groups, measured with and
-without groups), `draconform.bench.validation` (objects/s through the validation layer)."""
+without groups), `draconform.bench.validation` (objects/s through the validation layer),
+`draconform.bench.allocator` (issue 13: single attempts side by side with upstream's Go figures, a
+2,000-partition node, `allocate` over a 5,000-node dump, the cost curve as nodes double)."""
 
 from __future__ import annotations
 

@@ -178,7 +178,8 @@ class CompiledSelector:
     program: Any
     sandboxed: bool
     # Domains the expression names literally; a device without them gets empty maps there, the way upstream's
-    # lazily-filled domain maps behave. (A domain computed at run time is not covered: that lookup errors.)
+    # lazily-filled domain maps behave. The driver's own domain is always there; any other domain computed at
+    # run time that no device has is not covered: that lookup errors.
     domains: frozenset[tuple[str, str]]
 
 
@@ -367,7 +368,7 @@ def device_input(driver: str, attributes: Mapping[str, tuple[str, Any]], capacit
     """The `device` variable: attributes and capacities grouped by domain; bare names belong to the driver's
     domain. Attribute values arrive as (type, value) pairs from `values.parse_attribute`; a list form becomes a
     CEL list (of tagged semver maps for `versions`)."""
-    attrs: dict[str, dict[str, Any]] = {}
+    attrs: dict[str, dict[str, Any]] = {driver: {}}  # the driver's own domain exists even when empty
     for name, (kind, value) in attributes.items():
         domain, _, ident = name.rpartition("/")
         if kind == "version":
@@ -379,7 +380,7 @@ def device_input(driver: str, attributes: Mapping[str, tuple[str, Any]], capacit
         if not domain and not faults.on("bare-attributes-outside-driver-domain"):
             domain = driver
         attrs.setdefault(domain, {})[ident] = value
-    caps: dict[str, dict[str, Any]] = {}
+    caps: dict[str, dict[str, Any]] = {driver: {}}
     for name, amount in capacity.items():
         domain, _, ident = name.rpartition("/")
         caps.setdefault(domain or driver, {})[ident] = quantity_value(amount)

@@ -4,6 +4,7 @@ forms ints, bools, strings, versions of DRAListTypeAttributes)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,6 +22,18 @@ _QUANTITY = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMG
 
 def parse_quantity(value: Any) -> Fraction:
     """A Kubernetes resource.Quantity ("40Gi", "1.5", "100m", "1e3") as an exact number."""
+    if isinstance(value, str):
+        return _parse_text(value)
+    return _parse_quantity(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction:
+    """Quantities repeat across devices ("1Gi" a thousand times): parse each text once."""
+    return _parse_quantity(value)
+
+
+def _parse_quantity(value: Any) -> Fraction:
     if isinstance(value, bool):
         raise ValueError(f"quantities must be numbers or strings, not {value!r}")
     if isinstance(value, int):

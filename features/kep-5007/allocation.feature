@@ -111,7 +111,34 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then the claim of pod "trainer" is allocated device "local-0"
       And pod "trainer" is bound to node "worker-1"
 
-    Scenario: Within one pool the device without binding conditions is chosen first
+    Scenario: A pool holding a device with conditions comes after the other pools, its plain devices too
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: mixed}
+        spec:
+          driver: gpu.example.com
+          pool: {name: a-mixed, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: ready-a}
+          - {name: slow-0, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: plain}
+        spec:
+          driver: gpu.example.com
+          pool: {name: b-plain, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - {name: ready-b}
+        """
+      And a pod "trainer" with a claim for one "gpu" device
+      When the scheduler runs
+      Then the claim of pod "trainer" is allocated device "ready-b"
+      And pod "trainer" is bound to node "worker-1"
+
+    Scenario: Within one pool the device order stands, so the first device is chosen although it has conditions
       Given the ResourceSlice:
         """yaml
         metadata: {name: mixed}
@@ -125,8 +152,8 @@ Feature: Allocation records what binding needs and prefers devices that need not
         """
       And a pod "trainer" with a claim for one "gpu" device
       When the scheduler runs
-      Then the claim of pod "trainer" is allocated device "ready-0"
-      And pod "trainer" is bound to node "worker-1"
+      Then the claim of pod "trainer" is allocated device "slow-0"
+      And pod "trainer" waits in PreBind
 
     Scenario: Among nodes, the one with a device that needs no preparation is chosen
       Given the ResourceSlice:

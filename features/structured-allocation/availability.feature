@@ -248,6 +248,90 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "two" is allocated devices "gpu-0-half-a, gpu-0-half-b"
 
+    Scenario: A device rejected for its taint leaves the counters it would have used free
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: spare-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: spare, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-9
+            counters:
+              memory: {value: 80Gi}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: spare-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: spare, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-9-broken
+            attributes: {spare: {bool: true}}
+            taints: [{key: example.com/broken, effect: NoSchedule}]
+            consumesCounters:
+            - counterSet: gpu-9
+              counters: {memory: {value: 80Gi}}
+          - name: gpu-9-whole
+            attributes: {spare: {bool: true}}
+            consumesCounters:
+            - counterSet: gpu-9
+              counters: {memory: {value: 80Gi}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: spare}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: '"spare" in device.attributes["gpu.example.com"]'}
+        """
+      And a pod "trainer" using claim "spare"
+      When the scheduler runs
+      Then claim "spare" is allocated device "gpu-9-whole"
+
+    Scenario: A counter set of the same name in a pool of another driver is another counter set
+      Given the device class "other" selecting driver "other.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: other-counters}
+        spec:
+          driver: other.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0
+            counters:
+              memory: {value: 80Gi}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: other-devices}
+        spec:
+          driver: other.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: accel-0-whole
+            consumesCounters:
+            - counterSet: gpu-0
+              counters: {memory: {value: 80Gi}}
+        """
+      And a claim "whole" for one "gpu" device
+      And a pod "big" using claim "whole"
+      And a claim "accel" for one "other" device
+      And a pod "second" using claim "accel"
+      When the scheduler runs
+      Then claim "whole" is allocated device "gpu-0-whole"
+      And claim "accel" is allocated device "accel-0-whole"
+
     Scenario: Without DRAPartitionableDevices in the scheduler the pool is not understood
       Given kube-scheduler with feature gates "DRAPartitionableDevices=off"
       And a claim "half" for one "gpu" device

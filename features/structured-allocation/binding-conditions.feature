@@ -50,9 +50,39 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       Then claim "training" is allocated device "gpu-0"
       And the allocation of claim "training" is usable on every node
 
-  Rule: KEP-4381/BINDING-CONDITIONS-LAST  Devices without binding conditions are tried first
+  Rule: KEP-4381/BINDING-CONDITIONS-LAST  Pools holding a device with binding conditions are tried after all others
 
-    Scenario: Within one pool the plain device is chosen although the one with conditions comes first
+    Scenario: A plain device of a pool with conditions waits behind a plain device of another pool
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: a-mixed}
+        spec:
+          driver: gpu.example.com
+          pool: {name: a-mixed, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-plain-a
+          - name: gpu-attachable
+            bindingConditions: [dra.example.com/attached]
+            bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: b-plain}
+        spec:
+          driver: gpu.example.com
+          pool: {name: b-plain, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-plain-b
+        """
+      And a claim "training" for one "fabric-gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-plain-b"
+      And pod "trainer" is bound to node "worker-1"
+
+    Scenario: Inside one pool the device order stands, conditions or not
       Given the ResourceSlice:
         """yaml
         spec:
@@ -68,20 +98,30 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       And a claim "training" for one "fabric-gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then claim "training" is allocated device "gpu-plain"
-      And pod "trainer" is bound to node "worker-1"
+      Then claim "training" is allocated device "gpu-attachable"
+      And pod "trainer" waits in PreBind
 
-    Scenario: A device with conditions is taken once the plain devices are gone
+    Scenario: A device with conditions is taken once the other pools are used up
       Given the ResourceSlice:
         """yaml
+        metadata: {name: a-fabric}
         spec:
           driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          pool: {name: a-fabric, generation: 1, resourceSliceCount: 1}
           allNodes: true
           devices:
           - name: gpu-attachable
             bindingConditions: [dra.example.com/attached]
             bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: b-local}
+        spec:
+          driver: gpu.example.com
+          pool: {name: b-local, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
           - name: gpu-plain
         """
       And the ResourceClaim:
@@ -97,10 +137,10 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       When the scheduler runs
       Then the allocation of claim "both" has results:
         """yaml
-        - {request: gpus, driver: gpu.example.com, pool: fabric, device: gpu-plain}
+        - {request: gpus, driver: gpu.example.com, pool: b-local, device: gpu-plain}
         - request: gpus
           driver: gpu.example.com
-          pool: fabric
+          pool: a-fabric
           device: gpu-attachable
           bindingConditions: [dra.example.com/attached]
           bindingFailureConditions: [dra.example.com/attach-failed]

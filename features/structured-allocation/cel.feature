@@ -48,6 +48,7 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
         | a version's major number               | device.attributes["gpu.example.com"].driverVersion.major() == 1                              |
         | a pre-release ordered before release   | device.attributes["example.com"].firmware.isLessThan(semver("2.0.0"))                        |
         | an absent domain read as an empty map  | !has(device.attributes["other.example.com"].model)                                           |
+        | an absent domain has no names in it    | !("model" in device.attributes["other.example.com"]) && !("x" in device.capacity["other.example.com"]) |
 
   Rule: KEP-4381/CEL-ERRORS  A broken or runaway selector stops allocation with an error, never a hang
 

@@ -152,7 +152,45 @@ Feature: Which published devices count: pools, generations and node reach (struc
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then pod "trainer" is not scheduled because "invalid resource pools were encountered"
+      And pod "trainer" is not scheduled with reason "Unschedulable"
       And claim "training" is not allocated
+
+    Scenario: An invalid pool fails only its node; the pod goes to the other node
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: broken-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: broken-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: broken, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-2, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-2
+          devices:
+          - name: gpu-7
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-7"
+      And pod "trainer" is bound to node "worker-2"
 
     Scenario: A device consuming a counter set the pool does not publish makes the pool invalid
       Given the ResourceSlice:

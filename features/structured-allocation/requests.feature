@@ -82,6 +82,46 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then pod "trainer" is not scheduled
       And claim "nic-as-gpu" is not allocated
 
+    Scenario: A node where the first request has no candidate fails there, before a later selector errs
+      Given a node "worker-2"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-2-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-2, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-2
+          devices:
+          - name: h100-0
+            attributes:
+              model: {string: H100}
+          - name: h100-1
+            attributes:
+              model: {string: H100}
+              numa: {int: 0}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: two}
+        spec:
+          devices:
+            requests:
+            - name: big
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "H100"'}
+            - name: near
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].numa == 0'}
+        """
+      And a pod "trainer" using claim "two"
+      When the scheduler runs
+      Then claim "two" is allocated devices "h100-0, h100-1"
+      And pod "trainer" is bound to node "worker-2"
+
   Rule: KEP-4381/CLASS-MISSING  A request for a DeviceClass that does not exist cannot be allocated
 
     Scenario: The scheduler names the missing class
@@ -182,6 +222,87 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then claim "one" is allocated device "gpu-0"
       And pod "second" is not scheduled
       And claim "everything" is not allocated
+
+    Scenario: A tainted matching device is part of All, so without a toleration All does not fit
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-spare}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1-spare, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-3
+            attributes:
+              model: {string: A100}
+            taints: [{key: example.com/unhealthy, effect: NoSchedule}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: all-a100}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                allocationMode: All
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+        """
+      And a pod "trainer" using claim "all-a100"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
+      And claim "all-a100" is not allocated
+
+    Scenario: With a toleration All takes the tainted matching device too
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-spare}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1-spare, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-3
+            attributes:
+              model: {string: A100}
+            taints: [{key: example.com/unhealthy, effect: NoSchedule}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: all-a100}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                allocationMode: All
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+                tolerations: [{key: example.com/unhealthy, operator: Exists}]
+        """
+      And a pod "trainer" using claim "all-a100"
+      When the scheduler runs
+      Then claim "all-a100" is allocated devices "gpu-1, gpu-2, gpu-3"
+
+    Scenario: A matching device that breaks a constraint of the claim makes All an allocation error
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: same-model}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, allocationMode: All}
+            constraints:
+            - matchAttribute: gpu.example.com/model
+        """
+      And a pod "trainer" using claim "same-model"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled with reason "SchedulerError"
+      And claim "same-model" is not allocated
 
     Scenario: All over an incomplete pool is an error
       Given the ResourceSlice:

@@ -11,6 +11,7 @@ short, ordered candidate list per request; only the final choice among them is a
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -85,15 +86,24 @@ def _decimal(amount: Fraction) -> Decimal:
     return Decimal(amount.numerator) / Decimal(amount.denominator)
 
 
+Columns = dict[str, list[Any]]
+
+
 @dataclass
 class _SliceBlock:
-    """The rows one ResourceSlice contributes to each frame."""
+    """The rows one ResourceSlice contributes to each frame, as plain columns: the frames are built from every
+    block's columns at once when the pool view is rebuilt (one frame per kind, not one per slice)."""
 
-    slice: pl.DataFrame
-    devices: pl.DataFrame
-    counters: pl.DataFrame
-    consumption: pl.DataFrame
+    slice: Columns
+    devices: Columns
+    counters: Columns
+    consumption: Columns
     device_ids: list[int]
+
+
+def _frame(blocks: list[Columns], schema: dict[str, Any]) -> pl.DataFrame:
+    return pl.DataFrame({column: list(itertools.chain.from_iterable(b[column] for b in blocks)) for column in schema},
+                        schema=schema)
 
 
 @dataclass
@@ -106,15 +116,21 @@ class _PoolView:
     consumption: pl.DataFrame  # consumption of newest_devices, with driver/pool/name
     problem_slices: list[dict[str, Any]]  # newest slices of incomplete or invalid pools, with the reason
     any_consumes: bool  # whether any usable device consumes counters (else counters are never looked at)
+    # D-5007-8: per usable pool, its slices holding a device with binding conditions; on a node one
+    # of them reaches, the whole pool is tried after the pools without.
+    binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
+    candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
 
 
 @dataclass
 class _AltCandidates:
+    """The devices whose selectors match an alternative, or fail on it (`errors`), in search order. A selector
+    error counts only where the search reaches the device (upstream evaluates lazily), so it stays in line."""
+
     local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
-    local_errors: dict[str, str]  # node -> first error there
-    shared_errors: list[tuple[int | None, str]]  # (sel_id or None, error)
+    errors: dict[int, str]  # device id -> the selector error it gives
 
 
 @dataclass(frozen=True)
@@ -174,14 +190,14 @@ class ColumnarAllocator:
         self._view_version = -1
         self._held_frame: pl.DataFrame | None = None
         self._held_frame_version = -1
-        self._attempt_held_frame: pl.DataFrame = pl.DataFrame(schema=HELD_SCHEMA)
         self._attempt: _Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
-        for obj in store.list("ResourceSlice"):
+        # The initial list needs no copies: the core only reads what it keeps.
+        for obj in store.view("ResourceSlice"):
             self._put_slice(obj)
-        for obj in store.list("DeviceClass"):
+        for obj in store.view("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
-        for obj in [] if faults.on("restart-forgets-allocations") else store.list("ResourceClaim"):
+        for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
             self._put_claim(obj)
 
     # --- following the store -----------------------------------------------------------------------------
@@ -333,10 +349,10 @@ class ColumnarAllocator:
                                      ("value", None)):
                     counter_rows[column].append(item)
         self._blocks[name] = _SliceBlock(
-            slice=pl.DataFrame([slice_row], schema=SLICE_SCHEMA),
-            devices=pl.DataFrame(devices, schema=DEVICE_SCHEMA),
-            counters=pl.DataFrame(counter_rows, schema=COUNTER_SCHEMA),
-            consumption=pl.DataFrame(consumption, schema=CONSUMPTION_SCHEMA),
+            slice={column: [value] for column, value in slice_row.items()},
+            devices=devices,
+            counters=counter_rows,
+            consumption=consumption,
             device_ids=ids,
         )
         self._slice_version += 1
@@ -346,11 +362,10 @@ class ColumnarAllocator:
         if self._view is not None and self._view_version == self._slice_version:
             return self._view
         blocks = list(self._blocks.values())
-        slices = pl.concat([b.slice for b in blocks]) if blocks else pl.DataFrame(schema=SLICE_SCHEMA)
-        devices = pl.concat([b.devices for b in blocks]) if blocks else pl.DataFrame(schema=DEVICE_SCHEMA)
-        counters = pl.concat([b.counters for b in blocks]) if blocks else pl.DataFrame(schema=COUNTER_SCHEMA)
-        consumption = (pl.concat([b.consumption for b in blocks]) if blocks
-                       else pl.DataFrame(schema=CONSUMPTION_SCHEMA))
+        slices = _frame([b.slice for b in blocks], SLICE_SCHEMA)
+        devices = _frame([b.devices for b in blocks], DEVICE_SCHEMA)
+        counters = _frame([b.counters for b in blocks], COUNTER_SCHEMA)
+        consumption = _frame([b.consumption for b in blocks], CONSUMPTION_SCHEMA)
 
         # Only the newest generation of a pool counts.
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
@@ -393,7 +408,9 @@ class ColumnarAllocator:
             pl.col("reason").str.join(", ").alias("invalid"))
         if faults.on("invalid-pools-allocated"):
             invalid = invalid.clear()
-        pools = complete.join(invalid, on=POOL_KEY, how="left")
+        # An incomplete pool is never checked for validity (upstream skips it first).
+        pools = complete.join(invalid, on=POOL_KEY, how="left").with_columns(
+            pl.when(pl.col("complete")).then(pl.col("invalid")).otherwise(None).alias("invalid"))
         good = pools.filter(pl.col("complete") & pl.col("invalid").is_null()).select(POOL_KEY)
         problem_slices = newest.join(pools.filter(~pl.col("complete") | pl.col("invalid").is_not_null()),
                                      on=POOL_KEY).to_dicts()
@@ -408,11 +425,13 @@ class ColumnarAllocator:
             usable = usable.filter(~pl.col("consumes"))
         if self.gates.compatibility is Mode.SKIP and not faults.on("gate-off-allocates-grouped-devices"):
             usable = usable.filter(~pl.col("has_groups"))
-        order = ["driver", "pool", "slice", "index"]
-        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, across pools
-            order = ["has_binding", *order]
-        usable = usable.sort(order, descending=faults.on("pools-in-reverse-order"))
+        usable = usable.sort("driver", "pool", "slice", "index", descending=faults.on("pools-in-reverse-order"))
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
+        binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, per pool
+            flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
+            for row in newest.join(flagged, on="slice", how="semi").to_dicts():
+                binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
 
         self._view = _PoolView(
             usable=usable,
@@ -421,6 +440,7 @@ class ColumnarAllocator:
             consumption=consumption.join(good, on=POOL_KEY, how="semi"),
             problem_slices=problem_slices,
             any_consumes=bool(usable.get_column("consumes").any()),
+            binding_slices=binding_slices,
         )
         self._view_version = self._slice_version
         return self._view
@@ -463,31 +483,24 @@ class ColumnarAllocator:
         view = self._pool_view()
         plans = plan_claims(claims, self._classes, self.gates)
         assumed_held = [d for claim in assumed for d in _held_devices(claim, self.gates)]
-        held_frame = self._held_devices_frame()
-        if assumed_held:
-            held_frame = pl.concat([held_frame, pl.DataFrame(assumed_held, schema=HELD_SCHEMA, orient="row")])
         held = _Held(self._held_count, frozenset(assumed_held))
         shared = {device: dict(usage) for device, usage in self._shared_total.items()}
         for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
             add_usage(shared.setdefault(device, {}), usage, device[0])
-        candidates: dict[tuple[int, str], _AltCandidates] = {}
-        for plan in plans:
-            for alts in plan.requests:
-                for alt in alts:
-                    candidates[(alt.claim_index, alt.name)] = self._alt_candidates(view, alt, held_frame)
+        # Candidates depend on the published devices only (what is held is the search's business), so they
+        # are computed once per pool view and selector list: a new pod of the same kind costs no query.
+        candidates = {(alt.claim_index, alt.name): self._alt_candidates(view, alt)
+                      for plan in plans for alts in plan.requests for alt in alts}
         attempt = _Attempt(plans, held, candidates, shared=shared, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
-        # Counters: a device consumes its counters once, whether held whole or shared.
-        self._attempt_held_frame = held_frame if not shared else pl.concat(
-            [held_frame, pl.DataFrame(list(shared), schema=HELD_SCHEMA, orient="row")])
         return attempt
 
     def _shortcut(self, attempt: _Attempt, view: _PoolView) -> None:
         """Decide once per attempt which nodes need a look: the union of the per-node partitions. Nodes outside
         it have no candidate, no error and no problem pool, so they cannot fit, unless something shared (allNodes
         or node-selector devices, errors or problem pools) reaches them or a claim fits with no device at all."""
-        if any(found.shared or found.shared_errors for found in attempt.candidates.values()):
+        if any(found.shared for found in attempt.candidates.values()):
             return
         if any(row["node_name"] is None for row in view.problem_slices):
             return
@@ -505,29 +518,25 @@ class ColumnarAllocator:
         nodes = {row["node_name"] for row in view.problem_slices}
         for found in attempt.candidates.values():
             nodes.update(found.local)
-            nodes.update(found.local_errors)
         attempt.relevant_nodes = frozenset(nodes)
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
 
-    def _alt_candidates(self, view: _PoolView, alt: Alternative, held: pl.DataFrame) -> _AltCandidates:
-        frame = view.usable
-        if self.gates.taints:
-            tainted = frame.filter(pl.col("has_taints")).get_column("device_id").to_list()
-            blocked = [d for d in tainted if blocking_taints(self._devices[d].taints, alt.tolerations)]
-            if blocked:
-                frame = frame.filter(~pl.col("device_id").is_in(blocked))
-        errors = []
-        for expression in alt.selectors:  # class selectors, then request selectors; the first false one decides
+    def _alt_candidates(self, view: _PoolView, alt: Alternative) -> _AltCandidates:
+        """Class selectors, then request selectors: the first false one drops the device, the first error marks
+        it (later selectors are not evaluated for it). Use and taints are the search's business, as upstream."""
+        found = view.candidates.get(alt.selectors)
+        if found is None:
+            found = self._select(view, alt.selectors)
+            view.candidates[alt.selectors] = found
+        return found
+
+    def _select(self, view: _PoolView, selectors: tuple[str, ...]) -> _AltCandidates:
+        frame = view.usable.with_columns(pl.lit(None, dtype=pl.String).alias("failure"))
+        for expression in selectors:
             frame = frame.join(self._mask(view, expression), on="device_id")
-            errors.append(frame.filter(pl.col("verdict") == -1).select("rank", "node_name", "sel_id", "error"))
-            frame = frame.filter(pl.col("verdict") == 1).drop("verdict", "error")
-        if not alt.all_mode and not alt.admin_access:
-            frame = frame.join(held, on=["driver", "pool", "name"], how="anti")
-        if self.gates.consumable_capacity and alt.capacity:  # KEP-5075: devices that can serve the amounts
-            ids = frame.get_column("device_id").to_list()
-            able = [d for d in ids if self._consumption_of(alt, d) is not None]
-            if len(able) != len(ids):
-                frame = frame.filter(pl.col("device_id").is_in(able))
+            frame = frame.filter(pl.col("failure").is_not_null() | (pl.col("verdict") != 0)).with_columns(
+                pl.when(pl.col("failure").is_null() & (pl.col("verdict") == -1)).then(pl.col("error"))
+                .otherwise(pl.col("failure")).alias("failure")).drop("verdict", "error")
         frame = frame.sort("rank")
         local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
             pl.col("rank"), pl.col("device_id"))
@@ -537,16 +546,23 @@ class ColumnarAllocator:
         shared = [(rank, device_id, None if all_nodes else sel_id)
                   for rank, device_id, sel_id, all_nodes in frame.filter(pl.col("node_name").is_null())
                   .select("rank", "device_id", "sel_id", "all_nodes").iter_rows()]
-        local_errors: dict[str, str] = {}
-        shared_errors: list[tuple[int | None, str]] = []
-        if errors:
-            failed = pl.concat(errors).sort("rank")
-            for _, node_name, sel_id, message in failed.iter_rows():
-                if node_name is not None:
-                    local_errors.setdefault(node_name, message)
-                else:
-                    shared_errors.append((sel_id, message))
-        return _AltCandidates(local, shared, local_errors, shared_errors)
+        failed = frame.filter(pl.col("failure").is_not_null()).select("device_id", "failure")
+        return _AltCandidates(local, shared, dict(failed.iter_rows()))
+
+    def _all_capacity(self, alt: Alternative, ids: list[int], attempt: _Attempt) -> list[int]:
+        """KEP-5075: an All request leaves out the devices that cannot serve its amounts and the shared devices
+        whose capacity allocated shares have used up."""
+        if not self.gates.consumable_capacity:
+            return ids
+        ledger = CapacityLedger(attempt.shared)
+        kept = []
+        for device_id in ids:
+            device = self._devices[device_id]
+            shared = is_shared(device, self.gates)
+            consumption = self._consumption_of(alt, device_id) if alt.capacity or shared else {}
+            if consumption is not None and (not shared or ledger.admits(device, consumption)):
+                kept.append(device_id)
+        return kept
 
     def _consumption_of(self, alt: Alternative, device_id: int) -> dict[str, Fraction] | None:
         """KEP-5075: what one allocation of the device consumes for these amounts, computed once."""
@@ -559,8 +575,12 @@ class ColumnarAllocator:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
             view = self._pool_view()
-            held = self._attempt_held_frame.clear() if faults.on("allocated-devices-consume-no-counters") else (
-                self._attempt_held_frame)
+            held = self._held_devices_frame()
+            extra = list(attempt.held.assumed) + list(attempt.shared)  # a shared device consumes its counters once
+            if extra:
+                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])
+            if faults.on("allocated-devices-consume-no-counters"):
+                held = held.clear()
             used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
                     .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
             left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
@@ -579,47 +599,48 @@ class ColumnarAllocator:
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        problems = [p for p in self._pool_view().problem_slices if self._slice_on_node(p, node)]
+        view = self._pool_view()
+        problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
+        last = self._pools_last(view, node)
         lists: dict[tuple[int, str], list[int]] = {}
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
                     found = attempt.candidates[(alt.claim_index, alt.name)]
-                    error = found.local_errors.get(node_name) or next(
-                        (message for sel_id, message in found.shared_errors if self._on_node(sel_id, node)), None)
-                    if error is not None:
-                        raise AllocationError(f"claim request {alt.name}: {error}")
-                    if alt.all_mode and problems:
-                        pool = problems[0]
-                        what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
-                        raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, but "
-                                              f"pool {pool['driver']}/{pool['pool']} {what}")
-                    ids = self._merge(found, node)
-                    if alt.all_mode and attempt.shared:  # All leaves out shared devices that are used up
-                        ledger = CapacityLedger(attempt.shared)
-                        ids = [d for d in ids if not is_shared(self._devices[d], self.gates) or ledger.admits(
-                            self._devices[d], self._consumption_of(alt, d) or {})]
+                    ids = self._merge(found, node, last)
+                    if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
+                        if problems:
+                            pool = problems[0]
+                            what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
+                            raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
+                                                  f"but pool {pool['driver']}/{pool['pool']} {what}")
+                        error = next((found.errors[d] for d in ids if d in found.errors), None)
+                        if error is not None:
+                            raise AllocationError(f"claim request {alt.name}: {error}")
+                        ids = self._all_capacity(alt, ids, attempt)
                     lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
-        search = _Search(attempt, lists, self._devices, self._compat_tracker(attempt, assumed),
-                         self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
-                         self._consumption_of)
-        found = search.run()
-        if not found and faults.on("groups-ignored-when-nothing-fits"):
-            search = _Search(attempt, lists, self._devices, Tracker(Mode.IGNORE),
-                             self._available(attempt) if self._pool_view().any_consumes else {}, self.gates,
+        errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
+        available = self._available(attempt) if view.any_consumes else {}
+        search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
+                         self.gates, self._consumption_of)
+        fitted = search.run()
+        if not fitted and faults.on("groups-ignored-when-nothing-fits"):
+            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.IGNORE), available, self.gates,
                              self._consumption_of)
-            found = search.run()
-        if found:
+            fitted = search.run()
+        if fitted:
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
                                  node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
         invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
-        if invalid:
-            raise AllocationError("invalid resource pools were encountered: "
-                                  + "; ".join(f"{d}/{p}: {why}" for (d, p), why in sorted(invalid.items())))
+        if invalid:  # upstream's ErrFailedAllocationOnNode: this node does not fit, others are still tried
+            why = "invalid resource pools were encountered: " + "; ".join(
+                f"{d}/{p}: {reason}" for (d, p), reason in sorted(invalid.items()))
+            return NodeAllocation(None, {plan.name: why for plan in attempt.plans})
+
         def count(alt: Alternative) -> int:
             return len(lists[(alt.claim_index, alt.name)])
 
@@ -646,13 +667,23 @@ class ColumnarAllocator:
             self._compat_base = base
         return Tracker(mode, base[1])
 
-    def _merge(self, found: _AltCandidates, node: Obj) -> list[int]:
-        """This node's candidates: its own devices and the shared ones it can reach, in rank order."""
+    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]]) -> list[int]:
+        """This node's candidates: its own devices and the shared ones it can reach, in rank order, the pools in
+        `last` moved behind the others."""
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
-        if not shared:
-            return list(ids)
-        return [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
+        merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
+        if last:
+            late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]
+            if any(late):
+                merged = [d for d, x in zip(merged, late, strict=True) if not x] + [
+                    d for d, x in zip(merged, late, strict=True) if x]
+        return merged
+
+    def _pools_last(self, view: _PoolView, node: Obj) -> frozenset[tuple[str, str]]:
+        """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
+        return frozenset(pool for pool, rows in view.binding_slices.items()
+                         if any(self._slice_on_node(row, node) for row in rows))
 
     def _on_node(self, sel_id: int | None, node: Obj) -> bool:
         """allNodes (None) reaches every node; a node selector is matched once per node state."""
@@ -696,12 +727,14 @@ def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
 class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
-    def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]], devices: dict[int, DeviceFacts],
-                 compat: Tracker, available: dict[CounterKey, Fraction], gates: Gates,
+    def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]],
+                 errors: dict[tuple[int, str], dict[int, str]], devices: dict[int, DeviceFacts], compat: Tracker,
+                 available: dict[CounterKey, Fraction], gates: Gates,
                  consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None]) -> None:
         self.plans = attempt.plans
         self.held = attempt.held
         self.lists = lists
+        self.errors = errors  # per alternative, the devices whose selectors fail: an error once reached
         self.devices = devices
         self.gates = gates
         self.consumption_of = consumption_of  # KEP-5075: what a share of a device consumes, cached
@@ -733,7 +766,7 @@ class _Search:
 
     def _all(self, alt: Alternative, ids: list[int], claim: int, request: int) -> bool:
         taken = 0
-        while taken < len(ids) and self._try(alt, ids[taken], claim):
+        while taken < len(ids) and self._try(alt, ids[taken], claim, must=True):
             taken += 1
         if taken == len(ids) and self._next(claim, request + 1):
             return True
@@ -744,8 +777,17 @@ class _Search:
     def _choose(self, alt: Alternative, ids: list[int], claim: int, request: int, need: int, start: int) -> bool:
         if need == 0:
             return self._next(claim, request + 1)
-        for position in range(start, len(ids) - need + 1):
-            if self._try(alt, ids[position], claim):
+        errors = self.errors.get((claim, alt.name), {})
+        # Without errors in the list, stop once too few devices are left; with them, walk on so an error
+        # further down is reached exactly where upstream's search would reach it.
+        end = len(ids) - need + 1 if not errors else len(ids)
+        for position in range(start, end):
+            device_id = ids[position]
+            if device_id in errors:
+                if not self._in_use(alt, self.devices[device_id], claim):
+                    raise AllocationError(f"claim request {alt.name}: {errors[device_id]}")
+                continue
+            if self._try(alt, device_id, claim):
                 if self._choose(alt, ids, claim, request, need - 1, position + 1):
                     return True
                 self._release(claim)
@@ -753,46 +795,61 @@ class _Search:
                     return False
         return False
 
-    def _try(self, alt: Alternative, device_id: int, claim: int) -> bool:
-        """Add the device if it fits: claim limit, exclusivity or capacity, counters, constraints. False leaves
-        no trace."""
+    def _in_use(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
+        """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access). A
+        multi-allocatable device (KEP-5075) is in use only when a result without a shareID holds it whole."""
+        if is_shared(device, self.gates):
+            return not alt.admin_access and device.key in self.held and not faults.on("allocated-devices-reused")
+        mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])
+        twice = mine and faults.on("device-twice-in-claim")  # the fault: the claim's own picks count as free
+        if mine and not twice:
+            return True
+        busy = device.key in self.busy and not twice
+        return not alt.admin_access and (busy or device.key in self.held) and not faults.on("allocated-devices-reused")
+
+    def _try(self, alt: Alternative, device_id: int, claim: int, must: bool = False) -> bool:
+        """Add the device if it fits: claim limit, exclusivity or capacity, counters, taints, groups,
+        constraints. False leaves no trace; a constraint broken by a device an All request must take is an
+        error."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
+        full = len(mine) == MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked")
+        if full or self._in_use(alt, device, claim):
+            return False
         shared = is_shared(device, self.gates)
-        if len(mine) == MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked"):
-            return False
         consumption: dict[str, Fraction] | None = None
-        if shared:  # several shares, even in one claim, while the capacity lasts (admin access included)
-            consumption = self.consumption_of(alt, device_id) or {}
-            if not self.ledger.admits(device, consumption):
-                return False
-        elif any(self.devices[d].key == device.key for _, d, _ in mine) and not faults.on("device-twice-in-claim"):
-            return False
+        if self.gates.consumable_capacity and (alt.capacity or shared):
+            consumption = self.consumption_of(alt, device_id)
+            if consumption is None:
+                return False  # KEP-5075: the device cannot serve the amounts asked for
+            if not shared:
+                consumption = None  # a device allocated whole records no consumedCapacity
+            elif not self.ledger.admits(device, consumption):
+                return False  # several shares, even in one claim, while the capacity lasts (admin access too)
         counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
-        if not alt.admin_access:
-            busy = not shared and device.key in self.busy and not (  # the fault: a device this claim took
-                faults.on("device-twice-in-claim")  # counts as free for it
-                and any(self.devices[d].key == device.key for _, d, _ in mine))
-            if (busy or device.key in self.held) and not faults.on("allocated-devices-reused"):
-                return False  # a shared device too, when a result without a shareID holds it whole
-            if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
-                    device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
-                # amounts of one device never repeat a counter, so checking each alone is exact
-                return False
-            if not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
-                return False
+        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
+                device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
+            return False  # amounts of one device never repeat a counter, so checking each alone is exact
+        if self.gates.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
+            return False
+        if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
+            return False
         for constraint in self.plans[claim].constraints:
             if not constraint.applies(alt):
                 continue
             value = lookup_attribute(device.attributes, device.driver, constraint.attribute)
-            if value is None:
-                return False
-            chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
-                                       constraint.attribute) for other_alt, other, _ in mine
-                      if constraint.applies(other_alt)]
-            if not constraint_admits(constraint.kind, value, [v for v in chosen if v is not None]):
+            holds = value is not None
+            if value is not None:
+                chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
+                                           constraint.attribute) for other_alt, other, _ in mine
+                          if constraint.applies(other_alt)]
+                holds = constraint_admits(constraint.kind, value, [v for v in chosen if v is not None])
+            if not holds:
+                if must:
+                    raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
+                                          f"{device.driver}/{device.pool}/{device.name} would break a constraint")
                 return False
         mine.append((alt, device_id, tuple(consumption.items()) if consumption is not None else None))
         self.counted[claim].append(counts)

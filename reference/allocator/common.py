@@ -1,7 +1,9 @@
-"""What both allocation cores share and what is not itself a search rule: reading claims into requests
-(with the structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations,
-device parsing, and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result";
-KEP-5007 binding-condition copies; KEP-5055 tolerations)."""
+"""The columnar core's reading of claims and devices, apart from its frames: claims into request plans (with the
+structural checks that make a claim unallocatable anywhere), node selectors, taint tolerations, device parsing,
+and assembling `status.allocation` from the chosen devices (KEP-4381 "Allocation result"; KEP-5007
+binding-condition copies; KEP-5055 tolerations; KEP-5075 shares, with what allocated shares consume and the
+ledger a search adds shares to and takes them back from). The oracle does not use it: it transcribes the same rules on
+its own, so the differential tests can catch a mistake here."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 from uuid import uuid4
 
 from draconform import faults
-from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
+from draconform.kube.cel import device_input
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.capacity import (
@@ -338,26 +340,6 @@ def _quantity(value: Any) -> Fraction:
         return amount
     except ValueError:
         return Fraction(0)
-
-
-def device_on_node(device: DeviceFacts, node: Obj) -> bool:
-    if device.node_name is not None:
-        return device.node_name == (node.get("metadata") or {}).get("name")
-    if device.node_selector is not None:
-        return node_selector_matches(device.node_selector, node)
-    return device.all_nodes
-
-
-def selectors_match(engine: SelectorEngine, alt: Alternative, device: DeviceFacts) -> bool:
-    """Class selectors, then request selectors, stopping at the first false one; any CEL error aborts."""
-    for expression in alt.selectors:
-        try:
-            if not engine.matches(expression, device.cel_key, device.cel_input):
-                return False
-        except CelError as exc:
-            raise AllocationError(f"claim request {alt.name}: device {device.driver}/{device.pool}/{device.name}: "
-                                  f"selector {abbreviate(expression)}: {exc}") from exc
-    return True
 
 
 # ----- results ------------------------------------------------------------------------------------------------

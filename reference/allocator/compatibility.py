@@ -3,7 +3,8 @@ that decides whether a device may join the devices already allocated on a shared
 per-(driver, pool, counter set) state it reads, and the snapshot the scheduler writes into allocation
 results. Implements docs/decisions.md D-5963-1 (three states, mixed admits nothing), D-5963-2 (snapshot shape,
 snapshots not slices) and the scheduler half of #4 (gate off: skip grouped devices, block snapshotted
-counter sets). Both allocation cores call into this module; it holds no knowledge of either."""
+counter sets). The columnar core and the reference driver call into it; the oracle transcribes the rules on
+its own."""
 
 from __future__ import annotations
 
@@ -216,13 +217,6 @@ class Tracker:
                 del self._overlay[key]
             else:
                 self._overlay[key] = before
-
-
-def tracker_for(mode: Mode, results: Iterable[Mapping[str, Any]], published: Published) -> Tracker:
-    """A tracker seeded with the state of every counter set from the given allocation results."""
-    if mode is Mode.IGNORE:
-        return Tracker(mode)
-    return Tracker(mode, allocated_states(results, published))
 
 
 class ClaimResults:

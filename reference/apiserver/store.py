@@ -4,6 +4,7 @@ status subresources, finalizers, owner-reference garbage collection, watches, ad
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -107,6 +108,11 @@ class Store:
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(obj) for obj in self._iter(kind, namespace)]
+
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """The stored objects themselves, without copies, for readers that never modify them (an informer's
+        initial list). Safe to keep: the store replaces an object on every write, never changes it in place."""
+        return list(self._iter(kind, namespace))
 
     def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""

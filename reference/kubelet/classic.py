@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TypeVar
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.classic import ClassicPluginClient
@@ -24,6 +25,8 @@ from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
 from draconform.reference.scheduler.classic import claim_names
 from draconform.sut import ApiError, Obj
+
+T = TypeVar("T")
 
 GATE = "DynamicResourceAllocation"
 INITIAL_BACKOFF = timedelta(seconds=1)
@@ -133,9 +136,7 @@ class ClassicKubelets:
                 continue
             if record.pods == {uid}:  # the last user on this node: unprepare first
                 try:
-                    devices = record.cdi_devices
-                    self._call(record.driver, node,
-                               lambda client, resource=claim_uid, cdi=devices: client.unprepare(resource, cdi))
+                    self._unprepare(record.driver, node, claim_uid, record.cdi_devices)
                 except (PluginCallError, ValueError) as failure:
                     self._retry(pod, UNPREPARE_FAILED, f"unpreparing resource claim {claim_uid}: {failure}")
                     return True
@@ -165,12 +166,15 @@ class ClassicKubelets:
         return acted
 
     # --- plumbing ---------------------------------------------------------------------------------
-    def _call(self, driver: str, node: str, call: Callable[[ClassicPluginClient], object]) -> object:
+    def _call(self, driver: str, node: str, call: Callable[[ClassicPluginClient], T]) -> T:
         client = ClassicPluginClient(self._endpoint(driver, node), timeout=CALL_TIMEOUT_SECONDS)
         try:
             return call(client)
         finally:
             client.close()
+
+    def _unprepare(self, driver: str, node: str, claim_uid: str, cdi_devices: tuple[str, ...]) -> None:
+        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))
 
     def _say(self, pod: Obj, reason: str, message: str) -> bool:
         key = (pod["metadata"]["uid"], reason)

@@ -46,7 +46,7 @@ def is_extended_name(name: str) -> bool:
 def class_for(resource: str, classes: Sequence[Obj]) -> str | None:
     """The DeviceClass standing for `resource`: one naming it in extendedResourceName (the first by name when
     several do), else the class an implicit `deviceclass.resource.kubernetes.io/<class>` name points to."""
-    explicit = sorted(c["metadata"]["name"] for c in classes
+    explicit = sorted(str(c["metadata"]["name"]) for c in classes
                       if (c.get("spec") or {}).get("extendedResourceName") == resource)
     if explicit:
         return explicit[0]

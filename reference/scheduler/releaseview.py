@@ -7,6 +7,7 @@ scheduler with the gate off sees the fields and refuses such devices instead (th
 
 from __future__ import annotations
 
+import builtins
 from typing import cast
 
 from draconform import faults
@@ -56,7 +57,7 @@ class _DecodingWatch:
 
 
 class _OlderReleaseStore:
-    """Reads (get, list, watch) through the decoding of a release without binding conditions."""
+    """Reads (get, list, view, watch) through the decoding of a release without binding conditions."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -67,6 +68,9 @@ class _OlderReleaseStore:
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [without_binding_fields(obj) for obj in self._store.list(kind, namespace)]
+
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        return [without_binding_fields(obj) for obj in self._store.view(kind, namespace)]
 
     def watch(self, *kinds: str) -> Watch:
         return cast(Watch, _DecodingWatch(self._store.watch(*kinds)))

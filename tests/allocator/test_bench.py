@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from draconform.bench import dra  # noqa: F401  (registers the workloads)
+from draconform.bench import allocator, dra
 from draconform.bench.registry import WORKLOADS, BenchOptions
 
-DRA_WORKLOADS = sorted(name for name in WORKLOADS if "/" in name)
+DRA_WORKLOADS = sorted(name for name, item in WORKLOADS.items() if item.run.__module__ == dra.__name__)
+CORE_WORKLOADS = sorted(name for name, item in WORKLOADS.items() if item.run.__module__ == allocator.__name__)
 
 
 @pytest.mark.parametrize("name", DRA_WORKLOADS)
@@ -23,3 +24,16 @@ def test_the_comparison_measures_both_cores_on_the_same_pods() -> None:
     results = WORKLOADS["AllocatorComparison/500nodes_half"].run(BenchOptions(scale=0.01, oracle_pods=3))
     assert [m.allocator for m in results] == ["columnar", "oracle", "columnar/oracle"]
     assert all("3 measured pods" in m.detail for m in results[:2])
+
+
+@pytest.mark.parametrize("name", CORE_WORKLOADS)
+def test_allocation_core_workload_runs(name: str) -> None:
+    """Each raises when a measured claim is not allocated or a pod is not bound."""
+    results = WORKLOADS[name].run(BenchOptions(scale=0.01, allocators=("columnar",)))
+    assert results
+    assert all(m.value > 0 for m in results)
+
+
+def test_the_cost_curve_doubles_the_nodes() -> None:
+    results = WORKLOADS["CostCurve/SchedulingWithResourceClaimTemplate"].run(BenchOptions(scale=0.04))
+    assert [m.detail.split(" nodes")[0] for m in results] == ["10", "20", "40", "80"]

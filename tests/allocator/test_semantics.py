@@ -117,12 +117,14 @@ def test_an_invalid_pool_is_skipped_when_another_pool_satisfies_the_claim(core: 
     assert devices_of(run(core, objects, [claim("c", exactly("req"))])) == [["req=y"]]
 
 
-def test_an_invalid_pool_is_an_error_when_nothing_else_fits(core: AllocatorFactory) -> None:
+def test_an_invalid_pool_only_fails_the_node_with_the_reason(core: AllocatorFactory) -> None:
+    """Upstream's ErrFailedAllocationOnNode: "does not fit here", other nodes are still tried."""
     objects = [GPU_CLASS,
                resource_slice("a-0", [dev("x")], pool="a", count=2),
                resource_slice("a-1", [dev("x")], pool="a", count=2)]
-    with pytest.raises(AllocationError, match="invalid resource pools"):
-        run(core, objects, [claim("c", exactly("req"))])
+    answer = run(core, objects, [claim("c", exactly("req"))])
+    assert not answer.fits
+    assert "invalid resource pools" in answer.reasons["c"]
 
 
 def test_consuming_an_unknown_counter_makes_a_pool_invalid(core: AllocatorFactory) -> None:
@@ -130,8 +132,20 @@ def test_consuming_an_unknown_counter_makes_a_pool_invalid(core: AllocatorFactor
                               sharedCounters=[{"name": "mem", "counters": {"gb": {"value": "80"}}}], nodeName="node-1")
     devices = resource_slice("p-devices", [dev("part", consumesCounters=[
         {"counterSet": "mem", "counters": {"nope": {"value": "10"}}}])], pool="p", count=2)
-    with pytest.raises(AllocationError, match="unknown counter"):
-        run(core, [GPU_CLASS, counters, devices], [claim("c", exactly("req"))])
+    answer = run(core, [GPU_CLASS, counters, devices], [claim("c", exactly("req"))])
+    assert not answer.fits
+    assert "unknown counter" in answer.reasons["c"]
+
+
+def test_an_incomplete_pool_is_not_checked_for_validity(core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS,
+               resource_slice("a-0", [dev("x")], pool="a", count=3),
+               resource_slice("a-1", [dev("x")], pool="a", count=3)]
+    answer = run(core, objects, [claim("c", exactly("req"))])
+    assert not answer.fits
+    assert "invalid" not in answer.reasons["c"]
+    with pytest.raises(AllocationError, match="incomplete"):
+        run(core, objects, [claim("c", exactly("req", allocationMode="All"))])
 
 
 # --- in use and admin access ---------------------------------------------------------------------------------
@@ -283,16 +297,26 @@ def test_devices_with_binding_conditions_are_never_picked_with_the_gates_off(cor
     assert not run(core, objects, [claim("c", exactly("req"))], DRADeviceBindingConditions=False).fits
 
 
-def test_devices_without_binding_conditions_come_first_and_conditions_are_copied(core: AllocatorFactory) -> None:
+def test_pools_with_binding_conditions_come_last_and_conditions_are_copied(core: AllocatorFactory) -> None:
+    """D-5007-8 as upstream: the whole pool holding a device with conditions goes after the other
+    pools, and inside it the device order stands."""
     objects = [GPU_CLASS, resource_slice("a-pool", [dev("fabric", **ATTACH), dev("plain")], allNodes=True),
                resource_slice("b-pool", [dev("other")], allNodes=True)]
-    answer = run(core, objects, [claim("c", exactly("req", count=3))])
-    assert devices_of(answer) == [["req=plain", "req=other", "req=fabric"]]
+    answer = run(core, objects, [claim("c", exactly("req", count=2))])
+    assert devices_of(answer) == [["req=other", "req=fabric"]]
     assert answer.allocations is not None
     results = answer.allocations[0]["devices"]["results"]
-    assert results[2]["bindingConditions"] == ["example.com/attached"]
-    assert results[2]["bindingFailureConditions"] == ["example.com/failed"]
+    assert results[1]["bindingConditions"] == ["example.com/attached"]
+    assert results[1]["bindingFailureConditions"] == ["example.com/failed"]
     assert "bindingConditions" not in results[0]
+
+
+def test_a_plain_device_of_a_pool_with_conditions_waits_for_the_other_pools(core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS, resource_slice("a-pool", [dev("plain-a"), dev("fabric", **ATTACH)], allNodes=True),
+               resource_slice("b-pool", [dev("plain-b")], allNodes=True)]
+    assert devices_of(run(core, objects, [claim("c", exactly("req"))])) == [["req=plain-b"]]
+    off = run(core, objects, [claim("c", exactly("req"))], DRADeviceBindingConditions=False)
+    assert devices_of(off) == [["req=plain-a"]]
 
 
 def test_binds_to_node_pins_a_network_device_to_the_node(core: AllocatorFactory) -> None:
@@ -376,3 +400,59 @@ def test_a_selector_that_does_not_compile_is_an_error(core: AllocatorFactory) ->
     objects = [GPU_CLASS, resource_slice("node-1", [dev("a")])]
     with pytest.raises(AllocationError, match="compile"):
         run(core, objects, [claim("c", exactly("req", selectors=sel("device.driver ==")))])
+
+
+# --- upstream's answers where the KEPs are silent (the project's structured-allocation decisions) -----------
+
+ERRS_WITHOUT_MEM = sel(f'device.attributes["{DRIVER}"].mem > 1')  # a CEL runtime error on devices without mem
+
+
+def test_a_node_fails_at_the_first_request_without_a_candidate_before_a_later_selector_errs(
+        core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS, resource_slice("node-1", [dev("a"), dev("b")])]
+    first = exactly("first", selectors=sel('device.driver == "other.example.com"'))
+    answer = run(core, objects, [claim("c", first, exactly("second", selectors=ERRS_WITHOUT_MEM))])
+    assert not answer.fits
+    with pytest.raises(AllocationError, match="CEL runtime error"):
+        run(core, objects, [claim("c", exactly("first"), exactly("second", selectors=ERRS_WITHOUT_MEM))])
+
+
+def test_selectors_are_not_evaluated_on_devices_in_use_or_after_the_search_is_done(core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS, resource_slice("node-1", [dev("a"), dev("b", attributes=mem(2)), dev("c")]),
+               claim("other", exactly("req"), allocation=allocated((DRIVER, "node-1", "a")))]
+    answer = run(core, objects, [claim("c", exactly("req", selectors=ERRS_WITHOUT_MEM))])
+    assert devices_of(answer) == [["req=b"]]
+    with pytest.raises(AllocationError, match="CEL runtime error"):
+        run(core, objects, [claim("c", exactly("req", count=2, selectors=ERRS_WITHOUT_MEM))])
+
+
+def test_all_includes_a_tainted_matching_device_so_it_does_not_fit(core: AllocatorFactory) -> None:
+    taint = {"key": "broken", "effect": "NoSchedule"}
+    objects = [GPU_CLASS, resource_slice("node-1", [dev("a"), dev("b", taints=[taint])])]
+    assert not run(core, objects, [claim("c", exactly("req", allocationMode="All"))]).fits
+    tolerated = exactly("req", allocationMode="All", tolerations=[{"key": "broken", "operator": "Exists"}])
+    assert devices_of(run(core, objects, [claim("c", tolerated)])) == [["req=a", "req=b"]]
+
+
+def test_all_with_a_device_that_breaks_a_constraint_is_an_error(core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS, resource_slice("node-1", [dev("a", attributes=mem(1)), dev("b", attributes=mem(2))])]
+    constraint = [{"matchAttribute": f"{DRIVER}/mem"}]
+    with pytest.raises(AllocationError, match="constraint"):
+        run(core, objects, [claim("c", exactly("req", allocationMode="All"), constraints=constraint)])
+
+
+def test_counters_of_a_device_rejected_for_its_taint_stay_free(core: AllocatorFactory) -> None:
+    counters = resource_slice("p-counters", [], pool="p", count=2,
+                              sharedCounters=[{"name": "gpu", "counters": {"mem": {"value": "8"}}}], nodeName="node-1")
+    whole = {"counterSet": "gpu", "counters": {"mem": {"value": "8"}}}
+    devices = resource_slice("p-devices", [dev("tainted", consumesCounters=[whole],
+                                               taints=[{"key": "k", "effect": "NoSchedule"}]),
+                                           dev("clean", consumesCounters=[whole])], pool="p", count=2)
+    answer = run(core, [GPU_CLASS, counters, devices], [claim("c", exactly("req"))])
+    assert devices_of(answer) == [["req=clean"]]
+
+
+def test_the_drivers_own_domain_reads_as_an_empty_map_when_computed(core: AllocatorFactory) -> None:
+    objects = [GPU_CLASS, resource_slice("node-1", [dev("a", attributes={"other.example.com/x": {"int": 1}})])]
+    request = exactly("req", selectors=sel('!("mem" in device.attributes[device.driver])'))
+    assert devices_of(run(core, objects, [claim("c", request)])) == [["req=a"]]

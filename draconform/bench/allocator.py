@@ -1,0 +1,253 @@
+"""Allocation-core workloads for `draconform bench` (issue 13): the two shapes measured side by side with
+upstream's Go allocator, a node of 2,000 partitionable devices, `draconform allocate` over a 5,000-node dump,
+and the cost curve of the scheduler_perf shape as nodes double.
+
+- `AllocatorAttempt/500nodes_10devices_half`: one scheduling attempt that asks every one of 500 nodes x 10
+  devices (half held by allocated claims) about 3 pending single-device claims, on a freshly built core
+  (the core's frames are built from the store first, like an informer cache that is already filled; that build
+  is reported on its own), then the same attempt again on unchanged state.
+- `AllocatorAttempt/1node_2000devices`: the same on one node with 2,000 devices in 16 slices of one pool.
+- `PartitionableNode/2000devices`: one node with 50 GPUs of 40 partitions each (2,000 devices consuming shared
+  counters, CEL selectors over attributes and capacity), pods with one partition each through the scheduler.
+- `AllocateCommand/5000nodes`: a `kubectl get resourceslices -o yaml` dump of 5,000 nodes x 10 devices with a
+  class and one claim, through `draconform allocate`'s code path: load time, time to the answer after loading,
+  and the process's peak resident memory.
+- `CostCurve/SchedulingWithResourceClaimTemplate`: the scheduler_perf shape (N nodes x 10 devices, single-device
+  pods from a claim template) at 250, 500, 1000 and 2000 nodes, so the curve shows how cost grows with nodes.
+
+The oracle runs on a handful of nodes or pods of the same shapes for the ratio (it is slow by design)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from draconform.bench.dra import CLASS, DRIVER, Shape, Workbench, _core, _device
+from draconform.bench.registry import BenchOptions, Measurement, workload
+from draconform.kube.featuregates import FeatureGates
+from draconform.reference.allocator.interface import Allocator
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.sut import Obj
+
+NAMESPACE = "default"
+GO_FIGURES = {  # issue 13: k8s.io/dynamic-resource-allocation v1.37.0-alpha.2, in-process, same machine
+    "AllocatorAttempt/500nodes_10devices_half": "Go 90-135 ms",
+    "AllocatorAttempt/1node_2000devices": "Go 0.8-8 ms",
+}
+
+
+def _class() -> Obj:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": CLASS},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+
+
+def _claim(name: str, allocation: Obj | None = None, selectors: Sequence[str] = ()) -> Obj:
+    exactly: Obj = {"deviceClassName": CLASS}
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+    claim: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                  "metadata": {"name": name, "namespace": NAMESPACE},
+                  "spec": {"devices": {"requests": [{"name": "req-0", "exactly": exactly}]}}}
+    if allocation is not None:
+        claim["status"] = {"allocation": allocation}
+    return claim
+
+
+def _held(pool: str, device: str) -> Obj:
+    return {"devices": {"results": [{"request": "req-0", "driver": DRIVER, "pool": pool, "device": device}]}}
+
+
+def _slice(name: str, pool: str, count: int, node: str, devices: list[Obj]) -> Obj:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+            "spec": {"driver": DRIVER, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+                     "nodeName": node, "devices": devices}}
+
+
+def _attempt(core: str, store: Store, nodes: list[Obj], pending: list[Obj]) -> tuple[float, float, float, int]:
+    """Build a core, then ask every node once, then again: (build s, first attempt s, repeat s, nodes that fit)."""
+    started = time.perf_counter()
+    allocator: Allocator = _core(core)(store, FeatureGates())
+    built = time.perf_counter()
+    fits = sum(allocator.allocate(node, pending).fits for node in nodes)
+    first = time.perf_counter()
+    for node in nodes:
+        allocator.allocate(node, pending)
+    again = time.perf_counter()
+    allocator.close()
+    return built - started, first - built, again - first, fits
+
+
+def _attempt_figures(name: str, options: BenchOptions, store: Store, nodes: list[Obj],
+                     oracle_nodes: int) -> list[Measurement]:
+    pending = [_claim(f"pending-{i}") for i in range(3)]
+    build, first, again, fits = _attempt("columnar", store, nodes, pending)
+    go = GO_FIGURES[name]
+    results = [
+        Measurement(name, "ms", first * 1000, f"first attempt on fresh state, {len(nodes)} nodes asked, {fits} fit; "
+                    f"{go}", "columnar"),
+        Measurement(name, "ms", build * 1000, "building the core's frames from the store before the attempt",
+                    "columnar"),
+        Measurement(name, "ms", again * 1000, "the same attempt again on unchanged state", "columnar"),
+    ]
+    if oracle_nodes:
+        asked = nodes[:oracle_nodes]
+        _, oracle_first, _, _ = _attempt("oracle", store, asked, pending)
+        per_node = oracle_first / len(asked)
+        results.append(Measurement(name, "ms", per_node * len(nodes) * 1000,
+                                   f"oracle, extrapolated from {len(asked)} nodes asked in {oracle_first:.2f} s",
+                                   "oracle"))
+        results.append(Measurement(name, "x", per_node * len(nodes) / first, "oracle time / columnar first attempt",
+                                   "columnar/oracle"))
+    return results
+
+
+@workload("AllocatorAttempt/500nodes_10devices_half",
+          "one attempt asking all 500 nodes x 10 devices (half held) about 3 pending claims, fresh state; vs Go")
+def attempt_500(options: BenchOptions) -> list[Measurement]:
+    nodes_count = max(1, round(500 * options.scale))
+    store = Store(FakeClock())
+    store.load(_class())
+    nodes = []
+    for n in range(nodes_count):
+        node = f"node-{n}"
+        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.load(_slice(f"{node}-slice", node, 1, node, [_device(i) for i in range(10)]))
+        for i in range(5):
+            store.load(_claim(f"held-{n}-{i}", _held(node, f"instance-{i}")))
+    return _attempt_figures("AllocatorAttempt/500nodes_10devices_half", options, store, nodes, 3)
+
+
+@workload("AllocatorAttempt/1node_2000devices",
+          "one attempt on one node with 2,000 devices in 16 slices of one pool (half held), 3 pending claims; vs Go")
+def attempt_large_node(options: BenchOptions) -> list[Measurement]:
+    devices = max(16, round(2000 * options.scale))
+    store = Store(FakeClock())
+    store.load(_class())
+    per_slice = -(-devices // 16)
+    for s in range(16):
+        chunk = [_device(i) for i in range(s * per_slice, min(devices, (s + 1) * per_slice))]
+        store.load(_slice(f"big-{s:02d}", "big", 16, "node-0", chunk))
+    for i in range(0, devices, 2):
+        store.load(_claim(f"held-{i}", _held("big", f"instance-{i}")))
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}}
+    return _attempt_figures("AllocatorAttempt/1node_2000devices", options, store, [node], 1)
+
+
+def _partitionable_store(gpus: int, parts: int) -> tuple[list[Obj], int]:
+    """One node's pool: counter sets (8 per slice) and partitions (64 per slice), with attributes and capacity."""
+    sets: list[Obj] = [{"name": f"gpu-{g}", "counters": {"memory": {"value": f"{2 * parts}Gi"}}} for g in range(gpus)]
+    devices: list[Obj] = [
+        {"name": f"gpu-{g}-part-{p}",
+         "attributes": {"model": {"string": "H100" if g % 2 else "A100"}, "index": {"int": p},
+                        "driverVersion": {"version": "1.2.3"}},
+         "capacity": {"memory": {"value": "2Gi"}},
+         "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"memory": {"value": "2Gi"}}}]}
+        for g in range(gpus) for p in range(parts)]
+    set_chunks = [sets[i:i + 8] for i in range(0, len(sets), 8)]
+    device_chunks = [devices[i:i + 64] for i in range(0, len(devices), 64)]
+    count = len(set_chunks) + len(device_chunks)
+    slices: list[Obj] = []
+    for i, chunk in enumerate(set_chunks):
+        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                       "metadata": {"name": f"node-0-counters-{i:02d}"},
+                       "spec": {"driver": DRIVER, "pool": {"name": "node-0", "generation": 1,
+                                                           "resourceSliceCount": count},
+                                "nodeName": "node-0", "sharedCounters": chunk}})
+    for i, chunk in enumerate(device_chunks):
+        slices.append(_slice(f"node-0-parts-{i:02d}", "node-0", count, "node-0", chunk))
+    return slices, len(devices)
+
+
+@workload("PartitionableNode/2000devices",
+          "one node with 50 GPUs x 40 partitions (2,000 devices on shared counters), CEL selectors; pods/s")
+def partitionable_node(options: BenchOptions) -> list[Measurement]:
+    name = "PartitionableNode/2000devices"
+    parts = max(1, round(40 * options.scale))
+    results = []
+    for core in options.allocators:
+        bench = Workbench(Shape(0, 0), _core(core))
+        slices, devices = _partitionable_store(50, parts)
+        bench.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}})
+        for obj in slices:
+            bench.store.create(obj)
+        bench.store.create({
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "h100-part", "namespace": NAMESPACE},
+            "spec": {"spec": {"devices": {"requests": [{"name": "part", "exactly": {
+                "deviceClassName": "test-class", "selectors": [
+                    {"cel": {"expression": f'device.attributes["{DRIVER}"].model == "H100"'}},
+                    {"cel": {"expression": f'device.capacity["{DRIVER}"].memory.compareTo(quantity("1Gi")) >= 0'}},
+                ]}}]}}},
+        })
+        bench.cluster.settle()
+        pods = max(1, min(devices // 2, round(200 * options.scale)))
+        started = time.perf_counter()
+        names = []
+        for index in range(pods):
+            names.append(f"part-{index}")
+            bench.store.create({
+                "apiVersion": "v1", "kind": "Pod", "metadata": {"name": names[-1], "namespace": NAMESPACE},
+                "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}],
+                         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "h100-part"}]},
+            })
+        bench.cluster.settle()
+        seconds = time.perf_counter() - started
+        bench._check_bound(names)
+        detail = f"{devices} partitions of 50 GPUs on one node; {pods} pods in {seconds:.1f} s"
+        results.append(Measurement(name, "pods/s", pods / seconds, detail, core))
+    return results
+
+
+@workload("AllocateCommand/5000nodes",
+          "`draconform allocate` over a 5,000-node x 10-device ResourceSlice dump and one claim: load, answer, "
+          "peak memory")
+def allocate_dump(options: BenchOptions) -> list[Measurement]:
+    name = "AllocateCommand/5000nodes"
+    nodes = max(1, round(5000 * options.scale))
+    items = [_slice(f"node-{n}-slice", f"node-{n}", 1, f"node-{n}", [_device(i) for i in range(10)])
+             for n in range(nodes)]
+    with tempfile.TemporaryDirectory() as folder:
+        dump = Path(folder) / "slices.yaml"
+        dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+        extra = Path(folder) / "claim.yaml"
+        extra.write_text(yaml.safe_dump_all([_class(), _claim("wanted", selectors=[
+            f'device.attributes["{DRIVER}"].model == "A100"'])]))
+        size = dump.stat().st_size
+        # The command as a user runs it, in a process of its own, so its peak memory is its own.
+        done = subprocess.run([sys.executable, "-m", "draconform.cli", "allocate", str(dump), str(extra),
+                               "--timings", "-o", "json"], capture_output=True, text=True, check=False)
+    timings = re.search(r"timings: read ([0-9.]+) s, answered ([0-9.]+) s after reading, peak memory ([0-9]+) MiB",
+                        done.stderr)
+    if done.returncode != 0 or timings is None or '"allocation"' not in done.stdout:
+        raise RuntimeError(f"draconform allocate did not allocate the claim (exit {done.returncode}): "
+                           f"{done.stderr.strip()[-500:]}")
+    read, answered, peak = (float(group) for group in timings.groups())
+    return [
+        Measurement(name, "s", answered, f"one claim answered after reading ({nodes} nodes)", "columnar"),
+        Measurement(name, "s", read, f"reading and validating {size / 2**20:.1f} MiB of YAML"),
+        Measurement(name, "MiB", peak, "peak resident memory of the draconform allocate process"),
+    ]
+
+
+@workload("CostCurve/SchedulingWithResourceClaimTemplate",
+          "N nodes x 10 devices, 200 single-device pods from a template, at N = 250, 500, 1000, 2000; pods/s")
+def cost_curve(options: BenchOptions) -> list[Measurement]:
+    name = "CostCurve/SchedulingWithResourceClaimTemplate"
+    results = []
+    for core in options.allocators:
+        for nodes in (250, 500, 1000, 2000):
+            shape = Shape(nodes, 10).scaled(options.scale)
+            bench = Workbench(shape, _core(core))
+            pods = max(1, round(200 * options.scale)) if core == "columnar" else options.oracle_pods
+            seconds = bench.schedule(pods)
+            results.append(Measurement(name, "pods/s", pods / seconds,
+                                       f"{shape.nodes} nodes x 10 devices; {pods} pods in {seconds:.2f} s", core))
+    return results
