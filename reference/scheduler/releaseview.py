@@ -21,23 +21,22 @@ from draconform.reference.apiserver.store import Store, Watch, WatchEvent
 from draconform.sut import Obj
 from draconform.validation.gates import GATED_FIELDS, GatedField, unknown_fields, without_fields
 
-# Fault switches for `draconform mutants`: an older scheduler that sees fields of a gate it cannot know
-# (it then treats them as a gate-off one would), and a gate-off scheduler that decodes like an older one.
-_SEES_UNKNOWN = {
-    "older-scheduler-sees-binding-fields": "DRADeviceBindingConditions",
-    "older-scheduler-skips-grouped-devices": "DRADeviceCompatibilityGroups",
-}
-_DECODES_AS_OLDER = {"gate-off-scheduler-acts-as-older": "DRADeviceCompatibilityGroups"}
+GROUPS_GATE = "DRADeviceCompatibilityGroups"
 
 
 def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
     """The fields a scheduler with `gates` cannot see: those its release does not know."""
-    seen = {gate for fault, gate in _SEES_UNKNOWN.items() if faults.on(fault)}
-    hidden = [gated for gated in unknown_fields(gates) if seen.isdisjoint(gated.gates)]
-    for fault, gate in _DECODES_AS_OLDER.items():
-        if faults.on(fault) and gates.known(gate) and not gates.enabled(gate):
-            hidden += [gated for gated in GATED_FIELDS if gate in gated.gates]
+    hidden = [gated for gated in unknown_fields(gates) if not _seen_anyway(gated)]
+    if faults.on("gate-off-scheduler-acts-as-older") and gates.known(GROUPS_GATE) and not gates.enabled(GROUPS_GATE):
+        hidden += [gated for gated in GATED_FIELDS if GROUPS_GATE in gated.gates]
     return tuple(hidden)
+
+
+def _seen_anyway(gated: GatedField) -> bool:
+    """Fault switches for `draconform mutants`: an older scheduler that sees fields of a gate it cannot know
+    (and so treats them as a scheduler with the gate off would)."""
+    return (faults.on("older-scheduler-sees-binding-fields") and "DRADeviceBindingConditions" in gated.gates) or (
+        faults.on("older-scheduler-skips-grouped-devices") and GROUPS_GATE in gated.gates)
 
 
 class _DecodingWatch:
