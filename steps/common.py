@@ -24,6 +24,7 @@ API_VERSIONS = {
     "ResourceSlice": "resource.k8s.io/v1",
     "ResourceClaim": "resource.k8s.io/v1",
     "ResourceClaimTemplate": "resource.k8s.io/v1",
+    "DeviceTaintRule": "resource.k8s.io/v1",
     "Pod": "v1",
     "Node": "v1",
 }

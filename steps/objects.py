@@ -90,7 +90,8 @@ def node_local_devices(
     _create(sut, ctx, named("ResourceSlice", f"{node}-{driver}", spec=spec))
 
 
-@given(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|Pod|Node):"))
+@given(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule"
+                  r"|Pod|Node):"))
 def object_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, docstring: str) -> None:
     """One object of the named kind; a missing metadata.name is generated from the kind."""
     for obj in load_docstring(docstring, kind):
@@ -157,7 +158,8 @@ def pod_with_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, claims
 
 
 # --- changes ------------------------------------------------------------------------------------
-@when(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|Pod|Node) is created:"))
+@when(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule|Pod|Node)"
+                 r" is created:"))
 def create_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, docstring: str) -> None:
     object_from_docstring(sut, ctx, kind, docstring)
 
@@ -193,7 +195,8 @@ def create_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_
     a_claim(sut, ctx, claim, device_class)
 
 
-@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass) "(?P<name>[^"]+)" is deleted'))
+@when(parsers.re(r'(?P<kind>pod|claim|node|ResourceSlice|DeviceClass|ResourceClass|DeviceTaintRule) "(?P<name>[^"]+)"'
+                 r' is deleted'))
 def delete_object(sut: SystemUnderTest, kind: str, name: str) -> None:
     """As `kubectl delete` does by default, wait for a pod to be gone: a pod bound to a node is deleted
     gracefully and stays until its kubelet has finished with it."""

@@ -5,31 +5,56 @@ Claims that already carry an allocation hold their devices (and counters); the o
 in document order, on `--node`, or else on the first node (by name) that fits all of them. Pods that name a
 ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
 that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
-advertise the resource, called `<pod>-extended-resources`. Exit status: 0 allocated, 1 no
-node fits (a reason per claim on stderr), 2 invalid input (file, object and field on stderr), 3 allocation
-error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL error)."""
+advertise the resource, called `<pod>-extended-resources`. Input is read as `draconform validate` reads it:
+every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
+driver's CRDs) ignored with one line on stderr.
+
+Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated: no node fits, or an
+allocation error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL
+error), one finding per claim on stdout; 2 unusable input or invocation (file, line, object and field)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from draconform.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    Finding,
+    InputObject,
+    UsageError,
+    add_input_options,
+    diagnostic,
+    parse_gate_overrides,
+    print_findings,
+    read_inputs,
+)
+from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.kube.kinds import KINDS, NAMESPACED
-from draconform.sut import Obj
+from draconform.sut import Obj, copy_object
+from draconform.validation.problems import MapKey, Problem
+from draconform.validation.problems import Path as FieldPath
+from draconform.validation.versions import RELEASES
 
-EXIT_ALLOCATED, EXIT_UNSCHEDULABLE, EXIT_INVALID_INPUT, EXIT_ALLOCATION_ERROR = 0, 1, 2, 3
+EXIT_ALLOCATED, EXIT_UNALLOCATABLE, EXIT_INVALID_INPUT = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
 
 
 class InputError(Exception):
-    """Unusable input: reported with exit status 2."""
+    """Unusable input: reported with exit status 2, as a finding naming file, line, object and field."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.text())
+        self.finding = finding
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,13 +62,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "allocate", help="allocate devices to ResourceClaims with the reference allocator",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="multi-document YAML or JSON manifests ('-': stdin)")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="multi-document YAML or JSON manifests or "
+                                                                 "directories ('-': stdin)")
     parser.add_argument("--node", help="allocate for this node only (default: the first node that fits)")
+    parser.add_argument("--kubernetes-version", default=CURRENT_RELEASE, choices=RELEASES, metavar="X.Y",
+                        help=f"release whose API versions and gate defaults apply (default {CURRENT_RELEASE})")
     parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
-                        help="kube-scheduler feature gates (default: the Kubernetes 1.37 defaults)")
+                        help="kube-scheduler feature gates (default: the release's defaults)")
     parser.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml", help="output format")
     parser.add_argument("--allocator", choices=("columnar", "oracle"), default="columnar",
                         help="allocation core (default: the polars one; the oracle is the readable reference)")
+    add_input_options(parser)
     parser.add_argument("--timings", action="store_true",
                         help="also print on stderr how long reading and answering took, and peak memory")
     parser.set_defaults(handler=handle)
@@ -57,50 +86,67 @@ def handle(args: argparse.Namespace) -> int:
         answered = time.perf_counter()
         read = (loaded or [answered])[0]
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-        print(f"timings: read {read - started:.3f} s, answered {answered - read:.3f} s after reading, "
-              f"peak memory {peak:.0f} MiB", file=sys.stderr)
+        diagnostic("allocate", f"timings: read {read - started:.3f} s, answered {answered - read:.3f} s after "
+                               f"reading, peak memory {peak:.0f} MiB")
     return status
 
 
 def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
     # Imported here so that `draconform --help` stays fast.
+    from draconform.kube.featuregates import FeatureGates
     from draconform.reference.allocator.interface import AllocationError
 
     try:
-        gates = parse_gates(args.feature_gates)
-        documents = [doc for name in args.files for doc in load_file(name)]
-        cluster = Inputs(documents)
-    except InputError as error:
-        print(f"error: {error}", file=sys.stderr)
+        gates = FeatureGates(parse_gate_overrides(args.feature_gates), release=args.kubernetes_version)
+    except (UsageError, ValueError) as error:
+        diagnostic("allocate", str(error))
         return EXIT_INVALID_INPUT
+    items: list[InputObject] = []
+    unusable: list[Finding] = []
+    for source in read_inputs(args.files, args.max_input_size, args.allow_empty):
+        items.extend(source.objects)
+        if source.error is not None:
+            unusable.append(source.error)
+    try:
+        cluster = Inputs(items, args.kubernetes_version)
+    except InputError as error:
+        unusable.append(error.finding)
+    if unusable:
+        print_findings(unusable)
+        return EXIT_INVALID_INPUT
+    if cluster.not_checked:
+        kinds = sorted({f"{item.kind or '?'} ({item.api_version or '?'})" for item in cluster.not_checked})
+        count = len(cluster.not_checked)
+        diagnostic("allocate", f"{count} object{'s' if count != 1 else ''} ignored (kinds allocation does not "
+                               f"read): {', '.join(kinds)}")
     loaded.append(time.perf_counter())
     if not cluster.pending and not cluster.extended_pods(gates):
-        print("error: no ResourceClaim without status.allocation to allocate", file=sys.stderr)
+        diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster, gates)
     nodes = cluster.nodes(args.node)
     if not nodes:
-        print("error: no node is known (give --node, Node objects or node-local ResourceSlices)", file=sys.stderr)
-        return EXIT_UNSCHEDULABLE
-    reasons: dict[str, list[str]] = {}
+        diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
+        return EXIT_UNALLOCATABLE
+    reasons: dict[tuple[str, str], list[str]] = {}  # (kind, namespace/name) -> why, per node
     errors: list[str] = []
     for node in nodes:
         name = node["metadata"]["name"]
         claims, unserved = cluster.claims_for(node, gates)
         if unserved:
             for pod_name, resource in unserved:
-                reasons.setdefault(f"for pod {pod_name}", []).append(
+                reasons.setdefault(("Pod", pod_name), []).append(
                     f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
             continue
         if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
-            print(f"node {name}: nothing to allocate, the device plugin serves the pods' extended resources",
-                  file=sys.stderr)
+            diagnostic("allocate", f"node {name}: nothing to allocate, the device plugin serves the pods' "
+                                   "extended resources")
             write(args.output, [])
             return EXIT_ALLOCATED
         try:
             answer = allocator.allocate(node, claims)
         except AllocationError as error:
-            errors.append(f"node {name}: {error}")
+            errors.append(f"node {name}: allocation error: {error}")
             continue
         if answer.allocations is not None:
             write(args.output, [_with_allocation(claim, allocation)
@@ -108,14 +154,14 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
             return EXIT_ALLOCATED
         for claim in claims:
             why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
-            reasons.setdefault(_display(claim), []).append(f"node {name}: {why}")
+            reasons.setdefault(("ResourceClaim", _display(claim)), []).append(f"node {name}: {why}")
     if errors:
-        for line in errors:
-            print(f"allocation error: {line}", file=sys.stderr)
-        return EXIT_ALLOCATION_ERROR
-    for shown, lines in reasons.items():
-        print(f"claim {shown} cannot be allocated: " + "; ".join(lines), file=sys.stderr)
-    return EXIT_UNSCHEDULABLE
+        # An error (missing class, CEL error) is about the whole attempt: reported at the first claim.
+        first = ("ResourceClaim", _display(cluster.pending[0])) if cluster.pending else next(iter(reasons))
+        reasons = {first: errors}
+    print_findings([cluster.finding(kind, shown, "cannot be allocated: " + "; ".join(lines))
+                    for (kind, shown), lines in reasons.items()])
+    return EXIT_UNALLOCATABLE
 
 
 def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
@@ -132,72 +178,50 @@ def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
     return factory(store, gates)
 
 
-def parse_gates(text: str) -> Any:
-    from draconform.kube.featuregates import FeatureGates, parse_gate_settings
-
-    try:
-        return FeatureGates(parse_gate_settings(text))
-    except ValueError as error:
-        raise InputError(f"--feature-gates: {error}") from error
-
-
 # ----- input ------------------------------------------------------------------------------------------------
 
-def load_file(name: str) -> list[tuple[str, int, Obj]]:
-    """(file, document number, object) for every object in a file; a `List` contributes its items."""
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{name}: cannot read: {error}") from error
-    try:
-        documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-    except yaml.YAMLError as error:
-        raise InputError(f"{name}: not valid YAML or JSON: {' '.join(str(error).split())}") from error
-    found: list[tuple[str, int, Obj]] = []
-    for number, document in enumerate(documents, start=1):
-        if document is None:
-            continue
-        if not isinstance(document, dict):
-            raise InputError(f"{name}: document {number}: expected an object, got {type(document).__name__}")
-        if document.get("kind") == "List":
-            found.extend((name, number, item) for item in document.get("items") or [])
-        else:
-            found.append((name, number, document))
-    return found
-
-
 class Inputs:
-    """The objects read, checked, and sorted into what the store holds and what is to be allocated."""
+    """The objects read, checked, converted to v1, and sorted into what the store holds and what is to be
+    allocated; objects of other kinds are kept aside as not read."""
 
-    def __init__(self, documents: Sequence[tuple[str, int, Obj]]) -> None:
+    def __init__(self, items: Sequence[InputObject], release: str) -> None:
         self.stored: list[Obj] = []
         self.pending: list[Obj] = []
         self.node_objects: dict[str, Obj] = {}
+        self.not_checked: list[InputObject] = []
+        self._origin: dict[str, InputObject] = {}  # namespace/name of a pending claim -> where it was written
+        self._pod_items: dict[tuple[str, str], InputObject] = {}
         seen: set[tuple[str, str | None, str]] = set()
         templates: dict[tuple[str, str], Obj] = {}
-        pods: list[tuple[str, int, Obj]] = []
-        for file, number, obj in documents:
-            check(file, number, obj)
+        pods: list[tuple[InputObject, Obj]] = []
+        for item in items:
+            obj = check(item, release)
+            if obj is None:
+                self.not_checked.append(item)
+                continue
             meta = obj.setdefault("metadata", {})
             if obj["kind"] in NAMESPACED:
                 meta.setdefault("namespace", "default")
             key = (obj["kind"], meta.get("namespace"), meta["name"])
             if key in seen:
-                raise InputError(f"{file}: document {number}: {obj['kind']} {_display(obj)} appears twice")
+                raise InputError(item.finding(("metadata", "name"), f"Duplicate value: {obj['kind']} "
+                                                                    f"{_display(obj)} appears twice"))
             seen.add(key)
             kind = obj["kind"]
             if kind == "ResourceClaimTemplate":
                 templates[(meta["namespace"], meta["name"])] = obj
             elif kind == "Pod":
-                pods.append((file, number, obj))
+                pods.append((item, obj))
             elif kind == "Node":
                 self.node_objects[meta["name"]] = obj
             if kind == "ResourceClaim" and not (obj.get("status") or {}).get("allocation"):
                 self.pending.append(obj)
+                self._origin[_display(obj)] = item
             self.stored.append(obj)
-        for file, number, pod in pods:
-            self._claims_from_templates(file, number, pod, templates, seen)
-        self.pods = [pod for _, _, pod in pods]
+        for item, pod in pods:
+            self._claims_from_templates(item, pod, templates, seen)
+            self._pod_items[(pod["metadata"]["namespace"], pod["metadata"]["name"])] = item
+        self.pods = [pod for _, pod in pods]
 
     def extended_pods(self, gates: Any) -> list[tuple[Obj, dict[str, int]]]:
         """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
@@ -230,7 +254,22 @@ class Inputs:
                 claims.append(claim)
         return claims, unserved
 
-    def _claims_from_templates(self, file: str, number: int, pod: Obj, templates: dict[tuple[str, str], Obj],
+    def finding(self, kind: str, shown: str, message: str) -> Finding:
+        """A finding about a claim (or a pod) shown as namespace/name, at the object that asked for it: the
+        claim, or the pod whose template or extended resources made it."""
+        namespace, _, name = shown.rpartition("/")
+        origin = self._origin.get(shown) if kind == "ResourceClaim" else None
+        if origin is None:  # a pod's extended-resource claim, or the pod itself
+            pod_name = name.removesuffix("-extended-resources") if kind == "ResourceClaim" else name
+            origin = self._pod_items.get((namespace, pod_name))
+        if origin is None:
+            return Finding("-", 0, kind, name, "", message)
+        if origin.kind == "Pod" and kind == "ResourceClaim":
+            return Finding(origin.file, origin.line_of(("spec",)), kind, name, "",
+                           f"{message} (generated for Pod {_display(origin.data)})")
+        return Finding(origin.file, origin.line, kind, name, "", message)
+
+    def _claims_from_templates(self, item: InputObject, pod: Obj, templates: dict[tuple[str, str], Obj],
                                seen: set[tuple[str, str | None, str]]) -> None:
         namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
         for index, entry in enumerate((pod.get("spec") or {}).get("resourceClaims") or []):
@@ -239,9 +278,8 @@ class Inputs:
                 continue
             template = templates.get((namespace, template_name))
             if template is None:
-                raise InputError(f"{file}: document {number}: Pod {namespace}/{pod_name}: "
-                                 f"spec.resourceClaims[{index}].resourceClaimTemplateName: template "
-                                 f"{template_name!r} is not in the input")
+                raise InputError(item.finding(("spec", "resourceClaims", index, "resourceClaimTemplateName"),
+                                              f"template {template_name!r} is not in the input"))
             name = f"{pod_name}-{entry.get('name', index)}"
             if ("ResourceClaim", namespace, name) in seen:
                 continue
@@ -258,6 +296,7 @@ class Inputs:
             seen.add(("ResourceClaim", namespace, name))
             self.stored.append(claim)
             self.pending.append(claim)
+            self._origin[_display(claim)] = item
 
     def nodes(self, wanted: str | None) -> list[Obj]:
         """The node asked for (a bare Node when the input has none of that name), or every node known from
@@ -287,32 +326,59 @@ def _display(obj: Obj) -> str:
 
 # ----- checks -----------------------------------------------------------------------------------------------
 
-def check(file: str, number: int, obj: Obj) -> None:
-    """Refuse what the allocator cannot read: unknown kinds, wrongly typed fields it relies on, and anything
-    the kind's JSON Schema refuses. The API's validation rules (limits, formats) are `draconform validate`'s
-    job: objects are taken as the API server stored them."""
+def check(item: InputObject, release: str) -> Obj | None:
+    """The object as the allocator reads it (converted to resource.k8s.io/v1), or None for a kind allocation
+    does not read (a Namespace, a Deployment, a driver's CRD). Refuses what the allocator cannot read: an
+    API version the release does not serve, wrongly typed fields it relies on, and anything the kind's
+    JSON Schema refuses. The API's validation rules (limits, formats) are `draconform validate`'s job:
+    objects are taken as the API server stored them."""
+    from draconform.validation.versions import classify, path_in, to_v1, version_of
+
+    obj = item.data
+    if not isinstance(obj, dict):
+        raise InputError(Finding(item.file, item.line, None, "", "", "expected an object, got "
+                                                                     f"{type(obj).__name__}"))
     kind = obj.get("kind")
-    where = f"{file}: document {number}"
+    if not isinstance(kind, str) or not isinstance(obj.get("apiVersion"), str):
+        raise InputError(item.finding(("kind",) if not isinstance(kind, str) else ("apiVersion",),
+                                      "Required value: every manifest needs apiVersion and kind"))
+    verdict = classify(obj, release)
+    if isinstance(verdict, Problem):
+        raise InputError(item.finding(verdict.path, verdict.message, verdict.rule))
     if kind not in KINDS:
-        raise InputError(f"{where}: kind: unknown or unsupported kind {kind!r} (expected one of "
-                         f"{', '.join(KINDS)})")
-    name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
-    where = f"{where} ({kind} {name or '?'})"
-    api_version = KINDS[kind].api_version
-    if obj.get("apiVersion", api_version) != api_version:
-        raise InputError(f"{where}: apiVersion: {kind} is read as {api_version}, not {obj.get('apiVersion')}")
+        return None  # a Namespace, a Deployment, a driver's CRD: nothing the allocator reads
+    version = version_of(obj)
+    converted, problems = to_v1(obj)
+    if problems:
+        raise InputError(item.finding(problems[0].path, problems[0].message, problems[0].rule))
+    converted = copy_object(converted)
+    name = (converted.get("metadata") or {}).get("name") if isinstance(converted.get("metadata"), dict) else None
+    if converted.get("apiVersion") != KINDS[kind].api_version:
+        raise InputError(item.finding(("apiVersion",), f"{kind} is read as {KINDS[kind].api_version}, not "
+                                                       f"{converted.get('apiVersion')}"))
     if not isinstance(name, str) or not name:
-        raise InputError(f"{where}: metadata.name: Required value")
-    problem = _SHAPES.get(kind, lambda _: None)(obj)
+        raise InputError(item.finding(("metadata", "name"), "Required value"))
+    problem = _SHAPES.get(kind, lambda _: None)(converted)
     if problem is not None:
-        raise InputError(f"{where}: {problem}")
-    schema_problem = _schema_problem(obj)
+        field, _, message = problem.partition(": ")
+        raise InputError(item.finding(path_in(version, kind, _parse_field(field)), message))
+    schema_problem = _schema_problem(converted)
     if schema_problem is not None:
-        raise InputError(f"{where}: {schema_problem}")
+        path, message = schema_problem
+        raise InputError(item.finding(path_in(version, kind, path), message))
+    return converted
 
 
-def _schema_problem(obj: Obj) -> str | None:
-    """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds, as `field: message`."""
+def _parse_field(text: str) -> FieldPath:
+    """`spec.devices[0].name` -> ("spec", "devices", 0, "name")."""
+    parts: list[str | int] = []
+    for name, index in re.findall(r"([^.\[\]]+)|\[([^\]]*)\]", text):
+        parts.append(name if name else int(index) if index.isdigit() else MapKey(index))
+    return tuple(parts)
+
+
+def _schema_problem(obj: Obj) -> tuple[FieldPath, str] | None:
+    """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds."""
     from draconform.validation.schema import kind_schema, schema_problems
 
     schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]].api_version)), str(obj["kind"]))
@@ -322,7 +388,7 @@ def _schema_problem(obj: Obj) -> str | None:
     if not found:
         return None
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return f"{found[0].field}: {found[0].message}{more}"
+    return found[0].path, f"{found[0].message}{more}"
 
 
 def _typed(value: Any, path: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> str | None:

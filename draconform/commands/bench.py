@@ -18,11 +18,11 @@ import argparse
 import json
 import os
 import platform
-import sys
 from dataclasses import asdict
 from typing import Any
 
 from draconform.bench.registry import BenchOptions, Measurement, load_workloads
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,11 +48,11 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     unknown = [name for name in args.workloads if name not in workloads]
     if unknown:
-        print(f"error: unknown workload(s) {', '.join(unknown)}; see --list", file=sys.stderr)
-        return 2
+        diagnostic("bench", f"unknown workload(s) {', '.join(unknown)}; see --list")
+        return EXIT_UNUSABLE
     if args.scale <= 0 or args.oracle_pods <= 0:
-        print("error: --scale and --oracle-pods must be positive", file=sys.stderr)
-        return 2
+        diagnostic("bench", "--scale and --oracle-pods must be positive")
+        return EXIT_UNUSABLE
     allocators = ("columnar", "oracle") if args.allocator == "both" else (args.allocator,)
     options = BenchOptions(scale=args.scale, allocators=allocators, oracle_pods=args.oracle_pods)
     results: list[Measurement] = []

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from draconform.catalogue import CatalogueError, Rule, load_catalogue
+from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection, SelectionError
 
@@ -77,8 +77,8 @@ def handle(args: argparse.Namespace) -> int:
         selection = Selection.create(args.features_dir)
         catalogue = load_catalogue(selection.features_dir)
     except (SelectionError, CatalogueError) as exc:
-        print(f"draconform rules: {exc}", file=sys.stderr)
-        return 2
+        diagnostic("rules", str(exc))
+        return EXIT_UNUSABLE
     inventory = take_inventory(selection, catalogue)
     rules = sorted(catalogue.rules.values(), key=lambda rule: rule.id)
     entries = [_entry(rule, inventory) for rule in rules]
@@ -90,6 +90,6 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(_text(entries, catalogue.titles))
         print(f"\n{len(rules)} rules: {covered} covered by a scenario, {len(rules) - covered} untested")
-    for problem in inventory.problems:
-        print(f"draconform rules: {problem}", file=sys.stderr)
-    return 1 if inventory.problems else 0
+        for problem in inventory.problems:  # findings about the features: stdout, like every command's
+            print(problem)
+    return EXIT_FINDINGS if inventory.problems else EXIT_OK

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, load_options, merge
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.harness.runner import DEFAULT_PLUGINS, RunOptions, run
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import SelectionError
@@ -80,7 +81,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="write an NDJSON event stream (run started, each scenario finished, run finished) for a dashboard",
     )  # fmt: skip
     # For the harness's own tests: a throwaway features directory and step plugins in place of ours.
-    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
+    parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR,
+                        help="the features folder whose rules.yaml catalogues the run accounts for (default: the "
+                             "installed one; paths given outside it are run from their own features folder)")
+    parser.add_argument("--allow-nothing-passed", action="store_true",
+                        help="exit 0 even when no scenario passed (every one skipped); by default that exits 1")
     parser.add_argument("--plugin", dest="plugins", action="append", help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
@@ -141,8 +146,8 @@ def handle(args: argparse.Namespace) -> int:
         if args.submit and claims.implementation.slug is None:
             raise OptionsError("--submit needs the implementation's organization and project (flags or --options)")
     except OptionsError as exc:
-        print(f"draconform run: {exc}", file=sys.stderr)
-        return 2
+        diagnostic("run", str(exc))
+        return EXIT_UNUSABLE
     options = RunOptions(
         paths=tuple(args.paths),
         workers=args.workers,
@@ -153,11 +158,12 @@ def handle(args: argparse.Namespace) -> int:
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,
         submit=args.submit,
+        allow_nothing_passed=args.allow_nothing_passed,
         progress=wants_progress(),
         events=args.events,
     )
     try:
         return run(options)
     except SelectionError as exc:
-        print(f"draconform run: {exc}", file=sys.stderr)
-        return 2
+        diagnostic("run", str(exc))
+        return EXIT_UNUSABLE

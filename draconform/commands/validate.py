@@ -1,49 +1,46 @@
 """`draconform validate PATH...`: check DRA manifests (files, directories, `-` for stdin; multi-document
-YAML or JSON) the way kube-apiserver would on create, through the same validation layer as the
-reference API store. Exit status: 0 all valid, 1 any object invalid, 2 any input unreadable."""
+YAML or JSON, `kind: List`) the way kube-apiserver would on create, through the same validation layer as
+the reference API store.
+
+Objects of kinds DRA does not define and draconform does not know (a Deployment, a driver's own CRD) are
+listed as "not checked" and never make the input invalid; Pods and Namespaces get the checks draconform
+knows (a Pod: its resourceClaims and its containers' resources.claims).
+
+--api says which DRA API the cluster serves, as a cluster serves one or the other:
+  structured  resource.k8s.io in every version the --kubernetes-version release serves (the default);
+  classic     KEP-3063's classic API, cdi.k8s.io/v1alpha1 (ResourceClass, ResourceClaim), which no
+              upstream release serves: a Pod is then judged by the classic API, its resourceClaims[]
+              naming a resourceClaimName or embedding a template, and its containers' resources.claims
+              listing plain names. resource.k8s.io objects are refused; --kubernetes-version and
+              --feature-gates do not apply to the classic kinds.
+
+Exit status: 0 all valid, 1 any object invalid, 2 any input unusable (unreadable, not YAML, too large,
+empty) or a bad invocation."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
-from draconform.validation import Problem, validate_gates, validate_manifest
-from draconform.validation.loader import MAX_BYTES, Document, LoadError, load_documents
-
-SUFFIXES = (".yaml", ".yml", ".json")
-RELEASES = ("1.34", "1.35", "1.36", "1.37")
-
-
-@dataclass
-class Finding:
-    file: str
-    line: int
-    kind: str | None  # None: the finding is about the input, not an object in it
-    name: str
-    field: str
-    message: str
-    rule: str | None
-    severity: str
-
-    def text(self) -> str:
-        rule = f" ({self.rule})" if self.rule else ""
-        prefix = "warning: " if self.severity == "warning" else ""
-        subject = "" if self.object is None else f"{self.object}: "
-        where = f"{self.field}: " if self.field else ""
-        return f"{self.file}:{self.line}: {prefix}{subject}{where}{self.message}{rule}"
-
-    @property
-    def object(self) -> str | None:
-        """KIND/NAME, `?` for what is missing; None for input that holds no object at all."""
-        if self.kind is None:
-            return None
-        return f"{self.kind or '?'}/{self.name or '?'}"
+from draconform.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    Finding,
+    InputObject,
+    UsageError,
+    add_input_options,
+    diagnostic,
+    parse_gate_overrides,
+    print_findings,
+    read_inputs,
+)
+from draconform.kube.featuregates import CURRENT_RELEASE
+from draconform.validation import Problem, validate_classic_manifest, validate_gates, validate_manifest
+from draconform.validation.versions import APIS, RELEASES, Checked, classify
 
 
 @dataclass
@@ -52,10 +49,11 @@ class Report:
     objects: int = 0
     invalid_objects: int = 0
     unreadable: list[Finding] = field(default_factory=list)
+    not_checked: list[InputObject] = field(default_factory=list)
 
     @property
     def status(self) -> int:
-        return 2 if self.unreadable else 1 if self.invalid_objects else 0
+        return EXIT_UNUSABLE if self.unreadable else EXIT_FINDINGS if self.invalid_objects else EXIT_OK
 
 
 def register(subparsers: Any) -> None:
@@ -69,119 +67,75 @@ def register(subparsers: Any) -> None:
                                                                    "*.json) or - for standard input")
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
     parser.add_argument("--kubernetes-version", default=CURRENT_RELEASE, choices=RELEASES, metavar="X.Y",
-                        help=f"release whose rules and gate defaults apply ({', '.join(RELEASES)}; "
+                        help=f"release whose API versions, rules and gate defaults apply ({', '.join(RELEASES)}; "
                              f"default {CURRENT_RELEASE})")
+    parser.add_argument("--api", choices=APIS, default="structured",
+                        help="the DRA API the cluster serves: structured (resource.k8s.io, default) or classic "
+                             "(KEP-3063's cdi.k8s.io/v1alpha1; Pods are then judged by the classic API)")
     parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
                         help="override gates; by default every DRA gate the release has is on, so gated fields "
                              "are checked (a warning names gates that are off by default)")
+    add_input_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        overrides = parse_gate_settings(args.feature_gates)
-    except ValueError as exc:
-        print(f"draconform validate: --feature-gates: {exc}", file=sys.stderr)
-        return 2
-    try:
-        gates = validate_gates(overrides, args.kubernetes_version)
-    except ValueError as exc:
-        print(f"draconform validate: {exc}", file=sys.stderr)
-        return 2
+        gates = validate_gates(parse_gate_overrides(args.feature_gates), args.kubernetes_version)
+    except (UsageError, ValueError) as exc:
+        diagnostic("validate", str(exc))
+        return EXIT_UNUSABLE
     report = Report()
-    for name, read in _inputs(args.paths):
-        validate_source(name, read, gates, report)
+    for source in read_inputs(args.paths, args.max_input_size, args.allow_empty):
+        for item in source.objects:
+            check_object(item, gates, report, args.api)
+        if source.error is not None:
+            report.unreadable.append(source.error)
     if args.output == "json":
-        json.dump(_as_json(report, args.kubernetes_version), sys.stdout, indent=2)
+        json.dump(_as_json(report, args.kubernetes_version, args.api), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        for finding in report.unreadable + report.findings:
-            print(finding.text())
+        print_findings(report.unreadable + report.findings)
+        if report.not_checked:
+            kinds = sorted({f"{item.kind or '?'} ({item.api_version or '?'})" for item in report.not_checked})
+            print(f"{len(report.not_checked)} object{'s' if len(report.not_checked) != 1 else ''} not checked "
+                  f"(kinds draconform does not validate): {', '.join(kinds)}", file=sys.stderr)
         print(f"{report.objects} object{'s' if report.objects != 1 else ''} checked, "
-              f"{report.invalid_objects} invalid, {len(report.unreadable)} unreadable input"
+              f"{report.invalid_objects} invalid, {len(report.unreadable)} unusable input"
               f"{'s' if len(report.unreadable) != 1 else ''}", file=sys.stderr)
     return report.status
 
 
-def _inputs(paths: list[str]) -> Iterator[tuple[str, Any]]:
-    """(display name, reader) per input; a reader returns bytes or raises OSError/LoadError."""
-    for raw in paths:
-        if raw == "-":
-            yield "<stdin>", lambda: _read_limited(sys.stdin.buffer)
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-            if not found:
-                yield raw, lambda raw=raw: _fail(f"no {', '.join(SUFFIXES)} files under this directory")
-            for file in found:
-                yield str(file), lambda file=file: _read_file(file)
-        else:
-            yield raw, lambda path=path: _read_file(path)
-
-
-def _fail(message: str) -> bytes:
-    raise LoadError(message)
-
-
-def _read_file(path: Path) -> bytes:
-    with path.open("rb") as stream:
-        return _read_limited(stream)
-
-
-def _read_limited(stream: Any) -> bytes:
-    data: bytes = stream.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise LoadError(f"input is larger than {MAX_BYTES // (1024 * 1024)} MiB")
-    return data
-
-
-def validate_source(name: str, read: Any, gates: Any, report: Report) -> None:
-    """Validate every object of one input, adding findings to `report`."""
-    try:
-        data = read()
-        for document in load_documents(data):
-            for obj, base, line in _objects(document):
-                _check(name, document, obj, base, line, gates, report)
-    except LoadError as exc:
-        report.unreadable.append(Finding(name, exc.line or 1, None, "", "", exc.message, None, "error"))
-    except OSError as exc:
-        report.unreadable.append(Finding(name, 1, None, "", "", f"cannot read: {exc.strerror or exc}", None, "error"))
-
-
-def _objects(document: Document) -> Iterator[tuple[Any, tuple[Any, ...], int]]:
-    """The objects of a document: itself, or each item of a `kind: List`."""
-    data = document.data
-    if isinstance(data, dict) and data.get("kind") == "List" and isinstance(data.get("items"), list):
-        for index, item in enumerate(data["items"]):
-            yield item, ("items", index), document.line_of(("items", index))
-    else:
-        yield data, (), document.line
-
-
-def _check(name: str, document: Document, obj: Any, base: tuple[Any, ...], line: int, gates: Any,
-           report: Report) -> None:
-    report.objects += 1
+def check_object(item: InputObject, gates: Any, report: Report, api: str = "structured") -> None:
+    """Validate one object of an input, as a cluster serving `api` would, adding its findings to `report`."""
+    obj = item.data
     if not isinstance(obj, dict):
+        report.objects += 1
         report.invalid_objects += 1
-        report.findings.append(Finding(name, line, None, "", "", f"not an object but a {_type_name(obj)}; a manifest "
-                                       "document must be a mapping with apiVersion and kind", None, "error"))
+        report.findings.append(Finding(item.file, item.line, None, "", "", f"not an object but a {_type_name(obj)}; "
+                                       "a manifest document must be a mapping with apiVersion and kind"))
         return
-    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
-    meta: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
-    object_name = meta.get("name") if isinstance(meta.get("name"), str) else meta.get("generateName", "")
-    problems: list[Problem] = [p for p in document.problems if p.path[: len(base)] == base]
-    problems = [Problem(p.path[len(base):], p.message, p.rule, p.severity) for p in problems]
+    base = item.base
+    problems: list[Problem] = [Problem(p.path[len(base):], p.message, p.rule, p.severity)
+                               for p in item.document.problems if p.path[: len(base)] == base]
     missing = [key for key in ("apiVersion", "kind") if not isinstance(obj.get(key), str) or not obj.get(key)]
     if missing:
         problems += [Problem((key,), "Required value: every manifest needs apiVersion and kind") for key in missing]
     else:
-        problems += validate_manifest(obj, gates)[1]
+        verdict = classify(obj, gates.release, api)
+        if verdict is Checked.NOT_CHECKED:
+            report.not_checked.append(item)
+            return
+        if isinstance(verdict, Problem):
+            problems.append(verdict)
+        elif api == "classic":
+            problems += validate_classic_manifest(obj, gates)
+        else:
+            problems += validate_manifest(obj, gates)[1]
+    report.objects += 1
     if any(p.severity == "error" for p in problems):
         report.invalid_objects += 1
-    findings = [Finding(name, document.line_of(base + problem.path) if problem.path else line, kind,
-                        str(object_name or ""), problem.field if problem.path else "", problem.message, problem.rule,
-                        problem.severity) for problem in problems]
+    findings = [item.finding(p.path, p.message, p.rule, p.severity) for p in problems]
     report.findings.extend(sorted(findings, key=lambda finding: finding.line))
 
 
@@ -189,12 +143,15 @@ def _type_name(value: Any) -> str:
     return {str: "string", int: "number", float: "number", bool: "boolean", list: "list"}.get(type(value), "value")
 
 
-def _as_json(report: Report, release: str) -> dict[str, Any]:
+def _as_json(report: Report, release: str, api: str) -> dict[str, Any]:
     return {
         "kubernetesVersion": release,
+        "api": api,
         "objects": report.objects,
         "invalid": report.invalid_objects,
         "unreadable": len(report.unreadable),
         "exitStatus": report.status,
-        "findings": [vars(f) for f in report.unreadable + report.findings],
+        "findings": [f.as_json() for f in report.unreadable + report.findings],
+        "notChecked": [{"file": item.file, "line": item.line, "apiVersion": item.api_version, "kind": item.kind,
+                        "name": item.name} for item in report.not_checked],
     }

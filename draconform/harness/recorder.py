@@ -23,7 +23,7 @@ from pytest_bdd.parser import Examples, ScenarioTemplate, Step
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 from pytest_bdd.utils import registry_get_safe
 
-from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
+from draconform.catalogue import Catalogue, CatalogueError, Rule, load_catalogue
 from draconform.claims import Claims
 from draconform.reporting import write_reports
 from draconform.reporting.records import (
@@ -38,7 +38,7 @@ from draconform.reporting.records import (
 from draconform.reporting.results import Results
 from draconform.reporting.submission import write_submission
 from draconform.suite.selection import Selection
-from draconform.suite.tracing import scenario_tags, trace
+from draconform.suite.tracing import scenario_tags, take_inventory, trace
 from draconform.sut import Unsupported
 
 RECORD_PROPERTY = "draconform.scenario"
@@ -290,7 +290,16 @@ class Recorder:
         errors = list(self.errors)
         if self.catalogue_error is not None:
             errors.append(HarnessError("rule catalogue", self.catalogue_error))
-        return Run(info, rules, self.catalogue.titles, self.records, errors)
+        return Run(info, rules, self.catalogue.titles, self.records, errors, self._not_selected(rules))
+
+    def _not_selected(self, rules: list[Rule]) -> frozenset[str]:
+        """In a narrowed run, the rules whose scenarios all lie outside the selection: "not selected", not
+        untested."""
+        if not self.selection.narrowed:
+            return frozenset()
+        ran = {rule_id for record in self.records for rule_id in record.rules}
+        everywhere = take_inventory(Selection(self.selection.features_dir), self.catalogue)
+        return frozenset(rule.id for rule in rules if rule.id not in ran and everywhere.covering(rule.id))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         directory = self.config.getoption("draconform_report_dir")

@@ -5,8 +5,10 @@ same thing wherever it starts."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,6 +47,7 @@ class RunOptions:
     plugins: tuple[str, ...] = DEFAULT_PLUGINS  # steps and fixtures; tests swap in their own
     claims: Claims = field(default_factory=Claims)  # profiles, features and implementation metadata
     submit: bool = False  # also write the submission folder report_dir/<k8s-version>/<org>-<project>/
+    allow_nothing_passed: bool = False  # a run where no scenario passed (all skipped, or none) still exits 0
     progress: bool = False  # draw live progress per KEP in place of pytest's own terminal output
     events: Path | None = None  # write an NDJSON event stream here
 
@@ -106,4 +109,22 @@ def run(options: RunOptions) -> int:
     Once per process: pytest imports the suite module, which binds the scenarios, only once."""
     selection = Selection.create(options.features_dir, options.paths)
     with _environment(selection.environ()):
-        return int(pytest.main(pytest_args(options)))
+        status = int(pytest.main(pytest_args(options)))
+    if status == 0 and not options.allow_nothing_passed:
+        return _nothing_passed(options.output_dir / "report.json")
+    return status
+
+
+def _nothing_passed(report: Path) -> int:
+    """A run in which no scenario passed proves nothing (every scenario skipped: the system under test
+    supports none of what they need): exit 1 and say so, unless the user allows it."""
+    try:
+        counts = json.loads(report.read_text(encoding="utf-8"))["summary"]["scenarios"]
+    except (OSError, ValueError, KeyError):
+        return 0
+    if counts.get("passed", 0) > 0:
+        return 0
+    print(f"draconform run: no scenario passed ({counts.get('skipped', 0)} skipped of {counts.get('total', 0)}); "
+          "the system under test showed nothing conformant (see the skip reasons in the report); "
+          "--allow-nothing-passed accepts such a run", file=sys.stderr)
+    return 1

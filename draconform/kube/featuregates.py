@@ -17,6 +17,7 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
     "DRAPartitionableDevices": ("1.33", "1.36"),
     "DRAConsumableCapacity": ("1.34", "1.36"),
     "DRADeviceTaints": ("1.33", "1.36"),
+    "DRADeviceTaintRules": ("1.35", "1.37"),  # split from DRADeviceTaints in 1.35; GA and on in 1.37
     "DRAExtendedResource": ("1.34", "1.36"),  # GA in 1.37
     "DRAListTypeAttributes": ("1.36", None),
     "DRANodeAllocatableResources": ("1.36", None),

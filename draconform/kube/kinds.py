@@ -23,6 +23,7 @@ KINDS: dict[str, KindInfo] = {
     "ResourceSlice": KindInfo(RESOURCE_API, namespaced=False, has_status=False),
     "ResourceClaim": KindInfo(RESOURCE_API, namespaced=True, has_status=True),
     "ResourceClaimTemplate": KindInfo(RESOURCE_API, namespaced=True, has_status=False),
+    "DeviceTaintRule": KindInfo(RESOURCE_API, namespaced=False, has_status=True),
     "Pod": KindInfo("v1", namespaced=True, has_status=True),
     "Node": KindInfo("v1", namespaced=False, has_status=True),
 }

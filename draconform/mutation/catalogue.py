@@ -169,6 +169,8 @@ VARIANTS: tuple[Variant, ...] = (
     _v("toleration-effect-ignored", "KEP-4381/TAINTS", "a toleration's effect is not compared"),
     _v("no-execute-taints-ignored", "KEP-4381/TAINTS", "NoExecute taints do not block"),
     _v("tolerations-not-copied", "KEP-4381/TAINTS", "results do not carry the request's tolerations"),
+    _v("device-taint-rules-ignored", "KEP-4381/DEVICE-TAINT-RULES",
+       "the allocator sees only the taints drivers publish, not those of DeviceTaintRules"),
     _v("allocated-devices-consume-no-counters", "KEP-4381/COUNTERS",
        "counters ignore what allocated devices consume"),
     _v("match-constraints-dropped", "KEP-4381/MATCH-ATTRIBUTE", "matchAttribute constraints are ignored"),

@@ -4,6 +4,7 @@ each format is a pure function from that stream to text, so a new format is a ne
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from draconform.reporting.html import render_html
 from draconform.reporting.json_report import render_json
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
-from draconform.reporting.records import Run
+from draconform.reporting.records import Run, timings, without_timings
 from draconform.reporting.submission import FILENAME as SUBMISSION_FILE
 from draconform.reporting.submission import render_submission
 
@@ -26,12 +27,21 @@ WRITERS: dict[str, Callable[[Run], str]] = {
 }
 
 
+TIMINGS_FILE = "timings.json"  # kept out of version control (.gitignore): it changes on every run
+
+
 def write_reports(run: Run, directory: Path) -> list[Path]:
-    """Write every format into `directory` (created if needed); return the files written."""
+    """Write every format into `directory` (created if needed); return the files written. Durations and the
+    start time go to `timings.json` only, so a committed report changes only when outcomes do; the
+    submission keeps its date, as a submission must say when it ran."""
     directory.mkdir(parents=True, exist_ok=True)
+    stable = without_timings(run)
     written = []
     for filename, render in WRITERS.items():
         path = directory / filename
-        path.write_text(render(run), encoding="utf-8")
+        path.write_text(render(run if filename == SUBMISSION_FILE else stable), encoding="utf-8")
         written.append(path)
+    path = directory / TIMINGS_FILE
+    path.write_text(json.dumps(timings(run), indent=2) + "\n", encoding="utf-8")
+    written.append(path)
     return written

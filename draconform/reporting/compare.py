@@ -16,7 +16,8 @@ from draconform.reporting.templating import environment
 
 READABLE_VERSIONS = (1, 2)
 BROKEN = frozenset({"failed", "error"})
-SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", None: "·"}
+SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️",
+          None: "·"}
 
 
 class ReportError(ValueError):

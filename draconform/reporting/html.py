@@ -31,7 +31,7 @@ def bar(counts: dict[str, int]) -> list[Segment]:
     total = counts["total"] or 1
     segments, x = [], 0.0
     for status in RULE_STATUSES:
-        if counts[status]:
+        if counts.get(status):
             width = BAR_WIDTH * counts[status] / total
             segments.append(Segment(status, counts[status], round(x, 2), round(width, 2)))
             x += width

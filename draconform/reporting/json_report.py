@@ -91,7 +91,7 @@ def report_data(run: Run) -> dict[str, Any]:
         "run": {
             "name": info.name,
             "sut": info.sut,
-            "started": info.started.isoformat(),
+            "started": info.started.isoformat() if info.started else None,
             "duration_s": info.duration_s,
             "workers": info.workers,
             "selection": list(info.selection),

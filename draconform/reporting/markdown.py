@@ -9,7 +9,7 @@ from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
 from draconform.reporting.results import RULE_STATUSES, Results, RuleResult
 
-_SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜"}
+_SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️"}
 _VERDICT = {"success": "✅", "partial": "🟡", "failure": "❌", "not claimed": "⚪"}
 DECISION_MARK = "⚖️"
 
@@ -50,7 +50,8 @@ def _header(results: Results) -> list[str]:
         "",
         f"- Implementation: {implementation_line(info.claims)}",
         f"- System under test: `{info.sut or 'not configured'}`",
-        f"- Started {info.started.isoformat(timespec='seconds')}, took {info.duration_s:.1f} s, {workers}",
+        (f"- Started {info.started.isoformat(timespec='seconds')}, took {info.duration_s:.1f} s, {workers}"
+         if info.started else f"- Run with {workers}; timings are in `timings.json` beside this report"),
     ]
     if info.selection:
         paths = ", ".join(f"`{path}`" for path in info.selection)

@@ -4,7 +4,7 @@ produces them (on xdist workers they travel to the controller as dicts); every w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -95,7 +95,7 @@ class HarnessError:
 class RunInfo:
     name: str
     sut: str | None  # module:factory, None when the run did not use the SUT seam
-    started: datetime
+    started: datetime | None  # None in the files kept free of timings (they are in timings.json)
     duration_s: float
     workers: int  # 0 = serial
     selection: tuple[str, ...] = ()  # narrowed-to paths, relative to the features directory
@@ -113,8 +113,27 @@ class Run:
     kep_titles: Mapping[str, str]
     scenarios: Sequence[ScenarioRecord]
     errors: Sequence[HarnessError] = field(default_factory=tuple)
+    not_selected: frozenset[str] = frozenset()  # rules with scenarios only outside a narrowed run's selection
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", tuple(sorted(self.rules, key=lambda rule: rule.id)))
         object.__setattr__(self, "scenarios", tuple(sorted(self.scenarios, key=ScenarioRecord.sort_key)))
         object.__setattr__(self, "errors", tuple(sorted(self.errors, key=lambda e: (e.where, e.message))))
+
+
+def without_timings(run: Run) -> Run:
+    """The run with every duration zero and no start time: what the report files hold, so that running the
+    same suite again rewrites them only where outcomes changed (`timings.json` keeps the timings)."""
+    scenarios = [replace(s, duration_s=0.0, steps=tuple(replace(step, duration_s=0.0) for step in s.steps))
+                 for s in run.scenarios]
+    return replace(run, info=replace(run.info, started=None, duration_s=0.0), scenarios=scenarios)
+
+
+def timings(run: Run) -> dict[str, Any]:
+    """When the run started, how long it and each scenario took: `timings.json`."""
+    return {
+        "started": run.info.started.isoformat() if run.info.started else None,
+        "duration_s": run.info.duration_s,
+        "scenarios": [{"feature_file": s.feature_file, "line": s.line, "name": s.name, "duration_s": s.duration_s}
+                      for s in run.scenarios],
+    }

@@ -11,8 +11,9 @@ from typing import Literal
 from draconform.catalogue import Rule
 from draconform.reporting.records import OUTCOMES, Outcome, Run, ScenarioRecord
 
-RuleStatus = Literal["passed", "failed", "error", "skipped", "untested"]
-RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested")
+RuleStatus = Literal["passed", "failed", "error", "skipped", "untested", "not selected"]
+# "not selected": a narrowed run left out every scenario of the rule (it has some, elsewhere).
+RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested", "not selected")
 # A profile's verdict rests on its MUST rules; SHOULD and MAY results are reported beside it.
 MUST_LEVELS = frozenset({"MUST", "MUST NOT"})
 Verdict = Literal["success", "partial", "failure", "not claimed"]
@@ -27,6 +28,11 @@ def rule_status(outcomes: Iterable[Outcome]) -> RuleStatus:
         if status in seen:
             return status
     return "untested"
+
+
+def _status(rule: Rule, scenarios: Iterable[ScenarioRecord], run: Run) -> RuleStatus:
+    status = rule_status(s.status for s in scenarios)
+    return "not selected" if status == "untested" and rule.id in run.not_selected else status
 
 
 def tally(statuses: Iterable[str], keys: Iterable[str]) -> dict[str, int]:
@@ -58,9 +64,7 @@ class Results:
         return cls(
             run,
             tuple(
-                RuleResult(
-                    rule, rule_status(s.status for s in covering.get(rule.id, ())), tuple(covering.get(rule.id, ()))
-                )
+                RuleResult(rule, _status(rule, covering.get(rule.id, ()), run), tuple(covering.get(rule.id, ())))
                 for rule in run.rules
             ),
         )

@@ -96,7 +96,8 @@ def submission_data(run: Run) -> dict[str, Any]:
     document: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": KIND,
-        "metadata": {"generatedBy": f"draconform {tool_version()}", "date": info.started.isoformat(timespec="seconds")},
+        "metadata": {"generatedBy": f"draconform {tool_version()}",
+                     "date": info.started.isoformat(timespec="seconds") if info.started else None},
         "implementation": {
             key: value
             for key, value in {

@@ -29,7 +29,9 @@ class Selection:
 
     @classmethod
     def create(cls, features_dir: Path = FEATURES_DIR, paths: Sequence[Path] = ()) -> Selection:
-        """Resolve and check user-given paths, so that a typo fails before pytest starts."""
+        """Resolve and check user-given paths, so that a typo fails before pytest starts. Paths outside
+        `features_dir` (a checkout's `features/` after a non-editable install, a vendor's own folder) are run
+        from the features folder that holds them: the nearest ancestor with `<folder>/rules.yaml` catalogues."""
         base = features_dir.resolve()
         if not base.is_dir():
             raise SelectionError(f"features directory {features_dir} does not exist")
@@ -38,9 +40,18 @@ class Selection:
             absolute = path.resolve()
             if not absolute.exists():
                 raise SelectionError(f"{path}: no such feature file or directory")
-            if not absolute.is_relative_to(base):
-                raise SelectionError(f"{path}: not inside the features directory {features_dir}")
             resolved.append(absolute)
+        outside = [path for path in resolved if not path.is_relative_to(base)]
+        if outside:
+            roots = {features_root(path) for path in resolved}
+            if None in roots:
+                first = next(path for path in outside if features_root(path) is None)
+                raise SelectionError(f"{first}: not inside the features directory {features_dir}, nor inside a "
+                                     "features folder of its own (one whose subfolders hold rules.yaml)")
+            if len(roots) > 1:
+                raise SelectionError("the paths lie in different features folders: "
+                                     + ", ".join(sorted(str(root) for root in roots if root)))
+            base = next(root for root in roots if root is not None)
         return cls(base, tuple(resolved))
 
     @classmethod
@@ -70,3 +81,11 @@ class Selection:
         if absolute.is_relative_to(self.features_dir):
             return absolute.relative_to(self.features_dir).as_posix()
         return absolute.as_posix()
+
+
+def features_root(path: Path) -> Path | None:
+    """The nearest folder at or above `path` whose subfolders hold rule catalogues (`*/rules.yaml`)."""
+    for folder in (path, *path.parents) if path.is_dir() else path.parents:
+        if any(folder.glob("*/rules.yaml")):
+            return folder
+    return None

@@ -13,6 +13,7 @@ from draconform.validation.gates import default_off_warnings, strip_disabled
 from draconform.validation.problems import Problem
 from draconform.validation.rules import RULES
 from draconform.validation.schema import kind_schema, schema_problems, supported_kinds
+from draconform.validation.versions import classify, off_by_default, path_in, to_v1, version_of
 
 Obj = dict[str, Any]
 
@@ -60,16 +61,39 @@ def drop_nulls(value: Any) -> None:
 
 
 def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]]:
-    """What an API server with `gates` makes of `obj` on create: the object after gated fields are
-    dropped, and every problem, with warnings for fields that need a gate off by default in the
-    release or that were dropped."""
-    if not is_validated(obj):
-        return obj, validate_object(obj, gates)
-    stored = copy_object(obj)
+    """What an API server with `gates` makes of `obj` on create: the object as stored (in v1, after gated
+    fields are dropped), and every problem at the paths of the version `obj` is written in, with warnings
+    for a version served only when enabled, for fields that need a gate off by default in the release and
+    for fields that were dropped."""
+    problem = classify(obj, gates.release) if isinstance(obj.get("apiVersion"), str) else None
+    if isinstance(problem, Problem):
+        return obj, [problem]
+    version = version_of(obj)
+    stored, problems = to_v1(obj)
+    if not is_validated(stored):
+        return obj, validate_object(stored, gates)
+    stored = copy_object(stored) if stored is obj else stored
     drop_nulls(stored)
-    warnings = default_off_warnings(stored, gates)
-    warnings += strip_disabled(stored, None, gates)
-    return stored, warnings + validate_object(stored, gates)
+    warning = off_by_default(obj, gates.release)
+    problems += [warning] if warning else []
+    found = default_off_warnings(stored, gates)
+    found += strip_disabled(stored, None, gates)
+    found += validate_object(stored, gates)
+    kind = str(obj.get("kind"))
+    problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity) for p in found]
+    return stored, problems
+
+
+def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
+    """What a cluster serving KEP-3063's classic API makes of `obj` on create, as the reference's classic
+    API server admits it (reference/apiserver/classic.py): ResourceClass and ResourceClaim through their
+    schemas and rules, a Pod by the classic checks of its resourceClaims (embedded templates, containers'
+    claims as plain names) and nothing else of it. Other kinds as in `validate_manifest`."""
+    if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
+        return classic.pod_problems(obj)
+    checked = copy_object(obj)
+    drop_nulls(checked)
+    return validate_object(checked, gates)
 
 
 def validate_gates(overrides: dict[str, bool] | None, release: str) -> FeatureGates:

@@ -20,7 +20,7 @@ from yaml.resolver import Resolver
 from draconform.sut import copy_object
 from draconform.validation.problems import Path, Problem
 
-MAX_BYTES = 16 * 1024 * 1024  # a request body limit far above kube-apiserver's 3 MiB
+MAX_BYTES = 64 * 1024 * 1024  # default input limit: a large cluster's `kubectl get -o yaml` dump, not one request
 MAX_DEPTH = 64  # API objects nest about 15 deep
 MAX_ALIASES = 100  # alias references per document
 MAX_ALIAS_NODES = 10_000  # nodes an alias expansion may copy, per document
@@ -28,6 +28,17 @@ MAX_ALIAS_NODES = 10_000  # nodes an alias expansion may copy, per document
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _FLOW_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def too_large(max_bytes: int) -> str:
+    return f"input is larger than {format_size(max_bytes)} (raise the limit with --max-input-size)"
+
+
+def format_size(size: int) -> str:
+    for unit, factor in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}B"
+    return f"{size} bytes"
 
 
 class LoadError(Exception):
@@ -110,11 +121,11 @@ def _check_flow_depth(text: bytes | str) -> None:
             depth -= 1
 
 
-def load_documents(text: bytes | str, track_lines: bool = True) -> Iterator[Document]:
+def load_documents(text: bytes | str, track_lines: bool = True, max_bytes: int = MAX_BYTES) -> Iterator[Document]:
     """Yield every non-empty document; raise LoadError at the first thing that cannot be parsed
     (documents before it have been yielded already). A `kind: List` is not expanded here."""
-    if len(text) > MAX_BYTES:
-        raise LoadError(f"input is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+    if len(text) > max_bytes:
+        raise LoadError(too_large(max_bytes))
     _check_flow_depth(text)
     events = yaml.parse(text, Loader=yaml.CSafeLoader)
     try:

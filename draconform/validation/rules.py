@@ -16,6 +16,9 @@ from typing import Any
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.kube.values import parse_quantity
+from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
+from draconform.validation.celcost import CostError, estimate_cost
+from draconform.validation.pod import pod_rules
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -75,6 +78,16 @@ def compile_selector(expression: str) -> str | None:
     return None
 
 
+@cache
+def selector_cost(expression: str) -> int | None:
+    """kube-apiserver's estimate of a selector's worst-case cost (None when it cannot be parsed; the compiler
+    reports that)."""
+    try:
+        return estimate_cost(expression)
+    except (CostError, RecursionError):
+        return None
+
+
 def _duplicates(items: list[tuple[Path, Any]], rule: str) -> Iterator[Problem]:
     seen: set[Any] = set()
     for path, key in items:
@@ -112,6 +125,12 @@ def _selectors(selectors: Any, path: Path) -> Iterator[Problem]:
             error = compile_selector(expression)
             if error:
                 yield Problem((*path, index, "cel", "expression"), f"Invalid value: {error}", "DRA-API/CEL-COMPILES")
+                continue
+            cost = selector_cost(expression)
+            if cost is not None and cost > MAX_CEL_COST:
+                yield Problem((*path, index, "cel", "expression"),
+                              f"Forbidden: too complex: estimated worst-case cost {cost:,} exceeds the limit of "
+                              f"{MAX_CEL_COST:,}", "DRA-API/CEL-COST")
 
 
 def _opaque(config: Any, path: Path) -> Iterator[Problem]:
@@ -486,9 +505,11 @@ def _tolerations(tolerations: Any, path: Path) -> Iterator[Problem]:
             yield Problem((*path, index, "value"), "Invalid value: must be empty when `operator` is Exists",
                           "DRA-API/TOLERATION-FORMAT")
         if not toleration.get("key") and operator != "Exists":
+            # The doc comment asks for Exists; kube-apiserver's validation accepts it, so only warn.
             yield Problem((*path, index, "operator"),
-                          f"Invalid value: {json.dumps(operator)}: must be Exists when `key` is empty",
-                          "DRA-API/TOLERATION-FORMAT")
+                          f"{json.dumps(operator)} with an empty `key` matches only taints with an empty key; "
+                          "the field's documentation asks for Exists (kube-apiserver accepts it)",
+                          "DRA-API/TOLERATION-FORMAT", "warning")
 
 
 def claim_spec_rules(spec: Any, path: Path) -> Iterator[Problem]:
@@ -616,4 +637,5 @@ RULES: dict[str, KindRules] = {
     "DeviceClass": class_rules,
     "ResourceClaim": claim_rules,
     "ResourceClaimTemplate": template_rules,
+    "Pod": pod_rules,
 }

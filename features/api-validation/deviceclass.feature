@@ -58,6 +58,25 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | through an unknown variable | gpu.driver == "gpu.example.com"                                               | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
         | with a number, not a bool   | 1 + 1                                                                         | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
 
+  Rule: DRA-API/CEL-COST  A selector whose estimated worst-case cost exceeds 1,000,000 is too complex
+
+    Scenario Outline: A class selecting with <what>
+      When the user creates the DeviceClass:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selectors:
+          - cel: {expression: '<expression>'}
+        """
+      Then the request is <outcome>
+
+      Examples:
+        | what                                    | expression                                                                                                                                             | outcome                                                                    |
+        | two nested loops over attributes        | device.attributes.all(d, device.attributes[d].all(n, n.size() < 40))                                                                                   | accepted                                                                   |
+        | three nested loops over attributes      | device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, a != c)))                                                                   | accepted                                                                   |
+        | four nested loops over attributes       | device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, device.attributes.all(d, a != d))))                                         | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COST" |
+        | string work in three nested loops       | device.attributes.all(a, device.attributes[a].all(b, device.attributes.all(c, device.attributes[c].exists(d, (a + b + c + d).contains("x")))))          | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COST" |
+
   Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
 
     Scenario Outline: An expression of <length> characters

@@ -158,7 +158,7 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | 16    | accepted                                                                                         |
         | 17    | rejected at "spec.devices.requests[0].exactly.tolerations" by rule "DRA-API/TOLERATIONS-MAX"     |
 
-  Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key needs Exists
+  Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key with Equal is accepted
 
     Scenario Outline: A toleration <toleration>
       When the user creates the ResourceClaim:
@@ -178,7 +178,8 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | {key: example.com/ecc, operator: Equal, value: many, effect: NoSchedule} | accepted                                                                                         |
         | {operator: Exists}                                                | accepted                                                                                                |
         | {key: example.com/ecc, operator: Exists, value: many}             | rejected at "spec.devices.requests[0].exactly.tolerations[0].value" by rule "DRA-API/TOLERATION-FORMAT"    |
-        | {value: many}                                                     | rejected at "spec.devices.requests[0].exactly.tolerations[0].operator" by rule "DRA-API/TOLERATION-FORMAT" |
+        | {value: many}                                                     | accepted                                                                                                |
+        | {effect: NoSchedule}                                              | accepted                                                                                                |
         | {key: example.com/ecc, operator: Like}                            | rejected at "spec.devices.requests[0].exactly.tolerations[0].operator" by rule "DRA-API/TOLERATION-FORMAT" |
         | {key: example.com/ecc, operator: Exists, effect: Evict}           | rejected at "spec.devices.requests[0].exactly.tolerations[0].effect" by rule "DRA-API/TOLERATION-FORMAT"   |
 

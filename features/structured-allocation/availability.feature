@@ -187,6 +187,94 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "training" is allocated device "gpu-degraded"
 
+  Rule: KEP-4381/DEVICE-TAINT-RULES  A DeviceTaintRule's taint keeps untolerating requests off the devices it selects
+
+    Background:
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+          - name: gpu-1
+        """
+      And the DeviceTaintRule:
+        """yaml
+        metadata: {name: gpu-0-maintenance}
+        spec:
+          deviceSelector: {driver: gpu.example.com, pool: worker-1, device: gpu-0}
+          taint: {key: example.com/maintenance, value: planned, effect: NoSchedule}
+        """
+
+    Scenario: The device a rule taints is passed over for an untainted one
+      Given a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-1"
+
+    Scenario: A claim for both devices cannot be allocated while one of them is tainted by a rule
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: training}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+
+    Scenario: A toleration of the rule's taint admits the device and is copied into the result
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: both}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                tolerations:
+                - {key: example.com/maintenance, operator: Exists, effect: NoSchedule}
+        """
+      And a pod "burn-in" using claim "both"
+      When the scheduler runs
+      Then claim "both" is allocated devices "gpu-0, gpu-1"
+
+    Scenario: A rule whose selector names another pool leaves the device of that name here untainted
+      Given the DeviceTaintRule:
+        """yaml
+        metadata: {name: other-pool}
+        spec:
+          deviceSelector: {pool: worker-2, device: gpu-1}
+          taint: {key: example.com/maintenance, effect: NoSchedule}
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-1"
+
+    Scenario: With DRADeviceTaintRules off in the scheduler the rule is ignored
+      Given kube-scheduler with feature gates "DRADeviceTaintRules=off"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: training}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated devices "gpu-0, gpu-1"
+
   Rule: KEP-4381/COUNTERS  Devices that share counters fit only while the counters last
 
     Background:

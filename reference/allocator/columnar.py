@@ -33,6 +33,7 @@ from draconform.reference.allocator.common import (
     CapacityLedger,
     ClaimPlan,
     DeviceFacts,
+    DeviceTaints,
     Gates,
     Pick,
     blocking_taints,
@@ -167,7 +168,8 @@ class ColumnarAllocator:
         self.store = store
         self.gates = Gates.of(gates)
         self.engine = SelectorEngine()
-        self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim")
+        self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
+        self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, _SliceBlock] = {}
         self._devices: dict[int, DeviceFacts] = {}
         self._classes: dict[str, Obj] = {}
@@ -224,6 +226,12 @@ class ColumnarAllocator:
                 self._classes.pop(name, None)
             else:
                 self._classes[name] = obj
+            self._slice_version += 1
+        elif kind == "DeviceTaintRule":
+            if event.type == "DELETED":
+                self._taint_rules.pop(name, None)
+            else:
+                self._taint_rules[name] = obj
             self._slice_version += 1
         elif kind == "ResourceClaim":
             key = (obj["metadata"].get("namespace", ""), name)
@@ -623,12 +631,13 @@ class ColumnarAllocator:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
         available = self._available(attempt) if view.any_consumes else {}
+        taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
         search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
-                         self.gates, self._consumption_of)
+                         self.gates, self._consumption_of, taints)
         fitted = search.run()
         if not fitted and faults.on("groups-ignored-when-nothing-fits"):  # a tracker without a base admits all
             search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,
-                             self._consumption_of)
+                             self._consumption_of, taints)
             fitted = search.run()
         if fitted:
             return NodeAllocation([
@@ -728,8 +737,10 @@ class _Search:
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]],
                  errors: dict[tuple[int, str], dict[int, str]], devices: dict[int, DeviceFacts], compat: Tracker,
                  available: dict[CounterKey, Fraction], gates: Gates,
-                 consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None]) -> None:
+                 consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None],
+                 taints: DeviceTaints) -> None:
         self.plans = attempt.plans
+        self.taints = taints  # a device's slice taints and those of the DeviceTaintRules selecting it
         self.held = attempt.held
         self.lists = lists
         self.errors = errors  # per alternative, the devices whose selectors fail: an error once reached
@@ -830,7 +841,8 @@ class _Search:
         if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
                 device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
             return False  # amounts of one device never repeat a counter, so checking each alone is exact
-        if self.gates.taints and device.taints and blocking_taints(device.taints, alt.tolerations):
+        if self.gates.taints and (device.taints or self.taints.rules) and blocking_taints(
+                self.taints.of(device), alt.tolerations):
             return False
         if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
             return False

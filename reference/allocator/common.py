@@ -42,6 +42,7 @@ class Gates:
     prioritized_list: bool
     admin_access: bool
     taints: bool
+    taint_rules: bool  # DRADeviceTaints and DRADeviceTaintRules: DeviceTaintRules add taints
     partitionable: bool
     binding: bool  # DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     consumable_capacity: bool
@@ -58,6 +59,7 @@ class Gates:
             prioritized_list=gates.enabled("DRAPrioritizedList"),
             admin_access=gates.enabled("DRAAdminAccess"),
             taints=gates.enabled("DRADeviceTaints"),
+            taint_rules=gates.enabled("DRADeviceTaints", "DRADeviceTaintRules"),
             partitionable=gates.enabled("DRAPartitionableDevices"),
             binding=gates.enabled("DRADeviceBindingConditions", *(
                 () if faults.on("binding-needs-one-gate") else ("DRAResourceClaimDeviceStatus",))),
@@ -282,6 +284,36 @@ class DeviceFacts:
     def cel_input(self) -> dict[str, Any]:
         built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity, self.allow_multiple)
         return built
+
+
+# ----- DeviceTaintRules ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DeviceTaints:
+    """The effective taints of a device: those its driver published in the slice, then the taint of every
+    DeviceTaintRule whose selector matches it (the same effect as if the driver had published it). Both cores
+    ask this one place; with DRADeviceTaintRules off there are no rules."""
+
+    rules: tuple[Obj, ...] = ()
+
+    @classmethod
+    def read(cls, store: Any, gates: Gates) -> DeviceTaints:
+        return cls(tuple(store.list("DeviceTaintRule"))) if gates.taint_rules else cls()
+
+    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:
+        if faults.on("device-taint-rules-ignored"):
+            return device.taints
+        added = tuple(spec["taint"] for spec in (rule.get("spec") or {} for rule in self.rules)
+                      if isinstance(spec.get("taint"), dict) and _selects(spec.get("deviceSelector"), device))
+        return device.taints + added if added else device.taints
+
+
+def _selects(selector: Any, device: DeviceFacts) -> bool:
+    """A rule without a selector matches no device; each field set must equal the device's."""
+    if not isinstance(selector, dict):
+        return False
+    return all(not selector.get(field) or selector[field] == value
+               for field, value in (("driver", device.driver), ("pool", device.pool), ("device", device.name)))
 
 
 def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw: Obj) -> DeviceFacts:

@@ -248,6 +248,9 @@ class Attempt:
         self.binding = gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
         self.partitionable = gates.enabled("DRAPartitionableDevices")
         self.taints = gates.enabled("DRADeviceTaints")
+        # KEP-5055: each DeviceTaintRule adds its taint to the devices its selector matches.
+        self.rules = [spec for spec in ((rule.get("spec") or {}) for rule in self.store.list("DeviceTaintRule"))
+                      if isinstance(spec.get("taint"), dict)] if gates.enabled("DRADeviceTaintRules") else []
         self.prioritized = gates.enabled("DRAPrioritizedList")
         self.admin_gate = gates.enabled("DRAAdminAccess")
         self.consumable = gates.enabled("DRAConsumableCapacity")
@@ -672,9 +675,11 @@ class Attempt:
 
     def blocked(self, request: Request, device: Device) -> bool:
         """An untolerated NoSchedule or NoExecute taint (None and unknown effects never block)."""
+        taints = list(device.raw.get("taints") or [])
+        taints += [rule["taint"] for rule in self.rules if _rule_selects(rule.get("deviceSelector"), device)]
         return any(taint.get("effect") in ("NoSchedule", "NoExecute")
                    and not any(_tolerates(t, taint) for t in request.tolerations)
-                   for taint in device.raw.get("taints") or [])
+                   for taint in taints)
 
     def compatible(self, device: Device) -> bool:
         """KEP-5963 (decisions #1, #2, #4): on every counter set the device consumes, the devices holding it
@@ -820,6 +825,15 @@ def _same_value(left: AttributeValue, right: AttributeValue) -> bool:
     if left[0] == "version":
         return bool(left[1].compare(right[1]) == 0)
     return bool(left[1] == right[1])
+
+
+def _rule_selects(selector: object, device: Device) -> bool:
+    """A DeviceTaintRule's selector: absent selects nothing, and each of driver, pool and device that is set
+    must be the device's (so an empty selector selects every device)."""
+    if not isinstance(selector, dict):
+        return False
+    wanted = {"driver": device.driver, "pool": device.pool, "device": device.name}
+    return all(not selector.get(field) or selector[field] == value for field, value in wanted.items())
 
 
 def _tolerates(toleration: Obj, taint: Obj) -> bool:

@@ -124,6 +124,7 @@ class Store:
 
     # --- writes --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
+        obj = self._decode(obj)
         info = self._kind_info(obj)
         new = copy_object(obj)
         meta = new.setdefault("metadata", {})
@@ -152,6 +153,7 @@ class Store:
     def load(self, obj: Obj) -> Obj:
         """Store an object exactly as given, as if read back from etcd: no admission, no stripping,
         status kept. For tools that take manifests "as the API server stored them"."""
+        obj = self._decode(obj)
         self._kind_info(obj)
         new = copy_object(obj)
         meta = new.setdefault("metadata", {})
@@ -166,6 +168,7 @@ class Store:
 
     def update(self, obj: Obj) -> Obj:
         """Replace everything but status (for kinds with a status subresource) and system metadata."""
+        obj = self._decode(obj)
         key, old = self._existing(obj)
         new = copy_object(obj)
         if self.kinds[key[0]].has_status:
@@ -234,6 +237,21 @@ class Store:
         self._remove(key, copy_object(old))
 
     # --- internals -----------------------------------------------------------------------------
+    def _decode(self, obj: Obj) -> Obj:
+        """An object written in another version its release serves (resource.k8s.io/v1beta1, v1beta2) is
+        converted to the stored one, as kube-apiserver decodes every served version into one form."""
+        from draconform.validation.versions import served_versions, to_v1, version_of
+
+        version = version_of(obj)
+        if version in (None, "v1") or version not in served_versions(str(obj.get("kind")), self.gates.release):
+            return obj  # stored as is, or refused by _kind_info
+        converted, problems = to_v1(obj)
+        if problems:
+            raise ApiError("Invalid", f"{obj.get('kind')} is invalid: "
+                                      + "; ".join(f"{p.field}: {p.message}" for p in problems),
+                           [FieldCause(p.field, p.message, p.rule) for p in problems])
+        return converted
+
     def _kind_info(self, obj: Obj) -> KindInfo:
         kind = obj.get("kind")
         if kind not in self.kinds:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from draconform.reporting import WRITERS, write_reports
+from draconform.reporting import TIMINGS_FILE, WRITERS, write_reports
 from draconform.reporting.cucumber import render_cucumber
 from draconform.reporting.json_report import render_json, report_data
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
-from draconform.reporting.records import HarnessError, Run, ScenarioRecord
+from draconform.reporting.records import HarnessError, Run, ScenarioRecord, without_timings
 from draconform.reporting.results import Results, rule_status
 
 from .helpers import KEP, report_validator, rule, run, scenario, step
@@ -96,7 +96,7 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
     assert GHOST not in rules  # an uncatalogued ID never becomes a rule; its scenario is an error
     assert data["summary"] == {
         "scenarios": {"passed": 4, "failed": 1, "error": 2, "skipped": 1, "total": 8},
-        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "untested": 1, "total": 5},
+        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "untested": 1, "not selected": 0, "total": 5},
         "harness_errors": 1,
     }
     assert data["profiles"]["extended"] == {
@@ -105,6 +105,7 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
         "error": 1,
         "skipped": 0,
         "untested": 0,
+        "not selected": 0,
         "total": 1,
     }
     assert data["keps"][0]["profiles"]["core"]["total"] == 4
@@ -189,8 +190,8 @@ def test_cucumber_json_keeps_every_scenario_with_step_results() -> None:
 def test_markdown_summarises_per_kep_and_profile_and_lists_untested_rules() -> None:
     text = render_markdown(_run())
     lines = text.splitlines()
-    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 1 | 4 |" in lines
-    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 1 |" in lines
+    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 1 | 0 | 4 |" in lines
+    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 0 | 1 |" in lines
     assert "| KEP-1/D ⚖️ | MUST | core | ⬜ untested | — |" in lines
     assert any(
         line.startswith("| KEP-1/B | MUST | core | ❌ failed | ❌ `kep-1/demo.feature:20` fails: ") for line in lines
@@ -210,5 +211,6 @@ def test_summary_line_counts_scenarios_and_rules() -> None:
 
 def test_write_reports_writes_every_format(tmp_path: Path) -> None:
     written = write_reports(_run(), tmp_path / "demo")
-    assert sorted(path.name for path in written) == sorted(WRITERS)
-    assert json.loads((tmp_path / "demo" / "report.json").read_text()) == json.loads(render_json(_run()))
+    assert sorted(path.name for path in written) == sorted([*WRITERS, TIMINGS_FILE])
+    stable = json.loads(render_json(without_timings(_run())))
+    assert json.loads((tmp_path / "demo" / "report.json").read_text()) == stable

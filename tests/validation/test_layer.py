@@ -108,10 +108,13 @@ def _at(obj: Any, path: tuple[Any, ...]) -> Any:
     return obj
 
 
-def test_objects_of_other_api_versions_are_left_to_the_store() -> None:
+def test_unserved_versions_are_not_found_and_served_ones_are_stored_as_v1() -> None:
     with pytest.raises(ApiError) as refused:
-        store().create({"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "x"}})
+        store().create({"apiVersion": "resource.k8s.io/v1alpha3", "kind": "ResourceSlice", "metadata": {"name": "x"}})
     assert refused.value.reason == "NotFound"
+    stored = store().create({"apiVersion": "resource.k8s.io/v1beta1", "kind": "DeviceClass",
+                             "metadata": {"name": "gpu.example.com"}, "spec": {}})
+    assert stored["apiVersion"] == "resource.k8s.io/v1"
 
 
 # --- the two schema engines agree ------------------------------------------------------------------

@@ -37,7 +37,7 @@ def validate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[
         ("unsafe-tag.yaml", 2, "unsupported YAML tag 'tag:yaml.org,2002:python/object:os.system'"),
         ("not-mappings.yaml", 1, "not-mappings.yaml:2: not an object but a list"),
         ("missing-apiversion-kind.yaml", 1, "missing-apiversion-kind.yaml:4: ?/gpu: kind: Required value"),
-        ("unknown-kinds.yaml", 1, "unknown-kinds.yaml:6: Deployment/web: unsupported kind 'Deployment'"),
+        ("unknown-kinds.yaml", 1, "unknown-kinds.yaml:4: ResourceSlice/old: spec.driver: Required value"),
         ("duplicate-keys.yaml", 1, "duplicate-keys.yaml:5: DeviceClass/gpu2.example.com: metadata.name: duplicate key"),
         ("list-kind.json", 1, "list-kind.json:7: DeviceClass/Bad_Name: metadata.name: Invalid value"),
         ("merge-keys.yaml", 0, ""),
@@ -63,11 +63,39 @@ def test_deep_nesting_is_refused_before_the_parser_suffers(capsys: pytest.Captur
     ]
 
 
-def test_a_very_large_file_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_file_over_the_size_limit_is_refused_and_the_limit_is_a_flag(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
     large = tmp_path / "large.yaml"
     large.write_bytes(b"# padding\n" * (MAX_BYTES // 10 + 1))
     status, lines, _ = validate(capsys, str(large))
-    assert (status, lines) == (2, [f"{large}:1: input is larger than 16 MiB"])
+    assert (status, lines) == (2, [f"{large}:1: input is larger than 64 MiB (raise the limit with --max-input-size)"])
+    small = tmp_path / "small.yaml"
+    small.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu-test}\n" + "# padding\n" * 200)
+    status, lines, _ = validate(capsys, "--max-input-size", "1Ki", str(small))
+    assert (status, lines) == (2, [f"{small}:1: input is larger than 1 KiB (raise the limit with --max-input-size)"])
+    assert validate(capsys, "--max-input-size", "4Ki", str(small))[0] == 0
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", "--max-input-size", "lots", str(small)])
+    assert exit_info.value.code == 2
+
+
+def test_empty_input_is_unusable_unless_allowed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing here\n---\n")
+    status, lines, _ = validate(capsys, str(empty))
+    assert (status, lines) == (2, [f"{empty}:1: no objects in this input (--allow-empty accepts that)"])
+    assert validate(capsys, "--allow-empty", str(empty))[:2] == (0, [])
+
+
+def test_other_kinds_are_listed_as_not_checked_and_never_invalidate(capsys: pytest.CaptureFixture[str]) -> None:
+    status, lines, err = validate(capsys, str(CORPUS / "unknown-kinds.yaml"))
+    assert status == 1 and not any("Deployment" in line for line in lines)
+    assert "1 object not checked (kinds draconform does not validate): Deployment (apps/v1)" in err
+    status, lines, _ = validate(capsys, "-o", "json", str(CORPUS / "unknown-kinds.yaml"))
+    report = json.loads("\n".join(lines))
+    assert report["notChecked"] == [{"file": str(CORPUS / "unknown-kinds.yaml"), "line": 6, "apiVersion": "apps/v1",
+                                     "kind": "Deployment", "name": "web"}]
+    assert report["objects"] == 1
 
 
 def test_every_problem_of_an_object_is_reported_with_its_line_and_rule(capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,7 +110,7 @@ def test_every_problem_of_an_object_is_reported_with_its_line_and_rule(capsys: p
         ("14", "ResourceSlice/node-1-gpus", "spec.devices[1].bindingFailureConditions"),
     ]
     assert all(re.search(r" \(DRA-API/[A-Z0-9-]+\)$", line) for line in lines)
-    assert err.strip() == "1 object checked, 1 invalid, 0 unreadable inputs"
+    assert err.strip() == "1 object checked, 1 invalid, 0 unusable inputs"
 
 
 def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
@@ -224,3 +252,11 @@ def test_a_missing_file_and_an_empty_directory_are_unreadable(capsys: pytest.Cap
     assert status == 2
     assert lines == [f"{tmp_path / 'nope.yaml'}:1: cannot read: No such file or directory",
                      f"{tmp_path}:1: no .yaml, .yml, .json files under this directory"]
+
+
+def test_help_says_how_a_pod_is_judged_by_the_classic_api(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["validate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--api {structured,classic}" in text
+    assert "a Pod is then judged by the classic API" in text
