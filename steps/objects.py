@@ -13,6 +13,7 @@ from draconform.steps.common import (
     ScenarioContext,
     configure,
     load_docstring,
+    manifest,
     named,
     split_names,
     to_seconds,
@@ -108,6 +109,15 @@ def object_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str,
 def objects_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, docstring: str) -> None:
     for obj in load_docstring(docstring):
         _create(sut, ctx, obj)
+
+
+@given(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)"'))
+def objects_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, names: str) -> None:
+    """Objects several scenarios share, written once in the feature folder's manifests/ (see common.py);
+    `names` lists one or more files, comma-separated."""
+    for name in split_names(names):
+        for obj in manifest(ctx, name):
+            _create(sut, ctx, obj)
 
 
 # --- claims and pods ----------------------------------------------------------------------------
