@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from draconform.catalogue import Rule
 from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY
@@ -112,12 +111,9 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def load_options(path: Path) -> Claims:
-    """Read an options file; an invalid one raises `OptionsError` naming the file and the field."""
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    except (OSError, yaml.YAMLError) as exc:
-        raise OptionsError(f"{path}: cannot read options: {exc}") from exc
+def options_from(data: Any, path: Path) -> Claims:
+    """The claims of an options file's content (`draconform run --options` reads the file through the hardened
+    loader); an invalid one raises `OptionsError` naming the file and the field."""
     errors = sorted(_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         where = ".".join(str(p) for p in errors[0].absolute_path) or "(top level)"

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.mutation.catalogue import VARIANTS, Variant
 from draconform.paths import FEATURES_DIR
 
@@ -85,17 +86,17 @@ def handle(args: argparse.Namespace) -> int:
     try:
         catalogue = load_catalogue(args.features_dir)
     except CatalogueError as exc:
-        print(f"draconform mutants: {exc}", file=sys.stderr)
-        return 2
+        diagnostic("mutants", str(exc))
+        return EXIT_UNUSABLE
     missing = sorted(v.rule for v in VARIANTS if v.rule not in catalogue)
     if missing:
-        print(f"draconform mutants: variants name rules the catalogue lacks: {', '.join(missing)}", file=sys.stderr)
-        return 2
+        diagnostic("mutants", f"variants name rules the catalogue lacks: {', '.join(missing)}")
+        return EXIT_UNUSABLE
     keps = {v.rule: catalogue.rules[v.rule].kep for v in VARIANTS}
     chosen = _select(args, keps)
     if isinstance(chosen, str):
-        print(f"draconform mutants: {chosen}", file=sys.stderr)
-        return 2
+        diagnostic("mutants", chosen)
+        return EXIT_UNUSABLE
     if args.list:
         for variant in chosen:
             print(f"{variant.name:<44} {variant.rule:<48} {variant.what}")
@@ -110,9 +111,8 @@ def handle(args: argparse.Namespace) -> int:
     timeout = args.timeout or max(60.0, 10 * (time.monotonic() - started))
     if status != SURVIVED:
         shown = "\n  ".join(killers) or detail
-        print(f"draconform mutants: the suite does not pass without faults ({work_dir / 'baseline'}):\n  {shown}",
-              file=sys.stderr)
-        return 2
+        diagnostic("mutants", f"the suite does not pass without faults ({work_dir / 'baseline'}):\n  {shown}")
+        return EXIT_UNUSABLE
 
     def progress(verdict: Verdict) -> None:
         mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")

@@ -12,10 +12,11 @@ check passed or was skipped, 1 a check failed, 2 bad invocation or input."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
             return EXIT_PASSED
         support = load_support(args.supports, claims)
     except (CheckInputError, ValueError) as err:
-        print(f"draconform plugin-check: {err}", file=sys.stderr)
+        diagnostic("plugin-check", str(err))
         return EXIT_USAGE
     target = Target(args.endpoint, args.registration, args.driver, args.node, args.timeout)
     name = args.name or f"plugin-check-{args.driver}"

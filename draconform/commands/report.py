@@ -11,10 +11,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
+from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +45,7 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         result = verify(args.path)
     except UnreadableSubmission as exc:
-        print(f"draconform report verify: {exc}", file=sys.stderr)
+        diagnostic("report verify", str(exc))
         return EXIT_UNUSABLE
     if result.ok:
         print(f"{result.path}: valid DRAConformanceReport, unedited since draconform wrote it")
@@ -65,7 +64,7 @@ def _diff(args: argparse.Namespace) -> int:
     try:
         result = diff(load_report(args.old), load_report(args.new))
     except ReportError as exc:
-        print(f"draconform report diff: {exc}", file=sys.stderr)
+        diagnostic("report diff", str(exc))
         return EXIT_UNUSABLE
     if args.output == "json":
         print(json.dumps(diff_data(result), indent=2, ensure_ascii=False))
@@ -81,10 +80,10 @@ def _matrix(args: argparse.Namespace) -> int:
     try:
         reports = [load_report(path) for path in args.reports]
     except ReportError as exc:
-        print(f"draconform report matrix: {exc}", file=sys.stderr)
+        diagnostic("report matrix", str(exc))
         return EXIT_UNUSABLE
     print(render_matrix_markdown(reports), end="")
     if args.html is not None:
         args.html.write_text(render_matrix_html(reports), encoding="utf-8")
-        print(f"wrote {args.html}", file=sys.stderr)
+        diagnostic("report matrix", f"wrote {args.html}")
     return EXIT_OK

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
-from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, load_options, merge
+from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, merge, options_from
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.harness.runner import DEFAULT_PLUGINS, RunOptions, run
 from draconform.paths import FEATURES_DIR
@@ -98,6 +98,17 @@ def _split(values: list[str] | None) -> tuple[str, ...] | None:
 
 def _is_reference(sut: str | None) -> bool:
     return sut is None or sut == DEFAULT_SUT or sut.startswith("draconform.reference.")
+
+
+def load_options(path: Path) -> Claims:
+    """Read a DRAConformanceOptions file through the hardened loader; OptionsError names the file and field."""
+    from draconform.validation.loader import LoadError, load_file
+
+    try:
+        documents = load_file(path)
+    except LoadError as exc:
+        raise OptionsError(f"{path}:{exc.line or 1}: cannot read options: {exc.message}") from exc
+    return options_from(documents[0] if len(documents) == 1 else documents or None, path)
 
 
 def claims_of(args: argparse.Namespace) -> Claims:

@@ -4,8 +4,9 @@
 The environment has one variable, `device`, with `driver`, `attributes[domain].name`, `capacity[domain].name`
 and `allowMultipleAllocations`; a domain the device has nothing in reads as an empty map, an unknown name is an
 evaluation error. A list-type attribute (DRAListTypeAttributes) is a CEL list of its values, so `in`, `size()`,
-`exists()` and `all()` work on it; upstream's `includes()` helper is not provided. Quantities and semantic
-versions cross into CEL as small tagged maps so that the Kubernetes `quantity()` / `semver()` libraries can be
+`exists()` and `all()` work on it, and upstream's `includes()` helper holds when a list attribute contains the value
+or a scalar one equals it (whatever DRAListTypeAttributes says, as upstream's allocator answers). Quantities and
+semantic versions cross into CEL as small tagged maps so that the Kubernetes `quantity()` / `semver()` libraries can be
 provided as typed Python overloads. Each distinct expression is compiled once; results are cached per
 (expression, device)."""
 
@@ -115,9 +116,20 @@ def _sub(value: Any, other: Any) -> dict[str, str]:
     return quantity_value(_quantity_of(value) - delta)
 
 
+def _includes(value: Any, wanted: Any) -> bool:
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(item == wanted for item in items)
+
+
 def _functions() -> list[Any]:
     T = cel.Type
     tagged = T.Map(T.STRING, T.STRING)
+    # includes(): one overload per attribute type, scalar and list, since cel-cpp matches overloads on the
+    # runtime type and a dyn parameter would match nothing
+    includes = [cel.Overload(f"{name}{'_list' if listed else ''}_includes", T.BOOL,
+                             [T.List(kind) if listed else kind, kind], is_member=True, impl=_includes)
+                for name, kind in (("int", T.INT), ("string", T.STRING), ("bool", T.BOOL), ("tagged", tagged))
+                for listed in (False, True)]
 
     def member(name: str, overload_id: str, result: Any, params: list[Any], impl: Callable[..., Any]) -> Any:
         return cel.FunctionDecl(name, [cel.Overload(overload_id, result, params, is_member=True, impl=impl)])
@@ -127,6 +139,7 @@ def _functions() -> list[Any]:
         return (amount > 0) - (amount < 0)
 
     return [
+        cel.FunctionDecl("includes", includes),
         cel.FunctionDecl("quantity", [cel.Overload("quantity_string", tagged, [T.STRING],
                                                    impl=lambda s: quantity_value(parse_quantity(s)))]),
         cel.FunctionDecl("isQuantity", [cel.Overload("is_quantity_string", T.BOOL, [T.STRING], impl=_is_quantity)]),

@@ -53,11 +53,12 @@ class Support:
 
 
 def _documents(path: Path) -> list[Any]:
+    from draconform.validation.loader import LoadError, load_file
+
     try:
-        with path.open(encoding="utf-8") as stream:
-            return [d for d in yaml.load_all(stream, Loader=yaml.CSafeLoader) if d is not None]
-    except (OSError, yaml.YAMLError) as err:
-        raise CheckInputError(f"{path}: cannot read: {err}") from err
+        return load_file(path)
+    except LoadError as err:
+        raise CheckInputError(f"{path}:{err.line or 1}: {err.message}") from err
 
 
 def load_objects(path: Path, kind: str) -> list[Obj]:

@@ -216,10 +216,13 @@ def find_report(path: Path) -> Path:
 def verify(path: Path) -> Verification:
     """Every problem with the submission at `path` (empty when it is as the tool wrote it)."""
     report = find_report(path)
-    try:
-        document = yaml.load(report.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UnreadableSubmission(f"{report}: cannot read: {exc}") from exc
+    from draconform.validation.loader import LoadError, load_file
+
+    try:  # a submission comes from someone else: read it as carefully as any manifest
+        documents = load_file(report)
+    except LoadError as exc:
+        raise UnreadableSubmission(f"{report}:{exc.line or 1}: cannot read: {exc.message}") from exc
+    document = documents[0] if len(documents) == 1 else documents
     errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
     if errors:
         return Verification(

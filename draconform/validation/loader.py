@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path as FilePath
 from typing import Any
 
 import yaml
@@ -136,6 +137,17 @@ def load_documents(text: bytes | str, track_lines: bool = True, max_bytes: int =
         raise LoadError(f"not valid YAML: {problem or exc}", mark.line + 1 if mark else None) from None
     except yaml.YAMLError as exc:  # reader errors: binary input, bad encodings
         raise LoadError(f"not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+def load_file(path: FilePath | str, max_bytes: int = MAX_BYTES) -> list[Any]:
+    """The documents of a file a command is handed besides manifests (an options file, a report, claims,
+    a driver's declaration), through the same hardened loader; LoadError names the line where it can."""
+    try:
+        with FilePath(path).open("rb") as stream:
+            text = stream.read(max_bytes + 1)
+    except OSError as exc:
+        raise LoadError(f"cannot read: {exc.strerror or exc}") from None
+    return [document.data for document in load_documents(text, track_lines=False, max_bytes=max_bytes)]
 
 
 def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document]:

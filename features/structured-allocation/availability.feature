@@ -180,6 +180,29 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
           - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
         """
 
+    Scenario Outline: A toleration with only an effect admits the taints of that effect without a value: <effect>
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                tolerations:
+                - {effect: <effect>}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | effect     | outcome                                                    |
+        | NoExecute  | claim "pair" is allocated devices "gpu-draining, gpu-noted" |
+        | NoSchedule | claim "pair" is not allocated                              |
+
     Scenario: With DRADeviceTaints off in the scheduler taints are ignored
       Given kube-scheduler with feature gates "DRADeviceTaints=off"
       And a claim "training" for one "gpu" device

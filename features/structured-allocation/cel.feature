@@ -50,6 +50,29 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
         | an absent domain read as an empty map  | !has(device.attributes["other.example.com"].model)                                           |
         | an absent domain has no names in it    | !("model" in device.attributes["other.example.com"]) && !("x" in device.capacity["other.example.com"]) |
 
+    Scenario Outline: includes() on a scalar attribute, with list-type attributes off: <what>
+      Given a cluster with feature gates "DRAListTypeAttributes" off
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: probe}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model.includes("<model>")'}
+        """
+      And a pod "trainer" using claim "probe"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | what                        | model | outcome                              |
+        | the same value is included  | A100  | claim "probe" is allocated device "gpu-0" |
+        | another value is not        | H100  | claim "probe" is not allocated       |
+
   Rule: KEP-4381/CEL-ERRORS  A broken or runaway selector stops allocation with an error, never a hang
 
     Scenario Outline: <what> is an error, not a mismatch

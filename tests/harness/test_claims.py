@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from draconform.claims import Claims, Implementation, OptionsError, load_options, merge
+from draconform.claims import Claims, Implementation, OptionsError, merge
+from draconform.commands.run import load_options
 from draconform.reporting.results import Results
 
 from .helpers import KEP, rule, run, scenario
