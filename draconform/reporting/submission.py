@@ -228,6 +228,7 @@ def verify(path: Path) -> Verification:
         return Verification(
             report, tuple(f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in errors)
         )
+    assert isinstance(document, dict)  # the schema, just passed, requires an object
     return Verification(report, tuple(_consistency(document)))
 
 
