@@ -22,6 +22,7 @@ from draconform.steps.common import (
     ScenarioContext,
     assert_same,
     must_get,
+    observes,
     resolve_claim,
     split_names,
 )
@@ -150,13 +151,21 @@ def _scheduling(status: Obj, side: str) -> Obj:
 
 
 @then(parsers.re(CLAIM + r' is in phase "(?P<phase>[^"]+)"'))
+@observes("claim")
 def claim_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, phase: str) -> None:
     got = _status(sut, ctx, claim, pod).get("phase")
     assert got == phase, f"the claim is in phase {got!r}"
 
 
 @then(parsers.re(r"the (?P<field>potential|unsuitable) nodes of " + CLAIM + r' are "(?P<nodes>[^"]*)"'))
+@observes("claim")
 def negotiation_nodes(
+    sut: SystemUnderTest, ctx: ScenarioContext, field: str, claim: str | None, pod: str | None, nodes: str
+) -> None:
+    _assert_negotiation_nodes(sut, ctx, field, claim, pod, nodes)
+
+
+def _assert_negotiation_nodes(
     sut: SystemUnderTest, ctx: ScenarioContext, field: str, claim: str | None, pod: str | None, nodes: str
 ) -> None:
     status = _status(sut, ctx, claim, pod)
@@ -166,25 +175,29 @@ def negotiation_nodes(
 
 
 @then(parsers.re(CLAIM + r" has no (?P<field>potential|unsuitable) nodes"))
+@observes("claim")
 def no_negotiation_nodes(
     sut: SystemUnderTest, ctx: ScenarioContext, field: str, claim: str | None, pod: str | None
 ) -> None:
-    negotiation_nodes(sut, ctx, field, claim, pod, "")
+    _assert_negotiation_nodes(sut, ctx, field, claim, pod, "")
 
 
 @then(parsers.re(CLAIM + r' has selected node "(?P<node>[^"]+)"'))
+@observes("claim")
 def selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
     got = _scheduling(_status(sut, ctx, claim, pod), "scheduler").get("selectedNode")
     assert got == node, f"the selected node is {got!r}"
 
 
 @then(parsers.re(CLAIM + r" has no selected node"))
+@observes("claim")
 def no_selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     got = _scheduling(_status(sut, ctx, claim, pod), "scheduler").get("selectedNode")
     assert not got, f"the selected node is {got!r}"
 
 
 @then(parsers.re(CLAIM + r' is available only on nodes? "(?P<nodes>[^"]+)"'))
+@observes("claim")
 def available_on(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, nodes: str) -> None:
     selector = _scheduling(_status(sut, ctx, claim, pod), "driver").get("availableOnNodes") or {}
     named_nodes = sorted(
@@ -198,6 +211,7 @@ def available_on(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, 
 
 
 @then(parsers.re(CLAIM + r" has no allocation"))
+@observes("claim")
 def no_allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     status = _status(sut, ctx, claim, pod)
     assert status.get("phase") == "Pending", f"the claim is in phase {status.get('phase')!r}"
@@ -206,6 +220,7 @@ def no_allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None,
 
 
 @then(parsers.re(CLAIM + r' (?P<verb>carries|carries no) finalizer of driver "(?P<driver>[^"]+)"'))
+@observes("claim")
 def driver_finalizer(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, verb: str, driver: str
 ) -> None:
@@ -215,18 +230,21 @@ def driver_finalizer(
 
 
 @then(parsers.re(CLAIM + r' records driver "(?P<driver>[^"]+)"'))
+@observes("claim")
 def records_driver(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, driver: str) -> None:
     got = _status(sut, ctx, claim, pod).get("driverName")
     assert got == driver, f"status.driverName is {got!r}"
 
 
 @then(parsers.re(CLAIM + r" allows (?P<limit>-?\d+) users?"))
+@observes("claim")
 def user_limit(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, limit: str) -> None:
     got = _status(sut, ctx, claim, pod).get("userLimit")
     assert got == int(limit), f"status.userLimit is {got!r}"
 
 
 @then(parsers.re(r'claim "(?P<claim>[^"]+)" (?P<verb>does not exist|is being deleted)'))
+@observes("object")
 def claim_gone(sut: SystemUnderTest, claim: str, verb: str) -> None:
     obj = sut.get("ResourceClaim", claim, NAMESPACE)
     if verb == "does not exist":
@@ -261,6 +279,7 @@ def relabel_pod(sut: SystemUnderTest, pod: str, label: str) -> None:
 
 
 @then(parsers.parse('the ResourceClaim "{name}" has:'))
+@observes("claim")
 def claim_has(sut: SystemUnderTest, name: str, docstring: str) -> None:
     """The stored claim agrees with every field the docstring gives (fields it leaves out are not compared)."""
     expected: Obj = yaml.load(docstring, Loader=yaml.CSafeLoader)
@@ -280,6 +299,7 @@ def watch_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
 
 
 @then(parsers.re(CLAIM + r" was not updated"))
+@observes("claim")
 def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     (before,) = ctx.claim_reads
     after = resolve_claim(sut, ctx, claim, pod)
@@ -369,6 +389,7 @@ def classic_refused(classic_kubelet: ClassicKubelet, verb: str, claim: str | Non
 
 
 @then(parsers.re(CLAIM + r' is reserved only for (?P<kind>[A-Z]\w*) "(?P<name>[^"]+)"'))
+@observes("claim")
 def reserved_only_for(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, kind: str, name: str
 ) -> None:

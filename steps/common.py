@@ -4,6 +4,7 @@ and the ways a step names a claim. Everything goes through the `sut` seam."""
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -192,13 +193,15 @@ def observes(observation: str) -> Callable[[Step], Step]:
         raise ValueError(f"unknown observation {observation!r}; known: {', '.join(OBSERVATIONS)}")
 
     def decorate(step: Step) -> Step:
+        signature = inspect.signature(step)
+
         @functools.wraps(step)
-        def patient_step(**kwargs: Any) -> Any:
-            patience = kwargs["sut"].patience(observation)
+        def patient_step(*args: Any, **kwargs: Any) -> Any:
+            patience = signature.bind(*args, **kwargs).arguments["sut"].patience(observation)
             deadline = time.monotonic() + patience.timeout
             while True:
                 try:
-                    return step(**kwargs)
+                    return step(*args, **kwargs)
                 except AssertionError as failure:
                     if time.monotonic() + patience.interval > deadline:
                         if not patience.timeout:

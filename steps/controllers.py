@@ -28,7 +28,7 @@ OUTCOMES = {"ready": "ready", "failed": "fail"}
 
 # --- the scenario as the driver ----------------------------------------------------------------------
 @when(parsers.re(
-    r'the driver sets condition "(?P<type>[^"]+)" to "(?P<value>[^"]*)" on '
+    r'the driver sets conditions? "(?P<type>[^"]+)"(?: and "(?P<also>[^"]+)")? to "(?P<value>[^"]*)" on '
     r'(?:device "(?P<device>[^"]+)"|the devices?) of '
     r'(?:' + CLAIM + r'|pod "(?P<of_pod>[^"]+)")'
 ))
@@ -36,24 +36,29 @@ def driver_sets_condition(
     sut: SystemUnderTest,
     ctx: ScenarioContext,
     type: str,
+    also: str | None,
     value: str,
     device: str | None,
     claim: str | None,
     pod: str | None,
     of_pod: str | None,
 ) -> None:
-    """Write one condition into `status.devices[]` for the claim's allocated devices (or one of
-    them), in the standard condition shape, the way a controller reports readiness or failure."""
+    """Write one condition (or two, in the same status write, so that no component can see one without
+    the other) into `status.devices[]` for the claim's allocated devices (or one of them), in the
+    standard condition shape, the way a controller reports readiness or failure."""
     claims = (
         [must_get(sut, "ResourceClaim", name) for name in pod_claim_names(sut, of_pod)]
         if of_pod
         else [resolve_claim(sut, ctx, claim, pod)]
     )
     for obj in claims:
-        _set_condition(sut, obj, type, value, device)
+        for type_ in (type, also) if also else (type,):
+            _put_condition(sut, obj, type_, value, device)
+        sut.update_status(obj)
 
 
-def _set_condition(sut: SystemUnderTest, claim: Obj, type_: str, value: str, device: str | None) -> None:
+def _put_condition(sut: SystemUnderTest, claim: Obj, type_: str, value: str, device: str | None) -> None:
+    """The condition in the claim's status, not yet written."""
     status = claim.setdefault("status", {})
     results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or []
     targets = [r for r in results if device is None or r["device"] == device]
@@ -70,7 +75,6 @@ def _set_condition(sut: SystemUnderTest, claim: Obj, type_: str, value: str, dev
             {"type": type_, "status": value, "reason": "SetByScenario", "message": "written by the scenario",
              "lastTransitionTime": stamp}
         ]
-    sut.update_status(claim)
 
 
 # --- the reference's programmable controllers --------------------------------------------------------

@@ -16,7 +16,8 @@ from pathlib import Path
 from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, merge, options_from
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
-from draconform.harness.runner import DEFAULT_PLUGINS, RunOptions, run
+from draconform.harness.runner import DEFAULT_PLUGINS, LIVE_SUT, RunOptions, run
+from draconform.live.config import ConfigError, LiveOptions
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import SelectionError
 from draconform.sut import DEFAULT_SUT
@@ -76,6 +77,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
         "(the report YAML and a README saying how to reproduce it)",
     )  # fmt: skip
+    live = parser.add_argument_group(
+        "a live cluster", "run the scenarios against the cluster a kubeconfig names, one at a time, each in its own "
+        "namespace; what the cluster cannot do is skipped with the reason")
+    live.add_argument("--kubeconfig", type=Path, help="the cluster's kubeconfig (selects the live system under test)")
+    live.add_argument("--context", help="the kubeconfig context (default: its current context)")
+    live.add_argument("--namespace-prefix", default="draconform",
+                      help="each scenario's namespace is PREFIX-<scenario id> (default: draconform)")
+    live.add_argument("--timeout-config", type=Path, metavar="FILE",
+                      help="per-observation timeouts, settle detection and the real-time clock budget (YAML)")
+    live.add_argument("--cluster-config", type=Path, metavar="FILE",
+                      help="the release, feature gates and scheduler arguments the cluster runs (YAML; "
+                           "`draconform serve` writes one)")
+    live.add_argument("--metrics-url", help="kube-scheduler's /metrics address (without it the metric scenarios "
+                                            "are skipped)")
     parser.add_argument(
         "--events", type=Path, metavar="FILE",
         help="write an NDJSON event stream (run started, each scenario finished, run finished) for a dashboard",
@@ -134,6 +149,22 @@ def claims_of(args: argparse.Namespace) -> Claims:
     )
 
 
+def _live(args: argparse.Namespace) -> LiveOptions | None:
+    if args.kubeconfig is None:
+        return None
+    if args.sut is not None:
+        raise ConfigError("--kubeconfig and --sut both name a system under test; give one")
+    if args.workers not in (0, "0"):
+        raise ConfigError("--kubeconfig runs scenarios one at a time (they share the cluster's drivers and "
+                          "pools); drop -n")
+    options = LiveOptions(
+        kubeconfig=str(args.kubeconfig), context=args.context, namespace_prefix=args.namespace_prefix,
+        timeout_config=str(args.timeout_config) if args.timeout_config else None,
+        cluster_config=str(args.cluster_config) if args.cluster_config else None, metrics_url=args.metrics_url)
+    options.check()
+    return options
+
+
 def _check_profiles(claims: Claims, features_dir: Path) -> None:
     """A claimed profile must exist in the catalogue, so that a typo does not skip every rule."""
     try:
@@ -152,6 +183,11 @@ def wants_progress() -> bool:
 
 def handle(args: argparse.Namespace) -> int:
     try:
+        live = _live(args)
+    except ConfigError as exc:
+        diagnostic("run", str(exc))
+        return EXIT_UNUSABLE
+    try:
         claims = claims_of(args)
         _check_profiles(claims, args.features_dir)
         if args.submit and claims.implementation.slug is None:
@@ -164,7 +200,8 @@ def handle(args: argparse.Namespace) -> int:
         workers=args.workers,
         report_dir=args.report_dir,
         name=args.name,
-        sut=args.sut,
+        sut=LIVE_SUT if live else args.sut,
+        live=live,
         features_dir=args.features_dir,
         plugins=tuple(args.plugins or DEFAULT_PLUGINS),
         claims=claims,

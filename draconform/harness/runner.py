@@ -18,6 +18,7 @@ import pytest
 
 import draconform.suite
 from draconform.claims import Claims
+from draconform.live.config import LiveOptions
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
 from draconform.sut import DEFAULT_SUT
@@ -27,12 +28,16 @@ RECORDER_PLUGIN = "draconform.harness.recorder"
 PROGRESS_PLUGIN = "draconform.harness.progress"
 DEFAULT_PLUGINS = ("draconform.harness.plugin",)
 REFERENCE_RUN_NAME = "reference"
+LIVE_SUT = "draconform.live.sut:live_system"
+LIVE_RUN_NAME = "live"
 
 
 def default_run_name(sut: str | None) -> str:
     """`reference` for the reference implementation, otherwise the factory spec made path-safe."""
     if sut is None or sut == DEFAULT_SUT:
         return REFERENCE_RUN_NAME
+    if sut == LIVE_SUT:
+        return LIVE_RUN_NAME
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", sut).strip("-")
 
 
@@ -45,6 +50,7 @@ class RunOptions:
     sut: str | None = None  # module:factory; None = the plugin's default, the reference implementation
     features_dir: Path = FEATURES_DIR
     plugins: tuple[str, ...] = DEFAULT_PLUGINS  # steps and fixtures; tests swap in their own
+    live: LiveOptions | None = None  # a cluster reached through a kubeconfig; sut is then LIVE_SUT
     claims: Claims = field(default_factory=Claims)  # profiles, features and implementation metadata
     submit: bool = False  # also write the submission folder report_dir/<k8s-version>/<org>-<project>/
     allow_nothing_passed: bool = False  # a run where no scenario passed (all skipped, or none) still exits 0
@@ -108,7 +114,7 @@ def run(options: RunOptions) -> int:
     which is 0 only if no scenario failed or errored. Raises `SelectionError` for a bad path.
     Once per process: pytest imports the suite module, which binds the scenarios, only once."""
     selection = Selection.create(options.features_dir, options.paths)
-    with _environment(selection.environ()):
+    with _environment(selection.environ() | (options.live.environ() if options.live else {})):
         status = int(pytest.main(pytest_args(options)))
     if status == 0 and not options.allow_nothing_passed:
         return _nothing_passed(options.output_dir / "report.json")

@@ -28,6 +28,15 @@ KINDS: dict[str, KindInfo] = {
     "Node": KindInfo("v1", namespaced=False, has_status=True),
 }
 
+# What a cluster's API serves to a client beyond the DRA kinds and the objects they name: a namespace per
+# scenario of a live run and the events components record. The live client and the reference store behind
+# `draconform serve` use this table; in process, and for `draconform allocate`, they are not objects.
+SERVED_KINDS: dict[str, KindInfo] = {
+    **KINDS,
+    "Namespace": KindInfo("v1", namespaced=False, has_status=False),
+    "Event": KindInfo("v1", namespaced=True, has_status=False),
+}
+
 CLASSIC_KINDS: dict[str, KindInfo] = {
     "ResourceClass": KindInfo(CLASSIC_API, namespaced=False, has_status=False),
     "ResourceClaim": KindInfo(CLASSIC_API, namespaced=True, has_status=True),

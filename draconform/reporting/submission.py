@@ -228,7 +228,8 @@ def verify(path: Path) -> Verification:
         return Verification(
             report, tuple(f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in errors)
         )
-    assert isinstance(document, dict)  # the schema, just passed, requires an object
+    if not isinstance(document, dict):  # the schema asks for one object; this only narrows the type
+        return Verification(report, ("(top level): a submission is one YAML document holding an object",))
     return Verification(report, tuple(_consistency(document)))
 
 

@@ -76,6 +76,8 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
           devices:
             results:
             - {request: gpu, driver: gpu.example.com, pool: node-1, device: gpu-0}
+        # a consumer no controller tracks, so that on a live cluster nothing deallocates the claim first
+        reservedFor: [{apiGroup: example.com, resource: workloads, name: trainer, uid: uid-trainer}]
         """
       When the user updates the status of ResourceClaim "training":
         """yaml

@@ -122,8 +122,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
     Scenario: All binding conditions and a failure condition are True together
       Given a pod "trainer" with a claim for one "fabric-gpu" device
       When the scheduler runs
-      And the driver sets condition "dra.example.com/attached" to "True" on the device of pod "trainer"
-      And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
+      And the driver sets conditions "dra.example.com/attached" and "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
       Then pod "trainer" is not scheduled because "binding failed"
       And the claim of pod "trainer" is not allocated

@@ -16,6 +16,8 @@ from draconform.reference.podclaims import (
 from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj, copy_object
 
+STATUS_WRITE_ATTEMPTS = 5  # a pod's status written by a second component in between: read it again and retry
+
 
 class ResourceClaimController:
     def __init__(self, store: Store, events: EventRecorder) -> None:
@@ -89,14 +91,33 @@ class ResourceClaimController:
                     f"resourceclaimtemplate {entry.template!r} not found",
                 )
                 continue
-            claim = self._store.create(_claim_from_template(pod, entry.entry, template))
+            # A claim generated earlier whose name never reached the pod's status (the status write lost a
+            # race) is adopted, as upstream finds it by owner and annotation, rather than made twice.
+            claim = self._generated_claim(pod, entry.entry) or self._store.create(
+                _claim_from_template(pod, entry.entry, template))
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
-        if created:
+        for _ in range(STATUS_WRITE_ATTEMPTS if created else 0):
             latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
-            if latest is not None:
-                latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
+            if latest is None:
+                return
+            latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
+            try:
                 self._store.update_status(latest)
+                return
+            except ApiError as error:
+                if error.reason != "Conflict":  # another writer (the scheduler) got there first: read again
+                    raise
+
+    def _generated_claim(self, pod: Obj, entry: str) -> Obj | None:
+        uid = pod["metadata"]["uid"]
+        claims: list[Obj] = self._store.list("ResourceClaim", pod["metadata"]["namespace"])
+        for claim in claims:
+            meta = claim["metadata"]
+            if (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
+                    ref.get("uid") == uid for ref in meta.get("ownerReferences") or []):
+                return claim
+        return None
 
     # --- claims --------------------------------------------------------------------------------
     def _sync_claim(self, claim: Obj) -> None:

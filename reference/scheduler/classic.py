@@ -78,6 +78,9 @@ class ClassicDynamicResources:
     def stop(self) -> None:
         """Nothing to stop: the plugin keeps no state outside one scheduling attempt."""
 
+    def awaits_generated_claims(self, pod: Obj) -> bool:
+        return False  # the classic negotiation reports a claim not yet created in PreFilter
+
     # The KEP-5007 wait in PreBind does not exist in the classic protocol.
     def waiting_on(self, state: CycleState) -> frozenset[str]:
         return frozenset()

@@ -133,6 +133,12 @@ class DynamicResources:
         if self.metrics is not None:
             self.metrics.unregister()
 
+    # --- PreEnqueue ----------------------------------------------------------------------------
+    def awaits_generated_claims(self, pod: Obj) -> bool:
+        """Upstream's PreEnqueue: a pod whose claims from templates are not created yet is not tried at all
+        (no event, no condition); the pod update that names them brings it back."""
+        return any(entry.claim is None for entry in pod_claims(pod))
+
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
         entries = pod_claims(pod)

@@ -58,6 +58,11 @@ class SchedulingQueue:
     def move_all_to_active_or_backoff(self) -> None:
         """A cluster change may help every unschedulable pod (DRA objects change rarely)."""
         for pod in list(self._unschedulable):
+            self.move_to_active_or_backoff(pod)
+
+    def move_to_active_or_backoff(self, pod: PodKey) -> None:
+        """A change to the pod itself may let an unschedulable pod fit."""
+        if pod in self._unschedulable:
             del self._unschedulable[pod]
             self._to_backoff(pod)
             self._early.add(pod)

@@ -126,6 +126,10 @@ class Scheduler:
                 self.queue.remove(key)
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
+            elif event.type == "MODIFIED" and self._wants(obj) and _claim_statuses(event.old) != _claim_statuses(obj):
+                # As upstream's pod-update check: the names of a pod's generated claims arriving in its status
+                # (the resourceclaim controller wrote them after this pod's last attempt) may let it fit.
+                self.queue.move_to_active_or_backoff(key)
             return
         if obj["kind"] == "Node":
             if event.type == "DELETED":
@@ -153,6 +157,9 @@ class Scheduler:
 
     # --- one scheduling cycle --------------------------------------------------------------------
     def schedule_one(self, pod: Obj) -> None:
+        if self.dra.awaits_generated_claims(pod):
+            self.queue.add_unschedulable(_key(pod))
+            return
         state = CycleState()
         status = call_point(self.plugins, "pre_filter", state, pod)
         if not status.ok:
@@ -339,3 +346,7 @@ def _only_device_status_changed(old: Obj | None, new: Obj) -> bool:
 
 def _key(pod: Obj) -> PodKey:
     return pod["metadata"]["namespace"], pod["metadata"]["name"]
+
+
+def _claim_statuses(pod: Obj | None) -> object:
+    return ((pod or {}).get("status") or {}).get("resourceClaimStatuses")

@@ -60,3 +60,9 @@ def test_a_state_that_never_comes_fails_with_the_last_state_seen_once_the_timeou
 def test_an_unknown_observation_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown observation 'claims'"):
         observes("claims")
+
+
+def test_a_patient_step_may_be_called_positionally_from_another_step() -> None:
+    sut = FakeSystem(Patience(timeout=5, interval=0.001), right_after=1)
+    value_is_one(sut)
+    assert sut.looks == 2

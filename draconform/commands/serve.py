@@ -1,0 +1,58 @@
+"""`draconform serve`: the reference control plane behind the Kubernetes API on 127.0.0.1 (the reference
+API store, not a kube-apiserver), with the reference scheduler and resourceclaim controller as separate
+processes using it through the Kubernetes client. Writes DIR/kubeconfig and DIR/cluster.yaml, then serves
+until interrupted. Point `draconform run --kubeconfig DIR/kubeconfig --cluster-config DIR/cluster.yaml` or
+your own controller at it."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+
+from draconform.commands.common import EXIT_UNUSABLE, diagnostic
+from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
+from draconform.live.config import ClusterConfig, ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("serve", help="serve the reference control plane over the Kubernetes API",
+                                   description=__doc__)
+    parser.add_argument("--dir", type=Path, default=Path(".draconform-serve"),
+                        help="where kubeconfig, cluster.yaml and the component logs go (default: .draconform-serve)")
+    parser.add_argument("--port", type=int, default=0, help="the API port on 127.0.0.1 (default: any free port)")
+    parser.add_argument("--release", default=CURRENT_RELEASE, help=f"Kubernetes release (default: {CURRENT_RELEASE})")
+    parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
+                        help="gates set away from the release's defaults, for every component")
+    parser.add_argument("--binding-timeout", type=float, metavar="SECONDS",
+                        help="the scheduler's DRA bindingTimeout (default: the scheduler's, 600)")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from draconform.serve.control import ServedCluster
+
+    try:
+        gates = parse_gate_settings(args.feature_gates)
+        scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
+        cluster = ClusterConfig(args.release, gates, scheduler_args)
+        served = ServedCluster(args.dir, cluster, args.port)
+    except (ValueError, ConfigError) as error:
+        diagnostic("serve", str(error))
+        return EXIT_UNUSABLE
+    served.start()
+    print(f"serving the reference control plane at {served.server.url} (the reference API store, not a "
+          f"kube-apiserver)\n  kubeconfig: {served.kubeconfig}\n  cluster config: {served.cluster_config}",
+          flush=True)
+    done = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        done.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    done.wait()
+    served.stop()
+    return 0

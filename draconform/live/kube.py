@@ -1,0 +1,185 @@
+"""The Kubernetes API as draconform uses it, through lightkube: the kinds DRA involves as generic resources
+(plain dicts, so alpha fields no generated model knows survive the round trip), and the API server's
+refusals as the seam's `ApiError`. The live system under test and the served reference's components both
+talk to a cluster through this one client."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from lightkube import ApiError as LightkubeApiError
+from lightkube import Client, KubeConfig
+from lightkube.core import resource as lk_resource
+from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
+
+from draconform.kube import kinds
+from draconform.sut import ApiError, FieldCause, Obj, copy_object
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+def _served(kind: str, info: kinds.KindInfo) -> KindInfo:
+    group, _, version = info.api_version.rpartition("/")
+    plural = kind.lower() + ("es" if kind.endswith("s") else "s")  # deviceclasses, pods, ...
+    return KindInfo(group, version, plural, info.namespaced)
+
+
+# Every kind draconform reads or writes (the one table of kinds), with where the API serves it.
+KINDS: dict[str, KindInfo] = {kind: _served(kind, info) for kind, info in kinds.SERVED_KINDS.items()}
+
+
+# lightkube's generic resource classes, built once here (building them is not thread-safe).
+_RESOURCES: dict[str, Any] = {
+    kind: (create_namespaced_resource if info.namespaced else create_global_resource)(
+        info.group, info.version, kind, info.plural)
+    for kind, info in KINDS.items()
+}
+
+
+def _resource(kind: str) -> Any:
+    if kind not in _RESOURCES:
+        raise ApiError("NotFound", f"draconform does not know the kind {kind!r}")
+    return _RESOURCES[kind]
+
+
+class _PodBinding(lk_resource.NamespacedSubResource, Generic):  # type: ignore[misc]  # as lightkube's own
+    """pods/binding, the subresource a scheduler binds a pod to a node with (lightkube's generic resources
+    only build status and scale subresources)."""
+
+    _api_info = lk_resource.ApiInfo(
+        resource=lk_resource.ResourceDef("", "v1", "Binding"),
+        parent=lk_resource.ResourceDef("", "v1", "Pod"),
+        plural="pods",
+        verbs=["post"],
+        action="binding",
+    )
+
+
+def load_config(kubeconfig: Path, context: str | None = None) -> KubeConfig:
+    """The kubeconfig, checked now so a wrong path or context is one clear error before any scenario runs."""
+    config = KubeConfig.from_file(kubeconfig)
+    config.get(context)  # raises ConfigError for an unknown context
+    return config
+
+
+def api_error(error: LightkubeApiError) -> ApiError:
+    """The API server's Status as the seam's error: its reason, message and field causes."""
+    status = error.status
+    details = status.details
+    causes = [
+        FieldCause(cause.field or "", cause.message or "", None)
+        for cause in ((details.causes if details else None) or [])
+    ]
+    return ApiError(status.reason or str(status.code), status.message or "", causes)
+
+
+class Unanswered(ConnectionError):
+    """The API server did not answer a request in time, or could not be reached."""
+
+
+class KubeClient:
+    """Synchronous API calls on the kinds above; objects cross as plain dicts. A request the server does not
+    answer within `request_timeout` raises `Unanswered`, so nothing waits on a silent server for ever."""
+
+    def __init__(self, config: KubeConfig, context: str | None = None, request_timeout: float = 10.0,
+                 field_manager: str = "draconform") -> None:
+        single = config.get(context)
+        self.server = single.cluster.server if single is not None else "?"
+        self.request_timeout = request_timeout
+        # Any: lightkube's overloads type generic resources by class, which the kind table cannot name statically
+        self._client: Any = Client(single, timeout=httpx2.Timeout(request_timeout),
+                              field_manager=field_manager, trust_env=False)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        try:
+            return self._call(lambda: self._client.get(_resource(kind), name, **_ns(kind, namespace)), f"get {kind}")
+        except ApiError as error:
+            if error.reason == "NotFound":
+                return None
+            raise
+
+    def list(self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None,
+             fields: dict[str, str] | None = None) -> tuple[builtins.list[Obj], str]:
+        """The objects (all namespaces when `namespace` is None) and the list's resourceVersion."""
+        scope = {"namespace": namespace or "*"} if KINDS[kind].namespaced else {}
+        found = self._client.list(_resource(kind), labels=labels, fields=fields, **scope)  # type: ignore[arg-type]
+        items = self._call(lambda: [_plain(obj) for obj in found], f"list {kind}")
+        for item in items:  # list items carry no kind on the wire
+            item.setdefault("kind", kind)
+            item.setdefault("apiVersion", KINDS[kind].api_version)
+        return items, found.resourceVersion or ""
+
+    def create(self, obj: Obj) -> Obj:
+        return self._call(lambda: self._client.create(_resource(obj["kind"])(obj)), f"create {obj['kind']}")
+
+    def update(self, obj: Obj) -> Obj:
+        return self._call(lambda: self._client.replace(_resource(obj["kind"])(obj)), f"update {obj['kind']}")
+
+    def update_status(self, obj: Obj) -> Obj:
+        res = _resource(obj["kind"]).Status
+        meta = obj["metadata"]
+        scope = _ns(obj["kind"], meta.get("namespace"))
+        return self._call(lambda: self._client.replace(res(obj), meta["name"], **scope),
+                          f"update the status of {obj['kind']}")
+
+    def bind(self, namespace: str, name: str, node: str) -> None:
+        body: Obj = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "namespace": namespace},
+                     "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        binding = _PodBinding(body)  # type: ignore[call-overload]
+        self._call(lambda: self._client.create(binding, name, namespace=namespace), "bind Pod")
+
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self._call(lambda: self._client.delete(_resource(kind), name, grace_period=grace_period_seconds,
+                                               **_ns(kind, namespace)), f"delete {kind}")
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None
+              ) -> Iterator[tuple[str, Obj]]:
+        """(type, object) from `resource_version` on; reconnects when the server closes the stream."""
+        scope = {"namespace": namespace or "*"} if KINDS[kind].namespaced else {}
+        stream = self._client.watch(_resource(kind), resource_version=resource_version, server_timeout=30,
+                                    **scope)  # type: ignore[call-overload]
+        for event_type, obj in stream:
+            plain = _plain(obj)
+            plain.setdefault("kind", kind)
+            plain.setdefault("apiVersion", KINDS[kind].api_version)
+            yield event_type, plain
+
+    def _call(self, request: Any, what: str) -> Any:
+        try:
+            result = request()
+        except LightkubeApiError as error:
+            raise api_error(error) from None
+        except httpx2.TransportError as error:
+            raise Unanswered(f"the API server at {self.server} did not answer ({what}) within "
+                             f"{self.request_timeout:g}s: {type(error).__name__}: {error}") from None
+        if isinstance(result, list):
+            return result
+        return _plain(result) if result is not None else None
+
+
+def _ns(kind: str, namespace: str | None) -> dict[str, str]:
+    return {"namespace": namespace or "default"} if KINDS[kind].namespaced else {}
+
+
+def _plain(obj: Any) -> Obj:
+    """A decoded generic resource as a plain JSON-like dict."""
+    return copy_object(obj.to_dict() if hasattr(obj, "to_dict") else dict(obj))  # type: ignore[no-any-return]

@@ -1,0 +1,411 @@
+"""A live cluster as the system under test, reached through a kubeconfig (`draconform run --kubeconfig`).
+
+Each scenario gets its own namespace (the steps' "default" namespace is mapped to it both ways) and labels
+everything it creates with its ID. Cluster-scoped objects (nodes, device classes, slices) are named per
+scenario: `<id>-<name>` in the cluster, in every field that names one (metadata.name, deviceClassName,
+nodeName, the hostname label and metadata.name node selectors, the extended resource named after a class),
+and read back under the scenario's own names. Closing the scenario deletes its namespace and its labelled
+cluster-scoped objects and waits (bounded) until they are gone.
+
+A live cluster runs the components it runs: a scenario asking for other feature gates, another release or
+other scheduler arguments than the cluster config declares, for a component restart, for one of the
+reference's programmable controllers or drivers, or for more cluster time than the timeout config's clock
+budget is skipped with the reason (`Unsupported`)."""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import re
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from prometheus_client.parser import text_string_to_metric_families
+
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.live.config import ClusterConfig, LiveOptions, TimeoutConfig
+from draconform.live.kube import KINDS, KubeClient, load_config
+from draconform.sut import (
+    ApiError,
+    ComponentConfig,
+    Event,
+    Obj,
+    Patience,
+    PluginCall,
+    PluginFault,
+    Unsupported,
+    copy_object,
+)
+
+SCENARIO_LABEL = "draconform.io/scenario"
+STEPS_NAMESPACE = "default"  # the namespace the steps write; each scenario's own namespace in the cluster
+# Cluster-scoped kinds a scenario may create (all but Namespace): named and cleaned up per scenario.
+CLUSTER_KINDS = frozenset(kind for kind, info in KINDS.items() if not info.namespaced and kind != "Namespace")
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # + a class name: the class as a resource
+MAX_NAME = 253
+SCHEDULER_DEFAULTS = {"bindingTimeout": 600.0}  # kube-scheduler's DRA plugin defaults
+COUNTING_TYPES = ("counter", "histogram", "summary")  # read as the change since the scenario began
+
+
+class LiveSystem:
+    def __init__(self, options: LiveOptions) -> None:
+        self.timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
+        self.cluster = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
+        self.metrics_url = options.metrics_url or self.cluster.metrics_url
+        self.client = KubeClient(load_config(Path(options.kubeconfig), options.context),
+                                 options.context, self.timeouts.request_timeout)
+        self.scenario = secrets.token_hex(3)
+        self.namespace = f"{options.namespace_prefix}-{self.scenario}"
+        self._prefix = f"{self.scenario}-"
+        self._namespace_created = False
+        self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
+        self._baseline = self._scrape() if self.metrics_url else ""
+
+    @classmethod
+    def from_environ(cls) -> LiveSystem:
+        return cls(LiveOptions.from_environ())
+
+    # --- names: the steps' view <-> the cluster's ----------------------------------------------------
+    def _out(self, name: str) -> str:
+        return self._prefix + name if name and len(self._prefix + name) <= MAX_NAME else name
+
+    def _back(self, name: str) -> str:
+        return name.removeprefix(self._prefix)
+
+    def _map(self, obj: Obj, rename: Callable[[str], str], namespace: str) -> Obj:
+        """Every field naming a cluster-scoped object renamed, and the namespace set."""
+        obj = copy_object(obj)
+        meta = obj.setdefault("metadata", {})
+        kind = obj.get("kind", "")
+        if kind in CLUSTER_KINDS and meta.get("name"):
+            meta["name"] = rename(meta["name"])
+        if KINDS.get(kind) is not None and KINDS[kind].namespaced:
+            meta["namespace"] = namespace
+        _rename_references(obj, rename)
+        return obj
+
+    def _to_cluster(self, obj: Obj) -> Obj:
+        mapped = self._map(obj, self._out, self.namespace)
+        mapped["metadata"].setdefault("labels", {})[SCENARIO_LABEL] = self.scenario
+        return mapped
+
+    def _from_cluster(self, obj: Obj) -> Obj:
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        mapped = self._map(obj, self._back, STEPS_NAMESPACE if namespace == self.namespace else namespace or "")
+        _unprefix_messages(mapped, self._prefix)
+        labels = mapped["metadata"].get("labels")
+        if labels is not None:
+            labels.pop(SCENARIO_LABEL, None)
+            if not labels:
+                del mapped["metadata"]["labels"]
+        return mapped
+
+    def _where(self, kind: str, name: str, namespace: str | None) -> tuple[str, str | None]:
+        if kind in CLUSTER_KINDS:
+            return self._out(name), None
+        return name, self._namespace(namespace)
+
+    def _namespace(self, namespace: str | None) -> str:
+        if namespace not in (None, STEPS_NAMESPACE):
+            raise Unsupported(f"a live scenario works in its own namespace only, not in {namespace!r}")
+        return self.namespace
+
+    def _ensure_namespace(self) -> None:
+        if not self._namespace_created:
+            self.client.create({"apiVersion": "v1", "kind": "Namespace",
+                                "metadata": {"name": self.namespace, "labels": {SCENARIO_LABEL: self.scenario}}})
+            self._namespace_created = True
+
+    # --- set-up -------------------------------------------------------------------------------------
+    def configure(self, component: str, config: ComponentConfig) -> None:
+        """Accepted when the cluster config says the component already runs so; else the scenario is skipped."""
+        release = config.version or CURRENT_RELEASE
+        if release != self.cluster.release:
+            raise Unsupported(f"the scenario needs {component} at release {release}; the cluster runs "
+                              f"{self.cluster.release} (cluster config) and a live run cannot change it")
+        running = FeatureGates(self.cluster.feature_gates, release=self.cluster.release)
+        for gate, wanted in sorted(config.feature_gates.items()):
+            if (running.enabled(gate) if running.known(gate) else False) != wanted:
+                raise Unsupported(f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the "
+                                  f"cluster config says it is {'on' if running.enabled(gate) else 'off'}")
+        if component == "kube-scheduler":
+            for arg, wanted in sorted(config.args.items()):
+                have = self.cluster.scheduler_args.get(arg, SCHEDULER_DEFAULTS.get(arg))
+                if have != wanted:
+                    raise Unsupported(f"the scenario needs kube-scheduler {arg}={wanted}; the cluster config says "
+                                      f"{arg}={have}")
+
+    def restart(self, component: str) -> None:
+        raise Unsupported(f"a live run does not restart the cluster's {component}")
+
+    def stop(self, component: str) -> None:
+        raise Unsupported(f"a live run does not stop the cluster's {component}")
+
+    def serve_api(self, api: str) -> None:
+        if api != "structured":
+            raise Unsupported(f"a live run judges the cluster's resource.k8s.io API, not the {api} one (KEP-3063's "
+                              "classic cdi.k8s.io/v1alpha1 API was removed upstream in 1.32)")
+
+    # --- API objects --------------------------------------------------------------------------------
+    def create(self, obj: Obj) -> Obj:
+        self._ensure_namespace()
+        if obj.get("kind") in CLUSTER_KINDS:
+            self._cluster_kinds.add(obj["kind"])
+        return self._from_cluster(self.client.create(self._to_cluster(obj)))
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        found = self.client.get(kind, *self._where(kind, name, namespace))
+        return self._from_cluster(found) if found is not None else None
+
+    def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """Namespaced kinds: the scenario's namespace only; cluster-scoped kinds: all of them."""
+        scope = self.namespace if KINDS[kind].namespaced else None
+        items, _ = self.client.list(kind, scope)
+        return sorted((self._from_cluster(item) for item in items), key=lambda o: o["metadata"]["name"])
+
+    def update(self, obj: Obj) -> Obj:
+        return self._from_cluster(self.client.update(self._to_cluster(obj)))
+
+    def update_status(self, obj: Obj) -> Obj:
+        return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        where = self._where(kind, name, namespace)
+        if kind == "Pod" and not self.cluster.node_kubelets:
+            pod = self.client.get(kind, *where)
+            if pod is not None and self._on_own_node(pod):
+                self.client.delete(kind, *where, grace_period_seconds=0)
+                return
+        self.client.delete(kind, *where)
+
+    def _on_own_node(self, pod: Obj) -> bool:
+        """Bound to a Node object this scenario created: no kubelet will ever finish the pod's deletion."""
+        return str(pod["spec"].get("nodeName") or "").startswith(self._prefix)
+
+    # --- the control plane at work --------------------------------------------------------------------
+    def _snapshot(self) -> builtins.list[tuple[str, str, str]]:
+        """Every object the scenario's control plane may be changing, by resourceVersion."""
+        seen = []
+        for kind in ("Pod", "ResourceClaim", "Event"):
+            seen += [(kind, o["metadata"]["name"], o["metadata"].get("resourceVersion", ""))
+                     for o in self.client.list(kind, self.namespace)[0]] if self._namespace_created else []
+        seen += [("ResourceSlice", o["metadata"]["name"], o["metadata"].get("resourceVersion", ""))
+                 for o in self.client.list("ResourceSlice")[0]]
+        return sorted(seen)
+
+    def settle(self) -> None:
+        """Wait until nothing the scenario can see changes for the quiet period (bounded by settleTimeout;
+        a cluster still busy then is left to the Then steps' patience)."""
+        deadline = time.monotonic() + self.timeouts.settle_timeout
+        before = self._snapshot()
+        while time.monotonic() < deadline:
+            time.sleep(self.timeouts.settle_quiet)
+            after = self._snapshot()
+            if after == before:
+                return
+            before = after
+
+    def advance_clock(self, seconds: float) -> None:
+        if seconds > self.timeouts.clock_budget:
+            raise Unsupported(f"{seconds:g}s of cluster time exceed the live clock budget of "
+                              f"{self.timeouts.clock_budget:g}s (clockBudget in the timeout config)")
+        time.sleep(seconds)  # real time is the only clock a live cluster has
+        self.settle()
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
+        raise Unsupported(f"a live run does not deploy the reference's programmable {name}; the cluster's own "
+                          "controllers are the ones judged")
+
+    # --- a DRA driver ---------------------------------------------------------------------------------
+    def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
+        raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+
+    def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
+        raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
+                          "with a SUT on that node (see README, Test your driver in a cluster)")
+
+    def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
+        return self.kubelet_plugin_endpoint(driver, node)
+
+    def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
+        raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside the "
+                          "plugin on the node)")
+
+    def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
+                          "driver built for testing can")
+
+    # --- observation ----------------------------------------------------------------------------------
+    def events(self) -> builtins.list[Event]:
+        if not self._namespace_created:
+            return []
+        items, _ = self.client.list("Event", self.namespace)
+        items.sort(key=_creation_order)
+        found = []
+        for item in items:
+            involved = item.get("involvedObject") or {}
+            kind = involved.get("kind", "")
+            name = involved.get("name", "")
+            stamp = item.get("lastTimestamp") or item.get("eventTime") or item.get("firstTimestamp")
+            found.append(Event(
+                kind=kind,
+                namespace=STEPS_NAMESPACE if involved.get("namespace") == self.namespace else involved.get("namespace"),
+                name=self._back(name) if kind in CLUSTER_KINDS else name,
+                type=item.get("type", ""), reason=item.get("reason", ""),
+                message=item.get("message", "").replace(self._prefix, ""),
+                timestamp=_parse_time(stamp),
+            ))
+        return found
+
+    def _scrape(self) -> str:
+        assert self.metrics_url is not None
+        try:
+            response = httpx2.get(self.metrics_url, timeout=self.timeouts.request_timeout)
+            response.raise_for_status()
+        except httpx2.HTTPError as error:
+            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
+        return response.text
+
+    def metrics_text(self) -> str:
+        """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the
+        change since the scenario began (the cluster's scheduler outlives scenarios), gauges as they are."""
+        if not self.metrics_url:
+            raise Unsupported("no scheduler metrics address was given (--metrics-url, or schedulerMetricsURL in "
+                              "the cluster config)")
+        return _metrics_delta(self._baseline, self._scrape())
+
+    def patience(self, observation: str) -> Patience:
+        return Patience(self.timeouts.observations[observation], self.timeouts.poll_interval)
+
+    # --- clean-up -------------------------------------------------------------------------------------
+    def _leftovers(self) -> builtins.list[str]:
+        left = [f"{kind}/{o['metadata']['name']}" for kind in sorted(self._cluster_kinds)
+                for o in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]]
+        if self._namespace_created and self.client.get("Namespace", self.namespace) is not None:
+            left.append(f"Namespace/{self.namespace}")
+        return left
+
+    def close(self) -> None:
+        """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
+        try:
+            if self._namespace_created and not self.cluster.node_kubelets:
+                for pod in self.client.list("Pod", self.namespace)[0]:
+                    if self._on_own_node(pod):
+                        _ignore_missing(functools.partial(self.client.delete, "Pod", pod["metadata"]["name"],
+                                                          self.namespace, 0))
+            if self._namespace_created:
+                _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
+            for kind in sorted(self._cluster_kinds):
+                for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
+                    _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+            deadline = time.monotonic() + self.timeouts.cleanup_timeout
+            while left := self._leftovers():
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
+                                       f"clean-up began: {', '.join(left)}")
+                time.sleep(self.timeouts.poll_interval)
+        finally:
+            self.client.close()
+
+
+def _ignore_missing(delete: Callable[[], None]) -> None:
+    try:
+        delete()
+    except ApiError as error:
+        if error.reason != "NotFound":
+            raise
+
+
+def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
+    """Rename, in place, every field below `value` that names a node or a device class."""
+    if isinstance(value, list):
+        for item in value:
+            _rename_references(item, rename)
+        return
+    if not isinstance(value, dict):
+        return
+    for key in ("deviceClassName", "nodeName"):
+        if isinstance(value.get(key), str):
+            value[key] = rename(value[key])
+    for key in ("requests", "limits"):  # a container's resources may name a class (KEP-5004)
+        amounts = value.get(key)
+        if isinstance(amounts, dict):
+            value[key] = {_rename_resource(name, rename): amount for name, amount in amounts.items()}
+    if isinstance(value.get("resourceName"), str):
+        value["resourceName"] = _rename_resource(value["resourceName"], rename)
+    for key in ("labels", "nodeSelector", "matchLabels"):
+        labels = value.get(key)
+        if isinstance(labels, dict) and isinstance(labels.get(HOSTNAME_LABEL), str):
+            labels[HOSTNAME_LABEL] = rename(labels[HOSTNAME_LABEL])
+    if value.get("key") in ("metadata.name", HOSTNAME_LABEL) and isinstance(value.get("values"), list):
+        value["values"] = [rename(v) if isinstance(v, str) else v for v in value["values"]]
+    for key, item in value.items():
+        if key != "metadata":
+            _rename_references(item, rename)
+    if isinstance(value.get("metadata"), dict):
+        _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
+
+
+def _rename_resource(name: str, rename: Callable[[str], str]) -> str:
+    """The extended resource a device class stands for implicitly is named after the class."""
+    if name.startswith(CLASS_RESOURCE_PREFIX):
+        return CLASS_RESOURCE_PREFIX + rename(name.removeprefix(CLASS_RESOURCE_PREFIX))
+    return name
+
+
+def _unprefix_messages(value: Any, prefix: str) -> None:
+    """Messages (of conditions, say) name cluster-scoped objects as the cluster calls them; show the
+    scenario's names instead."""
+    if isinstance(value, list):
+        for item in value:
+            _unprefix_messages(item, prefix)
+    elif isinstance(value, dict):
+        if isinstance(value.get("message"), str):
+            value["message"] = value["message"].replace(prefix, "")
+        for item in value.values():
+            _unprefix_messages(item, prefix)
+
+
+def _creation_order(obj: Obj) -> tuple[int, str]:
+    version = obj["metadata"].get("resourceVersion", "")
+    return (int(version), "") if version.isdigit() else (0, version)
+
+
+def _parse_time(text: str | None) -> datetime:
+    if not text:
+        return datetime.now(UTC)
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], tuple[float, str]]:
+    return {(s.name, tuple(sorted(s.labels.items()))): (s.value, family.type)
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def _metrics_delta(baseline: str, current: str) -> str:
+    before = _samples(baseline)
+    lines = []
+    for (name, labels), (value, kind) in _samples(current).items():
+        if kind in COUNTING_TYPES:
+            value -= before.get((name, labels), (0.0, kind))[0]
+        rendered = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
+        lines.append(f"{name}{{{rendered}}} {value!r}" if labels else f"{name} {value!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return re.sub(r'(["\\])', r"\\\1", value).replace("\n", "\\n")
+
+
+def live_system() -> LiveSystem:
+    """The factory `draconform run --kubeconfig` names as its SUT; the options come from the environment."""
+    return LiveSystem.from_environ()

@@ -1,0 +1,102 @@
+"""One reference component in its own process, against a cluster's API through the Kubernetes client:
+`python -m draconform.serve.component NAME --kubeconfig FILE --cluster-config FILE`. NAME is
+kube-scheduler (which also serves its metrics over HTTP), kube-controller-manager (the resourceclaim
+controller) or kubelet (a reference kubelet for every Node object: pod phases, and finishing the deletion of
+the pods bound to its node; no driver's kubelet plugin registers with it yet). The component is the
+reference's own code on a real-time clock; like a restarted pod, it is built again from the API when a round
+of its work fails."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from prometheus_client import start_http_server
+
+from draconform.kube.featuregates import FeatureGates
+from draconform.live.config import ClusterConfig
+from draconform.live.kube import KubeClient, load_config
+from draconform.reference.apiserver.store import Store
+from draconform.reference.cluster import default_allocator_factory
+from draconform.reference.controllers.resourceclaim import ResourceClaimController
+from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
+from draconform.reference.kubelet.nodes import Kubelets
+from draconform.reference.metrics import MetricsRegistry
+from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
+from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
+
+COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet")
+KUBELET_CHECKPOINTS: dict[str, KubeletCheckpoint] = {}  # per node; outlives a rebuilt kubelet, as on disk
+IDLE_SECONDS = 0.5  # the longest a component sleeps without a watch event or a timer due
+
+
+def _log(component: str, text: str) -> None:
+    print(f"[{component}] {text}", file=sys.stderr, flush=True)
+
+
+def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEventRecorder,
+          metrics: MetricsRegistry, cluster: ClusterConfig) -> tuple[Callable[[], bool], Callable[[], None]]:
+    """The component as one round of its work (returning whether it did anything), and its stop."""
+    gates = FeatureGates(cluster.feature_gates, release=cluster.release)
+    as_store = cast(Store, store)  # the interface the components use, over the API
+    if component == "kube-scheduler":
+        scheduler = Scheduler(as_store, clock, events, metrics, SchedulerConfig(gates, dict(cluster.scheduler_args)),
+                              default_allocator_factory())
+        return (lambda: scheduler.sync() | scheduler.schedule_pending()), scheduler.stop
+    if component == "kubelet":
+        kubelets = Kubelets(as_store, clock, events, gates, {}, KUBELET_CHECKPOINTS, lambda driver, node: None)
+        return kubelets.sync, kubelets.stop
+    controller = ResourceClaimController(as_store, events)
+    return controller.sync, controller.stop
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m draconform.serve.component")
+    parser.add_argument("component", choices=COMPONENTS)
+    parser.add_argument("--kubeconfig", type=Path, required=True)
+    parser.add_argument("--cluster-config", type=Path, required=True)
+    args = parser.parse_args(argv)
+    cluster = ClusterConfig.load(args.cluster_config)
+    client = KubeClient(load_config(args.kubeconfig), field_manager=args.component)
+    clock = WallClock()
+    metrics = MetricsRegistry()
+    ready: dict[str, Any] = {"component": args.component}
+    if args.component == "kube-scheduler":
+        httpd, _ = start_http_server(0, addr="127.0.0.1", registry=metrics.registry)
+        ready["metrics"] = f"http://127.0.0.1:{httpd.server_port}/metrics"
+    woken = threading.Event()
+    events = RemoteEventRecorder(client, clock, args.component,
+                                 lambda error: _log(args.component, f"event not written: {error}"))
+
+    store = RemoteStore(client, woken)
+
+    def start() -> tuple[Callable[[], bool], Callable[[], None]]:
+        return build(args.component, store, clock, events, metrics, cluster)
+
+    work, stop = start()
+    print(json.dumps(ready), flush=True)  # the parent waits for this line
+    while True:
+        woken.clear()
+        try:
+            with store.lock:
+                clock.fire_due()
+                busy = work()
+        except Exception:
+            _log(args.component, "a round failed; rebuilding from the API\n" + traceback.format_exc())
+            with store.lock:
+                stop()  # its watches end and its metrics are unregistered before the new one registers them
+                work, stop = start()
+            busy = True
+        if not busy:
+            next_timer = clock.seconds_to_next()
+            woken.wait(IDLE_SECONDS if next_timer is None else min(next_timer, IDLE_SECONDS))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""What a reference component needs to run in its own process against a cluster's API: the store's interface
+over the Kubernetes client (reads and writes are API calls, watches are API watch streams with an
+informer's memory of the last state of each object), an event recorder that writes core/v1 Events, and a
+clock that reads real time. The components themselves are the reference's, unchanged."""
+
+from __future__ import annotations
+
+import builtins
+import heapq
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from draconform.live.kube import KubeClient
+from draconform.reference.apiserver.store import Watch, WatchEvent
+from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.events import EventRecorder
+from draconform.sut import ApiError, Event, Obj
+
+
+class WallClock(FakeClock):
+    """Real time; timers fire from `fire_due` once their deadline has passed."""
+
+    def __init__(self) -> None:
+        super().__init__(datetime.now(UTC))
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def fire_due(self) -> None:
+        while self._timers and self._timers[0][0] <= self.now():
+            _, _, callback = heapq.heappop(self._timers)
+            callback()
+
+    def advance(self, delta: timedelta) -> None:
+        raise RuntimeError("real time cannot be advanced")
+
+    def seconds_to_next(self) -> float | None:
+        deadline = self.next_deadline()
+        return None if deadline is None else max((deadline - self.now()).total_seconds(), 0.0)
+
+
+class RemoteWatch(Watch):
+    """A watch over API watch streams, one per kind, each on its own thread. `woken` is set whenever an
+    event arrives, so a component's loop can sleep until there is work."""
+
+    def __init__(self, kinds: frozenset[str], woken: threading.Event) -> None:
+        super().__init__(kinds)
+        self._lock = threading.Lock()
+        self._woken = woken
+
+    def push(self, event: WatchEvent) -> None:
+        if self.stopped:
+            return
+        with self._lock:
+            super().push(event)
+        self._woken.set()
+
+    def drain(self) -> list[WatchEvent]:
+        with self._lock:
+            return super().drain()
+
+
+class RemoteStore:
+    """The parts of `reference.apiserver.store.Store` the components use, as API calls. Watches share one
+    API watch stream per kind, like a shared informer: an event reaches every watch of the process at once,
+    under `lock`, so parts of a component (the scheduler and its allocator) never see different histories.
+    A component holds `lock` while it works."""
+
+    def __init__(self, client: KubeClient, woken: threading.Event | None = None) -> None:
+        self.client = client
+        self.woken = woken or threading.Event()
+        self.lock = threading.RLock()
+        self._subscribers: dict[str, list[RemoteWatch]] = {}
+        self._last: dict[str, dict[tuple[str, str], Obj]] = {}  # per kind: the newest state seen of each object
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.client.get(kind, name, namespace)
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
+        items, _ = self.client.list(kind, namespace)
+        return sorted(items, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """Read-only objects for an informer's initial list: over the API, a fresh list is already a copy."""
+        return self.list(kind, namespace)
+
+    def create(self, obj: Obj) -> Obj:
+        return self._written("ADDED", self.client.create(obj))
+
+    def update(self, obj: Obj) -> Obj:
+        return self._written("MODIFIED", self.client.update(obj))
+
+    def update_status(self, obj: Obj) -> Obj:
+        return self._written("MODIFIED", self.client.update_status(obj))
+
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self.client.delete(kind, name, namespace, grace_period_seconds)
+
+    def bind(self, namespace: str, name: str, node: str) -> Obj:
+        self.client.bind(namespace, name, node)
+        pod = self.client.get("Pod", name, namespace)
+        if pod is None:
+            raise ApiError("NotFound", f"Pod {namespace}/{name} not found")
+        return self._written("MODIFIED", pod)
+
+    def watch(self, *kinds: str) -> Watch:
+        """Changes from now on; once it returns every stream has its starting point, so a list that follows
+        misses nothing (it may see a change the watch also reports, as with the in-memory store)."""
+        stream = RemoteWatch(frozenset(kinds), self.woken)
+        with self.lock:
+            for kind in kinds:
+                if kind not in self._subscribers:
+                    items, revision = self.client.list(kind)
+                    self._last[kind] = {_key(obj): obj for obj in items}
+                    self._subscribers[kind] = []
+                    threading.Thread(target=self._follow, args=(kind, revision), daemon=True,
+                                     name=f"watch-{kind}").start()
+                self._subscribers[kind] = [w for w in self._subscribers[kind] if not w.stopped] + [stream]
+        return stream
+
+    def _follow(self, kind: str, revision: str) -> None:
+        for event_type, obj in self.client.watch(kind, revision):
+            if event_type in ("ADDED", "MODIFIED", "DELETED"):
+                self._deliver(kind, event_type, obj)
+
+    def _written(self, event_type: str, obj: Obj) -> Obj:
+        """What this process wrote reaches its own watches at once, as the in-memory store's watchers learn of
+        a write before it returns (upstream's scheduler keeps an assume cache for the same reason): otherwise
+        a pod scheduled right after another could be given a device the first one's claim already holds."""
+        if obj.get("kind") in self._subscribers:
+            self._deliver(obj["kind"], event_type, obj)
+        return obj
+
+    def _deliver(self, kind: str, event_type: str, obj: Obj) -> None:
+        """Pass a change to every watch of `kind` once: a change already delivered (by `_written`, or a stream
+        replaying what this process wrote) is dropped by its resourceVersion."""
+        with self.lock:
+            last = self._last[kind]
+            key = _key(obj)
+            old = last.get(key)
+            if old is not None and event_type != "DELETED" and _revision(old) >= _revision(obj):
+                return
+            if event_type == "DELETED":
+                last.pop(key, None)
+            else:
+                last[key] = obj
+            for stream in self._subscribers[kind]:
+                stream.push(WatchEvent(event_type, obj, old))  # type: ignore[arg-type]
+
+
+def _revision(obj: Obj) -> int:
+    version = str(obj["metadata"].get("resourceVersion", "0"))
+    return int(version) if version.isdigit() else 0
+
+
+def _key(obj: Obj) -> tuple[str, str]:
+    meta = obj["metadata"]
+    return meta.get("namespace") or "", meta["name"]
+
+
+class RemoteEventRecorder(EventRecorder):
+    """Records each event as a core/v1 Event in the involved object's namespace."""
+
+    def __init__(self, client: KubeClient, clock: FakeClock, component: str,
+                 on_error: Callable[[Exception], None] = lambda error: None) -> None:
+        super().__init__(clock)
+        self._client = client
+        self._component = component
+        self._on_error = on_error
+
+    def record(self, involved: Obj, type_: str, reason: str, message: str) -> None:
+        meta = involved.get("metadata", {})
+        stamp = format_time(self._clock.now())
+        event = {
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"generateName": f"{meta.get('name', 'event')}.",
+                         "namespace": meta.get("namespace") or "default"},
+            "involvedObject": {"apiVersion": involved.get("apiVersion"), "kind": involved["kind"],
+                               "name": meta.get("name", ""), "namespace": meta.get("namespace"),
+                               "uid": meta.get("uid")},
+            "type": type_, "reason": reason, "message": message,
+            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1,
+            "source": {"component": self._component}, "reportingComponent": self._component,
+        }
+        try:
+            self._client.create(event)
+        except ApiError as error:  # e.g. the namespace is gone: an event is never worth stopping for
+            self._on_error(error)
+
+    def events(self) -> list[Event]:
+        raise NotImplementedError("a remote recorder writes events; read them from the API")

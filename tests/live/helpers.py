@@ -1,0 +1,56 @@
+"""Shared by the live tests: bounded waiting, the served reference as a child process, and `draconform run`
+as a child process (a run binds its scenarios once per process)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+FAST_TIMEOUTS = HERE / "fast-timeouts.yaml"
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Poll `condition` until it holds; fail after `timeout` seconds instead of waiting for ever."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout:g}s")
+        time.sleep(0.05)
+
+
+@contextmanager
+def served_reference(directory: Path, *extra: str) -> Iterator[Path]:
+    """`draconform serve` in a child process; yields its directory once cluster.yaml says it is ready."""
+    log = (directory / "serve.log").open("w")
+    process = subprocess.Popen([sys.executable, "-m", "draconform.cli", "serve", "--dir", str(directory), *extra],
+                               stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: (directory / "cluster.yaml").exists() or process.poll() is not None, 120,
+                   "draconform serve becoming ready")
+        assert process.poll() is None, f"draconform serve exited: {(directory / 'serve.log').read_text()}"
+        yield directory
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def draconform_run(report_dir: Path, name: str, *args: str, timeout: float = 900) -> dict[str, Any]:
+    """Run `draconform run ARGS` and return its report.json."""
+    done = subprocess.run([sys.executable, "-m", "draconform.cli", "run", *args, "--report-dir", str(report_dir),
+                           "--name", name], capture_output=True, text=True, timeout=timeout, check=False)
+    report = report_dir / name / "report.json"
+    assert report.exists(), f"draconform run wrote no report (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+    loaded: dict[str, Any] = json.loads(report.read_text())
+    return loaded

@@ -1,0 +1,191 @@
+"""The live system under test against the served store alone (in this process, no scheduler or controller),
+and against a server that never answers: per-scenario namespaces and names, clean-up, what it refuses, and
+failing with the last state seen instead of hanging."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from draconform.kube.kinds import SERVED_KINDS
+from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
+from draconform.live.kube import KubeClient, Unanswered, load_config
+from draconform.live.sut import LiveSystem
+from draconform.reference.apiserver.admission import install as install_admission
+from draconform.reference.apiserver.store import Store
+from draconform.serve.control import kubeconfig
+from draconform.serve.remote import WallClock
+from draconform.serve.server import ApiServer, merge_patch, parse_selector
+from draconform.steps.scheduling import pod_bound
+from draconform.sut import ApiError, ComponentConfig, Unsupported
+
+
+def _timeouts(directory: Path, **fields: object) -> str:
+    path = directory / "timeouts.yaml"
+    path.write_text(yaml.safe_dump({"pollInterval": "20ms", "settleQuietPeriod": "50ms", **fields}))
+    return str(path)
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Path]:
+    """The reference store behind the Kubernetes API, with nothing acting on it; yields its kubeconfig."""
+    store = Store(WallClock(), kinds=SERVED_KINDS)
+    install_admission(store)
+    server = ApiServer(store)
+    server.serve_in_thread()
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(kubeconfig(server.url)))
+    yield path
+    server.shutdown()
+
+
+def _live(kubeconfig_path: Path, tmp_path: Path, **timeouts: object) -> LiveSystem:
+    return LiveSystem(LiveOptions(str(kubeconfig_path), timeout_config=_timeouts(tmp_path, **timeouts)))
+
+
+def _node(name: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}}
+
+
+def _claim(name: str, device_class: str) -> dict[str, object]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": device_class}}]}}}
+
+
+def test_scenarios_see_only_their_own_objects_and_leave_nothing_behind(api: Path, tmp_path: Path) -> None:
+    first, second = _live(api, tmp_path), _live(api, tmp_path)
+    first.create(_node("worker-1"))
+    first.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}})
+    created = first.create(_claim("c", "gpu"))
+    assert created["metadata"]["namespace"] == "default"
+    assert created["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == "gpu"
+    assert "labels" not in created["metadata"]
+    assert second.get("Node", "worker-1") is None and second.list("ResourceClaim") == []
+    second.create(_node("worker-1"))  # the same name in another scenario is another node
+
+    raw = KubeClient(load_config(api))
+    nodes = {node["metadata"]["name"]: node for node in raw.list("Node")[0]}
+    stored = nodes[f"{first.scenario}-worker-1"]
+    assert stored["metadata"]["labels"]["kubernetes.io/hostname"] == f"{first.scenario}-worker-1"
+    (claim,) = raw.list("ResourceClaim", first.namespace)[0]
+    assert claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] == f"{first.scenario}-gpu"
+
+    first.close()
+    assert [n["metadata"]["name"] for n in raw.list("Node")[0]] == [f"{second.scenario}-worker-1"]
+    assert raw.list("DeviceClass")[0] == [] and raw.get("Namespace", first.namespace) is None
+    second.close()
+    assert raw.list("Node")[0] == [] and raw.list("Namespace")[0] == []
+    raw.close()
+
+
+def test_a_state_that_never_comes_fails_the_step_with_the_last_state_seen(api: Path, tmp_path: Path) -> None:
+    """Nothing schedules here: the step looks again until its timeout, then names what it last saw."""
+    live = _live(api, tmp_path, timeouts={"pod": "300ms"})
+    live.create(_node("worker-1"))
+    live.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                 "spec": {"containers": [{"name": "main", "image": "registry.example/app:1"}]}})
+    started = time.monotonic()
+    with pytest.raises(AssertionError, match=r"(?s)pod 'p' is bound to None, expected 'worker-1'.*still so after 0.3s"):
+        pod_bound(sut=live, pod="p", node="worker-1")
+    assert time.monotonic() - started < 10
+    live.close()
+
+
+def test_a_server_that_never_answers_fails_at_once_instead_of_hanging(tmp_path: Path) -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # connections are accepted by the kernel and never answered
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(kubeconfig(f"http://127.0.0.1:{silent.getsockname()[1]}")))
+    live = _live(path, tmp_path, requestTimeout="300ms", cleanupTimeout="300ms")
+    started = time.monotonic()
+    with pytest.raises(Unanswered, match=r"did not answer \(create Namespace\) within 0.3s"):
+        live.create(_node("worker-1"))
+    live.close()  # nothing was created, so clean-up asks the silent server nothing
+    assert time.monotonic() - started < 10
+    silent.close()
+
+
+def test_what_a_live_cluster_cannot_do_is_unsupported_with_the_reason(api: Path, tmp_path: Path) -> None:
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("release: '1.37'\nfeatureGates: {DRADeviceCompatibilityGroups: true}\n"
+                       "schedulerArgs: {bindingTimeout: 2m}\n")
+    live = LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path), cluster_config=str(cluster)))
+    live.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}, None,
+                                                     {"bindingTimeout": 120.0}))
+    live.configure("kube-apiserver", ComponentConfig({"DRADeviceBindingConditions": True}))  # on by default
+    refusals = [
+        (lambda: live.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": False})),
+         "DRADeviceCompatibilityGroups=off; the cluster config says it is on"),
+        (lambda: live.configure("kube-scheduler", ComponentConfig({}, "1.33")), "at release 1.33"),
+        (lambda: live.configure("kube-scheduler", ComponentConfig({}, None, {"bindingTimeout": 600.0})),
+         "bindingTimeout=600.0; the cluster config says bindingTimeout=120.0"),
+        (lambda: live.restart("kube-scheduler"), "does not restart"),
+        (lambda: live.advance_clock(600), "exceed the live clock budget"),
+        (lambda: live.metrics_text(), "no scheduler metrics address"),
+        (lambda: live.run_controller("binding-controller", {}), "binding-controller"),
+        (lambda: live.run_driver("gpu.example.com", []), "inventory"),
+    ]
+    for call, reason in refusals:
+        with pytest.raises(Unsupported, match=reason.replace("(", r"\(").replace(".", r"\.")):
+            call()
+    live.close()
+
+
+def test_the_api_servers_refusals_keep_their_reason_and_fields(api: Path, tmp_path: Path) -> None:
+    live = _live(api, tmp_path)
+    with pytest.raises(ApiError) as refused:
+        live.create(_claim("bad", "NOT A NAME"))
+    assert refused.value.reason == "Invalid"
+    assert any(cause.field.endswith("deviceClassName") for cause in refused.value.causes)
+    with pytest.raises(ApiError, match="NotFound"):
+        live.delete("ResourceClaim", "missing")
+    live.close()
+
+
+def test_timeout_config_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("timeouts: {claims: 3s}\n")
+    with pytest.raises(ConfigError, match=r"t\.yaml: timeouts: unknown field 'claims'"):
+        TimeoutConfig.load(path)
+    path.write_text("pollInterval: soon\n")
+    with pytest.raises(ConfigError, match=r"t\.yaml: pollInterval: expected a duration"):
+        TimeoutConfig.load(path)
+    path.write_text("timeouts: {claim: 1.5m}\nclockBudget: 500ms\n")
+    loaded = TimeoutConfig.load(path)
+    assert loaded.observations["claim"] == 90 and loaded.clock_budget == 0.5
+
+
+def test_selectors_and_merge_patches_as_the_server_reads_them() -> None:
+    assert parse_selector("a=b,c!=d, e ,!f,g in (x, y)") == [
+        ("a", "in", {"b"}), ("c", "notin", {"d"}), ("e", "exists", set()), ("f", "!exists", set()),
+        ("g", "in", {"x", "y"})]
+    with pytest.raises(ApiError, match="BadRequest"):
+        parse_selector("=b")
+    assert merge_patch({"a": {"b": 1, "c": 2}, "d": [1]}, {"a": {"b": None, "e": 3}, "d": [2]}) == {
+        "a": {"c": 2, "e": 3}, "d": [2]}
+
+
+def test_a_pod_on_a_node_no_kubelet_serves_is_removed_at_once_when_deleted(api: Path, tmp_path: Path) -> None:
+    """The served store alone has no kubelet: a bound pod deleted gracefully would stay marked for ever, as
+    on a real cluster whose scenario nodes are bare objects. The live SUT removes it as the pod garbage
+    collector would, and clean-up does the same for the pods still there."""
+    live = _live(api, tmp_path)
+    live.create(_node("worker-1"))
+    for name in ("deleted", "left"):
+        live.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                     "spec": {"nodeName": "worker-1", "containers": [{"name": "main", "image": "app:1"}]}})
+    live.delete("Pod", "deleted")
+    assert live.get("Pod", "deleted") is None
+    raw = KubeClient(load_config(api))
+    raw.delete("Pod", "left", live.namespace)  # a graceful delete, as the namespace controller would do
+    assert raw.get("Pod", "left", live.namespace)["metadata"].get("deletionTimestamp")
+    live.close()
+    assert raw.list("Pod")[0] == [] and raw.list("Node")[0] == []
+    raw.close()

@@ -1,0 +1,81 @@
+"""The conformance suite through the live system under test against `draconform serve` (the reference store
+behind the Kubernetes API, its scheduler and resourceclaim controller as separate processes): the same rules
+pass as in process, minus those skipped live with a reason, and no scenario leaves an object behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from draconform.live.kube import KINDS, KubeClient, load_config
+from draconform.paths import FEATURES_DIR
+from tests.live.helpers import FAST_TIMEOUTS, draconform_run, served_reference
+
+# The catalogues whose scenarios drive the scheduler and the controller (the rest is mostly skipped live or
+# checks the API server alone, which the test of the live SUT covers more cheaply); a few minutes on 2 cores.
+SELECTION = (FEATURES_DIR / "kep-3063", FEATURES_DIR / "structured-allocation", FEATURES_DIR / "api-validation" /
+             "resourceclaim.feature")
+
+
+def _by_scenario(report: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
+    return {(s["feature_file"], s["line"], s["name"]): s for s in report["scenarios"]}
+
+
+def _rule_status(report: dict[str, Any]) -> dict[str, str]:
+    return {rule["id"]: rule["status"] for rule in report["rules"]}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """The selection run in process and live, and whatever the served store still holds afterwards."""
+    reports = tmp_path_factory.mktemp("reports")
+    paths = [str(path) for path in SELECTION]
+    reference = draconform_run(reports, "reference", *paths)
+    with served_reference(tmp_path_factory.mktemp("served")) as served:
+        live = draconform_run(reports, "live", *paths, "--kubeconfig", str(served / "kubeconfig"),
+                              "--cluster-config", str(served / "cluster.yaml"), "--timeout-config", str(FAST_TIMEOUTS))
+        client = KubeClient(load_config(served / "kubeconfig"))
+        left = [f"{kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]]
+        client.close()
+    return reference, live, left
+
+
+def test_every_scenario_passes_live_or_is_skipped_with_the_reason(runs: Any) -> None:
+    reference, live, _ = runs
+    assert reference["run"]["sut"] != live["run"]["sut"]
+    wrong = [(s["name"], s["status"], s.get("message")) for s in live["scenarios"]
+             if s["status"] not in ("passed", "skipped")]
+    assert not wrong, f"scenarios that did not pass live: {wrong}"
+    unexplained = [s["name"] for s in live["scenarios"]
+                   if s["status"] == "skipped" and not (s.get("skip_reason") or "").startswith("Unsupported: ")]
+    assert not unexplained, f"skipped live without the SUT's reason: {unexplained}"
+    assert _by_scenario(live).keys() == _by_scenario(reference).keys()
+
+
+def test_the_same_rules_pass_as_in_process_minus_those_skipped_live(runs: Any) -> None:
+    reference, live, _ = runs
+    in_process, live_rules = _rule_status(reference), _rule_status(live)
+    passed_live = {rule for rule, status in live_rules.items() if status == "passed"}
+    skipped_live = {rule for rule, status in live_rules.items() if status == "skipped"}
+    assert passed_live == {rule for rule, status in in_process.items() if status == "passed"} - skipped_live
+    assert len(passed_live) >= 30, f"only {len(passed_live)} rules ran live: the live path lost its scenarios"
+
+
+def test_no_scenario_leaves_an_object_behind(runs: Any) -> None:
+    _, live, left = runs
+    assert live["scenarios"], "the live run had no scenarios"
+    assert not left, f"objects left on the served store after the run: {left}"
+
+
+def test_a_kubeconfig_without_its_context_is_one_clear_error_before_any_scenario(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\ncurrent-context: nowhere\n")
+    done = subprocess.run([sys.executable, "-m", "draconform.cli", "run", "--kubeconfig", str(kubeconfig)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert str(kubeconfig) in done.stderr and "nowhere" in done.stderr
