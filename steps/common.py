@@ -8,6 +8,7 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -43,11 +44,33 @@ class ScenarioContext:
     last_error: Exception | None = None
     slice_count: int = 0
     claim_reads: list[Obj] = field(default_factory=list)  # one claim as several schedulers read it
+    feature_dir: Path | None = None  # where the scenario's feature file lives: its named manifests are there
 
 
 @pytest.fixture
 def ctx() -> ScenarioContext:
     return ScenarioContext()
+
+
+def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any) -> None:
+    """Remember the feature file's folder, where `manifest` finds the scenario's named manifests."""
+    request.getfixturevalue("ctx").feature_dir = Path(feature.filename).parent
+
+
+MANIFESTS = "manifests"  # beside the feature files of a folder: objects several scenarios share
+
+
+def manifest(ctx: ScenarioContext, name: str, kind: str | None = None) -> list[Obj]:
+    """The objects of a named manifest, `<feature folder>/manifests/<name>`, read as a docstring is."""
+    assert ctx.feature_dir is not None, "the scenario's feature file is not known"
+    path = ctx.feature_dir / MANIFESTS / name
+    if not path.is_file():
+        known = sorted(p.name for p in (ctx.feature_dir / MANIFESTS).glob("*.yaml"))
+        raise FileNotFoundError(f"no manifest {name!r} in {path.parent} (there are: {', '.join(known) or 'none'})")
+    try:
+        return load_docstring(path.read_text(encoding="utf-8"), kind)
+    except (yaml.YAMLError, ValueError) as exc:
+        raise ValueError(f"manifest {path}: {exc}") from exc
 
 
 def load_docstring(text: str, kind: str | None = None) -> list[Obj]:

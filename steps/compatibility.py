@@ -10,11 +10,10 @@ from typing import Any
 import yaml
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kube.featuregates import GATE_HISTORY
 from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, observes, resolve_claim
 from draconform.sut import Obj, SystemUnderTest
 
-# The release a gate first appeared in: "old" in a skew table means the release before it.
-GATE_INTRODUCED = {"DRADeviceCompatibilityGroups": "1.37"}
 COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet|dra-driver)"
 SKEW_STATE = r'"(?P<state>old|new, gate off|new, gate on)" \((?P<gate>[A-Za-z0-9]+)\)'
 
@@ -26,8 +25,8 @@ def _previous(release: str) -> str:
 
 def _skew_state(sut: SystemUnderTest, ctx: ScenarioContext, component: str, state: str, gate: str) -> None:
     """Map a cell label of the KEP's skew table onto a release and a gate setting for one component."""
-    introduced = GATE_INTRODUCED.get(gate)
-    assert introduced is not None, f"no release known for gate {gate!r}; add it to GATE_INTRODUCED"
+    assert gate in GATE_HISTORY, f"unknown feature gate {gate!r}"
+    introduced = GATE_HISTORY[gate][0]  # "old" in a skew table means the release before it
     if state == "old":
         earlier = ctx.configs.get(component)
         if earlier is not None:  # an older release has no such gate to set

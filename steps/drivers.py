@@ -31,6 +31,7 @@ from draconform.steps.common import (
     ScenarioContext,
     generated_claims,
     load_docstring,
+    manifest,
     must_get,
     split_names,
 )
@@ -92,6 +93,13 @@ def driver_runs(sut: SystemUnderTest, driver: str, docstring: str) -> None:
     """The docstring holds the ResourceSlices the driver would publish with every feature on; what it
     really publishes is up to the driver, and is checked by reading the stored slices."""
     sut.run_driver(driver, load_docstring(docstring, kind="ResourceSlice"))
+    sut.settle()
+
+
+@given(parsers.re(r'driver "(?P<driver>[^"]+)" runs with the devices of manifests? "(?P<names>[^"]+)"'))
+def driver_runs_with_manifests(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, names: str) -> None:
+    """As above, with the slices written once in the feature folder's manifests/ (comma-separated files)."""
+    sut.run_driver(driver, [obj for name in split_names(names) for obj in manifest(ctx, name, kind="ResourceSlice")])
     sut.settle()
 
 

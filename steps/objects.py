@@ -13,6 +13,7 @@ from draconform.steps.common import (
     ScenarioContext,
     configure,
     load_docstring,
+    manifest,
     named,
     split_names,
     to_seconds,
@@ -110,6 +111,15 @@ def objects_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, docstring
         _create(sut, ctx, obj)
 
 
+@given(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)"'))
+def objects_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, names: str) -> None:
+    """Objects several scenarios share, written once in the feature folder's manifests/ (see common.py);
+    `names` lists one or more files, comma-separated."""
+    for name in split_names(names):
+        for obj in manifest(ctx, name):
+            _create(sut, ctx, obj)
+
+
 # --- claims and pods ----------------------------------------------------------------------------
 def _exact_request(device_class: str, count: int = 1) -> Obj:
     return {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": device_class, "count": count}}]}}
@@ -135,6 +145,17 @@ def pod_with_template_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str
     template = f"{pod}-device"
     _create(sut, ctx, named("ResourceClaimTemplate", template, spec={"spec": _exact_request(device_class)}))
     _create(sut, ctx, _pod(pod, [{"name": "device", "resourceClaimTemplateName": template}]))
+
+
+@given(parsers.re(r'a pod "(?P<pod>[^"]+)" without resource claims \(resourceClaims (?P<form>absent|\[\]|null)\)'))
+def pod_without_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, form: str) -> None:
+    """A pod that uses no ResourceClaim, in each of the three ways a manifest can say so."""
+    obj = _pod(pod, [])
+    if form == "absent":
+        del obj["spec"]["resourceClaims"]
+    elif form == "null":
+        obj["spec"]["resourceClaims"] = None
+    _create(sut, ctx, obj)
 
 
 @given(parsers.parse('a pod "{pod}" using claim "{claims}"'))

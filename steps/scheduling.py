@@ -69,6 +69,15 @@ def pod_bound(sut: SystemUnderTest, pod: str, node: str) -> None:
     )
 
 
+@then(parsers.parse('pod "{pod}" is bound to a node'))
+@observes("pod")
+def pod_bound_somewhere(sut: SystemUnderTest, pod: str) -> None:
+    obj = must_get(sut, "Pod", pod)
+    assert obj["spec"].get("nodeName"), (
+        f"pod {pod!r} is not bound; conditions: {(obj.get('status') or {}).get('conditions')}"
+    )
+
+
 def _scheduled_condition(sut: SystemUnderTest, pod: str) -> dict[str, str]:
     obj = must_get(sut, "Pod", pod)
     assert not obj["spec"].get("nodeName"), f"pod {pod!r} is bound to {obj['spec']['nodeName']!r}"

@@ -2,12 +2,16 @@
 when a gate is off: drop them on create, and on update keep them only when the stored object already
 used the field (the usual Kubernetes rule for disabled fields, docs/decisions.md D-5963-4).
 
-The same table tells `draconform validate` which fields need a gate that is off by default in the
-chosen Kubernetes release, so it can warn."""
+The same table, read with the gate history (`draconform.kube.featuregates.GATE_HISTORY`), says which
+release knows which field: a component of an older release has no such field in its types, so it decodes
+objects without it (`unknown_fields`, `without_fields`; the reference's components of an older release read
+through that decoding). And it tells `draconform validate` which fields need a gate that is off by default in
+the chosen Kubernetes release, so it can warn."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +116,30 @@ def _find(value: Any, steps: tuple[str, ...], path: Path = ()) -> Iterator[tuple
 
 def in_use(obj: Any, gated: GatedField) -> bool:
     return next(_find(obj, gated.steps), None) is not None
+
+
+def known_to(gated: GatedField, gates: FeatureGates) -> bool:
+    """Whether a component of `gates.release` has the field at all: every gate guarding it exists in that
+    release (whatever its value)."""
+    return all(gates.known(gate) for gate in gated.gates)
+
+
+def unknown_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
+    """The gated fields a component of `gates.release` does not know; empty for the current release."""
+    return tuple(gated for gated in GATED_FIELDS if not known_to(gated, gates))
+
+
+def without_fields(obj: dict[str, Any], fields: Iterable[GatedField]) -> dict[str, Any]:
+    """`obj` as a release without `fields` decodes it: a copy with every one of them gone, or `obj` itself
+    when it carries none of them."""
+    present = [gated for gated in fields if gated.kind == obj.get("kind") and in_use(obj, gated)]
+    if not present:
+        return obj
+    obj = copy.deepcopy(obj)
+    for gated in present:
+        for _, parent, key in list(_find(obj, gated.steps)):
+            del parent[key]
+    return obj
 
 
 def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: FeatureGates) -> list[Problem]:

@@ -9,7 +9,7 @@ nesting before any of that can hurt."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Any
@@ -151,117 +151,158 @@ def load_file(path: FilePath | str, max_bytes: int = MAX_BYTES) -> list[Any]:
 
 
 def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document]:
-    stack: list[_Frame] = []
-    doc: Document | None = None
-    root: Any = None
-    anchors: dict[str, tuple[Any, int]] = {}
-    alias_count = alias_nodes = 0
+    builder = _Builder(track_lines)
+    for event in events:
+        line = event.start_mark.line + 1 if event.start_mark is not None else 0
+        handle = _HANDLERS.get(type(event))
+        if handle is not None:
+            handle(builder, event, line)
+        if isinstance(event, yaml.DocumentEndEvent):
+            finished = builder.finish_document()
+            if finished is not None:
+                yield finished
 
-    def attach(value: Any, size: int, line: int, anchor: str | None, fresh: bool) -> None:
+
+class _Builder:
+    """Builds the objects of one stream from its events: a stack of open collections, the anchors of
+    the current document and its alias budget. One method per kind of event."""
+
+    def __init__(self, track_lines: bool) -> None:
+        self.track_lines = track_lines
+        self.stack: list[_Frame] = []
+        self.doc: Document | None = None
+        self.lines: dict[Path, int] = {}
+        self.root: Any = None
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.alias_count = self.alias_nodes = 0
+
+    def _expects_key(self) -> bool:
+        return bool(self.stack) and isinstance(self.stack[-1].container, dict) and self.stack[-1].key is None
+
+    def _at_root(self, line: int) -> None:
+        if not self.stack and self.doc is not None:
+            self.doc.line = line  # the document starts where its content does, after comments and `---`
+
+    # --- events ------------------------------------------------------------------------------------
+    def start_document(self, event: yaml.Event, line: int) -> None:
+        self.doc = Document(None, line)
+        self.lines = self.doc.lines
+        self.root, self.anchors, self.alias_count, self.alias_nodes = None, {}, 0, 0
+
+    def finish_document(self) -> Document | None:
+        doc, self.doc = self.doc, None
+        if doc is None or self.root is None:
+            return None
+        doc.data = self.root
+        return doc
+
+    def scalar(self, event: yaml.ScalarEvent, line: int) -> None:
+        tag = event.tag
+        if tag is None or tag == "!":
+            if not event.implicit[0]:  # quoted or block text: always a string
+                self._attach(event.value, 1, line, event.anchor)
+                return
+            tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag == _STR:
+            self._attach(event.value, 1, line, event.anchor)
+            return
+        value = _MERGE_KEY if (self._expects_key() and tag == _MERGE) else _SCALARS.scalar(tag, event.value, line)
+        self._at_root(line)
+        self._attach(value, 1, line, event.anchor)
+
+    def start_collection(self, event: yaml.CollectionStartEvent, line: int) -> None:
+        if len(self.stack) >= MAX_DEPTH:
+            raise LoadError(f"collections nested deeper than {MAX_DEPTH} levels", line)
+        if event.tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
+            raise LoadError(f"unsupported YAML tag {event.tag!r}", line)
+        if self._expects_key():
+            raise LoadError("a mapping key must be a scalar", line)
+        self._at_root(line)
+        container: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []
+        self.stack.append(_Frame(container, self._child_path(), event.anchor, line))
+
+    def _child_path(self) -> Path:
+        if not self.stack:
+            return ()
+        parent = self.stack[-1]
+        if isinstance(parent.container, list):
+            return (*parent.path, len(parent.container))
+        return (*parent.path, parent.key if parent.key not in (None, _MERGE) else "<<")
+
+    def end_collection(self, event: yaml.Event, line: int) -> None:
+        frame = self.stack.pop()
+        if isinstance(frame.container, dict):
+            for merged in frame.merges:  # explicit keys win over merged ones
+                for key, value in merged.items():
+                    frame.container.setdefault(key, copy_object(value))
+        self._attach(frame.container, frame.size, frame.line, frame.anchor)
+
+    def alias(self, event: yaml.AliasEvent, line: int) -> None:
+        if event.anchor not in self.anchors:
+            raise LoadError(f"alias *{event.anchor} refers to no (or an unfinished) anchor", line)
+        value, size = self.anchors[event.anchor]
+        self.alias_count += 1
+        self.alias_nodes += size
+        if self.alias_count > MAX_ALIASES or self.alias_nodes > MAX_ALIAS_NODES:
+            raise LoadError(
+                f"refusing to expand YAML aliases beyond {MAX_ALIASES} references or "
+                f"{MAX_ALIAS_NODES} copied nodes (an alias-expansion bomb?)",
+                line,
+            )
+        self._attach(copy_object(value), size, line, None)
+
+    # --- putting a finished value in place ------------------------------------------------------------
+    def _attach(self, value: Any, size: int, line: int, anchor: str | None) -> None:
         """Put a finished value into its parent (or make it the document root)."""
-        nonlocal root
         if anchor:
-            anchors[anchor] = (value, size)
-        if not stack:
-            root = value
+            self.anchors[anchor] = (value, size)
+        if not self.stack:
+            self.root = value
             return
-        parent = stack[-1]
+        parent = self.stack[-1]
         parent.size += size
-        container = parent.container
-        if isinstance(container, list):
-            if track_lines and fresh:
-                doc_lines[(*parent.path, len(container))] = line
-            container.append(value)
-            return
-        key = parent.key
-        parent.key = None
-        if key is None:  # the value is a mapping key
-            if isinstance(value, (dict, list)):
-                raise LoadError("a mapping key must be a scalar", line)
-            parent.key = _MERGE if value is _MERGE_KEY else ("" if value is None else str(value))
-            parent.key_line = line
-            return
+        if isinstance(parent.container, list):
+            if self.track_lines:
+                self.lines[(*parent.path, len(parent.container))] = line
+            parent.container.append(value)
+        elif parent.key is None:
+            self._set_key(parent, value, line)
+        else:
+            self._set_value(parent, parent.container, value, line)
+
+    @staticmethod
+    def _set_key(parent: _Frame, value: Any, line: int) -> None:
+        if isinstance(value, (dict, list)):
+            raise LoadError("a mapping key must be a scalar", line)
+        parent.key = _MERGE if value is _MERGE_KEY else ("" if value is None else str(value))
+        parent.key_line = line
+
+    def _set_value(self, parent: _Frame, container: dict[str, Any], value: Any, line: int) -> None:
+        key, parent.key = parent.key, None
+        assert key is not None
         if key == _MERGE:
             merged = value if isinstance(value, list) else [value]
             if not all(isinstance(item, dict) for item in merged):
                 raise LoadError("a merge key `<<` needs a mapping or a list of mappings", line)
             parent.merges.extend(merged)
             return
-        if key in parent.explicit and doc is not None:
-            doc.problems.append(Problem((*parent.path, key), f"duplicate key {key!r}", None))
+        if key in parent.explicit and self.doc is not None:
+            self.doc.problems.append(Problem((*parent.path, key), f"duplicate key {key!r}", None))
         parent.explicit.add(key)
-        if track_lines:
-            doc_lines[(*parent.path, key)] = parent.key_line
+        if self.track_lines:
+            self.lines[(*parent.path, key)] = parent.key_line
         container[key] = value
 
-    doc_lines: dict[Path, int] = {}
-    for event in events:
-        line = event.start_mark.line + 1 if event.start_mark is not None else 0
-        if isinstance(event, yaml.ScalarEvent):
-            tag = event.tag
-            if tag is None or tag == "!":
-                if not event.implicit[0]:  # quoted or block text: always a string
-                    attach(event.value, 1, line, event.anchor, True)
-                    continue
-                tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
-            if tag == _STR:
-                attach(event.value, 1, line, event.anchor, True)
-                continue
-            in_key = bool(stack) and isinstance(stack[-1].container, dict) and stack[-1].key is None
-            value = _MERGE_KEY if (in_key and tag == _MERGE) else _SCALARS.scalar(tag, event.value, line)
-            if not stack and doc is not None:
-                doc.line = line
-            attach(value, 1, line, event.anchor, True)
-        elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            if len(stack) >= MAX_DEPTH:
-                raise LoadError(f"collections nested deeper than {MAX_DEPTH} levels", line)
-            if event.tag not in (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"):
-                raise LoadError(f"unsupported YAML tag {event.tag!r}", line)
-            if stack and isinstance(stack[-1].container, dict) and stack[-1].key is None:
-                raise LoadError("a mapping key must be a scalar", line)
-            path: Path = ()
-            if stack:
-                parent = stack[-1]
-                if isinstance(parent.container, list):
-                    path = (*parent.path, len(parent.container))
-                elif parent.key not in (None, _MERGE):
-                    path = (*parent.path, parent.key)
-                else:
-                    path = (*parent.path, "<<")
-            if not stack and doc is not None:
-                doc.line = line  # the document starts where its content does, after comments and `---`
-            container: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []
-            stack.append(_Frame(container, path, event.anchor, line))
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            frame = stack.pop()
-            if frame.merges and isinstance(frame.container, dict):
-                for merged in frame.merges:
-                    for key, value in merged.items():
-                        if key not in frame.container:
-                            frame.container[key] = copy_object(value)
-            attach(frame.container, frame.size, frame.line, frame.anchor, True)
-        elif isinstance(event, yaml.AliasEvent):
-            if event.anchor not in anchors:
-                raise LoadError(f"alias *{event.anchor} refers to no (or an unfinished) anchor", line)
-            alias_count += 1
-            value, size = anchors[event.anchor]
-            alias_nodes += size
-            if alias_count > MAX_ALIASES or alias_nodes > MAX_ALIAS_NODES:
-                raise LoadError(
-                    f"refusing to expand YAML aliases beyond {MAX_ALIASES} references or "
-                    f"{MAX_ALIAS_NODES} copied nodes (an alias-expansion bomb?)",
-                    line,
-                )
-            attach(copy_object(value), size, line, None, True)
-        elif isinstance(event, yaml.DocumentStartEvent):
-            doc = Document(None, line)
-            doc_lines = doc.lines
-            root, anchors, alias_count, alias_nodes = None, {}, 0, 0
-        elif isinstance(event, yaml.DocumentEndEvent):
-            if doc is not None and root is not None:
-                doc.data = root
-                yield doc
-            doc = None
+
+_HANDLERS: dict[type[yaml.Event], Callable[[_Builder, Any, int], None]] = {
+    yaml.DocumentStartEvent: _Builder.start_document,
+    yaml.ScalarEvent: _Builder.scalar,
+    yaml.MappingStartEvent: _Builder.start_collection,
+    yaml.SequenceStartEvent: _Builder.start_collection,
+    yaml.MappingEndEvent: _Builder.end_collection,
+    yaml.SequenceEndEvent: _Builder.end_collection,
+    yaml.AliasEvent: _Builder.alias,
+}
 
 
 class _MergeKey:

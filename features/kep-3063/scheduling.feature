@@ -32,6 +32,33 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Then pod "trainer" is not scheduled
       And claim "training" is not allocated
 
+  Rule: KEP-3063/PODS-WITHOUT-CLAIMS  A pod without claims is scheduled as if DRA did not exist
+
+    Scenario Outline: A pod whose resourceClaims is <form>, with DRA gates <gates>
+      Given kube-scheduler with feature gates "<gates>"
+      And a pod "web" without resource claims (resourceClaims <form>)
+      When the scheduler runs
+      Then pod "web" is bound to a node
+
+      Examples:
+        | form   | gates                            |
+        | absent | defaults                         |
+        | []     | defaults                         |
+        | null   | defaults                         |
+        | absent | DynamicResourceAllocation=off    |
+
+    Scenario: A pod without claims is bound while pods using claims wait or cannot be placed
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "first" for one "gpu" device
+      And a claim "second" for one "gpu" device
+      And a pod "trainer" using claim "first"
+      And a pod "late" using claim "second"
+      And a pod "web" without resource claims (resourceClaims absent)
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And pod "late" is not scheduled
+      And pod "web" is bound to a node
+
   Rule: KEP-3063/UNSCHEDULABLE-EXPLAINED  An unschedulable pod says why
 
     Scenario: The pod's condition and a FailedScheduling event explain the missing devices

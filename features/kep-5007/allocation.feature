@@ -62,16 +62,7 @@ Feature: Allocation records what binding needs and prefers devices that need not
   Rule: KEP-5007/ALLOCATION-TIMESTAMP  The allocation is stamped once, when it is written
 
     Scenario: The timestamp is the allocation's time and a pod that joins later does not move it
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      Given the objects of manifest "fabric-one-gpu.yaml"
       And a claim "shared" for one "gpu" device
       When 5 minutes pass
       And a pod "first" using claim "shared" is created
@@ -175,16 +166,7 @@ Feature: Allocation records what binding needs and prefers devices that need not
   Rule: KEP-5007/BINDS-TO-NODE  bindsToNode pins the allocation to the chosen node before the wait
 
     Scenario: A fabric device with bindsToNode is pinned to the node chosen for the pod
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      Given the objects of manifest "fabric-one-gpu.yaml"
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs

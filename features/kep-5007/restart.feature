@@ -5,23 +5,7 @@ Feature: A restarted scheduler picks up a pod waiting in PreBind from the API al
     Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
     And a node "worker-1"
     And the device class "fabric-gpu" selecting driver "gpu.example.com"
-    And the ResourceSlice:
-      """yaml
-      metadata: {name: fabric}
-      spec:
-        driver: gpu.example.com
-        pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-        allNodes: true
-        devices:
-        - name: gpu-0
-          bindsToNode: true
-          bindingConditions: [dra.example.com/attached]
-          bindingFailureConditions: [dra.example.com/attach-failed]
-        - name: gpu-1
-          bindsToNode: true
-          bindingConditions: [dra.example.com/attached]
-          bindingFailureConditions: [dra.example.com/attach-failed]
-      """
+    And the objects of manifest "fabric-two-gpus.yaml"
 
   Rule: KEP-5007/RESTART-RESUMES  After a restart the scheduler waits again or proceeds, keeping the deadline
 

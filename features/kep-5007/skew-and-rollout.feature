@@ -10,16 +10,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
     # One row per kind of scheduler the KEP's Version Skew Strategy talks about (docs/decisions.md D-5007-7).
     Scenario Outline: A device with binding conditions and <scheduler>
       Given kube-scheduler version "<version>" with feature gates "<gates>"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      And the objects of manifest "fabric-one-gpu.yaml"
       And a claim "training" for one "fabric-gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
@@ -46,16 +37,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
 
     Scenario: A 1.33 scheduler binds at once and writes neither copies nor a timestamp
       Given kube-scheduler version "1.33" with feature gates "defaults"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      And the objects of manifest "fabric-one-gpu.yaml"
       And a claim "training" for one "fabric-gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
@@ -95,16 +77,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
     Scenario Outline: Rollout stopped after <stage>
       Given kube-apiserver with feature gates "<apiserver>"
       And kube-scheduler with feature gates "<scheduler>"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      And the objects of manifest "fabric-one-gpu.yaml"
       And <controller>
       And a pod "trainer" with a claim for one "fabric-gpu" device
       When 25 minutes pass
@@ -121,16 +94,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
   Rule: KEP-5007/DISABLE-KEEPS-WORKLOADS  Turning the feature off leaves running pods and their claims alone
 
     Scenario Outline: Turning the gate off in <component> keeps the bound pod and its claim as they were
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      Given the objects of manifest "fabric-one-gpu.yaml"
       And a claim "training" for one "fabric-gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
@@ -156,16 +120,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
 
     Scenario: After the gate is turned back on a new pod waits for its device again
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - {name: gpu-0, bindsToNode: true, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
-        """
+      And the objects of manifest "fabric-one-gpu.yaml"
       And a pod "trainer" with a claim for one "fabric-gpu" device
       When the scheduler runs
       Then pod "trainer" is not scheduled

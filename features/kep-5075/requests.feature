@@ -234,19 +234,7 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
     Scenario Outline: A monitoring claim with admin access <amount> beside a 6G share
       Given the device class "nic" selecting driver "nic.example.com"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-nics}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: eth1
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth: {value: 10G}
-        """
+      And the objects of manifest "shared-nic.yaml"
       And the ResourceClaim:
         """yaml
         metadata: {name: workload}

@@ -37,19 +37,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
 
     Scenario: A claim asking for capacity is a scheduling error with the gate off
       Given kube-scheduler with feature gates "DRAConsumableCapacity=off"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-nics}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: eth1
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth: {value: 10G}
-        """
+      And the objects of manifest "shared-nic.yaml"
       And the ResourceClaim:
         """yaml
         metadata: {name: fast}
@@ -64,19 +52,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
 
     Scenario Outline: A share allocated while the gate was on holds the NIC whole once kube-scheduler has it <gate>
       Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-nics}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: eth1
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth: {value: 10G}
-        """
+      And the objects of manifest "shared-nic.yaml"
       And a claim "old" for one "nic" device
       And the Pod:
         """yaml
@@ -123,19 +99,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
         | off  | pod "app" is not scheduled                                                            |
 
     Scenario: With the gate on, what the old share leaves is still there for a claim that asks for it
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-nics}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: eth1
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth: {value: 10G}
-        """
+      Given the objects of manifest "shared-nic.yaml"
       And a claim "old" for one "nic" device
       And the Pod:
         """yaml
@@ -179,19 +143,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
     Scenario Outline: kube-apiserver <apiserver>, kube-scheduler <scheduler>: two claims for 4G of one NIC
       Given kube-apiserver with feature gates "DRAConsumableCapacity=<apiserver>"
       And kube-scheduler with feature gates "DRAConsumableCapacity=<scheduler>"
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-nics}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: eth1
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth: {value: 10G}
-        """
+      And the objects of manifest "shared-nic.yaml"
       And the ResourceClaimTemplate:
         """yaml
         metadata: {name: four-gig}

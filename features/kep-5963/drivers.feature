@@ -9,55 +9,14 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
 
   Background:
     Given a node "node-1"
-    And the objects:
-      """yaml
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: mig}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'mig'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: vgpu}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'vgpu'"}
-      """
+    And the objects of manifest "classes.yaml"
 
   Rule: KEP-5963/DRIVER-OMITS-WHEN-GATE-OFF  A driver publishes compatibility groups only while the gate is on
 
     Scenario Outline: A driver that is "<driver>" <publishes> compatibility groups
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And dra-driver is "<driver>" (DRADeviceCompatibilityGroups)
-      And driver "gpu.example.com" runs with the devices:
-        """yaml
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       Then ResourceSlice "node-1-devices" <stored slice> compatibility groups
 
       Examples:
@@ -140,33 +99,7 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
       And dra-driver is "new, gate on" (DRADeviceCompatibilityGroups)
-      And driver "gpu.example.com" runs with the devices:
-        """yaml
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And a pod "mig-user" with a claim for one "mig" device
       When the scheduler runs
       Then pod "mig-user" is bound to node "node-1"
@@ -219,33 +152,7 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
       Given kube-apiserver is "<kube-apiserver>" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "<kube-scheduler>" (DRADeviceCompatibilityGroups)
       And dra-driver is "<dra-driver>" (DRADeviceCompatibilityGroups)
-      And driver "gpu.example.com" runs with the devices:
-        """yaml
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And a pod "mig-user" with a claim for one "mig" device
       And a pod "vgpu-user" with a claim for one "vgpu" device
       When the scheduler runs
@@ -266,33 +173,7 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "old" (DRADeviceCompatibilityGroups)
       And dra-driver is "new, gate on" (DRADeviceCompatibilityGroups)
-      And driver "gpu.example.com" runs with the devices:
-        """yaml
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And a pod "mig-user" with a claim for one "mig" device
       And a pod "vgpu-user" with a claim for one "vgpu" device
       When the scheduler runs
@@ -307,33 +188,7 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "old" (DRADeviceCompatibilityGroups)
       And dra-driver is "new, gate on" (DRADeviceCompatibilityGroups)
-      And driver "gpu.example.com" runs with the devices:
-        """yaml
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And the ResourceClaim:
         """yaml
         metadata: {name: both-kinds}

@@ -7,44 +7,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
   Background:
     Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
     And a node "node-1"
-    And the objects:
-      """yaml
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: mig}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'mig'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: vgpu}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'vgpu'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: plain}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'plain'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: ResourceSlice
-      metadata: {name: node-1-counters}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-        nodeName: node-1
-        sharedCounters:
-        - name: gpu-0
-          counters:
-            multiprocessors: {value: "100"}
-        - name: gpu-1
-          counters:
-            multiprocessors: {value: "100"}
-      """
+    And the objects of manifests "classes.yaml, two-gpus-counters.yaml"
 
   Rule: KEP-5963/NIL-GROUP-EQUIVALENCE  Unset, null and [] all mean "no groups"
 
@@ -400,23 +363,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the claim of pod "vgpu" is allocated device "vgpu-0"
 
     Scenario: A MIG partition the driver no longer publishes keeps the GPU MIG-only while it stays allocated
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      Given the objects of manifest "mig-and-vgpu.yaml"
       And a pod "mig-a" with a claim for one "mig" device
       When the scheduler runs
       And the ResourceSlice "node-1-devices" is replaced with:

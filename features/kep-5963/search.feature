@@ -8,27 +8,9 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
     Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
     And a node "node-1"
     And the device class "gpu" selecting driver "gpu.example.com"
+    And the objects of manifests "classes.yaml, gpu-0-counters.yaml"
     And the objects:
       """yaml
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: vgpu}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'vgpu'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: ResourceSlice
-      metadata: {name: node-1-counters}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-        nodeName: node-1
-        sharedCounters:
-        - name: gpu-0
-          counters:
-            multiprocessors: {value: "100"}
-      ---
       apiVersion: resource.k8s.io/v1
       kind: ResourceClaim
       metadata: {name: any-then-vgpu, namespace: default}
@@ -75,23 +57,7 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
   Rule: KEP-5963/UNSCHEDULABLE-WITHOUT-COMBINATION  Only when no combination is compatible is the pod unschedulable
 
     Scenario: One MIG partition and one vGPU profile cannot serve "any device, then a vGPU"
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      Given the objects of manifest "mig-and-vgpu.yaml"
       And a pod "trainer" using claim "any-then-vgpu"
       When the scheduler runs
       Then pod "trainer" is not scheduled because "cannot allocate all claims"

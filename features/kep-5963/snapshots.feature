@@ -7,58 +7,7 @@ Feature: Allocated devices are judged by their snapshot, candidates by the curre
   Background:
     Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
     And a node "node-1"
-    And the objects:
-      """yaml
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: mig}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'mig'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: vgpu}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'vgpu'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: plain}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'plain'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: ResourceSlice
-      metadata: {name: node-1-counters}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-        nodeName: node-1
-        sharedCounters:
-        - name: gpu-0
-          counters:
-            multiprocessors: {value: "100"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: ResourceSlice
-      metadata: {name: node-1-devices}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-        nodeName: node-1
-        devices:
-        - name: mig-0
-          attributes: {type: {string: mig}}
-          consumesCounters:
-          - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-        - name: vgpu-0
-          attributes: {type: {string: vgpu}}
-          consumesCounters:
-          - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-      """
+    And the objects of manifests "classes.yaml, gpu-0-counters.yaml, mig-and-vgpu.yaml"
 
   Rule: KEP-5963/SNAPSHOT-WRITTEN  The allocation result records the device's groups per counter set
 

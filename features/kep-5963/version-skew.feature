@@ -7,66 +7,14 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
 
   Background:
     Given a node "node-1"
-    And the objects:
-      """yaml
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: mig}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'mig'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: vgpu}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'vgpu'"}
-      ---
-      apiVersion: resource.k8s.io/v1
-      kind: DeviceClass
-      metadata: {name: plain}
-      spec:
-        selectors:
-        - cel: {expression: "device.attributes['gpu.example.com'].type == 'plain'"}
-      """
+    And the objects of manifest "classes.yaml"
 
   Rule: KEP-5963/VERSION-SKEW-MATRIX  Every cell of the KEP's kube-apiserver by kube-scheduler table
 
     Scenario Outline: kube-apiserver <kube-apiserver>, kube-scheduler <kube-scheduler>: <behaviour>
       Given kube-apiserver is "<kube-apiserver>" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "<kube-scheduler>" (DRADeviceCompatibilityGroups)
-      And the objects:
-        """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And the objects of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And a pod "mig-user" with a claim for one "mig" device
       When the scheduler runs
       And a pod "vgpu-user" with a claim for one "vgpu" device is created
@@ -93,20 +41,9 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Background:
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And the objects of manifest "gpu-0-counters.yaml"
       And the objects:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceSlice
         metadata: {name: node-1-devices}
@@ -164,23 +101,9 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
 
     Scenario: After turning the gate off, gpu-0 holding a MIG partition takes nothing new until it is released
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
+      And the objects of manifest "two-gpus-counters.yaml"
       And the objects:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-          - name: gpu-1
-            counters:
-              multiprocessors: {value: "100"}
-        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceSlice
         metadata: {name: node-1-devices}
@@ -221,20 +144,9 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Background:
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
+      And the objects of manifest "gpu-0-counters.yaml"
       And the objects:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceSlice
         metadata: {name: node-1-devices}
@@ -293,20 +205,9 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Scenario: An old scheduler adds a device without groups beside a MIG partition; after the upgrade gpu-0 is closed
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
+      And the objects of manifest "gpu-0-counters.yaml"
       And the objects:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceSlice
         metadata: {name: node-1-devices}
@@ -351,37 +252,7 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Scenario: Downgraded to a scheduler without the feature, the MIG pod keeps its allocation and groups are ignored
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
-      And the objects:
-        """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-          - name: vgpu-0
-            attributes: {type: {string: vgpu}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
-        """
+      And the objects of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
       And a pod "mig-user" with a claim for one "mig" device
       When the scheduler runs
       And kube-scheduler restarts as "old" (DRADeviceCompatibilityGroups)
@@ -399,20 +270,9 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Scenario: Gate on, off, on: MIG partitions are allocated before and after, skipped in between, and vGPU stays out
       Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
+      And the objects of manifest "gpu-0-counters.yaml"
       And the objects:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-counters}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters:
-              multiprocessors: {value: "100"}
-        ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceSlice
         metadata: {name: node-1-devices}

@@ -152,3 +152,41 @@ Feature: What an allocation records: results, node selector and configuration (s
             driver: gpu.example.com
             parameters: {sharing: time-slicing}
         """
+
+    Scenario: A claim config for a subrequest that was not chosen stays out of the allocation
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: flexible}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              firstAvailable:
+              - {name: two, deviceClassName: gpu, count: 2}
+              - {name: one, deviceClassName: gpu}
+            config:
+            - requests: [gpu/two]
+              opaque:
+                driver: gpu.example.com
+                parameters: {sharing: none}
+            - requests: [gpu/one]
+              opaque:
+                driver: gpu.example.com
+                parameters: {sharing: time-slicing}
+        """
+      And a pod "trainer" using claim "flexible"
+      When the scheduler runs
+      Then the allocation of claim "flexible" has config:
+        """yaml
+        - source: FromClass
+          requests: [gpu/one]
+          opaque:
+            driver: gpu.example.com
+            parameters: {mig: disabled}
+        - source: FromClaim
+          requests: [gpu/one]
+          opaque:
+            driver: gpu.example.com
+            parameters: {sharing: time-slicing}
+        """

@@ -635,8 +635,8 @@ class ColumnarAllocator:
         search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
                          self.gates, self._consumption_of, taints)
         fitted = search.run()
-        if not fitted and faults.on("groups-ignored-when-nothing-fits"):
-            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.IGNORE), available, self.gates,
+        if not fitted and faults.on("groups-ignored-when-nothing-fits"):  # a tracker without a base admits all
+            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,
                              self._consumption_of, taints)
             fitted = search.run()
         if fitted:
@@ -659,8 +659,6 @@ class ColumnarAllocator:
         """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
         for results without one), computed once per attempt and shared, unchanged, by each node's search."""
         mode = self.gates.compatibility
-        if mode is Mode.IGNORE:
-            return Tracker(mode)
         view = self._pool_view()
         if not view.any_consumes:  # no candidate consumes a counter set, so no candidate is ever judged
             return Tracker(mode)
@@ -824,7 +822,8 @@ class _Search:
         error."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
-        if len(mine) == MAX_DEVICES_PER_CLAIM or self._in_use(alt, device, claim):
+        full = len(mine) == MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked")
+        if full or self._in_use(alt, device, claim):
             return False
         shared = is_shared(device, self.gates)
         consumption: dict[str, Fraction] | None = None

@@ -29,18 +29,15 @@ Published = Callable[[DeviceKey], Iterable[str] | None]
 
 
 class Mode(enum.Enum):
-    """How a scheduler treats the field, from its release and gate (the KEP's version-skew table)."""
+    """How a scheduler treats the field, from its gate (the KEP's version-skew table). An older scheduler,
+    which does not know the field, needs no mode of its own: it reads the API without the field
+    (reference/scheduler/releaseview.py), so it meets no groups and no snapshots and skips nothing."""
 
-    IGNORE = "ignore"  # an older scheduler: it does not know the field, groups are invisible to it
     SKIP = "skip"  # gate off: grouped devices are skipped, snapshotted counter sets take nothing new
     ENFORCE = "enforce"  # gate on: the rolling intersection is enforced and snapshots are written
 
     @classmethod
     def of(cls, gates: FeatureGates) -> Mode:
-        if not gates.known(GATE):
-            return cls.SKIP if faults.on("older-scheduler-skips-grouped-devices") else cls.IGNORE
-        if faults.on("gate-off-scheduler-acts-as-older") and not gates.enabled(GATE):
-            return cls.IGNORE
         return cls.ENFORCE if gates.enabled(GATE) else cls.SKIP
 
 
@@ -186,7 +183,7 @@ class Tracker:
 
     def admits(self, driver: str, pool: str, declared: Declared) -> bool:
         """Admitted on every counter set the device consumes, each judged on its own."""
-        if self.mode is Mode.IGNORE or not declared:
+        if not declared:
             return True
         if self.mode is Mode.SKIP:  # grouped devices never get here; snapshotted groups block the set
             return faults.on("gate-off-ignores-snapshots") or all(

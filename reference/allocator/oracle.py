@@ -258,10 +258,8 @@ class Attempt:
         # distinctAttribute.
         self.distinct = self.consumable or self.binding or gates.enabled("DRAListTypeAttributes") or gates.enabled(
             COMPATIBILITY_GATE)
-        if not gates.known(COMPATIBILITY_GATE):
-            self.compatibility = "ignore"  # an older scheduler: the field does not exist for it
-        else:
-            self.compatibility = "enforce" if gates.enabled(COMPATIBILITY_GATE) else "skip"
+        # An older scheduler needs no case of its own: it reads the API without the field (releaseview).
+        self.compatibility = "enforce" if gates.enabled(COMPATIBILITY_GATE) else "skip"
         allocated = [c for c in self.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
         self.held_results = [result for claim in allocated + assumed
                              for result in ((claim["status"]["allocation"].get("devices") or {}).get("results") or [])
@@ -688,8 +686,6 @@ class Attempt:
         (allocated ones by their snapshot, else group-less when still published; this attempt's picks by what
         they declare) must all have groups whose intersection meets the device's, or all have none when the
         device has none. Gate off: a set holding any grouped device takes nothing new."""
-        if self.compatibility == "ignore":
-            return True
         for set_name, groups in device.groups():
             holding = self.holdings((device.driver, device.pool, set_name))
             grouped = [set(g) for g in holding if g]

@@ -85,7 +85,7 @@ class ClassicKubelets:
             return False
         acted = False
         for pod in self._store.list("Pod"):
-            node = pod["spec"].get("nodeName")
+            node = (pod.get("spec") or {}).get("nodeName")
             if not node or pod["metadata"]["uid"] in self._waiting:
                 continue
             checkpoint = self._checkpoints.setdefault(node, ClassicCheckpoint())

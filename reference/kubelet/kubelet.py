@@ -93,7 +93,7 @@ class Kubelet:
         namespace, name = key
         pod = self._store.get("Pod", name, namespace) if namespace else None
         state = self._pods.get(key)
-        if pod is None or pod["spec"].get("nodeName") != self.node:
+        if pod is None or (pod.get("spec") or {}).get("nodeName") != self.node:
             if state is None:
                 return False
             return self._forget(key, state)

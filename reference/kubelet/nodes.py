@@ -69,7 +69,7 @@ class Kubelets:
             elif name not in self._kubelets:
                 self._add_node(name)
                 for pod in self._store.list("Pod"):
-                    if pod["spec"].get("nodeName") == name:
+                    if (pod.get("spec") or {}).get("nodeName") == name:
                         self._kubelets[name].notice(_key(pod))
         elif kind == "Pod":
             self._pod_changed(event.object, deleted=event.type == "DELETED")
@@ -85,7 +85,7 @@ class Kubelets:
         self._kubelets[node] = Kubelet(node, self._store, self._clock, self._events, self._gates, checkpoint, plugins)
 
     def _pod_changed(self, pod: Obj, deleted: bool = False) -> None:
-        node = pod["spec"].get("nodeName")
+        node = (pod.get("spec") or {}).get("nodeName")
         if not node:
             return
         key = _key(pod)

@@ -1,9 +1,14 @@
-"""What a kube-scheduler of an older release can see of the API (KEP-5007 "Version Skew Strategy").
+"""What a kube-scheduler of an older release can see of the API: the one version-skew mechanism.
 
-A real older scheduler decodes API objects into its own Go types, so fields added after its release
-are simply gone: devices with binding conditions look like any other device and it binds at once
-(docs/decisions.md D-5007-7, "older scheduler"). This view gives the allocation core exactly that picture; a current
-scheduler with the gate off sees the fields and refuses such devices instead (the allocator's rule)."""
+A real older scheduler decodes API objects into its own Go types, so fields added after its release are
+simply gone. Which release knows which field is data: the gated-field table (`draconform.validation.gates`)
+with the gate history (`draconform.kube.featuregates`); a field exists from the release its gates appeared
+in. The allocation core of an older scheduler reads through this view and so never meets a newer field:
+devices with binding conditions look like any other device and bind at once (KEP-5007, docs/decisions.md
+D-5007-7), devices and snapshots with compatibility groups look group-less (KEP-5963's "old" column), a
+multi-allocatable device looks like an ordinary one. A current scheduler with a gate off sees the fields and
+applies the gate-off rule instead (the allocator's business). Adding a KEP's skew is adding its rows to the
+table, not code here."""
 
 from __future__ import annotations
 
@@ -13,39 +18,38 @@ from typing import cast
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store, Watch, WatchEvent
-from draconform.sut import Obj, copy_object
+from draconform.sut import Obj
+from draconform.validation.gates import GATED_FIELDS, GatedField, unknown_fields, without_fields
 
-BINDING_GATE = "DRADeviceBindingConditions"
-DEVICE_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions")
-RESULT_FIELDS = ("bindingConditions", "bindingFailureConditions")
+GROUPS_GATE = "DRADeviceCompatibilityGroups"
 
 
-def without_binding_fields(obj: Obj) -> Obj:
-    """The object as a release without KEP-5007 decodes it."""
-    if obj.get("kind") == "ResourceSlice":
-        obj = copy_object(obj)
-        for device in (obj.get("spec") or {}).get("devices") or []:
-            for name in DEVICE_FIELDS:
-                device.pop(name, None)
-    elif obj.get("kind") == "ResourceClaim" and (obj.get("status") or {}).get("allocation"):
-        obj = copy_object(obj)
-        allocation = obj["status"]["allocation"]
-        allocation.pop("allocationTimestamp", None)
-        for result in (allocation.get("devices") or {}).get("results") or []:
-            for name in RESULT_FIELDS:
-                result.pop(name, None)
-    return obj
+def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
+    """The fields a scheduler with `gates` cannot see: those its release does not know."""
+    hidden = [gated for gated in unknown_fields(gates) if not _seen_anyway(gated)]
+    if faults.on("gate-off-scheduler-acts-as-older") and gates.known(GROUPS_GATE) and not gates.enabled(GROUPS_GATE):
+        hidden += [gated for gated in GATED_FIELDS if GROUPS_GATE in gated.gates]
+    return tuple(hidden)
+
+
+def _seen_anyway(gated: GatedField) -> bool:
+    """Fault switches for `draconform mutants`: an older scheduler that sees fields of a gate it cannot know
+    (and so treats them as a scheduler with the gate off would)."""
+    return (faults.on("older-scheduler-sees-binding-fields") and "DRADeviceBindingConditions" in gated.gates) or (
+        faults.on("older-scheduler-skips-grouped-devices") and GROUPS_GATE in gated.gates)
 
 
 class _DecodingWatch:
     """A watch whose events are decoded like the view's reads."""
 
-    def __init__(self, inner: Watch) -> None:
+    def __init__(self, inner: Watch, hidden: tuple[GatedField, ...]) -> None:
         self._inner = inner
+        self._hidden = hidden
 
     def drain(self) -> list[WatchEvent]:
         return [
-            WatchEvent(e.type, without_binding_fields(e.object), without_binding_fields(e.old) if e.old else None)
+            WatchEvent(e.type, without_fields(e.object, self._hidden),
+                       without_fields(e.old, self._hidden) if e.old else None)
             for e in self._inner.drain()
         ]
 
@@ -57,29 +61,31 @@ class _DecodingWatch:
 
 
 class _OlderReleaseStore:
-    """Reads (get, list, view, watch) through the decoding of a release without binding conditions."""
+    """Reads (get, list, view, watch) through the decoding of a release without the hidden fields."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, hidden: tuple[GatedField, ...]) -> None:
         self._store = store
+        self._hidden = hidden
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         obj = self._store.get(kind, name, namespace)
-        return without_binding_fields(obj) if obj is not None else None
+        return without_fields(obj, self._hidden) if obj is not None else None
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
-        return [without_binding_fields(obj) for obj in self._store.list(kind, namespace)]
+        return [without_fields(obj, self._hidden) for obj in self._store.list(kind, namespace)]
 
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
-        return [without_binding_fields(obj) for obj in self._store.view(kind, namespace)]
+        return [without_fields(obj, self._hidden) for obj in self._store.view(kind, namespace)]
 
     def watch(self, *kinds: str) -> Watch:
-        return cast(Watch, _DecodingWatch(self._store.watch(*kinds)))
+        return cast(Watch, _DecodingWatch(self._store.watch(*kinds), self._hidden))
 
 
 def as_seen_by(store: Store, gates: FeatureGates) -> Store:
-    """The store itself for a release that knows KEP-5007 (gate on or off), else the decoding view.
-    The view implements only the reads an allocation core makes; it is cast to Store for the
-    allocator seam, which takes a Store."""
-    if gates.known(BINDING_GATE) or faults.on("older-scheduler-sees-binding-fields"):
+    """The store itself for a scheduler that knows every field, else the decoding view. The view
+    implements only the reads an allocation core makes; it is cast to Store for the allocator seam,
+    which takes a Store."""
+    hidden = hidden_fields(gates)
+    if not hidden:
         return store
-    return cast(Store, _OlderReleaseStore(store))
+    return cast(Store, _OlderReleaseStore(store, hidden))

@@ -122,7 +122,7 @@ class Scheduler:
                 if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
                     self._abandon(key)
                 return
-            if event.type == "DELETED" or obj["spec"].get("nodeName"):
+            if event.type == "DELETED" or (obj.get("spec") or {}).get("nodeName"):
                 self.queue.remove(key)
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
@@ -146,6 +146,8 @@ class Scheduler:
 
     @staticmethod
     def _wants(pod: Obj) -> bool:
+        if not pod.get("spec"):  # a pod kube-apiserver would never store; nothing to schedule
+            return False
         return (
             not pod["spec"].get("nodeName")
             and pod["spec"].get("schedulerName", SCHEDULER_NAME) == SCHEDULER_NAME

@@ -28,6 +28,7 @@ from draconform.reference.allocator.interface import AllocationError, Allocator,
 from draconform.reference.allocator.oracle import OracleAllocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
+from draconform.reference.scheduler.releaseview import as_seen_by
 from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"
@@ -161,7 +162,8 @@ def answer(factory: AllocatorFactory, cluster: dict[str, Any], gates: dict[str, 
     store = Store(FakeClock())
     for obj in objects(cluster):
         store.load(obj)
-    allocator: Allocator = factory(store, FeatureGates(gates, release=release))
+    scheduler_gates = FeatureGates(gates, release=release)
+    allocator: Allocator = factory(as_seen_by(store, scheduler_gates), scheduler_gates)  # as the scheduler does
     try:
         outcome = allocator.allocate(NODE, cluster["pending"])
     except AllocationError as exc:

@@ -157,18 +157,11 @@ def test_gate_off_blocks_only_counter_sets_with_snapshotted_groups() -> None:
     tracker.undo()
 
 
-def test_an_older_scheduler_sees_no_constraint() -> None:
-    tracker = Tracker(Mode.IGNORE, {("d", "p", "gpu"): EMPTY.add(())})
-    assert tracker.admits("d", "p", (("gpu", ("mig",)),))
-
-
-@pytest.mark.parametrize(
-    ("release", "gates", "mode"),
-    [("1.36", {}, Mode.IGNORE), ("1.37", {}, Mode.SKIP), ("1.37", {"DRADeviceCompatibilityGroups": True},
-                                                                  Mode.ENFORCE)],
-)
-def test_the_mode_follows_release_and_gate(release: str, gates: dict[str, bool], mode: Mode) -> None:
-    assert Mode.of(FeatureGates(gates, release=release)) is mode
+@pytest.mark.parametrize(("gates", "mode"), [({}, Mode.SKIP), ({"DRADeviceCompatibilityGroups": True}, Mode.ENFORCE)])
+def test_the_mode_follows_the_gate(gates: dict[str, bool], mode: Mode) -> None:
+    """An older release has no mode of its own: it reads the API without the field (tests/scheduler/
+    test_release_view.py)."""
+    assert Mode.of(FeatureGates(gates)) is mode
 
 
 # ----- snapshots, not slices ------------------------------------------------------------------------------
