@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -54,12 +55,28 @@ from draconform.reference.allocator.compatibility import (
     allocated_states,
     holding_results,
 )
-from draconform.reference.allocator.interface import AllocationError, NodeAllocation
+from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]
 CounterKey = tuple[str, str, str, str]
+# `device.driver == "name"` (or !=) with a literal CEL reads the same in any escaping
+_DRIVER_IS = re.compile(r"""^\s*device\.driver\s*(==|!=)\s*(["'])([A-Za-z0-9._/-]*)\2\s*$""")
+# `device.attributes["domain"].name == "literal"` (or !=)
+_ATTRIBUTE_IS = re.compile(r"""^\s*device\.attributes\["([A-Za-z0-9.-]+)"\]\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*"""
+                           r"""["]([A-Za-z0-9._/ -]*)["]\s*$""")
+
+
+def _string_attribute(device: DeviceFacts, domain: str, ident: str) -> str | None:
+    """A string attribute as CEL's `device.attributes[domain].ident` reads it (bare names are in the driver's
+    domain); None when it is absent, not a string, or written both ways (left to the CEL runtime)."""
+    qualified = device.attributes.get(f"{domain}/{ident}")
+    bare = device.attributes.get(ident) if domain == device.driver else None
+    if qualified is not None and bare is not None:
+        return None
+    value = qualified if qualified is not None else bare
+    return value[1] if value is not None and value[0] == "string" else None
 
 AMOUNT = pl.Decimal(38, 9)  # quantities are kept to nano precision, as Kubernetes does
 SLICE_SCHEMA: dict[str, Any] = {
@@ -132,6 +149,8 @@ class _AltCandidates:
     local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
     errors: dict[int, str]  # device id -> the selector error it gives
+    # node -> its candidates' keys when they are all plain devices (counting settles them), else None
+    plain: dict[str, tuple[DeviceKey, ...] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -159,6 +178,13 @@ class _Attempt:
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
     relevant_nodes: frozenset[str] | None = None  # None: no shortcut, ask every node
     nothing_here: dict[str, str] = field(default_factory=dict)
+    # The columnar verdict (`feasible`): whether these claims are simple enough for counting to settle a node,
+    # how many devices they need in all, and the nodes a problem pool reaches (the search decides there).
+    countable: bool | None = None
+    total: int = 0
+    problem_nodes: frozenset[str] = frozenset()
+    reasons: dict[tuple[int, ...], dict[str, str]] = field(default_factory=dict)  # per candidate counts
+    held_keys: frozenset[DeviceKey] = frozenset()  # devices held by allocated or assumed claims
 
 
 class ColumnarAllocator:
@@ -201,6 +227,7 @@ class ColumnarAllocator:
             self._classes[obj["metadata"]["name"]] = obj
         for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
             self._put_claim(obj)
+        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
 
     # --- following the store -----------------------------------------------------------------------------
 
@@ -456,15 +483,33 @@ class ColumnarAllocator:
     def _mask(self, view: _PoolView, expression: str) -> pl.DataFrame:
         """A selector's verdict on every usable device: 1 match, 0 no match, -1 error (message in `error`)."""
         mask = view.masks.get(expression)
+        if mask is None and (driver_is := _DRIVER_IS.match(expression)) is not None:
+            # The commonest class selector, a comparison of the driver name with a plain literal, is a column
+            # comparison: it never errs, so no device needs the CEL runtime for it.
+            same = pl.col("driver") == driver_is.group(3)
+            mask = view.usable.select("device_id", (same if driver_is.group(1) == "==" else ~same).cast(pl.Int8)
+                                      .alias("verdict"), pl.lit(None, dtype=pl.String).alias("error"))
+            view.masks[expression] = mask
         if mask is None:
             ids = view.usable.get_column("device_id").to_list()
             facts = [self._devices[device_id] for device_id in ids]
-            outcomes: list[bool | CelError]
+            outcomes: list[bool | CelError | None] = [None] * len(facts)
+            if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None and not faults.ACTIVE:
+                # A string attribute compared with a literal is read straight from the device; only devices
+                # without it (a CEL error) or with another type go through the CEL runtime.
+                domain, ident, operator, literal = attribute_is.groups()
+                for index, device in enumerate(facts):
+                    value = _string_attribute(device, domain, ident)
+                    if value is not None:
+                        outcomes[index] = (value == literal) == (operator == "==")
+            rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
             try:
-                outcomes = self.engine.evaluate_many(expression, [(d.cel_key, d.cel_input) for d in facts])
+                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, facts[i].cel_input) for i in rest])
             except CelError as exc:  # a compile error: it counts for each device the selector is applied to
-                outcomes = [exc] * len(facts)
-            verdicts = [-1 if isinstance(o, Exception) else int(o) for o in outcomes]
+                found = [exc] * len(rest)
+            for index, outcome in zip(rest, found, strict=True):
+                outcomes[index] = outcome
+            verdicts = [-1 if isinstance(o, Exception) else int(o is True) for o in outcomes]
             errors = [f"device {d.driver}/{d.pool}/{d.name}: selector {abbreviate(expression)}: {o}"
                       if isinstance(o, Exception) else None for d, o in zip(facts, outcomes, strict=True)]
             mask = pl.DataFrame({"device_id": ids, "verdict": verdicts, "error": errors},
@@ -601,6 +646,91 @@ class ColumnarAllocator:
         return attempt.available
 
     # --- the seam ----------------------------------------------------------------------------------------
+    def feasible(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> Feasibility | None:
+        """Whether `allocate` would fit these claims on this node, settled by counting where counting is exact:
+        every request asks for a number of devices (no All, admin access, capacity, alternatives or
+        constraints) and every candidate on the node is a plain device (no counters, shares, taints or
+        binding conditions that count). Then a request with fewer free candidates than it asks for cannot be
+        served (does not fit, with the reasons the search would give), and when every request has as many
+        free candidates as all requests together ask for, any first fit succeeds. In between, or for anything
+        else, None: only the exact search (`allocate`) can tell."""
+        if faults.ACTIVE:  # a deliberate bug lives in the search: let every answer go through it
+            return None
+        self._sync()
+        attempt = self._begin(claims, assumed)
+        node_name = str(node["metadata"]["name"])
+        if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
+            return Feasibility(False, dict(attempt.nothing_here))
+        if attempt.countable is None:
+            self._countable(attempt)
+        if not attempt.countable or node_name in attempt.problem_nodes:
+            return None
+        enough, short = True, False
+        counts: list[int] = []
+        for plan in attempt.plans:
+            for (alt,) in plan.requests:
+                found = attempt.candidates[(alt.claim_index, alt.name)]
+                if node_name not in found.plain:
+                    ids = found.local.get(node_name, ((), ()))[1]
+                    found.plain[node_name] = tuple(self._devices[d].key for d in ids) if all(
+                        self._plain(self._devices[d]) for d in ids) else None
+                keys = found.plain[node_name]
+                if keys is None:
+                    return None
+                free = len(keys) - sum(map(attempt.held_keys.__contains__, keys))
+                short = short or free < alt.count
+                enough = enough and free >= attempt.total
+                counts.append(len(keys))
+        if short:
+            return Feasibility(False, self._short_reasons(attempt, tuple(counts)))
+        return Feasibility(True) if enough else None
+
+    def _short_reasons(self, attempt: _Attempt, counts: tuple[int, ...]) -> dict[str, str]:
+        """Why the claims do not fit where a request has too few free candidates: what the search says, from the
+        number of candidates per request (computed once per such count)."""
+        if counts not in attempt.reasons:
+            per_alt = iter(counts)
+            found = {(alts[0].claim_index, alts[0].name): next(per_alt) for plan in attempt.plans
+                     for alts in plan.requests}
+
+            def count(alt: Alternative) -> int:
+                return found[(alt.claim_index, alt.name)]
+
+            attempt.reasons[counts] = {plan.name: failure_reason(plan, count) for plan in attempt.plans}
+        return dict(attempt.reasons[counts])
+
+    def _countable(self, attempt: _Attempt) -> None:
+        """Whether counting free candidates can settle a node for these claims (see `feasible`)."""
+        attempt.countable = False
+        for plan in attempt.plans:
+            if plan.constraints:
+                return
+            for alts in plan.requests:
+                if len(alts) != 1 or alts[0].all_mode or alts[0].admin_access or alts[0].capacity:
+                    return
+                found = attempt.candidates[(alts[0].claim_index, alts[0].name)]
+                if found.errors or found.shared:
+                    return
+                attempt.total += alts[0].count
+            try:
+                check_claim_size(plan, {})
+            except AllocationError:
+                return
+        problems = self._pool_view().problem_slices
+        if any(row["node_name"] is None for row in problems):
+            return
+        attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
+        attempt.held_keys = frozenset(attempt.held.allocated) | attempt.held.assumed
+        attempt.countable = True
+
+    def _plain(self, device: DeviceFacts) -> bool:
+        """A device whose only question is whether it is free: no counters, share, taint (its own or a
+        DeviceTaintRule's) or binding condition the search would look at."""
+        rules = tuple(self._taint_rules.values()) if self.gates.taint_rules else ()
+        tainted = self.gates.taints and bool(device.taints or (rules and DeviceTaints(rules).of(device)))
+        return not ((device.consumes and self.gates.partitionable) or tainted
+                    or (device.binding_conditions and self.gates.binding) or is_shared(device, self.gates))
+
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         self._sync()
         attempt = self._begin(claims, assumed)

@@ -35,7 +35,22 @@ class NodeAllocation:
         return self.allocations is not None
 
 
+@dataclass(frozen=True)
+class Feasibility:
+    """A core's answer for one node without the allocations: whether `allocate` would fit, and if not, why
+    (as `NodeAllocation.reasons`). A core that says `fits` gives the same answer from `allocate`, whose
+    allocations then need no device with binding conditions."""
+
+    fits: bool
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
 class Allocator(Protocol):
+    def feasible(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> Feasibility | None:
+        """Whether `allocate(node, claims, assumed)` would fit, where the core can tell more cheaply than by
+        allocating; None where it cannot (then the caller allocates)."""
+        ...
+
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         """Allocate every claim in `claims` (none has status.allocation) together on `node`.
 

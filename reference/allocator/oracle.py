@@ -39,7 +39,7 @@ from uuid import uuid4
 from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_input
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import LIST_KINDS, AttributeValue, parse_attribute, parse_quantity
-from draconform.reference.allocator.interface import AllocationError, NodeAllocation
+from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation
 from draconform.reference.apiserver.store import Store
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
@@ -233,6 +233,10 @@ class OracleAllocator:
 
     def close(self) -> None:
         """Nothing to release: the oracle keeps no state between calls."""
+
+    def feasible(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> Feasibility | None:
+        """The oracle has no shortcut: every answer is a search."""
+        return None
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         return Attempt(self, node, list(claims), list(assumed)).run()

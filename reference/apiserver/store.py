@@ -80,6 +80,7 @@ class Store:
         self.gates = gates or FeatureGates()
         self.kinds = kinds if kinds is not None else KINDS  # the kinds this API server serves
         self._objects: dict[Key, Obj] = {}
+        self._keys_of_kind: dict[str, set[Key]] = {}  # so listing one kind does not walk every object
         self._uids: dict[str, Key] = {}  # uid -> key of every live object
         self._dependents: dict[str, set[Key]] = {}  # owner uid -> keys of objects naming it as owner
         self._revision = itertools.count(1)
@@ -117,7 +118,7 @@ class Store:
     def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""
         keys = sorted(
-            (key for key in self._objects if key[0] == kind and (namespace is None or key[1] == namespace)),
+            (key for key in self._keys_of_kind.get(kind, ()) if namespace is None or key[1] == namespace),
             key=lambda key: (key[1] or "", key[2]),
         )
         return (self._objects[key] for key in keys)
@@ -305,16 +306,18 @@ class Store:
         if old is not None:
             self._unindex(key, old)
         self._objects[key] = new
+        self._keys_of_kind.setdefault(key[0], set()).add(key)
         self._index(key, new)
-        self._notify(WatchEvent(event, copy_object(new), copy_object(old) if old is not None else None))
+        self._notify(event, new, old)
         stored: Obj = copy_object(new)
         return stored
 
     def _remove(self, key: Key, last: Obj) -> None:
         old = self._objects.pop(key)
+        self._keys_of_kind[key[0]].discard(key)
         self._unindex(key, old)
         last["metadata"]["resourceVersion"] = str(next(self._revision))
-        self._notify(WatchEvent("DELETED", last, copy_object(old)))
+        self._notify("DELETED", last, old, copy_new=False)
         self._collect_dependents(last["metadata"]["uid"])
 
     def _index(self, key: Key, obj: Obj) -> None:
@@ -341,10 +344,15 @@ class Store:
             if not any(ref.get("uid") in self._uids for ref in owners):
                 self.delete(key[0], key[2], key[1])
 
-    def _notify(self, event: WatchEvent) -> None:
-        for stream in self._watches:
-            if stream.wants(event.object["kind"]):
-                stream.push(event)
+    def _notify(self, event_type: EventType, new: Obj, old: Obj | None, copy_new: bool = True) -> None:
+        """One event, with its own copies, for the watches that want the kind; none is made without them."""
+        streams = [stream for stream in self._watches if stream.wants(new["kind"])]
+        if not streams:
+            return
+        event = WatchEvent(event_type, copy_object(new) if copy_new else new,
+                           copy_object(old) if old is not None else None)
+        for stream in streams:
+            stream.push(event)
 
     @staticmethod
     def _display(key: Key) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.allocator.interface import AllocationError, Allocator
+from draconform.reference.allocator.interface import AllocationError, Allocator, NodeAllocation
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
@@ -81,7 +81,9 @@ class PodClaimsState:
 
     claims: list[Obj]  # every claim of the pod, in spec order
     unallocated: list[Obj]  # those still without status.allocation
-    allocations: dict[str, list[Obj]] = field(default_factory=dict)  # node -> allocation per unallocated
+    # node -> allocation per unallocated claim; None where the core settled the node without allocating (its
+    # allocations need no device with binding conditions), so the allocation is made only if the node is chosen
+    allocations: dict[str, list[Obj] | None] = field(default_factory=dict)
     extended: ExtendedClaim | None = None
 
 
@@ -246,7 +248,12 @@ class DynamicResources:
         if not unallocated:
             return SUCCESS
         try:
-            outcome = self._allocator.allocate(node, unallocated, list(self.assumed.values()))
+            verdict = self._allocator.feasible(node, unallocated, list(self.assumed.values()))
+            if verdict is not None and verdict.fits:
+                claims_state.allocations[node_name(node)] = None
+                return SUCCESS
+            outcome = (NodeAllocation(None, verdict.reasons) if verdict is not None
+                       else self._allocator.allocate(node, unallocated, list(self.assumed.values())))
         except AllocationError as error:
             return Status(Code.ERROR, str(error))
         if outcome.allocations is None:
@@ -254,6 +261,18 @@ class DynamicResources:
             return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({reasons or 'no devices'})")
         claims_state.allocations[node_name(node)] = outcome.allocations
         return SUCCESS
+
+    def _allocations_on(self, claims_state: PodClaimsState, node: Obj) -> list[Obj]:
+        """The allocations Filter found for this node, made now where Filter only learned that they exist."""
+        found = claims_state.allocations.get(node_name(node), [])
+        if found is not None:
+            return found
+        outcome = self._allocator.allocate(node, self._unallocated_on(claims_state, node), list(self.assumed.values()))
+        if outcome.allocations is None:
+            raise RuntimeError(f"node {node_name(node)}: the allocation core said the claims fit, then found no "
+                               f"allocation ({outcome.reasons})")
+        claims_state.allocations[node_name(node)] = outcome.allocations
+        return outcome.allocations
 
     # --- Score ---------------------------------------------------------------------------------
     def score(self, state: CycleState, pod: Obj, node: Obj) -> int:
@@ -264,6 +283,8 @@ class DynamicResources:
         if not self.binding or claims_state is None:
             return 0
         allocations = claims_state.allocations.get(node_name(node), [])
+        if allocations is None:  # settled without allocating: no device with binding conditions is needed
+            return 1
         needs_conditions = any(
             result.get("bindingConditions")
             for allocation in allocations
@@ -277,7 +298,7 @@ class DynamicResources:
         if claims_state is None:
             return SUCCESS
         for claim, allocation in zip(
-            self._unallocated_on(claims_state, node), claims_state.allocations.get(node_name(node), []), strict=True
+            self._unallocated_on(claims_state, node), self._allocations_on(claims_state, node), strict=True
         ):
             assumed = dict(claim)
             assumed["status"] = {**(claim.get("status") or {}), "allocation": allocation}

@@ -1,0 +1,143 @@
+"""The columnar verdict (`ColumnarAllocator.feasible`) against the exact search (`allocate`) of the same core:
+where counting free candidates settles a node, the verdict must be the search's answer, reasons included.
+Hypothesis builds node-local pools (some devices held, tainted by their slice or a DeviceTaintRule, consuming
+counters or shared, so that the
+verdict has to step aside) and pending claims of plain count requests (now and then All, admin access or a
+constraint, which the verdict leaves to the search)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from draconform.kube.featuregates import FeatureGates
+from draconform.reference.allocator.columnar import ColumnarAllocator
+from draconform.reference.allocator.interface import AllocationError, Feasibility
+from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import FakeClock
+from draconform.sut import Obj
+
+from .helpers import DRIVER, allocated, claim, dev, device_class, exactly, node, resource_slice, store_with
+
+NODES = [node(f"node-{n}") for n in range(4)]
+GATES = ("DRADeviceTaints", "DRADeviceTaintRules", "DRAPartitionableDevices", "DRAConsumableCapacity",
+         "DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
+SETTINGS = settings(max_examples=300, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@st.composite
+def cluster(draw: st.DrawFn) -> dict[str, Any]:
+    slices, held = [], []
+    for n, target in enumerate(NODES):
+        devices = []
+        for d in range(draw(st.integers(0, 5))):
+            device = dev(f"d{d}", attributes={"numa": {"int": d % 2}})
+            twist = draw(st.sampled_from(["plain"] * 6 + ["taint", "counters", "shared", "binding"]))
+            if twist == "taint":
+                device["taints"] = [{"key": "k", "effect": "NoSchedule"}]
+            elif twist == "counters":
+                device["consumesCounters"] = [{"counterSet": "cs", "counters": {"mem": {"value": "4"}}}]
+            elif twist == "shared":
+                device["allowMultipleAllocations"] = True
+                device["capacity"] = {"mem": {"value": "8Gi"}}
+            elif twist == "binding":
+                device["bindingConditions"] = ["x.example.com/ready"]
+                device["bindingFailureConditions"] = ["x.example.com/failed"]
+            devices.append(device)
+            if draw(st.booleans()):
+                held.append(claim(f"held-{n}-{d}", exactly("req", "gpu"),
+                                  allocation=allocated((DRIVER, f"pool-{n}", f"d{d}"))))
+        name = target["metadata"]["name"]
+        slices.append(resource_slice(f"pool-{n}", devices, nodeName=name))
+        if any("consumesCounters" in d for d in devices):
+            slices[-1]["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"mem": {"value": "8"}}}]
+    if draw(st.sampled_from(range(4))) == 3:  # a DeviceTaintRule tainting one device the slices do not taint
+        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "rule"},
+                       "spec": {"deviceSelector": {"driver": DRIVER, "pool": f"pool-{draw(st.integers(0, 3))}",
+                                                   "device": "d0"},
+                                "taint": {"key": "rule", "effect": "NoSchedule"}}})
+    pending = []
+    for c in range(draw(st.integers(1, 2))):
+        requests = []
+        for r in range(draw(st.integers(1, 2))):
+            spec: Obj = {"count": draw(st.sampled_from([1, 1, 2, 3]))}
+            twist = draw(st.sampled_from(["plain"] * 8 + ["numa", "all", "admin"]))
+            if twist == "numa":
+                spec["selectors"] = [{"cel": {"expression": f'device.attributes["{DRIVER}"].numa == 0'}}]
+            elif twist == "all":
+                spec = {"allocationMode": "All"}
+            elif twist == "admin":
+                spec["adminAccess"] = True
+            requests.append(exactly(f"r{r}", "gpu", **spec))
+        constraints = [{"matchAttribute": f"{DRIVER}/numa"}] if draw(st.sampled_from(range(6))) == 5 else None
+        pending.append(claim(f"pending-{c}", *requests, constraints=constraints))
+    return {"slices": slices, "held": held, "pending": pending,
+            "gates": {gate: draw(st.booleans()) for gate in GATES} | {"DRAAdminAccess": True}}
+
+
+def search(core: ColumnarAllocator, target: Obj, pending: list[Obj]) -> Feasibility | str:
+    try:
+        answer = core.allocate(target, pending)
+    except AllocationError:
+        return "AllocationError"
+    return Feasibility(answer.fits, {} if answer.fits else answer.reasons)
+
+
+@SETTINGS
+@given(cluster())
+def test_the_columnar_verdict_is_the_search_answer_wherever_it_gives_one(case: dict[str, Any]) -> None:
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'), *case["slices"], *case["held"])
+    core = ColumnarAllocator(store, FeatureGates(case["gates"]))
+    for target in NODES:
+        verdict = core.feasible(target, case["pending"])
+        if verdict is not None:
+            assert verdict == search(core, target, case["pending"]), target["metadata"]["name"]
+
+
+def test_counting_settles_the_scheduler_perf_shape_on_every_node() -> None:
+    """Node-local devices, half of them held, single-device claims: every node is settled without a search,
+    and the exact search agrees with each verdict."""
+    store = Store(FakeClock())
+    store.load(device_class("gpu", f'device.driver == "{DRIVER}"'))
+    for n, target in enumerate(NODES):
+        store.load(resource_slice(f"pool-{n}", [dev(f"d{d}") for d in range(4)], nodeName=target["metadata"]["name"]))
+        for d in range(n):  # node-3 has one device left, node-0 all four
+            store.load(claim(f"held-{n}-{d}", exactly("req"), allocation=allocated((DRIVER, f"pool-{n}", f"d{d}"))))
+    core = ColumnarAllocator(store, FeatureGates())
+    pending = [claim("two", exactly("req", count=2))]
+    verdicts = [core.feasible(target, pending) for target in NODES]
+    assert [v.fits if v is not None else None for v in verdicts] == [True, True, True, False]
+    for target, verdict in zip(NODES, verdicts, strict=True):
+        if verdict is not None:
+            assert verdict == search(core, target, pending)
+
+
+def test_the_verdict_steps_aside_for_what_only_the_search_can_judge() -> None:
+    """A constraint, a tainted candidate and a candidate consuming counters each leave the node to the search."""
+    tainted = dev("d1", taints=[{"key": "k", "effect": "NoSchedule"}])
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'),
+                       resource_slice("pool", [dev("d0", attributes={"numa": {"int": 0}}), tainted]))
+    core = ColumnarAllocator(store, FeatureGates({"DRADeviceTaints": True}))
+    target = node("node-1")
+    assert core.feasible(target, [claim("one", exactly("req"))]) is None  # the tainted device counts only if tolerated
+    untainted = ColumnarAllocator(store, FeatureGates({"DRADeviceTaints": False}))
+    assert untainted.feasible(target, [claim("one", exactly("req"))]) == Feasibility(True)
+    matched = claim("m", exactly("a"), exactly("b"), constraints=[{"matchAttribute": f"{DRIVER}/numa"}])
+    assert untainted.feasible(target, [matched]) is None
+
+
+def test_a_device_tainted_by_a_rule_is_left_to_the_search() -> None:
+    """A DeviceTaintRule taints a device its slice does not: counting it as free would say "fits" where the
+    search, which sees the rule's taint, finds nothing."""
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "rule"},
+            "spec": {"deviceSelector": {"driver": DRIVER, "pool": "pool-0", "device": "d0"},
+                     "taint": {"key": "rule", "effect": "NoSchedule"}}}
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'),
+                       resource_slice("pool-0", [dev("d0")], nodeName="node-0"), rule)
+    core = ColumnarAllocator(store, FeatureGates({"DRADeviceTaints": True, "DRADeviceTaintRules": True}))
+    pending = [claim("c", exactly("r"))]
+    assert not core.allocate(node("node-0"), pending).fits
+    assert core.feasible(node("node-0"), pending) is None
