@@ -33,6 +33,7 @@ from draconform.steps.common import (
     load_docstring,
     manifest,
     must_get,
+    observes,
     split_names,
 )
 from draconform.sut import Obj, SystemUnderTest
@@ -310,6 +311,7 @@ def _allocation_results(sut: SystemUnderTest, answer: PrepareAnswer) -> list[Obj
 
 
 @then(parsers.re(r"the devices the driver prepared for " + CLAIM + r" are those of its allocation"))
+@observes("claim")
 def driver_prepared_the_allocation(sut: SystemUnderTest, kubelet: KubeletRecord, claim: str | None,
                                    pod: str | None) -> None:
     """Each allocation result of this driver appears once as a prepared device with the result's pool and
@@ -426,6 +428,7 @@ def registration_names(kubelet: KubeletRecord, kind: str, name: str) -> None:
 
 
 @then("the plugin registers the path of its DRAPlugin socket as its endpoint")
+@observes("object")
 def registration_endpoint(sut: SystemUnderTest, kubelet: KubeletRecord) -> None:
     """A plain absolute path (the kubelet dials it as a unix socket path, not as a gRPC target), the same
     socket the SUT names for the plugin."""

@@ -104,6 +104,7 @@ def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> No
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled with reason "{reason}"'))
+@observes("pod")
 def pod_not_scheduled_with_reason(sut: SystemUnderTest, pod: str, reason: str) -> None:
     """The PodScheduled condition's reason: Unschedulable (no node fits) or SchedulerError (the attempt
     failed as a whole, e.g. an allocation error)."""

@@ -131,7 +131,8 @@ def claims_of(args: argparse.Namespace) -> Claims:
     if args.options is not None:
         base = load_options(args.options)
     else:
-        base = Claims(implementation=REFERENCE_IMPLEMENTATION) if _is_reference(args.sut) else Claims()
+        base = (Claims(implementation=REFERENCE_IMPLEMENTATION) if _is_reference(args.sut) and args.kubeconfig is None
+                else Claims())  # a live cluster is not the reference, even with no --sut
     features = _split(args.features)
     check_features(features, "--feature")
     return merge(

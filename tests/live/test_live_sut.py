@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from draconform.claims import REFERENCE_IMPLEMENTATION
+from draconform.cli import build_parser
+from draconform.commands.run import claims_of
 from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
@@ -189,3 +192,12 @@ def test_a_pod_on_a_node_no_kubelet_serves_is_removed_at_once_when_deleted(api: 
     live.close()
     assert raw.list("Pod")[0] == [] and raw.list("Node")[0] == []
     raw.close()
+
+
+def test_a_live_run_does_not_claim_to_be_the_reference_implementation() -> None:
+    parser = build_parser()
+    live = claims_of(parser.parse_args(["run", "--kubeconfig", "kubeconfig"]))
+    reference = claims_of(parser.parse_args(["run"]))
+    assert reference.implementation == REFERENCE_IMPLEMENTATION
+    assert live.implementation != REFERENCE_IMPLEMENTATION
+    assert live.implementation.slug is None
