@@ -24,6 +24,9 @@ class ResourceClaimController:
         self._store = store
         self._events = events
         self._watch = store.watch("Pod", "ResourceClaim", "ResourceClaimTemplate")
+        # (owning pod uid, pod claim entry) -> (namespace, name) of each generated claim seen, as upstream's
+        # informer index finds a pod's claims by owner without listing every claim
+        self._generated: dict[tuple[str, str], tuple[str, str]] = {}
         self._resync_all()  # an informer's initial list
 
     def stop(self) -> None:
@@ -36,7 +39,10 @@ class ResourceClaimController:
             kind = event.object["kind"]
             if kind == "Pod":
                 self._sync_pod(event.object, deleted=event.type == "DELETED")
-            elif kind == "ResourceClaim" and event.type != "DELETED":
+            elif kind == "ResourceClaim" and event.type == "DELETED":
+                self._remember(event.object, forget=True)
+            elif kind == "ResourceClaim":
+                self._remember(event.object)
                 claim = self._store.get("ResourceClaim", event.object["metadata"]["name"],
                                         event.object["metadata"]["namespace"])
                 if claim is not None:
@@ -47,6 +53,8 @@ class ResourceClaimController:
         return bool(events)
 
     def _resync_all(self) -> None:
+        for claim in self._store.view("ResourceClaim"):
+            self._remember(claim)
         for pod in self._store.list("Pod"):
             self._sync_pod(pod, deleted=False)
         for claim in self._store.list("ResourceClaim"):
@@ -95,6 +103,7 @@ class ResourceClaimController:
             # race) is adopted, as upstream finds it by owner and annotation, rather than made twice.
             claim = self._generated_claim(pod, entry.entry) or self._store.create(
                 _claim_from_template(pod, entry.entry, template))
+            self._remember(claim)
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
         for _ in range(STATUS_WRITE_ATTEMPTS if created else 0):
@@ -111,13 +120,30 @@ class ResourceClaimController:
 
     def _generated_claim(self, pod: Obj, entry: str) -> Obj | None:
         uid = pod["metadata"]["uid"]
-        claims: list[Obj] = self._store.list("ResourceClaim", pod["metadata"]["namespace"])
-        for claim in claims:
-            meta = claim["metadata"]
-            if (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
-                    ref.get("uid") == uid for ref in meta.get("ownerReferences") or []):
-                return claim
+        known = self._generated.get((uid, entry))
+        claim = self._store.get("ResourceClaim", known[1], known[0]) if known is not None else None
+        if claim is None:
+            return None
+        meta = claim["metadata"]
+        if (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
+                ref.get("uid") == uid for ref in meta.get("ownerReferences") or []):
+            return claim
         return None
+
+    def _remember(self, claim: Obj, forget: bool = False) -> None:
+        """Index a claim generated for a pod's claim entry by its owner and entry (or drop it once deleted)."""
+        meta = claim["metadata"]
+        entry = (meta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION)
+        if entry is None:
+            return
+        where = (str(meta.get("namespace", "")), str(meta["name"]))
+        for ref in meta.get("ownerReferences") or []:
+            key = (str(ref.get("uid", "")), str(entry))
+            if forget:
+                if self._generated.get(key) == where:
+                    del self._generated[key]
+            elif ref.get("uid"):
+                self._generated[key] = where
 
     # --- claims --------------------------------------------------------------------------------
     def _sync_claim(self, claim: Obj) -> None:
