@@ -55,14 +55,6 @@ def allocation_node_selector(sut: SystemUnderTest, ctx: ScenarioContext, claim: 
     assert_same(got, expected, "status.allocation.nodeSelector")
 
 
-@then(parsers.re(r"the allocation of " + CLAIM + r" is usable on every node"))
-@observes("claim")
-def allocation_everywhere(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
-    """No nodeSelector: the devices are reachable from any node."""
-    got = _allocation(sut, ctx, claim, pod).get("nodeSelector")
-    assert got is None, f"the allocation is restricted to {got}"
-
-
 # --- consumable capacity (KEP-5075) -----------------------------------------------------------------------
 SHARE_ID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 

@@ -103,8 +103,6 @@ def template_pod(pod: str, entries: list[tuple[str, str]]) -> Obj:
 
 
 @given(parsers.re(r'a pod "(?P<pod>[^"]+)" with template claims? of class(?:es)? "(?P<classes>[^"]+(?:", "[^"]+)*)"'))
-@when(parsers.re(r'a pod "(?P<pod>[^"]+)" with template claims? of class(?:es)? "(?P<classes>[^"]+(?:", "[^"]+)*)"'
-                 r" is created"))
 def pod_with_template_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, classes: str) -> None:
     entries = [(f"res-{index}" if index else "res", cls) for index, cls in enumerate(split_names(classes))]
     _create(sut, ctx, template_pod(pod, entries))

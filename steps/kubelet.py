@@ -9,7 +9,6 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.kube.featuregates import parse_gate_settings
 from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
@@ -32,20 +31,6 @@ FAULT = (
 def plugin_call_timeout(sut: SystemUnderTest, ctx: ScenarioContext, seconds: str) -> None:
     """The deadline of each gRPC call to a plugin (real seconds: a deadline is a property of the call)."""
     configure(sut, ctx, "kubelet", args={"pluginCallTimeout": float(seconds)})
-
-
-@when("the kubelet restarts")
-def kubelet_restarts(sut: SystemUnderTest) -> None:
-    sut.restart("kubelet")
-    sut.settle()
-
-
-@when(parsers.parse('the kubelet restarts with feature gates "{gates}"'))
-def kubelet_restarts_with(sut: SystemUnderTest, ctx: ScenarioContext, gates: str) -> None:
-    """A new configuration takes effect at the restart it brings."""
-    configure(sut, ctx, "kubelet", gates=parse_gate_settings(gates))
-    sut.restart("kubelet")
-    sut.settle()
 
 
 @given(parsers.parse('a claim "{claim}" for one "{device_class}" device with configuration driver "{driver}" '
@@ -78,11 +63,6 @@ def plugin_fault(sut: SystemUnderTest, driver: str, node: str, fmethod: str | No
     assert method is not None
     fault = PluginFault(kind, method, int(times) if times else None, device)
     sut.inject_plugin_fault(driver, node, fault)
-
-
-@when(parsers.re(PLUGIN + r"recovers"))
-def plugin_recovers(sut: SystemUnderTest, driver: str, node: str) -> None:
-    sut.inject_plugin_fault(driver, node, None)
 
 
 # --- pods on the node -----------------------------------------------------------------------------------

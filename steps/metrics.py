@@ -62,10 +62,3 @@ def histogram_observations(
         assert abs(seconds - float(total)) < tolerance, (
             f"{name}{{{labels or ''}}} sums to {seconds}, expected {total}"
         )
-
-
-@then(parsers.parse('no metric named "{name}" is exposed'))
-@observes("metric")
-def metric_absent(sut: SystemUnderTest, name: str) -> None:
-    names = {s.name for f in text_string_to_metric_families(sut.metrics_text()) for s in f.samples}
-    assert not any(n == name or n.startswith(name + "_") for n in names), f"{name} is exposed"

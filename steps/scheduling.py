@@ -93,14 +93,15 @@ def pod_not_scheduled(sut: SystemUnderTest, pod: str) -> None:
     _scheduled_condition(sut, pod)
 
 
-@then(parsers.parse('pod "{pod}" is not scheduled because "{reason}"'))
+@then(parsers.parse('pod "{pod}" is not scheduled and no longer waits'))
 @observes("pod")
-def pod_not_scheduled_because(sut: SystemUnderTest, pod: str, reason: str) -> None:
+def pod_gave_up_waiting(sut: SystemUnderTest, pod: str) -> None:
+    """KEP-5007: the scheduler gave up the pod's binding (a failure or a timeout): unbound, PodScheduled
+    False, and its latest scheduling event is FailedScheduling, not BindingConditionsPending."""
     condition = _scheduled_condition(sut, pod)
     assert condition.get("status") == "False", f"pod {pod!r} has no failed PodScheduled condition"
-    assert reason in condition.get("message", ""), (
-        f"pod {pod!r} is unschedulable for another reason: {condition.get('message')!r}"
-    )
+    reasons = [e.reason for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason in SCHEDULING_REASONS]
+    assert reasons and reasons[-1] == "FailedScheduling", f"pod {pod!r} scheduling events: {reasons}"
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled with reason "{reason}"'))
@@ -119,13 +120,3 @@ def pod_not_scheduled_with_reason(sut: SystemUnderTest, pod: str, reason: str) -
 @observes("object")
 def pod_gone(sut: SystemUnderTest, pod: str) -> None:
     assert sut.get("Pod", pod, NAMESPACE) is None, f"pod {pod!r} still exists"
-
-
-@then(parsers.parse('pod "{pod}" is marked unschedulable'))
-@observes("pod")
-def pod_marked_unschedulable(sut: SystemUnderTest, pod: str) -> None:
-    """Unbound, with PodScheduled False for reason Unschedulable (what `kubectl describe pod` shows)."""
-    condition = _scheduled_condition(sut, pod)
-    assert (condition.get("status"), condition.get("reason")) == ("False", "Unschedulable"), (
-        f"pod {pod!r} has PodScheduled condition {condition}"
-    )

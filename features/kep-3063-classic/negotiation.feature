@@ -147,7 +147,7 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
       And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
       And a pod "trainer" using claim "gpu"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "immediate allocation is not allocated yet"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       When the classic driver "gpu.acme.com" is reconfigured with:
         """yaml
         capacity: {worker-3: 1}

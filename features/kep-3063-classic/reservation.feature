@@ -237,7 +237,7 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       And <claim step>
       And a pod "trainer" using claim "gpu"
       When the scheduler runs
-      Then pod "trainer" is marked unschedulable
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       And a Warning event "FailedScheduling" is recorded for pod "trainer"
 
       Examples:

@@ -176,7 +176,7 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
-      And the kubelet restarts
+      And kubelet restarts
       Then pod "trainer" is Running
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
       When pod "trainer" is deleted

@@ -65,7 +65,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Given a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "0/2 nodes are available"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       And a Warning event "FailedScheduling" is recorded for pod "trainer"
 
   Rule: KEP-3063/RESERVED-FOR-POD  The scheduler reserves the claim for the pod before binding it
@@ -109,7 +109,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a pod "trainer" using claim "later"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "resourceclaim 'later' not found"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       When claim "later" for one "gpu" device is created
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"

@@ -51,7 +51,7 @@ Feature: An external binding controller drives the wait through the claim's stat
       When the scheduler runs
       Then the claim of pod "trainer" is allocated device "gpu-0"
       When 30 seconds pass
-      Then pod "trainer" is not scheduled because "binding failed"
+      Then pod "trainer" is not scheduled and no longer waits
       And ResourceSlice "fabric" publishes device "gpu-1"
       When 1 second passes
       Then pod "trainer" waits in PreBind

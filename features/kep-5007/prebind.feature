@@ -111,7 +111,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the scheduler runs
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because "binding failed"
+      Then pod "trainer" is not scheduled and no longer waits
       And the claim of pod "trainer" is not allocated
       And the claim of pod "trainer" is reserved for nobody
       When 1 second passes
@@ -124,7 +124,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the scheduler runs
       And the driver sets conditions "dra.example.com/attached" and "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because "binding failed"
+      Then pod "trainer" is not scheduled and no longer waits
       And the claim of pod "trainer" is not allocated
 
   Rule: KEP-5007/FAILURE-THROUGHOUT  Failure is watched for during the whole wait
@@ -136,7 +136,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       Then pod "trainer" waits in PreBind
       When the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because "binding failed"
+      Then pod "trainer" is not scheduled and no longer waits
 
   Rule: KEP-5007/CLEAR-ALLOCATION  Clearing frees what the failing pod held, and only that
 
@@ -178,7 +178,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "shared"
       And a pod "second" using claim "shared" is created
       And the scheduler runs
-      Then pod "second" is not scheduled because "binding failed"
+      Then pod "second" is not scheduled and no longer waits
       And claim "shared" is allocated device "gpu-0"
       And claim "shared" is reserved for pod "first"
       And pod "first" is bound to node "worker-1"
@@ -205,5 +205,5 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "model"
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "scratch"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because "claim scratch binding failed"
+      Then pod "trainer" is not scheduled and no longer waits
       And claim "scratch" is not allocated

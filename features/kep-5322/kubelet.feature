@@ -109,7 +109,7 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
       And a pod "trainer" using claim "model"
       When the scheduler runs
-      And the kubelet restarts
+      And kubelet restarts
       And 10 minutes pass
       Then pod "trainer" is Failed
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
@@ -169,7 +169,7 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And a pod "a" using claim "first"
       When the scheduler runs
       Then pod "a" is Failed
-      When the kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=off"
+      When kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=off"
       And claim "second" for one "gpu" device is created
       And a pod "b" using claim "second" is created
       And the scheduler runs
@@ -190,6 +190,6 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       When the scheduler runs
       And 1 minute passes
       Then pod "trainer" is Pending
-      When the kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=on"
+      When kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=on"
       Then pod "trainer" is Failed
       And a Warning event "FailedPrepareDynamicResources" for pod "trainer" says the error is permanent

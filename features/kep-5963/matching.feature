@@ -40,7 +40,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then the claim of pod "first" is allocated device "plain-0"
       And the claim of pod "second" is allocated device "plain-1"
-      And pod "grouped" is not scheduled because "cannot allocate all claims"
+      And pod "grouped" is not scheduled with reason "Unschedulable"
       And the allocation of the claim of pod "first" has results:
         """yaml
         - {request: device, driver: gpu.example.com, pool: node-1, device: plain-0}
@@ -83,7 +83,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And a pod "plain" with a claim for one "plain" device is created
       And the scheduler runs
       Then pod "grouped" is bound to node "node-1"
-      And pod "plain" is not scheduled because "cannot allocate all claims"
+      And pod "plain" is not scheduled with reason "Unschedulable"
 
     Scenario: With a device without groups allocated, a grouped device on the same counter set is not
       Given a pod "plain" with a claim for one "plain" device
@@ -91,7 +91,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And a pod "grouped" with a claim for one "mig" device is created
       And the scheduler runs
       Then pod "plain" is bound to node "node-1"
-      And pod "grouped" is not scheduled because "cannot allocate all claims"
+      And pod "grouped" is not scheduled with reason "Unschedulable"
 
     Scenario: Two devices without groups share the counter set
       Given a pod "first" with a claim for one "plain" device
@@ -158,7 +158,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then pod "first" is bound to node "node-1"
       And pod "second" is bound to node "node-1"
-      And pod "third" is not scheduled because "cannot allocate all claims"
+      And pod "third" is not scheduled with reason "Unschedulable"
 
     Scenario: With only [x, y] allocated, [x, z] is admitted through x
       Given a pod "first" with a claim for one "xy" device
@@ -294,7 +294,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And a pod "spanning" with a claim for one "span" device is created
       And the scheduler runs
       Then claim "gpu-1-mig" is allocated device "gpu-1-mig-0"
-      And pod "spanning" is not scheduled because "cannot allocate all claims"
+      And pod "spanning" is not scheduled with reason "Unschedulable"
 
   Rule: KEP-5963/UNRELATED-COUNTER-SETS  Devices on different counter sets are never compared
 

@@ -60,7 +60,7 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
       Given the objects of manifest "mig-and-vgpu.yaml"
       And a pod "trainer" using claim "any-then-vgpu"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "cannot allocate all claims"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       And a Warning event "FailedScheduling" is recorded for pod "trainer"
       And claim "any-then-vgpu" is not allocated
 
@@ -140,4 +140,4 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
       And the scheduler runs
       Then the claim of pod "first" is allocated device "vgpu-0"
       And the claim of pod "second" is allocated device "vgpu-1"
-      And pod "third" is not scheduled because "cannot allocate all claims"
+      And pod "third" is not scheduled with reason "Unschedulable"

@@ -118,7 +118,7 @@ Feature: Allocated devices are judged by their snapshot, candidates by the curre
       And a pod "vgpu-user" with a claim for one "vgpu" device is created
       And the scheduler runs
       Then pod "mig-user" is bound to node "node-1"
-      And pod "vgpu-user" is not scheduled because "cannot allocate all claims"
+      And pod "vgpu-user" is not scheduled with reason "Unschedulable"
       And the allocation of the claim of pod "mig-user" has results:
         """yaml
         - {request: device, driver: gpu.example.com, pool: node-1, device: mig-0, compatibilityGroups: {gpu-0: [mig]}}
@@ -195,7 +195,7 @@ Feature: Allocated devices are judged by their snapshot, candidates by the curre
       And a pod "mig-user" with a claim for one "mig" device is created
       And the scheduler runs
       Then the claim of pod "plain-user" is allocated device "plain-0"
-      And pod "mig-user" is not scheduled because "cannot allocate all claims"
+      And pod "mig-user" is not scheduled with reason "Unschedulable"
 
     Scenario: plain-0 is no longer published; without a snapshot it constrains nothing
       When the ResourceSlice "node-1-devices" is replaced with:

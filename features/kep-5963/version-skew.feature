@@ -64,7 +64,7 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
       And a pod "mig-user" with a claim for one "mig" device
       And a pod "plain-user" with a claim for one "plain" device
       When the scheduler runs
-      Then pod "mig-user" is not scheduled because "cannot allocate all claims"
+      Then pod "mig-user" is not scheduled with reason "Unschedulable"
       And pod "plain-user" is bound to node "node-1"
 
     Scenario: The skipped device is allocated once the driver removes its groups
@@ -91,7 +91,7 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Scenario: The skipped device is considered once the scheduler's gate is enabled, and then judged by its groups
       When kube-scheduler restarts as "new, gate on" (DRADeviceCompatibilityGroups)
       And the scheduler runs
-      Then pod "mig-user" is not scheduled because "cannot allocate all claims"
+      Then pod "mig-user" is not scheduled with reason "Unschedulable"
       When pod "plain-user" is deleted
       And the scheduler runs
       Then pod "mig-user" is bound to node "node-1"
@@ -134,7 +134,7 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
       And a pod "second" with a claim for one "plain" device is created
       And the scheduler runs
       Then the claim of pod "first" is allocated device "gpu-1-plain-0"
-      And pod "second" is not scheduled because "cannot allocate all claims"
+      And pod "second" is not scheduled with reason "Unschedulable"
       When pod "mig-user" is deleted
       And the scheduler runs
       Then the claim of pod "second" is allocated device "gpu-0-plain-0"
@@ -244,8 +244,8 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
       And a pod "mig-b" with a claim for one "mig" device is created
       And a pod "plain-b" with a claim for one "plain" device is created
       And the scheduler runs
-      Then pod "mig-b" is not scheduled because "cannot allocate all claims"
-      And pod "plain-b" is not scheduled because "cannot allocate all claims"
+      Then pod "mig-b" is not scheduled with reason "Unschedulable"
+      And pod "plain-b" is not scheduled with reason "Unschedulable"
 
   Rule: KEP-5963/DOWNGRADE-KEEPS-ALLOCATIONS  Allocations made under the feature survive a downgrade
 
@@ -302,11 +302,11 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
       And a pod "mig-b" with a claim for one "mig" device is created
       And the scheduler runs
       Then pod "mig-a" is bound to node "node-1"
-      And pod "mig-b" is not scheduled because "cannot allocate all claims"
+      And pod "mig-b" is not scheduled with reason "Unschedulable"
       When kube-apiserver restarts as "new, gate on" (DRADeviceCompatibilityGroups)
       And kube-scheduler restarts as "new, gate on" (DRADeviceCompatibilityGroups)
       And a pod "vgpu-user" with a claim for one "vgpu" device is created
       And the scheduler runs
       Then the claim of pod "mig-b" is allocated device "mig-1"
       And the claim of pod "mig-b" records compatibility groups
-      And pod "vgpu-user" is not scheduled because "cannot allocate all claims"
+      And pod "vgpu-user" is not scheduled with reason "Unschedulable"

@@ -274,7 +274,7 @@ Feature: The KEP's four worked examples (KEP-5963 Design Details / Examples)
           device: gpu-0-mig-1g-0
           compatibilityGroups: {gpu-0-counters: [mig]}
         """
-      And pod "pod-b" is not scheduled because "cannot allocate all claims"
+      And pod "pod-b" is not scheduled with reason "Unschedulable"
       And claim "pod-b-gpu" is not allocated
 
     Scenario: Example 3 in the other order: with a vGPU profile allocated, the MIG pod is unschedulable
@@ -283,7 +283,7 @@ Feature: The KEP's four worked examples (KEP-5963 Design Details / Examples)
       And a pod "pod-a" using claim "pod-a-gpu" is created
       And the scheduler runs
       Then claim "pod-b-gpu" is allocated device "gpu-0-vgpu-0"
-      And pod "pod-a" is not scheduled because "cannot allocate all claims"
+      And pod "pod-a" is not scheduled with reason "Unschedulable"
       And claim "pod-a-gpu" is not allocated
 
     Scenario: Example 3: two MIG partitions share group "mig" and are both allocated
@@ -444,5 +444,5 @@ Feature: The KEP's four worked examples (KEP-5963 Design Details / Examples)
       When the scheduler runs
       And a pod "pod-c" using claim "baz" is created
       And the scheduler runs
-      Then pod "pod-c" is not scheduled because "cannot allocate all claims"
+      Then pod "pod-c" is not scheduled with reason "Unschedulable"
       And claim "baz" is not allocated

@@ -48,7 +48,7 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then claim "training" is allocated device "gpu-0"
-      And the allocation of claim "training" is usable on every node
+      And claim "training" is usable on every node
 
   Rule: KEP-4381/BINDING-CONDITIONS-LAST  Pools holding a device with binding conditions are tried after all others
 

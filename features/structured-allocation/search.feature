@@ -140,7 +140,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       Examples:
         | gates                                                      | what                             | outcome                                                        |
         | DRAConsumableCapacity=off                                  | a newer allocator still enforces | claim "spread" is allocated devices "gpu-0, gpu-1"             |
-        | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled because "distinctAttribute"    |
+        | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled                           |
 
     Scenario Outline: Over a list-type attribute, <constraint> compares the lists as sets
       Given a cluster with feature gates "DRAListTypeAttributes" on
