@@ -39,6 +39,97 @@ Feature: Which published devices count: pools, generations and node reach (struc
       When the scheduler runs
       Then claim "training" is allocated device "gpu-new"
 
+    Scenario: A node keeps the complete older generation it sees while a newer one is incomplete elsewhere
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-old
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-2-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 2, resourceSliceCount: 2}
+          nodeName: worker-2
+          devices:
+          - name: gpu-new
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-old"
+      And pod "trainer" is bound to node "worker-1"
+
+    Scenario: A node whose newest generation of the pool is incomplete gets nothing, not even the older one
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-1-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-2
+          devices:
+          - name: gpu-old
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-2-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 2, resourceSliceCount: 2}
+          nodeName: worker-2
+          devices:
+          - name: gpu-new
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
+    Scenario: A generation a node sees only in part is left out there once a newer one exists elsewhere
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-1-worker-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-a
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-1-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-2
+          devices:
+          - name: gpu-b
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: fabric-gen-2-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 2, resourceSliceCount: 2}
+          nodeName: worker-2
+          devices:
+          - name: gpu-b
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
   Rule: KEP-4381/POOL-INCOMPLETE  An incomplete pool is never allocated from
 
     Scenario: A pool announced as two slices with only one published gives nothing

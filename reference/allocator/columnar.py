@@ -98,6 +98,9 @@ CONSUMPTION_SCHEMA: dict[str, Any] = {
 }
 HELD_SCHEMA: dict[str, Any] = {"driver": pl.String, "pool": pl.String, "name": pl.String}
 POOL_KEY = ["driver", "pool"]
+# Per pool whose generation depends on the node: driver, pool, the generation the node sees (-1: left out, being
+# replaced), and whether the node's own slices of it already make it complete.
+Choice = tuple[tuple[str, str, int, bool], ...]
 
 
 def _decimal(amount: Fraction) -> Decimal:
@@ -171,6 +174,7 @@ class _Attempt:
     plans: list[ClaimPlan]
     held: _Held
     candidates: dict[tuple[int, str], _AltCandidates]
+    view: _PoolView  # the pools as the attempt's nodes see them (one generation choice)
     available: dict[CounterKey, Fraction] | None = None
     shared: dict[DeviceKey, dict[str, Fraction]] = field(default_factory=dict)  # KEP-5075 allocated shares
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
@@ -214,8 +218,10 @@ class ColumnarAllocator:
         self._next_id = 0
         self._slice_version = 0
         self._claim_version = 0
-        self._view: _PoolView | None = None
+        self._views: dict[Choice, _PoolView] = {}  # per generation choice (almost always only the empty one)
         self._view_version = -1
+        self._mixed: dict[tuple[str, str], list[dict[str, Any]]] = {}  # pools whose generation depends on the node
+        self._mixed_version = -1
         self._held_frame: pl.DataFrame | None = None
         self._held_frame_version = -1
         self._attempt: _Attempt | None = None
@@ -393,28 +399,72 @@ class ColumnarAllocator:
         self._slice_version += 1
 
     # --- the pool view -----------------------------------------------------------------------------------
-    def _pool_view(self) -> _PoolView:
-        if self._view is not None and self._view_version == self._slice_version:
-            return self._view
+    def _mixed_pools(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """The pools where a node may see another generation, or another completeness, than the whole cluster:
+        several generations, or more slices than a count says. Every other pool looks the same from each node."""
+        if self._mixed_version != self._slice_version:
+            rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for block in self._blocks.values():
+                row = {column: values[0] for column, values in block.slice.items()}
+                rows.setdefault((row["driver"], row["pool"]), []).append(row)
+            self._mixed = {key: pool for key, pool in rows.items() if len({r["generation"] for r in pool}) > 1
+                           or any(len(pool) > r["slice_count"] for r in pool)}
+            self._mixed_version = self._slice_version
+        return self._mixed
+
+    def _choice(self, node: Obj) -> Choice:
+        """Upstream picks a pool's generation per node: the newest among the slices reaching it. That one is
+        complete when the node's own slices of it number resourceSliceCount, else when all its slices do; a newer
+        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""
+        if faults.on("older-generations-allocated"):
+            return ()
+        entries = []
+        for (driver, pool), rows in sorted(self._mixed_pools().items()):
+            mine = [r for r in rows if self._slice_on_node(r, node)]
+            if not mine:
+                continue
+            seen = max(r["generation"] for r in mine)
+            counts = {r["slice_count"] for r in rows if r["generation"] == seen}
+            own = sum(r["generation"] == seen for r in mine)
+            newer = any(r["generation"] > seen for r in rows)
+            if len(counts) == 1 and own == counts.pop():
+                entries.append((driver, pool, seen, True))
+            elif newer:
+                entries.append((driver, pool, -1, False))
+            elif seen != max(r["generation"] for r in rows):
+                entries.append((driver, pool, seen, False))
+        return tuple(entries)
+
+    def _pool_view(self, choice: Choice = ()) -> _PoolView:
+        if self._view_version != self._slice_version:
+            self._views = {}
+            self._view_version = self._slice_version
+        if choice in self._views:
+            return self._views[choice]
         blocks = list(self._blocks.values())
         slices = _frame([b.slice for b in blocks], SLICE_SCHEMA)
         devices = _frame([b.devices for b in blocks], DEVICE_SCHEMA)
         counters = _frame([b.counters for b in blocks], COUNTER_SCHEMA)
         consumption = _frame([b.consumption for b in blocks], CONSUMPTION_SCHEMA)
 
-        # Only the newest generation of a pool counts.
+        # Only the newest generation of a pool counts, or the one the node's choice names.
+        picked = pl.DataFrame([(d, p, g, own) for d, p, g, own in choice], orient="row",
+                              schema={"driver": pl.String, "pool": pl.String, "chosen": pl.Int64, "own": pl.Boolean})
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
+        newest = newest.join(picked, on=POOL_KEY, how="left").with_columns(pl.col("own").fill_null(False))
         if not faults.on("older-generations-allocated"):
-            newest = newest.filter(pl.col("generation") == pl.col("newest"))
-        newest = newest.drop("newest")
+            newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))
+        newest = newest.drop("newest", "chosen")
         new_slices = newest.select("slice")
         devices = devices.join(new_slices, on="slice", how="semi")
         counters = counters.join(new_slices, on="slice", how="semi")
         consumption = consumption.join(devices.select("device_id", *POOL_KEY, "name"), on="device_id")
 
         # Complete: exactly resourceSliceCount slices, all agreeing on the count.
+        # Or: the node's own slices of the generation already number it (`own`, from the choice).
         complete = newest.group_by(POOL_KEY).agg(
-            (pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first())
+            ((pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first()))
+            | pl.col("own").first()
         ).rename({"slice_count": "complete"})
         if faults.on("incomplete-pools-allocated"):
             complete = complete.with_columns(pl.lit(True).alias("complete"))
@@ -468,7 +518,7 @@ class ColumnarAllocator:
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
 
-        self._view = _PoolView(
+        view = _PoolView(
             usable=usable,
             newest_devices=newest_devices,
             counters=counters.join(good, on=POOL_KEY, how="semi").drop_nulls("counter"),
@@ -477,8 +527,8 @@ class ColumnarAllocator:
             any_consumes=bool(usable.get_column("consumes").any()),
             binding_slices=binding_slices,
         )
-        self._view_version = self._slice_version
-        return self._view
+        self._views[choice] = view
+        return view
 
     def _mask(self, view: _PoolView, expression: str) -> pl.DataFrame:
         """A selector's verdict on every usable device: 1 match, 0 no match, -1 error (message in `error`)."""
@@ -526,14 +576,16 @@ class ColumnarAllocator:
             self._held_frame_version = self._claim_version
         return self._held_frame
 
-    def _begin(self, claims: Sequence[Obj], assumed: Sequence[Obj]) -> _Attempt:
+    def _begin(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj]) -> _Attempt:
         """The attempt for these claims: the scheduler asks node after node with the same claim objects, so
-        they are recognised by identity (the attempt keeps them alive) and by the store's state."""
-        key = (self._slice_version, self._claim_version, tuple(map(id, claims)), tuple(map(id, assumed)))
+        they are recognised by identity (the attempt keeps them alive) and by the store's state. Nodes that see
+        another generation of some pool (rare: while a driver republishes) get an attempt of their own."""
+        choice = self._choice(node)
+        key = (self._slice_version, self._claim_version, choice, tuple(map(id, claims)), tuple(map(id, assumed)))
         if self._attempt is not None and key == self._attempt_key:
             return self._attempt
         self._attempt = None
-        view = self._pool_view()
+        view = self._pool_view(choice)
         plans = plan_claims(claims, self._classes, self.gates)
         assumed_held = [d for claim in assumed for d in _held_devices(claim, self.gates)]
         held = _Held(self._held_count, frozenset(assumed_held))
@@ -544,7 +596,7 @@ class ColumnarAllocator:
         # are computed once per pool view and selector list: a new pod of the same kind costs no query.
         candidates = {(alt.claim_index, alt.name): self._alt_candidates(view, alt)
                       for plan in plans for alts in plan.requests for alt in alts}
-        attempt = _Attempt(plans, held, candidates, shared=shared, keep=(tuple(claims), tuple(assumed)))
+        attempt = _Attempt(plans, held, candidates, view, shared=shared, keep=(tuple(claims), tuple(assumed)))
         self._shortcut(attempt, view)
         self._attempt, self._attempt_key = attempt, key
         return attempt
@@ -627,7 +679,7 @@ class ColumnarAllocator:
     def _available(self, attempt: _Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
-            view = self._pool_view()
+            view = attempt.view
             held = self._held_devices_frame()
             extra = list(attempt.held.assumed) + list(attempt.shared)  # a shared device consumes its counters once
             if extra:
@@ -657,7 +709,7 @@ class ColumnarAllocator:
         if faults.ACTIVE:  # a deliberate bug lives in the search: let every answer go through it
             return None
         self._sync()
-        attempt = self._begin(claims, assumed)
+        attempt = self._begin(node, claims, assumed)
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return Feasibility(False, dict(attempt.nothing_here))
@@ -716,7 +768,7 @@ class ColumnarAllocator:
                 check_claim_size(plan, {})
             except AllocationError:
                 return
-        problems = self._pool_view().problem_slices
+        problems = attempt.view.problem_slices
         if any(row["node_name"] is None for row in problems):
             return
         attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
@@ -733,11 +785,11 @@ class ColumnarAllocator:
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         self._sync()
-        attempt = self._begin(claims, assumed)
+        attempt = self._begin(node, claims, assumed)
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        view = self._pool_view()
+        view = attempt.view
         problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
         last = self._pools_last(view, node)
         lists: dict[tuple[int, str], list[int]] = {}
@@ -789,7 +841,7 @@ class ColumnarAllocator:
         """KEP-5963: every counter set's state from the allocated claims' snapshots (published slices only
         for results without one), computed once per attempt and shared, unchanged, by each node's search."""
         mode = self.gates.compatibility
-        view = self._pool_view()
+        view = attempt.view
         if not view.any_consumes:  # no candidate consumes a counter set, so no candidate is ever judged
             return Tracker(mode)
         key = (attempt, view, self._claim_results.version)

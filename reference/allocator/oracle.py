@@ -9,8 +9,10 @@ consumable capacity, list-type attributes under constraints), following
 upstream k8s.io/dynamic-resource-allocation where the KEPs are silent (the project's decisions on structured
 allocation and D-5007-8 in docs/decisions.md):
 
-1. Gather the pools that reach the node: per (driver, pool) only the newest generation; a pool whose
-   generation does not have exactly resourceSliceCount slices is incomplete and never checked further; a
+1. Gather the pools that reach the node: per (driver, pool) only the newest generation among the slices
+   reaching the node. It is complete when those slices number resourceSliceCount, or else when all its slices
+   in the cluster do; a newer generation elsewhere then leaves the pool out on this node (being replaced).
+   An incomplete pool is never checked further; a
    complete pool with duplicate device or counter-set names, or a device consuming an unknown counter set or
    counter, is invalid. Pools are ordered by driver and name; with the binding-condition gates on, a pool
    holding any device with binding conditions (in the slices that reach the node) comes after all others.
@@ -53,7 +55,7 @@ SetKey = tuple[str, str, str]  # driver, pool, counter set
 
 @dataclass
 class Device:
-    """One published device of a pool's newest generation, as its slice says it."""
+    """One published device of the generation of a pool the node sees, as its slice says it."""
 
     driver: str
     pool: str
@@ -174,7 +176,7 @@ class Capacity:
 class Pool:
     driver: str
     name: str
-    slices: list[Obj]  # the newest generation, by name
+    slices: list[Obj]  # the generation the node sees, all its slices in the cluster, by name
     incomplete: bool = False
     invalid: str | None = None
     devices: list[Device] = field(default_factory=list)  # every device of the generation
@@ -284,14 +286,16 @@ class Attempt:
                 except ValueError:
                     continue
                 used[_qualified(name, key[0])] = used.get(_qualified(name, key[0]), Fraction(0)) + value
-        self.all_pools = self.gather_all_pools()
+        self.node_pools = {key: pool for key, slices in self.gather_all_pools().items()
+                           if (pool := self.pool_for_node(*key, slices)) is not None}
         self.pools = self.pools_for_node()
         self.picks: list[list[Pick]] = [[] for _ in claims]
         self.matches: dict[tuple[str, DeviceKey], bool] = {}
         self.capacity_cache: dict[tuple[DeviceKey, str], dict[str, Capacity]] = {}
 
     # --- 1. pools ----------------------------------------------------------------------------------------
-    def gather_all_pools(self) -> dict[tuple[str, str], Pool]:
+    def gather_all_pools(self) -> dict[tuple[str, str], list[Obj]]:
+        """Every slice this scheduler understands, of every generation, by (driver, pool)."""
         by_pool: dict[tuple[str, str], list[Obj]] = {}
         for slice_ in self.store.list("ResourceSlice"):
             spec = slice_.get("spec") or {}
@@ -301,19 +305,32 @@ class Attempt:
                 continue  # a node selection this scheduler does not know
             by_pool.setdefault((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))),
                                []).append(slice_)
-        pools = {}
-        for (driver, name), slices in by_pool.items():
-            newest = max(_generation(s) for s in slices)
-            current = sorted((s for s in slices if _generation(s) == newest), key=lambda s: s["metadata"]["name"])
-            pool = Pool(driver, name, current)
-            counts = {int((s["spec"].get("pool") or {}).get("resourceSliceCount", 0)) for s in current}
-            pool.incomplete = len(counts) != 1 or len(current) != counts.pop()
-            pool.devices = [Device(driver, name, s, i, raw) for s in current
-                            for i, raw in enumerate(s["spec"].get("devices") or [])]
-            if not pool.incomplete:  # an incomplete pool is never checked for validity
-                pool.invalid = self.problems(pool)
-            pools[(driver, name)] = pool
-        return pools
+        return by_pool
+
+    def pool_for_node(self, driver: str, name: str, slices: list[Obj]) -> Pool | None:
+        """The pool as this node sees it (None: it does not reach the node, or is being replaced). The newest
+        generation among the slices reaching the node counts. It is complete when the node's own slices of it
+        number resourceSliceCount; failing that, when all its slices in the cluster do, unless a newer
+        generation exists somewhere: then the driver is replacing this one and the pool is left out here."""
+        mine = [s for s in slices if self.slice_reaches(s)]
+        if not mine:
+            return None
+        chosen = max(_generation(s) for s in mine)
+        current = sorted((s for s in slices if _generation(s) == chosen), key=lambda s: s["metadata"]["name"])
+        counts = {int((s["spec"].get("pool") or {}).get("resourceSliceCount", 0)) for s in current}
+        wanted = counts.pop() if len(counts) == 1 else None
+        if wanted is not None and sum(_generation(s) == chosen for s in mine) == wanted:
+            incomplete = False
+        elif any(_generation(s) > chosen for s in slices):
+            return None
+        else:
+            incomplete = wanted is None or len(current) != wanted
+        pool = Pool(driver, name, current, incomplete)
+        pool.devices = [Device(driver, name, s, i, raw) for s in current
+                        for i, raw in enumerate(s["spec"].get("devices") or [])]
+        if not pool.incomplete:  # an incomplete pool is never checked for validity
+            pool.invalid = self.problems(pool)
+        return pool
 
     def problems(self, pool: Pool) -> str | None:
         found: list[str] = []
@@ -352,9 +369,9 @@ class Attempt:
         return self.reaches(spec)
 
     def pools_for_node(self) -> list[Pool]:
-        """The pools with a slice reaching the node, in search order (D-5007-8 for the binding
-        gates: a pool with any device with binding conditions in a slice reaching the node goes last)."""
-        here = [pool for _, pool in sorted(self.all_pools.items()) if any(map(self.slice_reaches, pool.slices))]
+        """The pools reaching the node, in search order (D-5007-8 for the binding gates: a pool with any
+        device with binding conditions in a slice reaching the node goes last)."""
+        here = [pool for _, pool in sorted(self.node_pools.items())]
         if self.binding:
             def has_conditions(pool: Pool) -> bool:
                 return any(raw.get("bindingConditions") for s in pool.slices if self.slice_reaches(s)
@@ -664,7 +681,7 @@ class Attempt:
     def counters_left(self, device: Device) -> bool:
         """Every counter the device consumes minus what allocated devices of the pool and this attempt's picks
         consume stays at or above zero."""
-        pool = self.all_pools[(device.driver, device.pool)]
+        pool = self.node_pools[(device.driver, device.pool)]
         takers = [d for d in pool.devices if d.key in self.in_use or d.key in self.shares]
         takers += [p.device for picks in self.picks for p in picks
                    if p.counted and (p.device.driver, p.device.pool) == (device.driver, device.pool)]
@@ -715,8 +732,8 @@ class Attempt:
             if snapshot:
                 found.extend(tuple(map(str, groups or ())) for s, groups in snapshot.items() if s == key[2])
                 continue
-            published = [d for d in self.all_pools[key[:2]].devices if d.name == result.get("device")] \
-                if key[:2] in self.all_pools else []
+            published = [d for d in self.node_pools[key[:2]].devices if d.name == result.get("device")] \
+                if key[:2] in self.node_pools else []
             if published:
                 found.extend(() for s, _ in published[-1].consumes() if s == key[2])
         for picks in self.picks:

@@ -128,9 +128,10 @@ def pools(draw: st.DrawFn) -> list[Obj]:
         for part in range(device_slices):
             slices.append({"metadata": {"name": f"{pool}-{part}"}, "spec": {
                 **common, **draw(where()), "devices": draw(devices(driver, counter_sets, f"s{part}-"))}})
-        if one_in(draw, 5):  # a stale generation that must be ignored
+        if one_in(draw, 5):  # an older generation: complete, or in part (then left out), where it alone reaches
             slices.append({"metadata": {"name": f"{pool}-old"}, "spec": {
-                **common, "pool": {**common["pool"], "generation": generation - 1, "resourceSliceCount": 1},
+                **common, "pool": {**common["pool"], "generation": generation - 1,
+                                   "resourceSliceCount": draw(st.sampled_from([1, 1, 2]))},
                 **draw(where()), "devices": draw(devices(driver, [], "old-"))}})
     for obj in slices:
         obj.update({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice"})
