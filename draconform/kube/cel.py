@@ -118,6 +118,8 @@ def _sub(value: Any, other: Any) -> dict[str, str]:
 
 def _includes(value: Any, wanted: Any) -> bool:
     items = value if isinstance(value, (list, tuple)) else [value]
+    if isinstance(wanted, Mapping):  # versions are equal by precedence (build metadata aside), not by text
+        return any(_compare(item, wanted) == 0 for item in items)
     return any(item == wanted for item in items)
 
 

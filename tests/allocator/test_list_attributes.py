@@ -125,3 +125,19 @@ def test_the_cpu_example_allocates_the_core_complexes_near_numa_node_1(capsys: p
     assert main(["allocate", str(example), "--allocator", allocator]) == 0
     (claimed,) = list(yaml.safe_load_all(capsys.readouterr().out))
     assert [r["device"] for r in claimed["status"]["allocation"]["devices"]["results"]] == ["ccx-1", "ccx-2"]
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    (f'{ATTRS}.numaNodes.includes(1)', True),
+    (f'{ATTRS}.numaNodes.includes(2)', False),
+    (f'{ATTRS}.socket.includes(0)', True),  # a scalar includes what it equals
+    (f'{ATTRS}.socket.includes(1)', False),
+    (f'{ATTRS}.firmware.includes(semver("2.0.0-rc.1"))', True),
+    (f'{ATTRS}.build.includes(semver("1.2.0"))', True),  # equal by precedence: build metadata does not count
+    (f'{ATTRS}.build.includes(semver("1.2.1"))', False),
+])
+def test_includes_holds_for_what_a_list_holds_or_a_scalar_equals(expression: str, expected: bool) -> None:
+    published = {"socket": {"int": 0}, "numaNodes": {"ints": [0, 1]}, "build": {"version": "1.2.0+abc"},
+                 "firmware": {"versions": ["1.2.0", "2.0.0-rc.1"]}}
+    attributes = {name: parse_attribute(raw) for name, raw in published.items()}
+    assert SelectorEngine().matches(expression, expression, lambda: device_input(DRIVER, attributes, {})) is expected
