@@ -1,8 +1,9 @@
 """The resourceclaim controller of kube-controller-manager (KEP-3063 "kube-controller-manager"):
 creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods that
 are gone from `status.reservedFor` (and finished or deleted pods that no node's kubelet will release),
-deallocates claims nobody reserves any more (structured allocation, as upstream does), and deletes
-generated claims of finished pods."""
+deallocates a claim when it removes its last consumer or the claim is being deleted (as upstream does: an
+allocated claim that nobody has reserved yet keeps its allocation), and deletes generated claims of finished
+pods."""
 
 from __future__ import annotations
 
@@ -150,16 +151,20 @@ class ResourceClaimController:
         status = claim.get("status") or {}
         reserved = status.get("reservedFor") or []
         valid = [entry for entry in reserved if self._consumer_active(claim, entry)]
-        if valid == reserved and (valid or not status.get("allocation")):
+        deleting = bool(claim["metadata"].get("deletionTimestamp"))
+        if valid == reserved and not (deleting and not valid and status.get("allocation")):
             self._release_finalizer_if_done(claim)
             return
         latest = copy_object(claim)
         latest["status"]["reservedFor"] = valid
-        if not valid:
-            # Nobody uses the claim any more: structured allocation deallocates it at once.
+        if not valid and (reserved or deleting):
+            # Deallocation follows the transition from "in use" to "unused" (this write), or a deletion; an
+            # allocated claim that nobody reserved yet is left alone, as upstream does: a driver or an
+            # administrator may allocate a claim before anyone reserves it.
             latest["status"].pop("reservedFor")
-            latest["status"].pop("allocation", None)
-            latest["status"].pop("devices", None)
+            if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []) or deleting:
+                latest["status"].pop("allocation", None)
+                latest["status"].pop("devices", None)
         try:
             updated = self._store.update_status(latest)
         except ApiError as error:

@@ -29,6 +29,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import is_reserved_for, pod_claims
+from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj
 
 PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)
@@ -273,7 +274,12 @@ class Kubelet:
             if remaining:
                 claim["status"]["reservedFor"] = remaining
             else:
+                # The last consumer goes: the write upstream's resourceclaim controller makes once the pod is
+                # gone, so it deallocates too (the controller deallocates only when it removes the last one).
                 del claim["status"]["reservedFor"]
+                if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []):
+                    claim["status"].pop("allocation", None)
+                    claim["status"].pop("devices", None)
             try:
                 self._store.update_status(claim)
             except ApiError as error:
