@@ -15,7 +15,9 @@ budget is skipped with the reason (`Unsupported`)."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
+import json
 import re
 import secrets
 import time
@@ -28,7 +30,15 @@ import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
 from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
-from draconform.live.config import ClusterConfig, LiveOptions, TimeoutConfig
+from draconform.live.config import (
+    CONTROLLER_PROGRAMS,
+    DRIVER_PROGRAM,
+    PROGRAM_DATA,
+    PROGRAM_LABEL,
+    ClusterConfig,
+    LiveOptions,
+    TimeoutConfig,
+)
 from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.sut import (
     ApiError,
@@ -65,6 +75,7 @@ class LiveSystem:
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
+        self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
         self._baseline = self._scrape() if self.metrics_url else ""
 
     @classmethod
@@ -221,28 +232,78 @@ class LiveSystem:
     def now(self) -> datetime:
         return datetime.now(UTC)
 
+    def _program(self, name: str, program: str, data: Mapping[str, Any]) -> None:
+        """Create or replace the ConfigMap that programs one of the cluster's reference components."""
+        self._ensure_namespace()
+        config_map: Obj = {"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": name, "namespace": self.namespace,
+                                        "labels": {SCENARIO_LABEL: self.scenario, PROGRAM_LABEL: program}},
+                           "data": {PROGRAM_DATA: json.dumps(data, sort_keys=True)}}
+        existing = self.client.get("ConfigMap", name, self.namespace)
+        if existing is None:
+            self.client.create(config_map)
+        else:
+            config_map["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
+            self.client.update(config_map)
+
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
-        raise Unsupported(f"a live run does not deploy the reference's programmable {name}; the cluster's own "
-                          "controllers are the ones judged")
+        if not self.cluster.reference_programs:
+            raise Unsupported(f"a live run does not deploy the reference's programmable {name}; the cluster's own "
+                              "controllers are the ones judged")
+        if name not in CONTROLLER_PROGRAMS:
+            raise Unsupported(f"the cluster's reference programs have no external controller {name!r}")
+        self._program(f"controller-{name}", name, dict(behaviour))
 
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
-        raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+        if not self.cluster.reference_programs:
+            raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+        self._cluster_kinds.add("ResourceSlice")  # what it publishes carries the scenario's label
+        faults = self._drivers.get(name, {}).get("faults", [])
+        self._drivers[name] = {"name": name, "inventory": [self._to_cluster(obj) for obj in inventory],
+                               "faults": faults}
+        self._program(f"driver-{name}", DRIVER_PROGRAM, self._drivers[name])
+
+    def _plugin_file(self, driver: str, node: str, suffix: str, wait: bool = True) -> Path:
+        """A file of `driver`'s kubelet plugin on `node`, where the cluster config says this machine reaches
+        it; waits (bounded) for a socket the driver has not served yet."""
+        if not self.cluster.kubelet_plugin_dir:
+            raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
+                              "with a SUT on that node (see README, Test your driver in a cluster)")
+        path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{driver}{suffix}"
+        deadline = time.monotonic() + self.timeouts.observations["object"]
+        while wait and not path.exists() and time.monotonic() < deadline:
+            time.sleep(self.timeouts.poll_interval)
+        return path
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
-        raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
-                          "with a SUT on that node (see README, Test your driver in a cluster)")
+        return f"unix://{self._plugin_file(driver, node, '.sock')}"
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
-        return self.kubelet_plugin_endpoint(driver, node)
+        if not self.cluster.kubelet_plugin_dir:
+            return self.kubelet_plugin_endpoint(driver, node)
+        return f"unix://{self._plugin_file(driver, node, '-reg.sock')}"
 
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
-        raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside the "
-                          "plugin on the node)")
+        """What the recording proxy in front of the plugin logged, as the steps name things."""
+        if not self.cluster.kubelet_plugin_dir:
+            raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside "
+                              "the plugin on the node)")
+        log = self._plugin_file(driver, node, ".calls.jsonl", wait=False)
+        calls = []
+        for line in log.read_text().splitlines() if log.exists() else []:
+            record = json.loads(line)
+            claims = tuple(claim.replace(f"{self.namespace}/", f"{STEPS_NAMESPACE}/", 1) for claim in record["claims"])
+            calls.append(PluginCall(record["method"], claims, tuple(record["uids"]), _parse_time(record["time"])))
+        return calls
 
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
-        raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
-                          "driver built for testing can")
+        if not self.cluster.reference_programs or driver not in self._drivers:
+            raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
+                              "driver built for testing can")
+        self._drivers[driver]["faults"].append(
+            {"node": self._out(node), "fault": None if fault is None else dataclasses.asdict(fault)})
+        self._program(f"driver-{driver}", DRIVER_PROGRAM, self._drivers[driver])
 
     # --- observation ----------------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]:
@@ -294,6 +355,11 @@ class LiveSystem:
             left.append(f"Namespace/{self.namespace}")
         return left
 
+    def _delete_labelled(self) -> None:
+        for kind in sorted(self._cluster_kinds):
+            for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
+                _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+
     def close(self) -> None:
         """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
         try:
@@ -304,15 +370,14 @@ class LiveSystem:
                                                           self.namespace, 0))
             if self._namespace_created:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
-            for kind in sorted(self._cluster_kinds):
-                for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
-                    _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+            self._delete_labelled()
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
             while left := self._leftovers():
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
                                        f"clean-up began: {', '.join(left)}")
                 time.sleep(self.timeouts.poll_interval)
+                self._delete_labelled()  # a program the scenario started may have written one before it stopped
         finally:
             self.client.close()
 
