@@ -64,19 +64,47 @@ COUNTING_TYPES = ("counter", "histogram", "summary")  # read as the change since
 
 
 class LiveSystem:
+    """Connects on first use (anything but `configure`) to the first cluster that runs what the scenario's
+    `configure` calls asked for so far: the `--kubeconfig` one, else each `--also-cluster` in turn."""
+
     def __init__(self, options: LiveOptions) -> None:
         self.timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
-        self.cluster = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
-        self.metrics_url = options.metrics_url or self.cluster.metrics_url
-        self.client = KubeClient(load_config(Path(options.kubeconfig), options.context),
-                                 options.context, self.timeouts.request_timeout)
+        first = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
+        first = dataclasses.replace(first, kubeconfig=options.kubeconfig, context=options.context)
+        self._clusters = [first, *(ClusterConfig.load(Path(path)) for path in options.also_clusters)]
+        self._wanted: list[tuple[str, ComponentConfig]] = []  # what configure() asked for before connecting
+        self._metrics_option = options.metrics_url
+        self._cluster: ClusterConfig | None = None
+        self._client: KubeClient | None = None
+        self.metrics_url: str | None = None
         self.scenario = secrets.token_hex(3)
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
-        self._baseline = self._scrape() if self.metrics_url else ""
+        self._baseline = ""
+
+    @property
+    def cluster(self) -> ClusterConfig:
+        """The cluster the scenario runs on; asking for it chooses it."""
+        if self._cluster is None:
+            self._cluster = next(c for c in self._clusters if not any(
+                _mismatch(c, component, config) for component, config in self._wanted))
+            # The metrics address given on the command line is the first cluster's.
+            first = self._cluster is self._clusters[0]
+            self.metrics_url = (self._metrics_option if first else None) or self._cluster.metrics_url
+        return self._cluster
+
+    @property
+    def client(self) -> KubeClient:
+        if self._client is None:
+            cluster = self.cluster
+            assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
+            self._client = KubeClient(load_config(Path(cluster.kubeconfig), cluster.context), cluster.context,
+                                      self.timeouts.request_timeout)
+            self._baseline = self._scrape() if self.metrics_url else ""
+        return self._client
 
     @classmethod
     def from_environ(cls) -> LiveSystem:
@@ -135,22 +163,24 @@ class LiveSystem:
 
     # --- set-up -------------------------------------------------------------------------------------
     def configure(self, component: str, config: ComponentConfig) -> None:
-        """Accepted when the cluster config says the component already runs so; else the scenario is skipped."""
-        release = config.version or CURRENT_RELEASE
-        if release != self.cluster.release:
-            raise Unsupported(f"the scenario needs {component} at release {release}; the cluster runs "
-                              f"{self.cluster.release} (cluster config) and a live run cannot change it")
-        running = FeatureGates(self.cluster.feature_gates, release=self.cluster.release)
-        for gate, wanted in sorted(config.feature_gates.items()):
-            if (running.enabled(gate) if running.known(gate) else False) != wanted:
-                raise Unsupported(f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the "
-                                  f"cluster config says it is {'on' if running.enabled(gate) else 'off'}")
-        if component == "kube-scheduler":
-            for arg, wanted in sorted(config.args.items()):
-                have = self.cluster.scheduler_args.get(arg, SCHEDULER_DEFAULTS.get(arg))
-                if have != wanted:
-                    raise Unsupported(f"the scenario needs kube-scheduler {arg}={wanted}; the cluster config says "
-                                      f"{arg}={have}")
+        """Accepted when a cluster config says the component already runs so (before the scenario connects: any
+        of the clusters, with what was asked before; after: the one it runs on); else the scenario is skipped."""
+        wanted = [*self._wanted, (component, config)]
+
+        def runs(cluster: ClusterConfig) -> bool:
+            return not any(_mismatch(cluster, name, want) for name, want in wanted)
+
+        candidates = [self._cluster] if self._cluster is not None else self._clusters
+        if not any(runs(c) for c in candidates):
+            reason = _mismatch(candidates[0], component, config) or next(
+                filter(None, (_mismatch(candidates[0], name, want) for name, want in wanted)))
+            if len(self._clusters) > 1 and self._cluster is None:
+                reason += " (nor does any --also-cluster)"
+            elif any(runs(c) for c in self._clusters):
+                reason += (" (an --also-cluster does, but the scenario asked once it had begun on this cluster; "
+                           "a scenario that sets the gates before anything else runs there)")
+            raise Unsupported(reason)
+        self._wanted = wanted
 
     def restart(self, component: str) -> None:
         raise Unsupported(f"a live run does not restart the cluster's {component}")
@@ -339,6 +369,7 @@ class LiveSystem:
     def metrics_text(self) -> str:
         """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the
         change since the scenario began (the cluster's scheduler outlives scenarios), gauges as they are."""
+        self.client  # noqa: B018 - connecting chooses the cluster, and so its metrics address
         if not self.metrics_url:
             raise Unsupported("no scheduler metrics address was given (--metrics-url, or schedulerMetricsURL in "
                               "the cluster config)")
@@ -362,6 +393,8 @@ class LiveSystem:
 
     def close(self) -> None:
         """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
+        if self._client is None:
+            return  # never connected: nothing was created
         try:
             if self._namespace_created and not self.cluster.node_kubelets:
                 for pod in self.client.list("Pod", self.namespace)[0]:
@@ -380,6 +413,25 @@ class LiveSystem:
                 self._delete_labelled()  # a program the scenario started may have written one before it stopped
         finally:
             self.client.close()
+
+
+def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
+    """Why `cluster` does not run `component` as `config` asks (None: it does), as its cluster config says."""
+    release = config.version or CURRENT_RELEASE
+    if release != cluster.release:
+        return (f"the scenario needs {component} at release {release}; the cluster runs {cluster.release} "
+                "(cluster config) and a live run cannot change it")
+    running = FeatureGates(cluster.feature_gates, release=cluster.release)
+    for gate, wanted in sorted(config.feature_gates.items()):
+        if (running.enabled(gate) if running.known(gate) else False) != wanted:
+            return (f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the cluster config "
+                    f"says it is {'on' if running.enabled(gate) else 'off'}")
+    if component == "kube-scheduler":
+        for arg, wanted in sorted(config.args.items()):
+            have = cluster.scheduler_args.get(arg, SCHEDULER_DEFAULTS.get(arg))
+            if have != wanted:
+                return f"the scenario needs kube-scheduler {arg}={wanted}; the cluster config says {arg}={have}"
+    return None
 
 
 def _ignore_missing(delete: Callable[[], None]) -> None:

@@ -76,7 +76,8 @@ class ServedCluster:
         ready = self._wait_ready(timeout)
         metrics = next((line["metrics"] for line in ready if "metrics" in line), None)
         config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,
-                               node_kubelets=True, reference_programs=True, kubelet_plugin_dir=str(self.plugin_dir))
+                               node_kubelets=True, reference_programs=True, kubelet_plugin_dir=str(self.plugin_dir),
+                               kubeconfig=str(self.kubeconfig.resolve()))
         temporary = self.cluster_config.with_suffix(".tmp")
         temporary.write_text(config.dump())
         temporary.replace(self.cluster_config)

@@ -153,7 +153,8 @@ class ResourceClaimController:
         valid = [entry for entry in reserved if self._consumer_active(claim, entry)]
         deleting = bool(claim["metadata"].get("deletionTimestamp"))
         if valid == reserved and not (deleting and not valid and status.get("allocation")):
-            self._release_finalizer_if_done(claim)
+            if deleting and not valid:
+                self._release_finalizer_if_done(claim)
             return
         latest = copy_object(claim)
         latest["status"]["reservedFor"] = valid
@@ -187,7 +188,9 @@ class ResourceClaimController:
         return not pod_is_terminal(pod) and not pod["metadata"].get("deletionTimestamp")
 
     def _release_finalizer_if_done(self, claim: Obj) -> None:
-        """The delete-protection finalizer goes once the claim is no longer allocated."""
+        """The delete-protection finalizer goes once the claim is no longer allocated: called after this
+        controller deallocated it or when it is being deleted, never merely because it is not allocated (the
+        scheduler adds the finalizer before it writes the allocation)."""
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER not in finalizers or (claim.get("status") or {}).get("allocation"):
             return

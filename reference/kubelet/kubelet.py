@@ -281,13 +281,22 @@ class Kubelet:
                     claim["status"].pop("allocation", None)
                     claim["status"].pop("devices", None)
             try:
-                self._store.update_status(claim)
+                written = self._store.update_status(claim)
+                if not remaining:
+                    self._drop_finalizer(written)
             except ApiError as error:
                 if error.reason not in ("Conflict", "NotFound"):
                     raise
                 self._dirty.add((namespace, pod["metadata"]["name"]))  # try again with the newer claim
             wrote = True
         return wrote
+
+    def _drop_finalizer(self, claim: Obj) -> None:
+        """The delete-protection finalizer goes with the allocation, as upstream's controller removes it."""
+        finalizers = claim["metadata"].get("finalizers") or []
+        if DELETE_PROTECTION_FINALIZER in finalizers and not (claim.get("status") or {}).get("allocation"):
+            claim["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
+            self._store.update(claim)
 
     # --- helpers ---------------------------------------------------------------------------------------
     def _wait(self, pod: Obj, state: PodState, reason: str) -> bool:
