@@ -218,10 +218,10 @@ def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Pa
     assert default.cluster.feature_gates == {}
     wants_gate.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
     assert wants_gate.cluster.feature_gates == {"DRADeviceCompatibilityGroups": True}
-    with pytest.raises(Unsupported, match="DRADeviceCompatibilityGroups=off; the cluster config says it is on$"):
+    with pytest.raises(Unsupported, match=r"DRADeviceCompatibilityGroups=off; the cluster config says it is on$"):
         wants_gate.configure("kubelet", ComponentConfig({"DRADeviceCompatibilityGroups": False}))  # runs nowhere
     assert asks_late.cluster.feature_gates == {}  # chosen (as by a first create) before any gate was asked for
-    with pytest.raises(Unsupported, match="=on; the cluster config says it is off .an --also-cluster does, but"):
+    with pytest.raises(Unsupported, match=r"=on; the cluster config says it is off \(an --also-cluster does, but"):
         asks_late.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
     nowhere = live()
     with pytest.raises(Unsupported, match=r"at release 1\.33; .*\(nor does any --also-cluster\)"):
