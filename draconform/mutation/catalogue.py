@@ -193,6 +193,8 @@ VARIANTS: tuple[Variant, ...] = (
        "every allocation is pinned to the node, even of devices usable everywhere"),
     _v("claim-config-for-every-request", "KEP-4381/RESULT-CONFIG",
        "claim configs for requests that got nothing are copied too"),
+    _v("config-requests-cleared-by-count", "KEP-4381/RESULT-CONFIG",
+       "a config naming as many entries as the claim has requests loses its requests (upstream's old check)"),
     _v("bare-attributes-outside-driver-domain", "KEP-4381/CEL-ENVIRONMENT",
        "unqualified attributes are not in the driver's domain"),
     _v("cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS", "a selector that fails at evaluation means no match"),

@@ -142,15 +142,57 @@ Feature: What an allocation records: results, node selector and configuration (s
       Then the allocation of claim "configured" has config:
         """yaml
         - source: FromClass
-          requests: [gpu]
           opaque:
             driver: gpu.example.com
             parameters: {mig: disabled}
         - source: FromClaim
-          requests: [gpu]
           opaque:
             driver: gpu.example.com
             parameters: {sharing: time-slicing}
+        """
+
+    Scenario: Configs scoped to one of two requests keep their requests, even when they name two subrequests
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: main
+              exactly: {deviceClassName: gpu}
+            - name: spare
+              firstAvailable:
+              - {name: big, deviceClassName: gpu, count: 5}
+              - {name: small, deviceClassName: gpu}
+            config:
+            - requests: [main]
+              opaque:
+                driver: gpu.example.com
+                parameters: {role: main}
+            - requests: [spare/big, spare/small]
+              opaque:
+                driver: gpu.example.com
+                parameters: {role: spare}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then the allocation of claim "pair" has config:
+        """yaml
+        - source: FromClass
+          opaque:
+            driver: gpu.example.com
+            parameters: {mig: disabled}
+        - source: FromClaim
+          requests: [main]
+          opaque:
+            driver: gpu.example.com
+            parameters: {role: main}
+        - source: FromClaim
+          requests: [spare/big, spare/small]
+          opaque:
+            driver: gpu.example.com
+            parameters: {role: spare}
         """
 
     Scenario: A claim config for a subrequest that was not chosen stays out of the allocation
@@ -180,12 +222,10 @@ Feature: What an allocation records: results, node selector and configuration (s
       Then the allocation of claim "flexible" has config:
         """yaml
         - source: FromClass
-          requests: [gpu/one]
           opaque:
             driver: gpu.example.com
             parameters: {mig: disabled}
         - source: FromClaim
-          requests: [gpu/one]
           opaque:
             driver: gpu.example.com
             parameters: {sharing: time-slicing}

@@ -706,11 +706,31 @@ class ColumnarAllocator:
         served (does not fit, with the reasons the search would give), and when every request has as many
         free candidates as all requests together ask for, any first fit succeeds. In between, or for anything
         else, None: only the exact search (`allocate`) can tell."""
-        if faults.ACTIVE:  # a deliberate bug lives in the search: let every answer go through it
-            return None
+        return self.feasible_nodes([node], claims, assumed)[0]
+
+    def feasible_nodes(self, nodes: Sequence[Obj], claims: Sequence[Obj],
+                       assumed: Sequence[Obj] = ()) -> list[Feasibility | None]:
+        """`feasible` for many nodes in one pass: the attempt (plans, candidates, what is held) is set up once,
+        then each node costs a few set lookups. Nodes that see another generation of some pool than the others
+        (rare: while a driver republishes) each get their own attempt."""
+        if faults.ACTIVE or not nodes:  # a deliberate bug lives in the search: let every answer go through it
+            return [None] * len(nodes)
         self._sync()
-        attempt = self._begin(node, claims, assumed)
-        node_name = str(node["metadata"]["name"])
+        if self._mixed_pools() and not faults.on("older-generations-allocated"):
+            groups: dict[Choice, list[int]] = {}
+            for i, node in enumerate(nodes):
+                groups.setdefault(self._choice(node), []).append(i)
+        else:
+            groups = {(): list(range(len(nodes)))}
+        answers: list[Feasibility | None] = [None] * len(nodes)
+        for indices in groups.values():
+            attempt = self._begin(nodes[indices[0]], claims, assumed)
+            for i in indices:
+                answers[i] = self._count(attempt, str(nodes[i]["metadata"]["name"]))
+        return answers
+
+    def _count(self, attempt: _Attempt, node_name: str) -> Feasibility | None:
+        """One node's verdict by counting its free candidates (see `feasible`)."""
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return Feasibility(False, dict(attempt.nothing_here))
         if attempt.countable is None:

@@ -421,7 +421,7 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
 
 def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
     """Class configs once per class (with the requests that use the class), then the claim's configs that
-    apply to an allocated request or to all of them."""
+    apply to an allocated request or to all of them; `requests` is left out where it names them all."""
     claim_config = (plan.claim.get("spec", {}).get("devices") or {}).get("config") or []
     if not claim_config and not any(plan.class_configs.values()):
         return []
@@ -442,6 +442,20 @@ def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
             if wanted:
                 item["requests"] = wanted
             config.append(item)
+    return _omit_requests_covering_all(config, plan.claim, {pick.alt.request: pick.alt.name for pick in picks})
+
+
+def _omit_requests_covering_all(config: list[Obj], claim: Obj, chosen: dict[str, str]) -> list[Obj]:
+    """Upstream 1.37 leaves `requests` out of a config that covers every top-level request of the claim
+    (empty means all): a request is covered by its own name or by the name of its chosen subrequest."""
+    top_level = [str(r.get("name")) for r in (claim.get("spec", {}).get("devices") or {}).get("requests") or []]
+    for item in config:
+        names = set(item.get("requests") or ())
+        reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)
+        if faults.on("config-requests-cleared-by-count"):
+            reaches_all = len(names) == len(top_level)
+        if names and top_level and reaches_all:
+            del item["requests"]
     return config
 
 

@@ -63,5 +63,16 @@ class Allocator(Protocol):
         ...
 
 
+def feasible_on(allocator: Allocator, nodes: Sequence[Obj], claims: Sequence[Obj],
+                assumed: Sequence[Obj] = ()) -> list[Feasibility | None]:
+    """`allocator.feasible` for each node, in one call where the core answers for many nodes at once (a
+    `feasible_nodes(nodes, claims, assumed)` method giving the same list); otherwise node by node."""
+    batch = getattr(allocator, "feasible_nodes", None)
+    if batch is not None:
+        answers: list[Feasibility | None] = batch(nodes, claims, assumed)
+        return answers
+    return [allocator.feasible(node, claims, assumed) for node in nodes]
+
+
 class AllocatorFactory(Protocol):
     def __call__(self, store: Store, gates: FeatureGates) -> Allocator: ...

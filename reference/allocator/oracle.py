@@ -796,6 +796,17 @@ class Attempt:
             if wanted:
                 item["requests"] = wanted
             config.append(item)
+        # As upstream 1.37: no `requests` on a config that reaches every top-level request, by the request's
+        # own name or by the "req/sub" name of the alternative chosen for it.
+        reaches: dict[str, set[str]] = {}
+        for request in (self.claims[claim].get("spec") or {}).get("devices", {}).get("requests") or []:
+            reaches[str(request["name"])] = {str(request["name"])}
+        for p in self.picks[claim]:
+            reaches.setdefault(p.request.parent, {p.request.parent}).add(p.request.name)
+        for item in config:
+            named = set(item.get("requests") or ())
+            if named and all(names & named for names in reaches.values()):
+                item.pop("requests")
         return config
 
     def node_selector(self, claim: int) -> Obj | None:

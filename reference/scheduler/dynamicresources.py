@@ -18,7 +18,13 @@ from typing import Any
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.allocator.interface import AllocationError, Allocator, NodeAllocation
+from draconform.reference.allocator.interface import (
+    AllocationError,
+    Allocator,
+    Feasibility,
+    NodeAllocation,
+    feasible_on,
+)
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
@@ -231,13 +237,9 @@ class DynamicResources:
         claims_state: PodClaimsState | None = state.data.get(NAME)
         if claims_state is None:  # PreFilter skipped: nothing of DRA in this pod
             return SUCCESS
-        for claim in claims_state.claims:
-            allocation = _allocation(claim)
-            if allocation and not selector_matches(allocation.get("nodeSelector"), node):
-                return Status(
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                    f"resourceclaim {claim['metadata']['name']!r} is allocated on other nodes",
-                )
+        elsewhere = _allocated_elsewhere(claims_state, node)
+        if elsewhere is not None:
+            return elsewhere
         unallocated = claims_state.unallocated
         if claims_state.extended is not None:
             special, status = self._node_extended_claim(claims_state.extended, pod, node)
@@ -247,13 +249,44 @@ class DynamicResources:
                 unallocated = [*unallocated, special]
         if not unallocated:
             return SUCCESS
+        assumed = list(self.assumed.values())
         try:
-            verdict = self._allocator.feasible(node, unallocated, list(self.assumed.values()))
-            if verdict is not None and verdict.fits:
-                claims_state.allocations[node_name(node)] = None
-                return SUCCESS
+            verdict = self._allocator.feasible(node, unallocated, assumed)
+        except AllocationError as error:
+            return Status(Code.ERROR, str(error))
+        return self._judge(claims_state, node, unallocated, assumed, verdict)
+
+    def filter_nodes(self, state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
+        """Filter for many nodes: the core is asked once for all of them (`feasible_on`), the exact search
+        runs only on the nodes its verdict leaves open. Each answer is what `filter` gives for the node."""
+        claims_state: PodClaimsState | None = state.data.get(NAME)
+        if claims_state is None:
+            return [SUCCESS] * len(nodes)
+        if claims_state.extended is not None:  # KEP-5004: the claims to allocate differ per node
+            return [self.filter(state, pod, node) for node in nodes]
+        verdicts = [_allocated_elsewhere(claims_state, node) for node in nodes]
+        unallocated = claims_state.unallocated
+        asked = [i for i, verdict in enumerate(verdicts) if verdict is None]
+        if not unallocated or not asked:
+            return [verdict or SUCCESS for verdict in verdicts]
+        assumed = list(self.assumed.values())
+        try:
+            answers = feasible_on(self._allocator, [nodes[i] for i in asked], unallocated, assumed)
+        except AllocationError:  # nothing judged yet: node by node, the first node asked reports it
+            return [verdict or self.filter(state, pod, node) for verdict, node in zip(verdicts, nodes, strict=True)]
+        for i, answer in zip(asked, answers, strict=True):
+            verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, answer)
+        return [verdict or SUCCESS for verdict in verdicts]
+
+    def _judge(self, claims_state: PodClaimsState, node: Obj, unallocated: list[Obj], assumed: list[Obj],
+               verdict: Feasibility | None) -> Status:
+        """Filter's answer from the core's verdict on the node, the exact search where the verdict is None."""
+        if verdict is not None and verdict.fits:
+            claims_state.allocations[node_name(node)] = None
+            return SUCCESS
+        try:
             outcome = (NodeAllocation(None, verdict.reasons) if verdict is not None
-                       else self._allocator.allocate(node, unallocated, list(self.assumed.values())))
+                       else self._allocator.allocate(node, unallocated, assumed))
         except AllocationError as error:
             return Status(Code.ERROR, str(error))
         if outcome.allocations is None:
@@ -517,6 +550,18 @@ class DynamicResources:
             entry for entry in latest["status"]["reservedFor"] if entry.get("uid") != pod["metadata"]["uid"]
         ]
         self._store.update_status(latest)
+
+
+def _allocated_elsewhere(claims_state: PodClaimsState, node: Obj) -> Status | None:
+    """The rejection of a node that an already allocated claim of the pod cannot be used on, or None."""
+    for claim in claims_state.claims:
+        allocation = _allocation(claim)
+        if allocation and not selector_matches(allocation.get("nodeSelector"), node):
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f"resourceclaim {claim['metadata']['name']!r} is allocated on other nodes",
+            )
+    return None
 
 
 def _allocation(claim: Obj) -> Obj | None:

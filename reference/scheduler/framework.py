@@ -50,6 +50,8 @@ class CycleState:
 class Plugin(Protocol):
     """A plugin implements any subset of the extension points as methods named after them:
     pre_filter(state, pod) -> Status, filter(state, pod, node) -> Status,
+    filter_nodes(state, pod, nodes) -> list[Status] (Filter for many nodes at once: one verdict per node,
+    each what `filter` would answer; a plugin without it is asked node by node),
     post_filter(state, pod, statuses) -> Status, pre_score(state, pod, nodes) -> Status,
     score(state, pod, node) -> int, reserve(state, pod, node) -> Status,
     unreserve(state, pod, node) -> None, permit(state, pod, node) -> Status,
@@ -83,6 +85,31 @@ def call_point(plugins: list[Plugin], point: str, *args: Any) -> Status:
         if not status.ok:
             return Status(status.code, status.message, plugin.name)
     return SUCCESS
+
+
+def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
+    """Filter for many nodes in one call per plugin, each node's verdict what `call_point(plugins, "filter",
+    ...)` gives for it: a node a plugin rejects is not shown to the plugins after it, the first rejection wins."""
+    verdicts = [SUCCESS] * len(nodes)
+    pending = list(range(len(nodes)))
+    for plugin in plugins:
+        batch = getattr(plugin, "filter_nodes", None)
+        single = getattr(plugin, "filter", None)
+        asked = [nodes[i] for i in pending]
+        if batch is not None:
+            answers: list[Status] = batch(state, pod, asked)
+        elif single is not None:
+            answers = [single(state, pod, node) for node in asked]
+        else:
+            continue
+        passed = []
+        for i, status in zip(pending, answers, strict=True):
+            if status.ok:
+                passed.append(i)
+            else:
+                verdicts[i] = Status(status.code, status.message, plugin.name)
+        pending = passed
+    return verdicts
 
 
 def node_name(node: Obj) -> str:

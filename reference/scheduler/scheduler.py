@@ -25,6 +25,7 @@ from draconform.reference.scheduler.framework import (
     Plugin,
     Status,
     call_point,
+    filter_nodes,
     node_name,
 )
 from draconform.reference.scheduler.noderesources import NodeResourcesFit
@@ -172,19 +173,21 @@ class Scheduler:
         rejections: dict[str, Status] = {}
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
+        order = nodes[start:] + nodes[:start]
         checked = 0
-        for node in nodes[start:] + nodes[:start]:
-            checked += 1
-            verdict = call_point(self.plugins, "filter", state, pod, node)
-            if verdict.code == Code.ERROR:
-                self._fail(pod, verdict)
-                return
-            if verdict.ok:
-                feasible.append(node)
-                if len(feasible) == wanted:
-                    break
-            else:
-                rejections[node_name(node)] = verdict
+        # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
+        # wanted, so no node is filtered that the node-by-node walk would not have reached.
+        while checked < len(order) and len(feasible) < wanted:
+            batch = order[checked:checked + wanted - len(feasible)]
+            for node, verdict in zip(batch, filter_nodes(self.plugins, state, pod, batch), strict=True):
+                checked += 1
+                if verdict.code == Code.ERROR:
+                    self._fail(pod, verdict)
+                    return
+                if verdict.ok:
+                    feasible.append(node)
+                else:
+                    rejections[node_name(node)] = verdict
         # The next pod starts where this one stopped, so a large cluster is searched evenly.
         self._next_start_node = (start + checked) % len(nodes) if nodes and wanted < len(nodes) else 0
         feasible.sort(key=node_name)
@@ -193,13 +196,10 @@ class Scheduler:
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         call_point(self.plugins, "pre_score", state, pod, feasible)
-        scores = [self._score(state, pod, node) for node in feasible]
+        scorers = [score for score in (getattr(plugin, "score", None) for plugin in self.plugins) if score is not None]
+        scores = [sum(int(score(state, pod, node)) for score in scorers) for node in feasible]
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
         self._run_binding_cycle(state, pod, chosen)
-
-    def _score(self, state: CycleState, pod: Obj, node: Obj) -> int:
-        scorers = [getattr(plugin, "score", None) for plugin in self.plugins]
-        return sum(int(score(state, pod, node)) for score in scorers if score is not None)
 
     def _run_binding_cycle(self, state: CycleState, pod: Obj, node: Obj) -> None:
         for point in ("reserve", "permit", "pre_bind"):

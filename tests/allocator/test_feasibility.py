@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,9 @@ def cluster(draw: st.DrawFn) -> dict[str, Any]:
         slices.append(resource_slice(f"pool-{n}", devices, nodeName=name))
         if any("consumesCounters" in d for d in devices):
             slices[-1]["spec"]["sharedCounters"] = [{"name": "cs", "counters": {"mem": {"value": "8"}}}]
+    if draw(st.sampled_from(range(4))) == 3:  # node-1 sees a newer generation of pool-0: nodes choose apart
+        slices.append(resource_slice("pool-0-next", [dev("d0"), dev("d1")], pool="pool-0", generation=1,
+                                     nodeName="node-1"))
     if draw(st.sampled_from(range(4))) == 3:  # a DeviceTaintRule tainting one device the slices do not taint
         slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "rule"},
                        "spec": {"deviceSelector": {"driver": DRIVER, "pool": f"pool-{draw(st.integers(0, 3))}",
@@ -86,15 +90,42 @@ def search(core: ColumnarAllocator, target: Obj, pending: list[Obj]) -> Feasibil
     return Feasibility(answer.fits, {} if answer.fits else answer.reasons)
 
 
+def check_verdicts(core: ColumnarAllocator, nodes: list[Obj], pending: list[Obj]) -> None:
+    """Every verdict the core gives, for many nodes at once or for one, is the exact search's answer, and the
+    batch gives, node by node, what `feasible` gives for that node alone."""
+    batch = core.feasible_nodes(nodes, pending)
+    assert len(batch) == len(nodes)
+    for target, verdict in zip(nodes, batch, strict=True):
+        if verdict is not None:
+            assert verdict == search(core, target, pending), target["metadata"]["name"]
+        assert verdict == core.feasible(target, pending), target["metadata"]["name"]
+
+
 @SETTINGS
 @given(cluster())
 def test_the_columnar_verdict_is_the_search_answer_wherever_it_gives_one(case: dict[str, Any]) -> None:
     store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'), *case["slices"], *case["held"])
     core = ColumnarAllocator(store, FeatureGates(case["gates"]))
-    for target in NODES:
-        verdict = core.feasible(target, case["pending"])
-        if verdict is not None:
-            assert verdict == search(core, target, case["pending"]), target["metadata"]["name"]
+    check_verdicts(core, NODES, case["pending"])
+    check_verdicts(core, NODES[::-1], case["pending"])  # the batch's answers do not depend on the nodes' order
+
+
+class Flipped(ColumnarAllocator):
+    """A batch that answers one node wrongly: "fits" where counting said too few, or the reverse."""
+
+    def feasible_nodes(self, nodes: Any, claims: Any, assumed: Any = ()) -> list[Feasibility | None]:
+        answers = super().feasible_nodes(nodes, claims, assumed)
+        return [Feasibility(not answer.fits) if answer is not None and i == 1 else answer
+                for i, answer in enumerate(answers)]
+
+
+def test_a_batch_verdict_the_search_contradicts_fails_the_check() -> None:
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'),
+                       *(resource_slice(f"pool-{n}", [dev("d0")], nodeName=f"node-{n}") for n in range(4)))
+    pending = [claim("one", exactly("req"))]
+    check_verdicts(ColumnarAllocator(store, FeatureGates()), NODES, pending)
+    with pytest.raises(AssertionError, match="node-1"):
+        check_verdicts(Flipped(store, FeatureGates()), NODES, pending)
 
 
 def test_counting_settles_the_scheduler_perf_shape_on_every_node() -> None:
@@ -108,11 +139,9 @@ def test_counting_settles_the_scheduler_perf_shape_on_every_node() -> None:
             store.load(claim(f"held-{n}-{d}", exactly("req"), allocation=allocated((DRIVER, f"pool-{n}", f"d{d}"))))
     core = ColumnarAllocator(store, FeatureGates())
     pending = [claim("two", exactly("req", count=2))]
-    verdicts = [core.feasible(target, pending) for target in NODES]
+    verdicts = core.feasible_nodes(NODES, pending)
     assert [v.fits if v is not None else None for v in verdicts] == [True, True, True, False]
-    for target, verdict in zip(NODES, verdicts, strict=True):
-        if verdict is not None:
-            assert verdict == search(core, target, pending)
+    check_verdicts(core, NODES, pending)
 
 
 def test_the_verdict_steps_aside_for_what_only_the_search_can_judge() -> None:

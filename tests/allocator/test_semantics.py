@@ -335,9 +335,29 @@ def test_class_and_claim_config_are_copied_into_the_allocation(core: AllocatorFa
                resource_slice("node-1", [dev("a")])]
     answer = run(core, objects, [claim("c", exactly("x"), config=[claim_config])])
     assert answer.allocations is not None
+    # Both reach the claim's only request, so (as upstream 1.37) neither names it.
+    body = {k: v for k, v in claim_config.items() if k != "requests"}
     assert answer.allocations[0]["devices"]["config"] == [
-        {"source": "FromClass", "requests": ["x"], **class_config},
-        {"source": "FromClaim", **claim_config},
+        {"source": "FromClass", **class_config},
+        {"source": "FromClaim", **body},
+    ]
+
+
+def test_a_config_keeps_its_requests_unless_it_reaches_every_request(core: AllocatorFactory) -> None:
+    class_config = {"opaque": {"driver": DRIVER, "parameters": {"mode": "fast"}}}
+    scoped = {"requests": ["x"], "opaque": {"driver": DRIVER, "parameters": {"n": 1}}}
+    # Two entries in a claim of two requests, yet only request y is reached: a count would clear it.
+    subrequests = {"requests": ["y/big", "y/small"], "opaque": {"driver": DRIVER, "parameters": {"n": 2}}}
+    objects = [device_class("gpu", f'device.driver == "{DRIVER}"', config=[class_config]),
+               resource_slice("node-1", [dev("a"), dev("b")])]
+    y = {"name": "y", "firstAvailable": [{"name": "big", "deviceClassName": "gpu", "count": 5},
+                                         {"name": "small", "deviceClassName": "gpu"}]}
+    answer = run(core, objects, [claim("c", exactly("x"), y, config=[scoped, subrequests])])
+    assert answer.allocations is not None
+    assert answer.allocations[0]["devices"]["config"] == [
+        {"source": "FromClass", **class_config},  # used by x and y/small: every request
+        {"source": "FromClaim", **scoped},
+        {"source": "FromClaim", **subrequests},
     ]
 
 
