@@ -5,24 +5,7 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario Outline: A fabric GPU published with <gate> <state>
       Given a cluster with feature gates "<gate>" <state>
-      When the user creates the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindsToNode: true
-            bindingConditions: [gpu.example.com/attached]
-            bindingFailureConditions: [gpu.example.com/attach-failed]
-            taints: [{key: gpu.example.com/draining, effect: NoSchedule}]
-            consumesCounters:
-            - counterSet: gpu-0
-              compatibilityGroups: [whole]
-              counters: {memory: {value: 80Gi}}
-        """
+      When the user creates the objects of manifest "fabric-gpu.yaml"
       Then the request is accepted
       And the stored ResourceSlice "fabric" <verb> field "<field>"
 
