@@ -16,6 +16,7 @@ error), one finding per claim on stdout; 2 unusable input or invocation (file, l
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import resource
@@ -80,21 +81,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def handle(args: argparse.Namespace) -> int:
     started = time.perf_counter()
+    # The allocation core's modules (polars, the CEL runtime) are imported before reading, so the timings keep
+    # starting the program apart from reading the input and from answering. Imported here so that
+    # `draconform --help` stays fast.
+    allocator_class(args.allocator)
+    imported = time.perf_counter()
     loaded: list[float] = []
     status = _allocate(args, loaded)
     if args.timings:
         answered = time.perf_counter()
         read = (loaded or [answered])[0]
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-        diagnostic("allocate", f"timings: read {read - started:.3f} s, answered {answered - read:.3f} s after "
-                               f"reading, peak memory {peak:.0f} MiB")
+        diagnostic("allocate", f"timings: modules imported in {imported - started:.3f} s, read {read - imported:.3f} "
+                               f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB")
     return status
 
 
 def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
     # Imported here so that `draconform --help` stays fast.
     from draconform.kube.featuregates import FeatureGates
-    from draconform.reference.allocator.interface import AllocationError
 
     try:
         gates = FeatureGates(parse_gate_overrides(args.feature_gates), release=args.kubernetes_version)
@@ -120,6 +125,19 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
         diagnostic("allocate", f"{count} object{'s' if count != 1 else ''} ignored (kinds allocation does not "
                                f"read): {', '.join(kinds)}")
     loaded.append(time.perf_counter())
+    # What was read lives to the end of the command: the garbage collector need not walk it again and again
+    # while the allocator's state is built (with a dump of thousands of slices, that walking took longer than
+    # building).
+    gc.freeze()
+    try:
+        return _answer(args, cluster, gates)
+    finally:
+        gc.unfreeze()
+
+
+def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
+    from draconform.reference.allocator.interface import AllocationError
+
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
@@ -164,18 +182,35 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
     return EXIT_UNALLOCATABLE
 
 
+def allocator_class(kind: str) -> Callable[..., Any]:
+    """The core `--allocator` names (importing it is most of the command's start-up: polars, the CEL runtime)."""
+    if kind == "oracle":
+        from draconform.reference.allocator.oracle import OracleAllocator
+
+        return OracleAllocator
+    from draconform.reference.allocator.columnar import ColumnarAllocator
+
+    return ColumnarAllocator
+
+
 def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
     """A store holding the objects exactly as given, and an allocator over it."""
-    from draconform.reference.allocator.columnar import ColumnarAllocator
-    from draconform.reference.allocator.oracle import OracleAllocator
     from draconform.reference.apiserver.store import Store
     from draconform.reference.clock import FakeClock
 
+    factory = allocator_class(kind)
     store = Store(FakeClock())
+    if kind == "oracle":
+        for obj in cluster.stored:
+            store.load(obj)
+        return factory(store, gates)
+    # The columnar core reads the slices as they are: a dump of thousands of nodes is not copied into a store
+    # (twice) for a core that never changes them and a command that watches nothing.
+    slices = [obj for obj in cluster.stored if obj["kind"] == "ResourceSlice"]
     for obj in cluster.stored:
-        store.load(obj)
-    factory: Callable[..., Any] = ColumnarAllocator if kind == "columnar" else OracleAllocator
-    return factory(store, gates)
+        if obj["kind"] != "ResourceSlice":
+            store.load(obj)
+    return factory(store, gates, slices)
 
 
 # ----- input ------------------------------------------------------------------------------------------------
@@ -222,6 +257,7 @@ class Inputs:
             self._claims_from_templates(item, pod, templates, seen)
             self._pod_items[(pod["metadata"]["namespace"], pod["metadata"]["name"])] = item
         self.pods = [pod for _, pod in pods]
+        self.classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
 
     def extended_pods(self, gates: Any) -> list[tuple[Obj, dict[str, int]]]:
         """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
@@ -229,7 +265,7 @@ class Inputs:
 
         if not gates.enabled("DRAExtendedResource"):
             return []
-        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        classes = self.classes
         found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
         return [(pod, requests) for pod, requests in found if requests]
 
@@ -238,7 +274,7 @@ class Inputs:
         resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
         from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
 
-        classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
+        classes = self.classes
         claims = list(self.pending)
         unserved: list[tuple[str, str]] = []
         for pod, requests in self.extended_pods(gates):
@@ -351,7 +387,8 @@ def check(item: InputObject, release: str) -> Obj | None:
     converted, problems = to_v1(obj)
     if problems:
         raise InputError(item.finding(problems[0].path, problems[0].message, problems[0].rule))
-    converted = copy_object(converted)
+    if converted is obj and kind in NAMESPACED:  # defaulting the namespace must not change the input as written
+        converted = copy_object(converted)
     name = (converted.get("metadata") or {}).get("name") if isinstance(converted.get("metadata"), dict) else None
     if converted.get("apiVersion") != KINDS[kind].api_version:
         raise InputError(item.finding(("apiVersion",), f"{kind} is read as {KINDS[kind].api_version}, not "

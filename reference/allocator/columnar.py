@@ -14,7 +14,7 @@ import heapq
 import itertools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -78,6 +78,7 @@ def _string_attribute(device: DeviceFacts, domain: str, ident: str) -> str | Non
     value = qualified if qualified is not None else bare
     return value[1] if value is not None and value[0] == "string" else None
 
+NODES_ONE_BY_ONE = 8  # allocate judges this many nodes' devices on their own before judging all nodes at once
 AMOUNT = pl.Decimal(38, 9)  # quantities are kept to nano precision, as Kubernetes does
 SLICE_SCHEMA: dict[str, Any] = {
     "slice": pl.String, "driver": pl.String, "pool": pl.String, "generation": pl.Int64, "slice_count": pl.Int64,
@@ -122,6 +123,32 @@ class _SliceBlock:
     device_ids: list[int]
 
 
+class _Devices:
+    """Device facts by id, parsed from the published entry when first asked for. A search reads only the devices
+    of the nodes it tries, so of a 50,000-device cluster most entries are never parsed: the frames need only
+    their name and a few flags, which `_put_slice` reads straight from the entry."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[tuple[Obj, str, str, list[Obj]], int]] = {}  # (spec, slice, version), index
+        self._facts: dict[int, DeviceFacts] = {}
+
+    def add_slice(self, ids: list[int], spec: Obj, slice_name: str, version: str, entries: list[Obj]) -> None:
+        """The devices of one slice (`ids[i]` is `entries[i]`)."""
+        where = (spec, slice_name, version, entries)
+        self._entries.update(zip(ids, ((where, index) for index in range(len(ids))), strict=True))
+
+    def drop(self, device_id: int) -> None:
+        self._entries.pop(device_id, None)
+        self._facts.pop(device_id, None)
+
+    def __getitem__(self, device_id: int) -> DeviceFacts:
+        facts = self._facts.get(device_id)
+        if facts is None:
+            (spec, slice_name, version, entries), index = self._entries[device_id]
+            facts = self._facts[device_id] = parse_device(spec, slice_name, version, index, entries[index])
+        return facts
+
+
 def _frame(blocks: list[Columns], schema: dict[str, Any]) -> pl.DataFrame:
     return pl.DataFrame({column: list(itertools.chain.from_iterable(b[column] for b in blocks)) for column in schema},
                         schema=schema)
@@ -140,7 +167,8 @@ class _PoolView:
     # D-5007-8: per usable pool, its slices holding a device with binding conditions; on a node one
     # of them reaches, the whole pool is tried after the pools without.
     binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
-    masks: dict[str, pl.DataFrame] = field(default_factory=dict)  # selector -> (device_id, verdict)
+    verdicts: dict[str, dict[int, int]] = field(default_factory=dict)  # selector -> device id -> 1, 0 or -1
+    errors: dict[tuple[str, int], str] = field(default_factory=dict)  # (selector, device id) -> its error
     candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
 
 
@@ -189,19 +217,25 @@ class _Attempt:
     problem_nodes: frozenset[str] = frozenset()
     reasons: dict[tuple[int, ...], dict[str, str]] = field(default_factory=dict)  # per candidate counts
     held_keys: frozenset[DeviceKey] = frozenset()  # devices held by allocated or assumed claims
+    whole: bool = False  # whether `candidates` holds every node's (else allocate judges node by node)
+    asked: int = 0  # nodes allocate asked about while not whole
 
 
 class ColumnarAllocator:
     """Implements `Allocator`; build one per scheduler, it follows the store through a watch."""
 
-    def __init__(self, store: Store, gates: FeatureGates) -> None:
+    def __init__(self, store: Store, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
+        """`slices`: ResourceSlices published besides the store's, read as they are (never changed), for a
+        one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
         self.store = store
         self.gates = Gates.of(gates)
         self.engine = SelectorEngine()
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
         self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, _SliceBlock] = {}
-        self._devices: dict[int, DeviceFacts] = {}
+        self._devices = _Devices()
+        self._keys: dict[int, DeviceKey] = {}  # device id -> (driver, pool, name), without parsing the device
+        self._special: set[int] = set()  # devices whose counters, share, taints or binding conditions count
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
@@ -227,7 +261,7 @@ class ColumnarAllocator:
         self._attempt: _Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
         # The initial list needs no copies: the core only reads what it keeps.
-        for obj in store.view("ResourceSlice"):
+        for obj in itertools.chain(store.view("ResourceSlice"), slices):
             self._put_slice(obj)
         for obj in store.view("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
@@ -319,7 +353,9 @@ class ColumnarAllocator:
         block = self._blocks.pop(name, None)
         if block is not None:
             for device_id in block.device_ids:
-                self._devices.pop(device_id, None)
+                self._devices.drop(device_id)
+                self._keys.pop(device_id, None)
+                self._special.discard(device_id)
         self._slice_version += 1
 
     def _selector_id(self, selector: Obj | None) -> int | None:
@@ -349,30 +385,49 @@ class ColumnarAllocator:
             "node_name": spec.get("nodeName") or None, "sel_id": self._selector_id(spec.get("nodeSelector") or None),
             "all_nodes": bool(spec.get("allNodes")), "per_device": bool(spec.get("perDeviceNodeSelection")),
         }
-        devices: dict[str, list[Any]] = {column: [] for column in DEVICE_SCHEMA}
-        consumption: dict[str, list[Any]] = {column: [] for column in CONSUMPTION_SCHEMA}
-        ids = []
-        for index, raw in enumerate(spec.get("devices") or []):
-            facts = parse_device(spec, name, obj["metadata"].get("resourceVersion", ""), index, raw)
-            device_id = self._next_id
-            self._next_id += 1
-            ids.append(device_id)
-            self._devices[device_id] = facts
-            row = {
-                "device_id": device_id, "slice": name, "driver": driver, "pool": pool, "name": facts.name,
-                "index": index, "node_name": facts.node_name, "sel_id": self._selector_id(facts.node_selector),
-                "all_nodes": facts.all_nodes, "has_binding": bool(facts.binding_conditions),
-                "consumes": bool(facts.consumes), "has_groups": facts.has_compatibility_groups,
-                "has_taints": bool(facts.taints),
-            }
-            for column, value in row.items():
-                devices[column].append(value)
+        # Column by column: a device's flags are read from its entry, and only devices the frames need more of
+        # (per-device node selection, counters) are parsed now; the others when a search first looks at them.
+        entries = spec.get("devices") or []
+        count, version = len(entries), obj["metadata"].get("resourceVersion", "")
+        ids = list(range(self._next_id, self._next_id + count))
+        self._next_id += count
+        self._devices.add_slice(ids, spec, name, version, entries)
+        node_name, sel_id, all_nodes = slice_row["node_name"], slice_row["sel_id"], slice_row["all_nodes"]
+        devices: Columns = {
+            "device_id": ids, "slice": [name] * count, "driver": [driver] * count, "pool": [pool] * count,
+            "name": [str(raw.get("name", "")) for raw in entries], "index": list(range(count)),
+            "node_name": [node_name] * count, "sel_id": [sel_id] * count, "all_nodes": [all_nodes] * count,
+            "has_binding": [bool(raw.get("bindingConditions")) for raw in entries],
+            "consumes": [False] * count, "has_groups": [False] * count,
+            "has_taints": [bool(raw.get("taints")) for raw in entries],
+        }
+        consumption: Columns = {column: [] for column in CONSUMPTION_SCHEMA}
+        # (With a deliberate bug switched on, everything is parsed now, when the store publishes it, as before.)
+        parsed = range(count) if slice_row["per_device"] or faults.ACTIVE else [
+            i for i, raw in enumerate(entries) if raw.get("consumesCounters")]
+        for index in parsed:
+            device_id = ids[index]
+            facts = self._devices[device_id]
+            devices["node_name"][index] = facts.node_name
+            devices["sel_id"][index] = self._selector_id(facts.node_selector)
+            devices["all_nodes"][index] = facts.all_nodes
+            devices["consumes"][index] = bool(facts.consumes)
+            devices["has_groups"][index] = facts.has_compatibility_groups
             for counter_set, counters in facts.consumes:
                 for counter, amount in counters:
                     consumption["device_id"].append(device_id)
                     consumption["counter_set"].append(counter_set)
                     consumption["counter"].append(counter)
                     consumption["amount"].append(_decimal(amount))
+        self._keys.update(zip(ids, ((driver, pool, device) for device in devices["name"]), strict=True))
+        gates = self.gates
+        self._special.update(itertools.compress(ids, (
+            (consumes and gates.partitionable) or (tainted and gates.taints) or (binding and gates.binding)
+            for consumes, tainted, binding in zip(devices["consumes"], devices["has_taints"], devices["has_binding"],
+                                                  strict=True))))
+        if gates.consumable_capacity:  # KEP-5075: a device allocated in shares (see is_shared)
+            self._special.update(d for d, raw in zip(ids, entries, strict=True)
+                                 if raw.get("allowMultipleAllocations") is True)
         counter_rows: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
         for set_index, counter_set in enumerate(spec.get("sharedCounters") or []):
             for counter, value in (counter_set.get("counters") or {}).items():
@@ -530,19 +585,18 @@ class ColumnarAllocator:
         self._views[choice] = view
         return view
 
-    def _mask(self, view: _PoolView, expression: str) -> pl.DataFrame:
-        """A selector's verdict on every usable device: 1 match, 0 no match, -1 error (message in `error`)."""
-        mask = view.masks.get(expression)
-        if mask is None and (driver_is := _DRIVER_IS.match(expression)) is not None:
+    def _verdicts(self, view: _PoolView, expression: str, ids: list[int], drivers: list[str]) -> list[int]:
+        """A selector's verdict on each of these devices: 1 match, 0 no match, -1 error (the message is kept in
+        `view.errors`). Verdicts are kept per device, so a device judged for one node is not judged again."""
+        if (driver_is := _DRIVER_IS.match(expression)) is not None:
             # The commonest class selector, a comparison of the driver name with a plain literal, is a column
-            # comparison: it never errs, so no device needs the CEL runtime for it.
-            same = pl.col("driver") == driver_is.group(3)
-            mask = view.usable.select("device_id", (same if driver_is.group(1) == "==" else ~same).cast(pl.Int8)
-                                      .alias("verdict"), pl.lit(None, dtype=pl.String).alias("error"))
-            view.masks[expression] = mask
-        if mask is None:
-            ids = view.usable.get_column("device_id").to_list()
-            facts = [self._devices[device_id] for device_id in ids]
+            # comparison: it never errs, so no device needs the CEL runtime (or its parsed facts) for it.
+            wanted, equal = driver_is.group(3), driver_is.group(1) == "=="
+            return [int((driver == wanted) == equal) for driver in drivers]
+        known = view.verdicts.setdefault(expression, {})
+        missing = [device_id for device_id in ids if device_id not in known]
+        if missing:
+            facts = [self._devices[device_id] for device_id in missing]
             outcomes: list[bool | CelError | None] = [None] * len(facts)
             if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None and not faults.ACTIVE:
                 # A string attribute compared with a literal is read straight from the device; only devices
@@ -557,15 +611,16 @@ class ColumnarAllocator:
                 found = self.engine.evaluate_many(expression, [(facts[i].cel_key, facts[i].cel_input) for i in rest])
             except CelError as exc:  # a compile error: it counts for each device the selector is applied to
                 found = [exc] * len(rest)
-            for index, outcome in zip(rest, found, strict=True):
-                outcomes[index] = outcome
-            verdicts = [-1 if isinstance(o, Exception) else int(o is True) for o in outcomes]
-            errors = [f"device {d.driver}/{d.pool}/{d.name}: selector {abbreviate(expression)}: {o}"
-                      if isinstance(o, Exception) else None for d, o in zip(facts, outcomes, strict=True)]
-            mask = pl.DataFrame({"device_id": ids, "verdict": verdicts, "error": errors},
-                                schema={"device_id": pl.Int64, "verdict": pl.Int8, "error": pl.String})
-            view.masks[expression] = mask
-        return mask
+            for index, result in zip(rest, found, strict=True):
+                outcomes[index] = result
+            for device_id, device, outcome in zip(missing, facts, outcomes, strict=True):
+                if isinstance(outcome, Exception):
+                    known[device_id] = -1
+                    view.errors[(expression, device_id)] = (f"device {device.driver}/{device.pool}/{device.name}: "
+                                                            f"selector {abbreviate(expression)}: {outcome}")
+                else:
+                    known[device_id] = int(outcome is True)
+        return [known[device_id] for device_id in ids]
 
     # --- one attempt -------------------------------------------------------------------------------------
     def _held_devices_frame(self) -> pl.DataFrame:
@@ -576,13 +631,16 @@ class ColumnarAllocator:
             self._held_frame_version = self._claim_version
         return self._held_frame
 
-    def _begin(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj]) -> _Attempt:
+    def _begin(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj], whole: bool = True) -> _Attempt:
         """The attempt for these claims: the scheduler asks node after node with the same claim objects, so
         they are recognised by identity (the attempt keeps them alive) and by the store's state. Nodes that see
-        another generation of some pool (rare: while a driver republishes) get an attempt of their own."""
+        another generation of some pool (rare: while a driver republishes) get an attempt of their own. With
+        `whole`, the candidates of every node are known (the columnar pass); otherwise they come node by node."""
         choice = self._choice(node)
         key = (self._slice_version, self._claim_version, choice, tuple(map(id, claims)), tuple(map(id, assumed)))
         if self._attempt is not None and key == self._attempt_key:
+            if whole and not self._attempt.whole:
+                self._complete(self._attempt)
             return self._attempt
         self._attempt = None
         view = self._pool_view(choice)
@@ -592,14 +650,34 @@ class ColumnarAllocator:
         shared = {device: dict(usage) for device, usage in self._shared_total.items()}
         for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
             add_usage(shared.setdefault(device, {}), usage, device[0])
-        # Candidates depend on the published devices only (what is held is the search's business), so they
-        # are computed once per pool view and selector list: a new pod of the same kind costs no query.
-        candidates = {(alt.claim_index, alt.name): self._alt_candidates(view, alt)
-                      for plan in plans for alts in plan.requests for alt in alts}
-        attempt = _Attempt(plans, held, candidates, view, shared=shared, keep=(tuple(claims), tuple(assumed)))
-        self._shortcut(attempt, view)
+        attempt = _Attempt(plans, held, {}, view, shared=shared, keep=(tuple(claims), tuple(assumed)))
+        if whole:
+            self._complete(attempt)
         self._attempt, self._attempt_key = attempt, key
         return attempt
+
+    def _complete(self, attempt: _Attempt) -> None:
+        """Every node's candidates at once. They depend on the published devices only (what is held is the
+        search's business), so they are computed once per pool view and selector list: a new pod of the same
+        kind costs no query."""
+        attempt.candidates = {(alt.claim_index, alt.name): self._alt_candidates(attempt.view, alt)
+                              for plan in attempt.plans for alts in plan.requests for alt in alts}
+        attempt.whole = True
+        self._shortcut(attempt, attempt.view)
+
+    def _node_candidates(self, attempt: _Attempt, node_name: str) -> dict[tuple[int, str], _AltCandidates]:
+        """The candidates a search on one node can reach, judged for that node only: a single allocation (as
+        `draconform allocate` makes it, node after node until one fits) evaluates selectors on the devices of the
+        nodes it tries, as upstream's allocator does, not on the whole cluster's."""
+        by_selectors: dict[tuple[str, ...], _AltCandidates] = {}
+        found = {}
+        for plan in attempt.plans:
+            for alts in plan.requests:
+                for alt in alts:
+                    if alt.selectors not in by_selectors:
+                        by_selectors[alt.selectors] = self._select(attempt.view, alt.selectors, node_name)
+                    found[(alt.claim_index, alt.name)] = by_selectors[alt.selectors]
+        return found
 
     def _shortcut(self, attempt: _Attempt, view: _PoolView) -> None:
         """Decide once per attempt which nodes need a look: the union of the per-node partitions. Nodes outside
@@ -635,24 +713,41 @@ class ColumnarAllocator:
             view.candidates[alt.selectors] = found
         return found
 
-    def _select(self, view: _PoolView, selectors: tuple[str, ...]) -> _AltCandidates:
-        frame = view.usable.with_columns(pl.lit(None, dtype=pl.String).alias("failure"))
+    def _select(self, view: _PoolView, selectors: tuple[str, ...], node: str | None = None) -> _AltCandidates:
+        """The candidates among every usable device (for all nodes at once), or among those a search on `node` can
+        reach (its own and those not bound to one node). Per device, in search order: the first false selector
+        drops it, the first error marks it, and later selectors are not evaluated for it."""
+        frame = view.usable if node is None else view.usable.filter(
+            (pl.col("node_name") == node) | pl.col("node_name").is_null())
+        ids = frame.get_column("device_id").to_list()
+        drivers = frame.get_column("driver").to_list()
+        keep = list(range(len(ids)))  # positions in rank order
+        failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
         for expression in selectors:
-            frame = frame.join(self._mask(view, expression), on="device_id")
-            frame = frame.filter(pl.col("failure").is_not_null() | (pl.col("verdict") != 0)).with_columns(
-                pl.when(pl.col("failure").is_null() & (pl.col("verdict") == -1)).then(pl.col("error"))
-                .otherwise(pl.col("failure")).alias("failure")).drop("verdict", "error")
-        frame = frame.sort("rank")
-        local_rows = frame.filter(pl.col("node_name").is_not_null()).group_by("node_name").agg(
-            pl.col("rank"), pl.col("device_id"))
-        columns = local_rows.select("node_name", "rank", "device_id").to_dict(as_series=False)
-        local = {node: (ranks, ids)
-                 for node, ranks, ids in zip(columns["node_name"], columns["rank"], columns["device_id"], strict=True)}
-        shared = [(rank, device_id, None if all_nodes else sel_id)
-                  for rank, device_id, sel_id, all_nodes in frame.filter(pl.col("node_name").is_null())
-                  .select("rank", "device_id", "sel_id", "all_nodes").iter_rows()]
-        failed = frame.filter(pl.col("failure").is_not_null()).select("device_id", "failure")
-        return _AltCandidates(local, shared, dict(failed.iter_rows()))
+            judged = [p for p in keep if p not in failed] if failed else keep
+            verdicts = self._verdicts(view, expression, [ids[p] for p in judged], [drivers[p] for p in judged])
+            if all(v == 1 for v in verdicts):
+                continue
+            dropped = {p for p, v in zip(judged, verdicts, strict=True) if v == 0}
+            failed.update((p, view.errors[(expression, ids[p])]) for p, v in zip(judged, verdicts, strict=True)
+                          if v == -1)
+            keep = [p for p in keep if p not in dropped]
+        ranks = frame.get_column("rank").to_list()
+        nodes = frame.get_column("node_name").to_list()
+        local: dict[str, tuple[list[int], list[int]]] = {}
+        shared: list[tuple[int, int, int | None]] = []
+        shared_rows = [p for p in keep if nodes[p] is None]
+        if shared_rows:
+            sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
+            shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
+        for p in keep:
+            if nodes[p] is not None:
+                found = local.get(nodes[p])
+                if found is None:
+                    found = local[nodes[p]] = ([], [])
+                found[0].append(ranks[p])
+                found[1].append(ids[p])
+        return _AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
 
     def _all_capacity(self, alt: Alternative, ids: list[int], attempt: _Attempt) -> list[int]:
         """KEP-5075: an All request leaves out the devices that cannot serve its amounts and the shared devices
@@ -744,8 +839,7 @@ class ColumnarAllocator:
                 found = attempt.candidates[(alt.claim_index, alt.name)]
                 if node_name not in found.plain:
                     ids = found.local.get(node_name, ((), ()))[1]
-                    found.plain[node_name] = tuple(self._devices[d].key for d in ids) if all(
-                        self._plain(self._devices[d]) for d in ids) else None
+                    found.plain[node_name] = tuple(self._keys[d] for d in ids) if self._plain(ids) else None
                 keys = found.plain[node_name]
                 if keys is None:
                     return None
@@ -795,20 +889,25 @@ class ColumnarAllocator:
         attempt.held_keys = frozenset(attempt.held.allocated) | attempt.held.assumed
         attempt.countable = True
 
-    def _plain(self, device: DeviceFacts) -> bool:
-        """A device whose only question is whether it is free: no counters, share, taint (its own or a
-        DeviceTaintRule's) or binding condition the search would look at."""
+    def _plain(self, ids: Sequence[int]) -> bool:
+        """Whether these devices' only question is whether they are free: no counters, share, taint (their own
+        or a DeviceTaintRule's) or binding condition the search would look at."""
+        if not self._special.isdisjoint(ids):
+            return False
         rules = tuple(self._taint_rules.values()) if self.gates.taint_rules else ()
-        tainted = self.gates.taints and bool(device.taints or (rules and DeviceTaints(rules).of(device)))
-        return not ((device.consumes and self.gates.partitionable) or tainted
-                    or (device.binding_conditions and self.gates.binding) or is_shared(device, self.gates))
+        return not rules or not any(DeviceTaints(rules).of(self._devices[d]) for d in ids)
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         self._sync()
-        attempt = self._begin(node, claims, assumed)
+        attempt = self._begin(node, claims, assumed, whole=False)
+        if not attempt.whole:
+            attempt.asked += 1
+            if attempt.asked > NODES_ONE_BY_ONE:  # many nodes asked: the columnar pass over all of them is cheaper
+                self._complete(attempt)
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
+        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node_name)
         view = attempt.view
         problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
         last = self._pools_last(view, node)
@@ -816,7 +915,7 @@ class ColumnarAllocator:
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
-                    found = attempt.candidates[(alt.claim_index, alt.name)]
+                    found = candidates[(alt.claim_index, alt.name)]
                     ids = self._merge(found, node, last)
                     if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
                         if problems:
@@ -831,7 +930,7 @@ class ColumnarAllocator:
                     lists[(alt.claim_index, alt.name)] = ids
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
-        errors = {key: found.errors for key, found in attempt.candidates.items() if found.errors}
+        errors = {key: found.errors for key, found in candidates.items() if found.errors}
         available = self._available(attempt) if view.any_consumes else {}
         taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
         search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
@@ -868,7 +967,8 @@ class ColumnarAllocator:
         base = self._compat_base
         if base is None or base[0][0] is not attempt or base[0][1] is not view or base[0][2] != key[2]:
             if self._compat_published is None or self._compat_published[0] is not view:
-                facts = (self._devices[d] for d in view.newest_devices.get_column("device_id").to_list())
+                consuming = view.newest_devices.filter(pl.col("consumes")).get_column("device_id").to_list()
+                facts = (self._devices[d] for d in consuming)
                 self._compat_published = (view, {f.key: [s for s, _ in f.consumes] for f in facts if f.consumes})
             published = self._compat_published[1]
             results = [*self._claim_results.results(), *holding_results(assumed)]
@@ -937,7 +1037,7 @@ class _Search:
     """The exact part: first fit, depth first, over the short per-node candidate lists (device ids)."""
 
     def __init__(self, attempt: _Attempt, lists: dict[tuple[int, str], list[int]],
-                 errors: dict[tuple[int, str], dict[int, str]], devices: dict[int, DeviceFacts], compat: Tracker,
+                 errors: dict[tuple[int, str], dict[int, str]], devices: _Devices, compat: Tracker,
                  available: dict[CounterKey, Fraction], gates: Gates,
                  consumption_of: Callable[[Alternative, int], dict[str, Fraction] | None],
                  taints: DeviceTaints) -> None:
