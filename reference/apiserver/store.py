@@ -139,7 +139,8 @@ class Store:
         return copy_object(self._served(stored)) if stored is not None else None
 
     def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        """The stored object itself, without a copy, for readers that never modify it (as `view` for a list)."""
+        """The stored object itself, without a copy, for readers that never modify it (as `view` for a list);
+        as this release serves it, like every read."""
         stored = self._objects.get(self._key(kind, name, namespace))
         return self._served(stored) if stored is not None else None
 
