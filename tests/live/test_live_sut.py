@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,11 @@ import yaml
 from draconform.claims import REFERENCE_IMPLEMENTATION
 from draconform.cli import build_parser
 from draconform.commands.run import claims_of
-from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
-from draconform.reference.apiserver.admission import install as install_admission
-from draconform.reference.apiserver.store import Store
 from draconform.serve.control import kubeconfig
-from draconform.serve.remote import WallClock
-from draconform.serve.server import ApiServer, merge_patch, parse_selector
+from draconform.serve.server import merge_patch, parse_selector
 from draconform.steps.scheduling import pod_bound
 from draconform.sut import ApiError, ComponentConfig, Unsupported
 
@@ -32,19 +27,6 @@ def _timeouts(directory: Path, **fields: object) -> str:
     path = directory / "timeouts.yaml"
     path.write_text(yaml.safe_dump({"pollInterval": "20ms", "settleQuietPeriod": "50ms", **fields}))
     return str(path)
-
-
-@pytest.fixture
-def api(tmp_path: Path) -> Iterator[Path]:
-    """The reference store behind the Kubernetes API, with nothing acting on it; yields its kubeconfig."""
-    store = Store(WallClock(), kinds=SERVED_KINDS)
-    install_admission(store)
-    server = ApiServer(store)
-    server.serve_in_thread()
-    path = tmp_path / "kubeconfig"
-    path.write_text(yaml.safe_dump(kubeconfig(server.url)))
-    yield path
-    server.shutdown()
 
 
 def _live(kubeconfig_path: Path, tmp_path: Path, **timeouts: object) -> LiveSystem:

@@ -9,35 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
-from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import PROGRAM_DATA, PROGRAM_LABEL
 from draconform.live.kube import KubeClient, load_config
-from draconform.reference.apiserver.admission import install as install_admission
-from draconform.reference.apiserver.store import Store
-from draconform.serve.control import kubeconfig
 from draconform.serve.programs import ControllerHost, ScopedStore
 from draconform.serve.remote import RemoteStore, WallClock
 from tests.live.helpers import wait_until
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[KubeClient]:
-    from draconform.serve.server import ApiServer
-
-    store = Store(WallClock(), kinds=SERVED_KINDS)
-    install_admission(store)
-    server = ApiServer(store)
-    server.serve_in_thread()
-    path = tmp_path / "kubeconfig"
-    path.write_text(yaml.safe_dump(kubeconfig(server.url)))
-    api = KubeClient(load_config(path))
+def client(api: Path) -> Iterator[KubeClient]:
+    kube = KubeClient(load_config(api))
     for namespace in ("team-a", "team-b"):
-        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
-    yield api
-    api.close()
-    server.shutdown()
+        kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    yield kube
+    kube.close()
 
 
 def _program(namespace: str, name: str, program: str, data: dict[str, object]) -> dict[str, object]:
