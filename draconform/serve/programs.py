@@ -78,6 +78,9 @@ class ScopedStore:
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return self.list(kind, namespace)
 
+    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.get(kind, name, namespace)
+
     def watch(self, *kinds: str) -> Watch:
         return ScopedWatch(self._store.watch(*kinds), self._namespace)
 
