@@ -69,9 +69,6 @@ class ScopedStore:
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         return self._store.get(kind, name, self._scope(kind, namespace))
 
-    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        return self.get(kind, name, namespace)
-
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return self._store.list(kind, self._scope(kind, namespace))
 

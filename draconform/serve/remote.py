@@ -77,10 +77,6 @@ class RemoteStore:
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         return self.client.get(kind, name, namespace)
 
-    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        """Over the API every read is already a copy of its own."""
-        return self.get(kind, name, namespace)
-
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         items, _ = self.client.list(kind, namespace)
         return sorted(items, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
