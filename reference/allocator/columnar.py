@@ -745,13 +745,14 @@ class ColumnarAllocator:
         if shared_rows:
             sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
             shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
-        for p in keep:
-            if nodes[p] is not None:
-                found = local.get(nodes[p])
+        for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
+            if name is not None:
+                positions = list(run)
+                found = local.get(name)
                 if found is None:
-                    found = local[nodes[p]] = ([], [])
-                found[0].append(ranks[p])
-                found[1].append(ids[p])
+                    found = local[name] = ([], [])
+                found[0].extend(map(ranks.__getitem__, positions))
+                found[1].extend(map(ids.__getitem__, positions))
         return _AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
 
     def _all_capacity(self, alt: Alternative, ids: list[int], attempt: _Attempt) -> list[int]:
@@ -844,7 +845,7 @@ class ColumnarAllocator:
                 found = attempt.candidates[(alt.claim_index, alt.name)]
                 if node_name not in found.plain:
                     ids = found.local.get(node_name, ((), ()))[1]
-                    found.plain[node_name] = tuple(self._keys[d] for d in ids) if self._plain(ids) else None
+                    found.plain[node_name] = tuple(map(self._keys.__getitem__, ids)) if self._plain(ids) else None
                 keys = found.plain[node_name]
                 if keys is None:
                     return None
