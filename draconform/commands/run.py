@@ -89,6 +89,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     live.add_argument("--cluster-config", type=Path, metavar="FILE",
                       help="the release, feature gates and scheduler arguments the cluster runs (YAML; "
                            "`draconform serve` writes one)")
+    live.add_argument("--also-cluster", type=Path, action="append", default=[], metavar="FILE",
+                      help="another cluster (a cluster config naming its kubeconfig; `draconform serve` writes one) "
+                           "for scenarios that need other feature gates, release or scheduler arguments than the "
+                           "first; each scenario runs on the first cluster that runs what it needs (repeatable)")
     live.add_argument("--metrics-url", help="kube-scheduler's /metrics address (without it the metric scenarios "
                                             "are skipped)")
     parser.add_argument(
@@ -161,7 +165,8 @@ def _live(args: argparse.Namespace) -> LiveOptions | None:
     options = LiveOptions(
         kubeconfig=str(args.kubeconfig), context=args.context, namespace_prefix=args.namespace_prefix,
         timeout_config=str(args.timeout_config) if args.timeout_config else None,
-        cluster_config=str(args.cluster_config) if args.cluster_config else None, metrics_url=args.metrics_url)
+        cluster_config=str(args.cluster_config) if args.cluster_config else None, metrics_url=args.metrics_url,
+        also_clusters=tuple(str(path) for path in args.also_cluster))
     options.check()
     return options
 

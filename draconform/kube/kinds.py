@@ -35,6 +35,8 @@ SERVED_KINDS: dict[str, KindInfo] = {
     **KINDS,
     "Namespace": KindInfo("v1", namespaced=False, has_status=False),
     "Event": KindInfo("v1", namespaced=True, has_status=False),
+    # How a live run programs `draconform serve`'s reference driver and external controllers.
+    "ConfigMap": KindInfo("v1", namespaced=True, has_status=False),
 }
 
 CLASSIC_KINDS: dict[str, KindInfo] = {

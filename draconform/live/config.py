@@ -21,6 +21,14 @@ import yaml
 from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY
 from draconform.sut import OBSERVATIONS
 
+# How a live run programs the reference driver and external controllers of `draconform serve`: a ConfigMap in
+# the scenario's namespace labelled PROGRAM_LABEL=<program> ("driver", "binding-controller",
+# "dynamic-device-scaler"); its data holds PROGRAM_DATA (JSON: a controller's behaviour, a driver's
+# {"name", "inventory", "faults"}). What a program creates carries the ConfigMap's labels.
+PROGRAM_LABEL = "draconform.io/program"
+PROGRAM_DATA = "program.json"
+DRIVER_PROGRAM = "driver"
+CONTROLLER_PROGRAMS = ("binding-controller", "dynamic-device-scaler")
 OPTIONS_VARIABLE = "DRACONFORM_LIVE"  # how `draconform run` hands the options to its (xdist) workers
 _DURATION = re.compile(r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>ms|s|m|h)?$")
 _UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -100,11 +108,22 @@ class ClusterConfig:
     # real cluster they are bare objects, so a deleted pod bound to one is removed at once, as the pod garbage
     # collector removes the pods of a node that has no kubelet.
     node_kubelets: bool = False
+    # The cluster runs draconform's programmable reference driver and external controllers (as `draconform
+    # serve` does), programmed through ConfigMaps in the scenario's namespace labelled PROGRAM_LABEL.
+    reference_programs: bool = False
+    # Where this machine reaches each node's kubelet plugins (`draconform serve`: all nodes are local):
+    # DIR/<node>/<driver>.sock (DRAPlugin), <driver>-reg.sock (registration) and <driver>.calls.jsonl (what a
+    # recording proxy in front of the plugin saw).
+    kubelet_plugin_dir: str | None = None
+    # The cluster's own kubeconfig (and context), for a cluster given with `--also-cluster`.
+    kubeconfig: str | None = None
+    context: str | None = None
 
     @classmethod
     def load(cls, path: Path) -> ClusterConfig:
         data = _mapping(path)
-        _unknown(data, {"release", "featureGates", "schedulerArgs", "schedulerMetricsURL", "nodeKubelets"}, str(path))
+        _unknown(data, {"release", "featureGates", "schedulerArgs", "schedulerMetricsURL", "nodeKubelets",
+                       "referencePrograms", "kubeletPluginDir", "kubeconfig", "context"}, str(path))
         release = str(data.get("release", CURRENT_RELEASE))
         if not re.fullmatch(r"1\.\d+", release):
             raise ConfigError(f"{path}: release: expected a Kubernetes release such as 1.37, got {release!r}")
@@ -125,7 +144,20 @@ class ClusterConfig:
         node_kubelets = data.get("nodeKubelets", False)
         if not isinstance(node_kubelets, bool):
             raise ConfigError(f"{path}: nodeKubelets: expected true or false, got {node_kubelets!r}")
-        return cls(release, dict(gates), dict(args), str(url) if url else None, node_kubelets)
+        programs = data.get("referencePrograms", False)
+        if not isinstance(programs, bool):
+            raise ConfigError(f"{path}: referencePrograms: expected true or false, got {programs!r}")
+        plugin_dir = data.get("kubeletPluginDir")
+        if plugin_dir is not None and not isinstance(plugin_dir, str):
+            raise ConfigError(f"{path}: kubeletPluginDir: expected a directory, got {plugin_dir!r}")
+        kubeconfig, context = data.get("kubeconfig"), data.get("context")
+        for key, value in (("kubeconfig", kubeconfig), ("context", context)):
+            if value is not None and not isinstance(value, str):
+                raise ConfigError(f"{path}: {key}: expected a string, got {value!r}")
+        if kubeconfig is not None:
+            kubeconfig = str(path.parent / kubeconfig)  # relative to the cluster config
+        return cls(release, dict(gates), dict(args), str(url) if url else None, node_kubelets, programs, plugin_dir,
+                   kubeconfig, context)
 
     def dump(self) -> str:
         data: dict[str, Any] = {"release": self.release, "featureGates": self.feature_gates,
@@ -134,6 +166,14 @@ class ClusterConfig:
             data["schedulerMetricsURL"] = self.metrics_url
         if self.node_kubelets:
             data["nodeKubelets"] = True
+        if self.reference_programs:
+            data["referencePrograms"] = True
+        if self.kubelet_plugin_dir:
+            data["kubeletPluginDir"] = self.kubelet_plugin_dir
+        if self.kubeconfig:
+            data["kubeconfig"] = self.kubeconfig
+        if self.context:
+            data["context"] = self.context
         return yaml.safe_dump(data, sort_keys=False)
 
 
@@ -147,6 +187,9 @@ class LiveOptions:
     timeout_config: str | None = None
     cluster_config: str | None = None
     metrics_url: str | None = None
+    # Further clusters (cluster configs naming their kubeconfig), for scenarios needing other gates, release or
+    # scheduler arguments than the first cluster runs.
+    also_clusters: tuple[str, ...] = ()
 
     def environ(self) -> dict[str, str]:
         return {OPTIONS_VARIABLE: json.dumps(asdict(self))}
@@ -157,7 +200,8 @@ class LiveOptions:
         if not text:
             raise ConfigError(f"the live system under test needs {OPTIONS_VARIABLE}; run it with "
                               "`draconform run --kubeconfig PATH`")
-        return cls(**json.loads(text))
+        options = json.loads(text)
+        return cls(**{**options, "also_clusters": tuple(options.get("also_clusters") or ())})
 
     def check(self) -> None:
         """Read every file now, so a bad one is one clear error before any scenario runs."""
@@ -174,3 +218,11 @@ class LiveOptions:
             TimeoutConfig.load(Path(self.timeout_config))
         if self.cluster_config:
             ClusterConfig.load(Path(self.cluster_config))
+        for path in self.also_clusters:
+            also = ClusterConfig.load(Path(path))
+            if not also.kubeconfig:
+                raise ConfigError(f"{path}: kubeconfig: --also-cluster needs a cluster config naming its kubeconfig")
+            try:
+                load_config(Path(also.kubeconfig), also.context)
+            except Exception as error:
+                raise ConfigError(f"{path}: kubeconfig {also.kubeconfig}: {error}") from None

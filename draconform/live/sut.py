@@ -15,7 +15,9 @@ budget is skipped with the reason (`Unsupported`)."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
+import json
 import re
 import secrets
 import time
@@ -28,7 +30,15 @@ import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
 from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
-from draconform.live.config import ClusterConfig, LiveOptions, TimeoutConfig
+from draconform.live.config import (
+    CONTROLLER_PROGRAMS,
+    DRIVER_PROGRAM,
+    PROGRAM_DATA,
+    PROGRAM_LABEL,
+    ClusterConfig,
+    LiveOptions,
+    TimeoutConfig,
+)
 from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.sut import (
     ApiError,
@@ -54,18 +64,47 @@ COUNTING_TYPES = ("counter", "histogram", "summary")  # read as the change since
 
 
 class LiveSystem:
+    """Connects on first use (anything but `configure`) to the first cluster that runs what the scenario's
+    `configure` calls asked for so far: the `--kubeconfig` one, else each `--also-cluster` in turn."""
+
     def __init__(self, options: LiveOptions) -> None:
         self.timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
-        self.cluster = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
-        self.metrics_url = options.metrics_url or self.cluster.metrics_url
-        self.client = KubeClient(load_config(Path(options.kubeconfig), options.context),
-                                 options.context, self.timeouts.request_timeout)
+        first = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
+        first = dataclasses.replace(first, kubeconfig=options.kubeconfig, context=options.context)
+        self._clusters = [first, *(ClusterConfig.load(Path(path)) for path in options.also_clusters)]
+        self._wanted: list[tuple[str, ComponentConfig]] = []  # what configure() asked for before connecting
+        self._metrics_option = options.metrics_url
+        self._cluster: ClusterConfig | None = None
+        self._client: KubeClient | None = None
+        self.metrics_url: str | None = None
         self.scenario = secrets.token_hex(3)
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
-        self._baseline = self._scrape() if self.metrics_url else ""
+        self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
+        self._baseline = ""
+
+    @property
+    def cluster(self) -> ClusterConfig:
+        """The cluster the scenario runs on; asking for it chooses it."""
+        if self._cluster is None:
+            self._cluster = next(c for c in self._clusters if not any(
+                _mismatch(c, component, config) for component, config in self._wanted))
+            # The metrics address given on the command line is the first cluster's.
+            first = self._cluster is self._clusters[0]
+            self.metrics_url = (self._metrics_option if first else None) or self._cluster.metrics_url
+        return self._cluster
+
+    @property
+    def client(self) -> KubeClient:
+        if self._client is None:
+            cluster = self.cluster
+            assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
+            self._client = KubeClient(load_config(Path(cluster.kubeconfig), cluster.context), cluster.context,
+                                      self.timeouts.request_timeout)
+            self._baseline = self._scrape() if self.metrics_url else ""
+        return self._client
 
     @classmethod
     def from_environ(cls) -> LiveSystem:
@@ -124,22 +163,24 @@ class LiveSystem:
 
     # --- set-up -------------------------------------------------------------------------------------
     def configure(self, component: str, config: ComponentConfig) -> None:
-        """Accepted when the cluster config says the component already runs so; else the scenario is skipped."""
-        release = config.version or CURRENT_RELEASE
-        if release != self.cluster.release:
-            raise Unsupported(f"the scenario needs {component} at release {release}; the cluster runs "
-                              f"{self.cluster.release} (cluster config) and a live run cannot change it")
-        running = FeatureGates(self.cluster.feature_gates, release=self.cluster.release)
-        for gate, wanted in sorted(config.feature_gates.items()):
-            if (running.enabled(gate) if running.known(gate) else False) != wanted:
-                raise Unsupported(f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the "
-                                  f"cluster config says it is {'on' if running.enabled(gate) else 'off'}")
-        if component == "kube-scheduler":
-            for arg, wanted in sorted(config.args.items()):
-                have = self.cluster.scheduler_args.get(arg, SCHEDULER_DEFAULTS.get(arg))
-                if have != wanted:
-                    raise Unsupported(f"the scenario needs kube-scheduler {arg}={wanted}; the cluster config says "
-                                      f"{arg}={have}")
+        """Accepted when a cluster config says the component already runs so (before the scenario connects: any
+        of the clusters, with what was asked before; after: the one it runs on); else the scenario is skipped."""
+        wanted = [*self._wanted, (component, config)]
+
+        def runs(cluster: ClusterConfig) -> bool:
+            return not any(_mismatch(cluster, name, want) for name, want in wanted)
+
+        candidates = [self._cluster] if self._cluster is not None else self._clusters
+        if not any(runs(c) for c in candidates):
+            reason = _mismatch(candidates[0], component, config) or next(
+                filter(None, (_mismatch(candidates[0], name, want) for name, want in wanted)))
+            if len(self._clusters) > 1 and self._cluster is None:
+                reason += " (nor does any --also-cluster)"
+            elif any(runs(c) for c in self._clusters):
+                reason += (" (an --also-cluster does, but the scenario asked once it had begun on this cluster; "
+                           "a scenario that sets the gates before anything else runs there)")
+            raise Unsupported(reason)
+        self._wanted = wanted
 
     def restart(self, component: str) -> None:
         raise Unsupported(f"a live run does not restart the cluster's {component}")
@@ -221,28 +262,78 @@ class LiveSystem:
     def now(self) -> datetime:
         return datetime.now(UTC)
 
+    def _program(self, name: str, program: str, data: Mapping[str, Any]) -> None:
+        """Create or replace the ConfigMap that programs one of the cluster's reference components."""
+        self._ensure_namespace()
+        config_map: Obj = {"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": name, "namespace": self.namespace,
+                                        "labels": {SCENARIO_LABEL: self.scenario, PROGRAM_LABEL: program}},
+                           "data": {PROGRAM_DATA: json.dumps(data, sort_keys=True)}}
+        existing = self.client.get("ConfigMap", name, self.namespace)
+        if existing is None:
+            self.client.create(config_map)
+        else:
+            config_map["metadata"]["resourceVersion"] = existing["metadata"]["resourceVersion"]
+            self.client.update(config_map)
+
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
-        raise Unsupported(f"a live run does not deploy the reference's programmable {name}; the cluster's own "
-                          "controllers are the ones judged")
+        if not self.cluster.reference_programs:
+            raise Unsupported(f"a live run does not deploy the reference's programmable {name}; the cluster's own "
+                              "controllers are the ones judged")
+        if name not in CONTROLLER_PROGRAMS:
+            raise Unsupported(f"the cluster's reference programs have no external controller {name!r}")
+        self._program(f"controller-{name}", name, dict(behaviour))
 
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
-        raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+        if not self.cluster.reference_programs:
+            raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+        self._cluster_kinds.add("ResourceSlice")  # what it publishes carries the scenario's label
+        faults = self._drivers.get(name, {}).get("faults", [])
+        self._drivers[name] = {"name": name, "inventory": [self._to_cluster(obj) for obj in inventory],
+                               "faults": faults}
+        self._program(f"driver-{name}", DRIVER_PROGRAM, self._drivers[name])
+
+    def _plugin_file(self, driver: str, node: str, suffix: str, wait: bool = True) -> Path:
+        """A file of `driver`'s kubelet plugin on `node`, where the cluster config says this machine reaches
+        it; waits (bounded) for a socket the driver has not served yet."""
+        if not self.cluster.kubelet_plugin_dir:
+            raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
+                              "with a SUT on that node (see README, Test your driver in a cluster)")
+        path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{driver}{suffix}"
+        deadline = time.monotonic() + self.timeouts.observations["object"]
+        while wait and not path.exists() and time.monotonic() < deadline:
+            time.sleep(self.timeouts.poll_interval)
+        return path
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
-        raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
-                          "with a SUT on that node (see README, Test your driver in a cluster)")
+        return f"unix://{self._plugin_file(driver, node, '.sock')}"
 
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
-        return self.kubelet_plugin_endpoint(driver, node)
+        if not self.cluster.kubelet_plugin_dir:
+            return self.kubelet_plugin_endpoint(driver, node)
+        return f"unix://{self._plugin_file(driver, node, '-reg.sock')}"
 
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
-        raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside the "
-                          "plugin on the node)")
+        """What the recording proxy in front of the plugin logged, as the steps name things."""
+        if not self.cluster.kubelet_plugin_dir:
+            raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside "
+                              "the plugin on the node)")
+        log = self._plugin_file(driver, node, ".calls.jsonl", wait=False)
+        calls = []
+        for line in log.read_text().splitlines() if log.exists() else []:
+            record = json.loads(line)
+            claims = tuple(claim.replace(f"{self.namespace}/", f"{STEPS_NAMESPACE}/", 1) for claim in record["claims"])
+            calls.append(PluginCall(record["method"], claims, tuple(record["uids"]), _parse_time(record["time"])))
+        return calls
 
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
-        raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
-                          "driver built for testing can")
+        if not self.cluster.reference_programs or driver not in self._drivers:
+            raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
+                              "driver built for testing can")
+        self._drivers[driver]["faults"].append(
+            {"node": self._out(node), "fault": None if fault is None else dataclasses.asdict(fault)})
+        self._program(f"driver-{driver}", DRIVER_PROGRAM, self._drivers[driver])
 
     # --- observation ----------------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]:
@@ -278,6 +369,7 @@ class LiveSystem:
     def metrics_text(self) -> str:
         """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the
         change since the scenario began (the cluster's scheduler outlives scenarios), gauges as they are."""
+        self.client  # noqa: B018 - connecting chooses the cluster, and so its metrics address
         if not self.metrics_url:
             raise Unsupported("no scheduler metrics address was given (--metrics-url, or schedulerMetricsURL in "
                               "the cluster config)")
@@ -294,8 +386,15 @@ class LiveSystem:
             left.append(f"Namespace/{self.namespace}")
         return left
 
+    def _delete_labelled(self) -> None:
+        for kind in sorted(self._cluster_kinds):
+            for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
+                _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+
     def close(self) -> None:
         """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
+        if self._client is None:
+            return  # never connected: nothing was created
         try:
             if self._namespace_created and not self.cluster.node_kubelets:
                 for pod in self.client.list("Pod", self.namespace)[0]:
@@ -304,17 +403,35 @@ class LiveSystem:
                                                           self.namespace, 0))
             if self._namespace_created:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
-            for kind in sorted(self._cluster_kinds):
-                for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
-                    _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+            self._delete_labelled()
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
             while left := self._leftovers():
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
                                        f"clean-up began: {', '.join(left)}")
                 time.sleep(self.timeouts.poll_interval)
+                self._delete_labelled()  # a program the scenario started may have written one before it stopped
         finally:
             self.client.close()
+
+
+def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
+    """Why `cluster` does not run `component` as `config` asks (None: it does), as its cluster config says."""
+    release = config.version or CURRENT_RELEASE
+    if release != cluster.release:
+        return (f"the scenario needs {component} at release {release}; the cluster runs {cluster.release} "
+                "(cluster config) and a live run cannot change it")
+    running = FeatureGates(cluster.feature_gates, release=cluster.release)
+    for gate, wanted in sorted(config.feature_gates.items()):
+        if (running.enabled(gate) if running.known(gate) else False) != wanted:
+            return (f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the cluster config "
+                    f"says it is {'on' if running.enabled(gate) else 'off'}")
+    if component == "kube-scheduler":
+        for arg, wanted in sorted(config.args.items()):
+            have = cluster.scheduler_args.get(arg, SCHEDULER_DEFAULTS.get(arg))
+            if have != wanted:
+                return f"the scenario needs kube-scheduler {arg}={wanted}; the cluster config says {arg}={have}"
+    return None
 
 
 def _ignore_missing(delete: Callable[[], None]) -> None:

@@ -1,8 +1,10 @@
 """One reference component in its own process, against a cluster's API through the Kubernetes client:
 `python -m draconform.serve.component NAME --kubeconfig FILE --cluster-config FILE`. NAME is
 kube-scheduler (which also serves its metrics over HTTP), kube-controller-manager (the resourceclaim
-controller) or kubelet (a reference kubelet for every Node object: pod phases, and finishing the deletion of
-the pods bound to its node; no driver's kubelet plugin registers with it yet). The component is the
+controller), kubelet (a reference kubelet for every Node object: pod phases, claims prepared through the
+drivers' kubelet plugins it finds registered under the cluster's kubeletPluginDir, and finishing the deletion of
+the pods bound to its node), dra-driver (the reference DRA drivers) or dra-controllers (the reference's
+external controllers); the last two run what ConfigMaps program (programs.py). The component is the
 reference's own code on a real-time clock; like a restarted pod, it is built again from the API when a round
 of its work fails."""
 
@@ -29,9 +31,10 @@ from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
+from draconform.serve.programs import ControllerHost, DriverHost
 from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
 
-COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet")
+COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet", "dra-driver", "dra-controllers")
 KUBELET_CHECKPOINTS: dict[str, KubeletCheckpoint] = {}  # per node; outlives a rebuilt kubelet, as on disk
 IDLE_SECONDS = 0.5  # the longest a component sleeps without a watch event or a timer due
 
@@ -49,11 +52,29 @@ def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEv
         scheduler = Scheduler(as_store, clock, events, metrics, SchedulerConfig(gates, dict(cluster.scheduler_args)),
                               default_allocator_factory())
         return (lambda: scheduler.sync() | scheduler.schedule_pending()), scheduler.stop
+    plugins = Path(cluster.kubelet_plugin_dir) if cluster.kubelet_plugin_dir else None
     if component == "kubelet":
-        kubelets = Kubelets(as_store, clock, events, gates, {}, KUBELET_CHECKPOINTS, lambda driver, node: None)
+        kubelets = Kubelets(as_store, clock, events, gates, {}, KUBELET_CHECKPOINTS,
+                            lambda driver, node: _registration(plugins, driver, node))
         return kubelets.sync, kubelets.stop
+    if component == "dra-driver":
+        if plugins is None:
+            raise ValueError("dra-driver needs kubeletPluginDir in its cluster config")
+        drivers = DriverHost(store, gates, plugins, lambda text: _log(component, text))
+        return drivers.sync, drivers.stop
+    if component == "dra-controllers":
+        controllers = ControllerHost(store, clock, lambda text: _log(component, text))
+        return controllers.sync, controllers.stop
     controller = ResourceClaimController(as_store, events)
     return controller.sync, controller.stop
+
+
+def _registration(plugins: Path | None, driver: str, node: str) -> str | None:
+    """What the kubelet's plugin watcher on `node` finds for `driver`: its registration socket, if served."""
+    if plugins is None:
+        return None
+    socket = plugins / node / f"{driver}-reg.sock"
+    return f"unix://{socket}" if socket.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,7 @@
 """`draconform serve`: the reference API store behind the Kubernetes API on 127.0.0.1, with the reference
-scheduler and resourceclaim controller each in its own process talking to it through the Kubernetes client,
+scheduler, resourceclaim controller, kubelet, DRA driver and external controllers each in its own process
+talking to it through the Kubernetes client (the kubelet and the driver's plugins meet on unix sockets in a
+short temporary directory, as on a node),
 and the files a client needs: `kubeconfig` and `cluster.yaml` (release, gates, scheduler arguments and the
 scheduler's metrics address, for `draconform run --cluster-config`)."""
 
@@ -8,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +54,7 @@ class ServedCluster:
         self.children: list[subprocess.Popen[str]] = []
         self.kubeconfig = directory / "kubeconfig"
         self.cluster_config = directory / "cluster.yaml"
+        self.plugin_dir: Path | None = None  # the nodes' kubelet plugin sockets, made on start
 
     def start(self, timeout: float = 60.0) -> None:
         """Serve, start the components and wait (bounded) until each says it is ready; then write
@@ -57,8 +63,10 @@ class ServedCluster:
         self.cluster_config.unlink(missing_ok=True)
         self.server.serve_in_thread()
         self.kubeconfig.write_text(yaml.safe_dump(kubeconfig(self.server.url), sort_keys=False))
+        # Short, because a unix socket path must fit in about 100 bytes: DIR/<node>/<driver>-reg.sock.
+        self.plugin_dir = Path(tempfile.mkdtemp(prefix="dcf-serve-", dir="/tmp"))
         components_config = self.directory / "components.yaml"
-        components_config.write_text(self.cluster.dump())
+        components_config.write_text(replace(self.cluster, kubelet_plugin_dir=str(self.plugin_dir)).dump())
         for component in COMPONENTS:
             log = (self.directory / f"{component}.log").open("w")
             self.children.append(subprocess.Popen(
@@ -68,7 +76,8 @@ class ServedCluster:
         ready = self._wait_ready(timeout)
         metrics = next((line["metrics"] for line in ready if "metrics" in line), None)
         config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,
-                               node_kubelets=True)
+                               node_kubelets=True, reference_programs=True, kubelet_plugin_dir=str(self.plugin_dir),
+                               kubeconfig=str(self.kubeconfig.resolve()))
         temporary = self.cluster_config.with_suffix(".tmp")
         temporary.write_text(config.dump())
         temporary.replace(self.cluster_config)
@@ -105,3 +114,6 @@ class ServedCluster:
                 child.kill()
         self.children = []
         self.server.shutdown()
+        if self.plugin_dir is not None:
+            shutil.rmtree(self.plugin_dir, ignore_errors=True)
+            self.plugin_dir = None

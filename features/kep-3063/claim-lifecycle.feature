@@ -48,6 +48,26 @@ Feature: Claims are created from templates and released with their pods (KEP-306
       Then pod "second" is bound to node "worker-1"
       And claim "workspace" is reserved for pod "second"
 
+    # Upstream's resourceclaim controller deallocates when it removes a claim's last consumer, never a
+    # claim that nobody has reserved yet: a driver or an administrator may allocate a claim in advance.
+    Scenario: A claim allocated before anyone reserves it keeps its allocation and serves a pod
+      Given a claim "workspace" for one "gpu" device
+      And the ResourceClaim "workspace" has the status:
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: device, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        """
+      When the scheduler runs
+      Then claim "workspace" is allocated device "gpu-1"
+      And claim "workspace" is reserved for nobody
+      When a pod "first" using claim "workspace" is created
+      And the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      And claim "workspace" is reserved for pod "first"
+      And claim "workspace" is allocated device "gpu-1"
+
   Rule: KEP-3063/RESERVATION-RELEASED  Pods that are gone or done no longer hold their claims
 
     Scenario: A deleted pod leaves reservedFor of a shared claim, the other pod keeps it

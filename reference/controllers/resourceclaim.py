@@ -1,8 +1,9 @@
 """The resourceclaim controller of kube-controller-manager (KEP-3063 "kube-controller-manager"):
 creates a pod's ResourceClaims from its ResourceClaimTemplates with the pod as owner, removes pods that
 are gone from `status.reservedFor` (and finished or deleted pods that no node's kubelet will release),
-deallocates claims nobody reserves any more (structured allocation, as upstream does), and deletes
-generated claims of finished pods."""
+deallocates a claim when it removes its last consumer or the claim is being deleted (as upstream does: an
+allocated claim that nobody has reserved yet keeps its allocation), and deletes generated claims of finished
+pods."""
 
 from __future__ import annotations
 
@@ -150,16 +151,21 @@ class ResourceClaimController:
         status = claim.get("status") or {}
         reserved = status.get("reservedFor") or []
         valid = [entry for entry in reserved if self._consumer_active(claim, entry)]
-        if valid == reserved and (valid or not status.get("allocation")):
-            self._release_finalizer_if_done(claim)
+        deleting = bool(claim["metadata"].get("deletionTimestamp"))
+        if valid == reserved and not (deleting and not valid and status.get("allocation")):
+            if deleting and not valid:
+                self._release_finalizer_if_done(claim)
             return
         latest = copy_object(claim)
         latest["status"]["reservedFor"] = valid
-        if not valid:
-            # Nobody uses the claim any more: structured allocation deallocates it at once.
+        if not valid and (reserved or deleting):
+            # Deallocation follows the transition from "in use" to "unused" (this write), or a deletion; an
+            # allocated claim that nobody reserved yet is left alone, as upstream does: a driver or an
+            # administrator may allocate a claim before anyone reserves it.
             latest["status"].pop("reservedFor")
-            latest["status"].pop("allocation", None)
-            latest["status"].pop("devices", None)
+            if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []) or deleting:
+                latest["status"].pop("allocation", None)
+                latest["status"].pop("devices", None)
         try:
             updated = self._store.update_status(latest)
         except ApiError as error:
@@ -182,7 +188,9 @@ class ResourceClaimController:
         return not pod_is_terminal(pod) and not pod["metadata"].get("deletionTimestamp")
 
     def _release_finalizer_if_done(self, claim: Obj) -> None:
-        """The delete-protection finalizer goes once the claim is no longer allocated."""
+        """The delete-protection finalizer goes once the claim is no longer allocated: called after this
+        controller deallocated it or when it is being deleted, never merely because it is not allocated (the
+        scheduler adds the finalizer before it writes the allocation)."""
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER not in finalizers or (claim.get("status") or {}).get("allocation"):
             return

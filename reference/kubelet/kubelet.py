@@ -29,6 +29,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import is_reserved_for, pod_claims
+from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj
 
 PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)
@@ -273,15 +274,29 @@ class Kubelet:
             if remaining:
                 claim["status"]["reservedFor"] = remaining
             else:
+                # The last consumer goes: the write upstream's resourceclaim controller makes once the pod is
+                # gone, so it deallocates too (the controller deallocates only when it removes the last one).
                 del claim["status"]["reservedFor"]
+                if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []):
+                    claim["status"].pop("allocation", None)
+                    claim["status"].pop("devices", None)
             try:
-                self._store.update_status(claim)
+                written = self._store.update_status(claim)
+                if not remaining:
+                    self._drop_finalizer(written)
             except ApiError as error:
                 if error.reason not in ("Conflict", "NotFound"):
                     raise
                 self._dirty.add((namespace, pod["metadata"]["name"]))  # try again with the newer claim
             wrote = True
         return wrote
+
+    def _drop_finalizer(self, claim: Obj) -> None:
+        """The delete-protection finalizer goes with the allocation, as upstream's controller removes it."""
+        finalizers = claim["metadata"].get("finalizers") or []
+        if DELETE_PROTECTION_FINALIZER in finalizers and not (claim.get("status") or {}).get("allocation"):
+            claim["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
+            self._store.update(claim)
 
     # --- helpers ---------------------------------------------------------------------------------------
     def _wait(self, pod: Obj, state: PodState, reason: str) -> bool:

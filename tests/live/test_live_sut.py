@@ -201,3 +201,37 @@ def test_a_live_run_does_not_claim_to_be_the_reference_implementation() -> None:
     assert reference.implementation == REFERENCE_IMPLEMENTATION
     assert live.implementation != REFERENCE_IMPLEMENTATION
     assert live.implementation.slug is None
+
+
+def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Path, tmp_path: Path) -> None:
+    """--also-cluster: the gates a scenario sets before it begins choose the cluster; asked later, the cluster it
+    began on must run them, and the reason says that another one would have."""
+    first, gated = tmp_path / "first.yaml", tmp_path / "gated.yaml"
+    first.write_text("release: '1.37'\n")
+    gated.write_text(f"release: '1.37'\nfeatureGates: {{DRADeviceCompatibilityGroups: true}}\nkubeconfig: {api}\n")
+
+    def live() -> LiveSystem:
+        return LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path), cluster_config=str(first),
+                                      also_clusters=(str(gated),)))
+
+    default, wants_gate, asks_late = live(), live(), live()
+    assert default.cluster.feature_gates == {}
+    wants_gate.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
+    assert wants_gate.cluster.feature_gates == {"DRADeviceCompatibilityGroups": True}
+    with pytest.raises(Unsupported, match=r"DRADeviceCompatibilityGroups=off; the cluster config says it is on$"):
+        wants_gate.configure("kubelet", ComponentConfig({"DRADeviceCompatibilityGroups": False}))  # runs nowhere
+    assert asks_late.cluster.feature_gates == {}  # chosen (as by a first create) before any gate was asked for
+    with pytest.raises(Unsupported, match=r"=on; the cluster config says it is off \(an --also-cluster does, but"):
+        asks_late.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
+    nowhere = live()
+    with pytest.raises(Unsupported, match=r"at release 1\.33; .*\(nor does any --also-cluster\)"):
+        nowhere.configure("kube-scheduler", ComponentConfig({}, "1.33"))
+    for system in (default, wants_gate, asks_late, nowhere):
+        system.close()
+
+
+def test_an_also_cluster_must_name_its_kubeconfig(api: Path, tmp_path: Path) -> None:
+    nameless = tmp_path / "nameless.yaml"
+    nameless.write_text("release: '1.37'\n")
+    with pytest.raises(ConfigError, match=f"{nameless}: kubeconfig: --also-cluster needs"):
+        LiveOptions(str(api), also_clusters=(str(nameless),)).check()

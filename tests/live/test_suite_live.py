@@ -1,6 +1,7 @@
 """The conformance suite through the live system under test against `draconform serve` (the reference store
-behind the Kubernetes API, its scheduler and resourceclaim controller as separate processes): the same rules
-pass as in process, minus those skipped live with a reason, and no scenario leaves an object behind."""
+behind the Kubernetes API; its scheduler, resourceclaim controller, kubelet, driver and external controllers as
+separate processes): the same rules pass as in process, minus those skipped live with a reason, and no scenario
+leaves an object behind."""
 
 from __future__ import annotations
 
@@ -19,9 +20,13 @@ from draconform.serve.control import kubeconfig as served_kubeconfig
 from tests.live.helpers import FAST_TIMEOUTS, draconform_run, served_reference
 
 # The catalogues whose scenarios drive the scheduler and the controller (the rest is mostly skipped live or
-# checks the API server alone, which the test of the live SUT covers more cheaply); a few minutes on 2 cores.
+# checks the API server alone, which the test of the live SUT covers more cheaply), a kubelet-plugin file and a
+# dynamic-device-scaler file (the served driver, kubelet and external controllers, programmed through the API),
+# and a file whose gate only a second served cluster runs (--also-cluster); a few minutes on 2 cores.
+GATED = FEATURES_DIR / "kep-5963" / "search.feature"
 SELECTION = (FEATURES_DIR / "kep-3063", FEATURES_DIR / "structured-allocation", FEATURES_DIR / "api-validation" /
-             "resourceclaim.feature")
+             "resourceclaim.feature", FEATURES_DIR / "kubelet-plugin" / "prepare.feature",
+             FEATURES_DIR / "kep-5007" / "dynamic-device-scaling.feature", GATED)
 
 
 def _by_scenario(report: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
@@ -38,13 +43,17 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
     reports = tmp_path_factory.mktemp("reports")
     paths = [str(path) for path in SELECTION]
     reference = draconform_run(reports, "reference", *paths)
-    with served_reference(tmp_path_factory.mktemp("served")) as served:
+    with served_reference(tmp_path_factory.mktemp("served")) as served, served_reference(
+            tmp_path_factory.mktemp("gated"), "--feature-gates", "DRADeviceCompatibilityGroups=true") as gated:
         live = draconform_run(reports, "live", *paths, "--kubeconfig", str(served / "kubeconfig"),
-                              "--cluster-config", str(served / "cluster.yaml"), "--timeout-config", str(FAST_TIMEOUTS))
-        client = KubeClient(load_config(served / "kubeconfig"))
-        left = [f"{kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
-                for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]]
-        client.close()
+                              "--cluster-config", str(served / "cluster.yaml"), "--timeout-config", str(FAST_TIMEOUTS),
+                              "--also-cluster", str(gated / "cluster.yaml"))
+        left = []
+        for cluster in (served, gated):
+            client = KubeClient(load_config(cluster / "kubeconfig"))
+            left += [f"{kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                     for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]]
+            client.close()
     return reference, live, left
 
 
@@ -67,6 +76,17 @@ def test_the_same_rules_pass_as_in_process_minus_those_skipped_live(runs: Any) -
     skipped_live = {rule for rule, status in live_rules.items() if status == "skipped"}
     assert passed_live == {rule for rule, status in in_process.items() if status == "passed"} - skipped_live
     assert len(passed_live) >= 30, f"only {len(passed_live)} rules ran live: the live path lost its scenarios"
+
+
+def test_the_served_driver_kubelet_and_controllers_and_a_gated_cluster_run_their_scenarios(runs: Any) -> None:
+    """Scenarios that hand the driver an inventory, call its kubelet plugin or start the dynamic device
+    scaler, and those whose gate only the --also-cluster runs, pass live rather than being skipped."""
+    _, live, _ = runs
+    passed = {s["feature_file"] for s in live["scenarios"] if s["status"] == "passed"}
+    for path in ("kubelet-plugin/prepare.feature", "kep-5007/dynamic-device-scaling.feature",
+                 "kep-3063/kubelet.feature", str(GATED.relative_to(FEATURES_DIR))):
+        assert path in passed, f"no scenario of {path} passed live"
+    assert all(s["status"] == "passed" for s in live["scenarios"] if s["feature_file"] == "kep-5963/search.feature")
 
 
 def test_no_scenario_leaves_an_object_behind(runs: Any) -> None:

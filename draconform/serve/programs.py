@@ -1,0 +1,281 @@
+"""The programmable reference components of `draconform serve`: the reference DRA driver (its slice publisher
+and a kubelet plugin per Node, on unix sockets the kubelet process finds) and the external controllers a
+scenario starts (KEP-5007's binding controller, the dynamic device scaler). Each runs in its own process and is
+programmed the way an operator configures a deployed component, through the API: a ConfigMap labelled
+`draconform.io/program=<program>` whose `program.json` holds the behaviour (a controller) or the inventory and
+the faults to show (a driver). A program sees its ConfigMap's namespace only (cluster-scoped objects all),
+labels what it creates with the ConfigMap's labels, and stops when the ConfigMap goes."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from draconform.kube.featuregates import FeatureGates
+from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL
+from draconform.live.kube import KINDS
+from draconform.live.sut import STEPS_NAMESPACE
+from draconform.reference.apiserver.store import Store, Watch, WatchEvent
+from draconform.reference.cluster import EXTERNAL_CONTROLLERS
+from draconform.reference.controllers.external import ExternalController
+from draconform.reference.drivers.driver import ReferenceDriver
+from draconform.reference.drivers.plugin import Checkpoint
+from draconform.reference.drivers.sockets import PluginSockets
+from draconform.serve.remote import RemoteStore, WallClock
+from draconform.sut import Obj, PluginCall, PluginFault
+
+ProgramKey = tuple[str, str]  # the ConfigMap's namespace and name
+
+
+class ScopedWatch(Watch):
+    """A watch that passes on changes of namespaced objects in one namespace only."""
+
+    def __init__(self, inner: Watch, namespace: str) -> None:
+        super().__init__(inner.kinds)
+        self._inner = inner
+        self._namespace = namespace
+
+    def drain(self) -> list[WatchEvent]:
+        return [event for event in self._inner.drain() if _visible(event.object, self._namespace)]
+
+    def pending(self) -> bool:
+        return self._inner.pending()
+
+    def stop(self) -> None:
+        super().stop()
+        self._inner.stop()
+
+
+class ScopedStore:
+    """One program's view of the API: its namespace's objects and every cluster-scoped one; what it creates
+    carries its labels, so the scenario that programmed it cleans it up."""
+
+    def __init__(self, store: RemoteStore, namespace: str, labels: Mapping[str, str]) -> None:
+        self._store = store
+        self._namespace = namespace
+        self._labels = dict(labels)
+
+    def _scope(self, kind: str, namespace: str | None) -> str | None:
+        """A live run's steps call its own namespace "default" (draconform.live.sut), also in the claim
+        references they send a kubelet plugin when they play the kubelet; so "default" means this one."""
+        if not KINDS[kind].namespaced:
+            return None
+        return self._namespace if namespace in (None, STEPS_NAMESPACE) else namespace
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self._store.get(kind, name, self._scope(kind, namespace))
+
+    def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        return self._store.list(kind, self._scope(kind, namespace))
+
+    def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
+        return self.list(kind, namespace)
+
+    def watch(self, *kinds: str) -> Watch:
+        return ScopedWatch(self._store.watch(*kinds), self._namespace)
+
+    def create(self, obj: Obj) -> Obj:
+        labels = obj.setdefault("metadata", {}).setdefault("labels", {})
+        for key, value in self._labels.items():
+            labels.setdefault(key, value)
+        return self._store.create(obj)
+
+    def update(self, obj: Obj) -> Obj:
+        return self._store.update(obj)
+
+    def update_status(self, obj: Obj) -> Obj:
+        return self._store.update_status(obj)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        self._store.delete(kind, name, self._scope(kind, namespace))
+
+
+def _visible(obj: Obj, namespace: str) -> bool:
+    kind = obj.get("kind", "")
+    return kind not in KINDS or not KINDS[kind].namespaced or obj["metadata"].get("namespace") == namespace
+
+
+def program_of(config_map: Obj) -> tuple[str, dict[str, Any]] | None:
+    """The program a ConfigMap names and its data, or None when it is not one (or its data is not JSON)."""
+    meta = config_map.get("metadata") or {}
+    program = (meta.get("labels") or {}).get(PROGRAM_LABEL)
+    if not program:
+        return None
+    try:
+        data = json.loads((config_map.get("data") or {}).get(PROGRAM_DATA) or "{}")
+    except json.JSONDecodeError:
+        return None
+    return (str(program), data) if isinstance(data, dict) else None
+
+
+class ProgramHost:
+    """Runs the programs of some kinds (`accepts`) that ConfigMaps ask for; `start` builds one, `stop` ends it.
+    A ConfigMap that changes restarts its program with the new data (`update` may instead adjust it)."""
+
+    def __init__(self, store: RemoteStore, accepts: Callable[[str], bool], log: Callable[[str], None]) -> None:
+        self._store = store
+        self._accepts = accepts
+        self._log = log
+        self._watch = store.watch("ConfigMap")
+        self.running: dict[ProgramKey, tuple[str, dict[str, Any]]] = {}
+        for config_map in store.list("ConfigMap"):
+            self._saw(config_map, deleted=False)
+
+    def start(self, key: ProgramKey, program: str, data: dict[str, Any], scoped: ScopedStore) -> None:
+        raise NotImplementedError
+
+    def update(self, key: ProgramKey, program: str, data: dict[str, Any]) -> bool:
+        """Adjust the running program to new data in place; False to restart it instead."""
+        return False
+
+    def end(self, key: ProgramKey) -> None:
+        raise NotImplementedError
+
+    def work(self) -> bool:
+        raise NotImplementedError
+
+    def sync(self) -> bool:
+        events = self._watch.drain()
+        for event in events:
+            self._saw(event.object, deleted=event.type == "DELETED")
+        return self.work() or bool(events)
+
+    def stop(self) -> None:
+        self._watch.stop()
+        for key in list(self.running):
+            self._end(key)
+
+    def _saw(self, config_map: Obj, deleted: bool) -> None:
+        meta = config_map["metadata"]
+        key = (str(meta.get("namespace", "")), str(meta["name"]))
+        found = None if deleted or meta.get("deletionTimestamp") else program_of(config_map)
+        if found is None or not self._accepts(found[0]):
+            if key in self.running:
+                self._end(key)
+            return
+        program, data = found
+        if self.running.get(key) == found:
+            return
+        if key in self.running and self.running[key][0] == program and self.update(key, program, data):
+            self.running[key] = found
+            return
+        if key in self.running:
+            self._end(key)
+        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != PROGRAM_LABEL}
+        try:
+            self.start(key, program, data, ScopedStore(self._store, key[0], labels))
+        except (ValueError, KeyError, TypeError) as error:
+            self._log(f"ConfigMap {key[0]}/{key[1]}: cannot run {program}: {error}")
+            return
+        self.running[key] = found
+        self._log(f"started {program} for ConfigMap {key[0]}/{key[1]}")
+
+    def _end(self, key: ProgramKey) -> None:
+        self.end(key)
+        program, _ = self.running.pop(key)
+        self._log(f"stopped {program} of ConfigMap {key[0]}/{key[1]}")
+
+
+class ControllerHost(ProgramHost):
+    """The reference's external controllers (reference/cluster.py EXTERNAL_CONTROLLERS), one per ConfigMap
+    whose data is the controller's behaviour."""
+
+    def __init__(self, store: RemoteStore, clock: WallClock, log: Callable[[str], None]) -> None:
+        self._clock = clock
+        self._controllers: dict[ProgramKey, ExternalController] = {}
+        super().__init__(store, lambda program: program in EXTERNAL_CONTROLLERS, log)
+
+    def start(self, key: ProgramKey, program: str, data: dict[str, Any], scoped: ScopedStore) -> None:
+        self._controllers[key] = EXTERNAL_CONTROLLERS[program](cast(Store, scoped), self._clock, data)
+
+    def end(self, key: ProgramKey) -> None:
+        self._controllers.pop(key).stop()
+
+    def work(self) -> bool:
+        done = False
+        for controller in list(self._controllers.values()):
+            done = controller.sync() or done
+        return done
+
+
+class DriverHost(ProgramHost):
+    """Reference DRA drivers, one per ConfigMap whose data is {"name", "inventory", "faults"}: the driver
+    publishes the inventory and serves a kubelet plugin on every Node, at DIR/<node>/<driver>.sock with its
+    registration socket beside it; every call a plugin receives is appended to DIR/<node>/<driver>.calls.jsonl
+    (what a recording proxy would see). `faults` is a list of {"node", "fault"} entries (fault null clears),
+    applied in order, each once."""
+
+    def __init__(self, store: RemoteStore, gates: FeatureGates, directory: Path, log: Callable[[str], None]) -> None:
+        self._gates = gates
+        self._directory = directory
+        self._drivers: dict[ProgramKey, ReferenceDriver] = {}
+        self._applied: dict[ProgramKey, int] = {}  # faults applied so far
+        self._write_lock = threading.Lock()
+        self._sockets = PluginSockets(WallClock().now, directory, self._recorded)
+        self._nodes = store.watch("Node")
+        super().__init__(store, lambda program: program == DRIVER_PROGRAM, log)
+
+    def start(self, key: ProgramKey, program: str, data: dict[str, Any], scoped: ScopedStore) -> None:
+        name = str(data["name"])
+        if any(driver.name == name for driver in self._drivers.values()):
+            raise ValueError(f"driver {name!r} already runs for another ConfigMap")
+        driver = ReferenceDriver(name, cast(Store, scoped), self._gates, Checkpoint())
+        self._drivers[key] = driver
+        self._applied[key] = 0
+        self.update(key, program, data)
+        self._serve_plugins()
+
+    def update(self, key: ProgramKey, program: str, data: dict[str, Any]) -> bool:
+        driver = self._drivers[key]
+        if str(data["name"]) != driver.name:
+            return False
+        driver.set_inventory(list(data.get("inventory") or []))
+        faults = list(data.get("faults") or [])
+        for entry in faults[self._applied[key]:]:
+            fault = entry.get("fault")
+            driver.faults(str(entry["node"])).add(PluginFault(**fault) if fault is not None else None)
+        self._applied[key] = len(faults)
+        return True
+
+    def end(self, key: ProgramKey) -> None:
+        driver = self._drivers.pop(key)
+        self._applied.pop(key, None)
+        driver.stop()
+        self._sockets.close_driver(driver.name)
+        for log in self._directory.glob(f"*/{driver.name}.calls.jsonl"):
+            log.unlink(missing_ok=True)
+
+    def stop(self) -> None:
+        super().stop()
+        self._nodes.stop()
+        self._sockets.close()
+
+    def work(self) -> bool:
+        node_changes = bool(self._nodes.drain())
+        if node_changes:
+            self._serve_plugins()
+        done = node_changes
+        for driver in list(self._drivers.values()):
+            done = driver.sync() or done
+        return done
+
+    def _serve_plugins(self) -> None:
+        """Every running driver has a plugin on every Node, as a DaemonSet gives it one."""
+        for node in self._store.list("Node"):
+            name = node["metadata"]["name"]
+            for driver in self._drivers.values():
+                self._sockets.registration_endpoint(driver.name, name, _plugin_of(driver, name))
+
+    def _recorded(self, driver: str, node: str, call: PluginCall) -> None:
+        line = json.dumps({"method": call.method, "claims": list(call.claims), "uids": list(call.uids),
+                           "time": call.time.isoformat()})
+        with self._write_lock, (self._directory / node / f"{driver}.calls.jsonl").open("a") as log:
+            log.write(line + "\n")
+
+
+def _plugin_of(driver: ReferenceDriver, node: str) -> Callable[[], Any]:
+    return lambda: driver.plugin(node)
