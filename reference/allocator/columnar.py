@@ -840,6 +840,7 @@ class ColumnarAllocator:
             return None
         enough, short = True, False
         counts: list[int] = []
+        free_of: dict[int, int] = {}  # requests with the same candidates count them once
         for plan in attempt.plans:
             for (alt,) in plan.requests:
                 found = attempt.candidates[(alt.claim_index, alt.name)]
@@ -849,7 +850,9 @@ class ColumnarAllocator:
                 keys = found.plain[node_name]
                 if keys is None:
                     return None
-                free = len(keys) - sum(map(attempt.held_keys.__contains__, keys))
+                free = free_of.get(id(keys))
+                if free is None:
+                    free = free_of[id(keys)] = len(keys) - sum(map(attempt.held_keys.__contains__, keys))
                 short = short or free < alt.count
                 enough = enough and free >= attempt.total
                 counts.append(len(keys))
