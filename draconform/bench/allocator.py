@@ -5,13 +5,14 @@ and the cost curve of the scheduler_perf shape as nodes double.
 - `AllocatorAttempt/500nodes_10devices_half`: one scheduling attempt that asks every one of 500 nodes x 10
   devices (half held by allocated claims) about 3 pending single-device claims, on a freshly built core
   (the core's frames are built from the store first, like an informer cache that is already filled; that build
-  is reported on its own), then the same attempt again on unchanged state.
+  is reported on its own, then settled by a garbage collection), then the same attempt again on unchanged state.
+  The first attempt's CPU time is reported beside its wall clock.
 - `AllocatorAttempt/1node_2000devices`: the same on one node with 2,000 devices in 16 slices of one pool.
 - `PartitionableNode/2000devices`: one node with 50 GPUs of 40 partitions each (2,000 devices consuming shared
   counters, CEL selectors over attributes and capacity), pods with one partition each through the scheduler.
 - `AllocateCommand/5000nodes`: a `kubectl get resourceslices -o yaml` dump of 5,000 nodes x 10 devices with a
-  class and one claim, through `draconform allocate`'s code path: load time, time to the answer after loading,
-  and the process's peak resident memory.
+  class and one claim, through `draconform allocate`'s code path: the time to import the core's modules, load
+  time, time to the answer after loading, and the process's peak resident memory.
 - `CostCurve/SchedulingWithResourceClaimTemplate`: the scheduler_perf shape (N nodes x 10 devices, single-device
   pods from a claim template) at 250, 500, 1000 and 2000 nodes, so the curve shows how cost grows with nodes.
 
