@@ -186,6 +186,17 @@ def replace_from_docstring(sut: SystemUnderTest, kind: str, name: str, docstring
     sut.update(obj)
 
 
+@when(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)" are written again'))
+def manifests_written_again(sut: SystemUnderTest, ctx: ScenarioContext, names: str) -> None:
+    """Their owner (a driver republishing its slices) sends the same objects again: an unconditional update
+    of each, carrying every field the manifest has, whatever the API server served in between."""
+    for name in split_names(names):
+        for obj in manifest(ctx, name):
+            if obj.get("kind") in NAMESPACED:
+                obj.setdefault("metadata", {}).setdefault("namespace", NAMESPACE)
+            sut.update(obj)
+
+
 @given(parsers.parse('the status of claim "{claim}" is:'))
 def claim_status_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, docstring: str) -> None:
     """Write a claim's status as another component (an older scheduler, a driver) left it; a

@@ -27,10 +27,19 @@ def scheduler_runs(sut: SystemUnderTest) -> None:
 
 @when(parsers.re(
     r'(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet) restarts'
-    r'(?: with feature gates "(?P<gates>[^"]*)")?'
+    r'(?: as version "(?P<version>[^"]+)")?(?: with feature gates "(?P<gates>[^"]*)")?'
 ))
-def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: str, gates: str | None) -> None:
-    """A restart rebuilds the component from the API objects only, optionally with new gates."""
+def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: str, version: str | None,
+                       gates: str | None) -> None:
+    """A restart rebuilds the component from the API objects only, optionally with new gates. With a version
+    it is another binary (a downgrade or an upgrade; "current" is the harness's default release) started
+    with only the gates named: earlier gate settings do not carry over."""
+    if version is not None:
+        config = ctx.configs.get(component)
+        if config is not None:
+            config.feature_gates.clear()
+            config.version = None
+        configure(sut, ctx, component, version=None if version == "current" else version)
     if gates is not None:
         configure(sut, ctx, component, gates=parse_gate_settings(gates))
     sut.restart(component)

@@ -14,7 +14,16 @@ from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.kinds import CLASSIC_KINDS
 from draconform.kube.kinds import KINDS as API_KINDS
-from draconform.steps.common import NAMESPACE, NAMESPACED, load_docstring, must_get, observes
+from draconform.steps.common import (
+    NAMESPACE,
+    NAMESPACED,
+    ScenarioContext,
+    load_docstring,
+    manifest,
+    must_get,
+    observes,
+    split_names,
+)
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
 # Every kind of either API a user writes (Nodes are given by the cluster, not created by the scenarios).
@@ -109,6 +118,20 @@ def user_creates(sut: SystemUnderTest, outcome: Outcome, kind: str, docstring: s
     if kind in NAMESPACED:
         metadata.setdefault("namespace", NAMESPACE)
     _attempt(outcome, lambda: sut.create(grow(obj, path, times, pad, length)))
+
+
+@when(parsers.re(r'the user creates the objects of manifests? "(?P<names>[^"]+)"'))
+def user_creates_manifests(sut: SystemUnderTest, ctx: ScenarioContext, outcome: Outcome, names: str) -> None:
+    """Create a named manifest's objects (features/<folder>/manifests/), the first refusal ending the attempt."""
+    objects = [obj for name in split_names(names) for obj in manifest(ctx, name)]
+    for obj in objects:
+        if obj.get("kind") in NAMESPACED:
+            obj.setdefault("metadata", {}).setdefault("namespace", NAMESPACE)
+
+    def create_all() -> Obj:
+        return [sut.create(obj) for obj in objects][-1]
+
+    _attempt(outcome, create_all)
 
 
 @when(parsers.re(r'the user updates the (?P<part>spec|status) of ' + KINDS + r' "(?P<name>[^"]+)"' + GROWTH + ":"))

@@ -1,6 +1,7 @@
 """Fields that exist only behind feature gates, as one table, and what the API server does with them
 when a gate is off: drop them on create, and on update keep them only when the stored object already
-used the field (the usual Kubernetes rule for disabled fields, docs/decisions.md D-5963-4).
+used the field (the usual Kubernetes rule for disabled fields, docs/decisions.md D-5963-4). An API server
+of a release without the field drops it on every write and does not serve it (D-5963-5).
 
 The same table, read with the gate history (`draconform.kube.featuregates.GATE_HISTORY`), says which
 release knows which field: a component of an older release has no such field in its types, so it decodes
@@ -21,6 +22,7 @@ from draconform.validation.problems import MapKey, Path, Problem
 
 BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
 RULE = "DRA-API/DISABLED-FIELDS-DROPPED"
+OLDER_RULE = "DRA-API/OLDER-RELEASE-UNKNOWN-FIELDS"  # a release without the field at all
 
 
 @dataclass(frozen=True)
@@ -143,18 +145,28 @@ def without_fields(obj: dict[str, Any], fields: Iterable[GatedField]) -> dict[st
 
 
 def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: FeatureGates) -> list[Problem]:
-    """Drop, in place, every gated field whose gates are not all on, unless `old` already used it.
-    Returns one warning per dropped field, for tools that want to say so."""
+    """Drop, in place, every gated field whose gates are not all on, unless `old` already used it and the
+    release knows the field: a release without the field has nowhere to keep it, so it is lost on every
+    write, the stored object's copy included (docs/decisions.md D-5963-5). Returns one warning per dropped
+    field, for tools that want to say so."""
     dropped: list[Problem] = []
     for gated in _BY_KIND.get(obj.get("kind", ""), ()):
-        if gates.enabled(*gated.gates) or (old is not None and in_use(old, gated) and not _refresh_fault(gated)):
+        if gates.enabled(*gated.gates) or (old is not None and _kept_from(old, gated, gates)):
             continue
         if _keep_fault(gated):
             continue
         for path, parent, key in list(_find(obj, gated.steps)):
             del parent[key]
-            dropped.append(Problem(path, _dropped_message(gated, gates), RULE, "warning"))
+            rule = RULE if known_to(gated, gates) else OLDER_RULE
+            dropped.append(Problem(path, _dropped_message(gated, gates), rule, "warning"))
     return dropped
+
+
+def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> bool:
+    """Whether an update keeps a disabled field because the stored object already used it: only a release
+    that knows the field can (the fault switch: an older API server treated as one with the gate off)."""
+    known = known_to(gated, gates) or faults.on("older-apiserver-keeps-stored-fields")
+    return known and in_use(old, gated) and not _refresh_fault(gated)
 
 
 def _keep_fault(gated: GatedField) -> bool:

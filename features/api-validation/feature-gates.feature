@@ -5,24 +5,7 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario Outline: A fabric GPU published with <gate> <state>
       Given a cluster with feature gates "<gate>" <state>
-      When the user creates the ResourceSlice:
-        """yaml
-        metadata: {name: fabric}
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindsToNode: true
-            bindingConditions: [gpu.example.com/attached]
-            bindingFailureConditions: [gpu.example.com/attach-failed]
-            taints: [{key: gpu.example.com/draining, effect: NoSchedule}]
-            consumesCounters:
-            - counterSet: gpu-0
-              compatibilityGroups: [whole]
-              counters: {memory: {value: 80Gi}}
-        """
+      When the user creates the objects of manifest "fabric-gpu.yaml"
       Then the request is accepted
       And the stored ResourceSlice "fabric" <verb> field "<field>"
 
@@ -210,3 +193,40 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
         """
       Then the request is accepted
       And the stored ResourceSlice "node-1-devices" has no field "spec.devices[0].consumesCounters[0].compatibilityGroups"
+
+  Rule: DRA-API/OLDER-RELEASE-UNKNOWN-FIELDS  An API server older than a field neither serves it nor keeps it
+
+    # The same field, stored by a current API server with every gate on, then written again by its owner
+    # through a current API server with the field's gate off, or through one of the release before the gate
+    # existed; then read again by a current API server.
+    Scenario Outline: <field> stored by a current API server, then written again through <server>
+      Given kube-apiserver with feature gates "DRADeviceCompatibilityGroups=on"
+      And the objects of manifest "fabric-gpu.yaml"
+      When kube-apiserver restarts as version "<release>" with feature gates "<gates>"
+      Then the stored ResourceSlice "fabric" <served> field "<field>"
+      When the objects of manifest "fabric-gpu.yaml" are written again
+      And kube-apiserver restarts as version "current" with feature gates "DRADeviceCompatibilityGroups=on"
+      Then the stored ResourceSlice "fabric" <kept> field "<field>"
+
+      Examples: a current API server with the gate off serves and keeps what is stored
+        | server                           | release | gates                              | served | kept | field                                                   |
+        | DRADeviceBindingConditions off   | current | DRADeviceBindingConditions=off     | has    | has  | spec.devices[0].bindingConditions                       |
+        | DRADeviceCompatibilityGroups off | current | DRADeviceCompatibilityGroups=off   | has    | has  | spec.devices[0].consumesCounters[0].compatibilityGroups |
+        | DRAConsumableCapacity off        | current | DRAConsumableCapacity=off          | has    | has  | spec.devices[1].allowMultipleAllocations                |
+
+      Examples: an API server older than the field serves nothing of it and loses it on the write
+        | server | release | gates    | served | kept   | field                                                   |
+        | 1.33   | 1.33    | defaults | has no | has no | spec.devices[0].bindingConditions                       |
+        | 1.33   | 1.33    | defaults | has no | has no | spec.devices[0].bindsToNode                             |
+        | 1.36   | 1.36    | defaults | has no | has no | spec.devices[0].consumesCounters[0].compatibilityGroups |
+        | 1.33   | 1.33    | defaults | has no | has no | spec.devices[1].allowMultipleAllocations                |
+        | 1.32   | 1.32    | defaults | has no | has no | spec.devices[0].taints                                  |
+
+    Scenario: Downgraded and upgraded again before anything was written, the API server serves the stored fields again
+      Given kube-apiserver with feature gates "DRADeviceCompatibilityGroups=on"
+      And the objects of manifest "fabric-gpu.yaml"
+      When kube-apiserver restarts as version "1.36" with feature gates "defaults"
+      Then the stored ResourceSlice "fabric" has no field "spec.devices[0].consumesCounters[0].compatibilityGroups"
+      And the stored ResourceSlice "fabric" has field "spec.devices[0].bindingConditions"
+      When kube-apiserver restarts as version "current" with feature gates "DRADeviceCompatibilityGroups=on"
+      Then the stored ResourceSlice "fabric" has field "spec.devices[0].consumesCounters[0].compatibilityGroups"

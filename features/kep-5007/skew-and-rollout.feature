@@ -116,6 +116,32 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | kube-scheduler |
         | kube-apiserver |
 
+  Rule: KEP-5007/DOWNGRADED-APISERVER  An API server older than the feature leaves the workload alone but keeps none of the fields
+
+    # The same bound pod and later status write as above, through a current API server with the gate off
+    # or through a 1.33 one, which has no binding fields in its types; read afterwards by a current one.
+    Scenario Outline: kube-apiserver restarts as <server> under a bound pod, and the driver then writes the claim's status
+      Given the objects of manifest "fabric-one-gpu.yaml"
+      And a claim "training" for one "fabric-gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "training"
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      When kube-apiserver restarts as version "<release>" with feature gates "<gates>"
+      And the driver sets condition "dra.example.com/healthy" to "True" on the devices of claim "training"
+      And kube-apiserver restarts as version "current" with feature gates "defaults"
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "training" is allocated device "gpu-0"
+      And claim "training" is reserved for pod "trainer"
+      And <copies>
+      And <timestamp>
+
+      Examples:
+        | server                         | release | gates                          | copies                                                                                                                       | timestamp                                   |
+        | DRADeviceBindingConditions off | current | DRADeviceBindingConditions=off | the allocation of claim "training" copies binding conditions "dra.example.com/attached" and failure conditions "dra.example.com/attach-failed" | claim "training" was allocated 0 seconds ago |
+        | 1.33                           | 1.33    | defaults                       | the allocation of claim "training" carries no binding conditions                                                             | claim "training" has no allocationTimestamp |
+
   Rule: KEP-5007/REENABLE-RESUMES  Turned back on, the feature works again
 
     Scenario: After the gate is turned back on a new pod waits for its device again

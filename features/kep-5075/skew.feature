@@ -141,39 +141,41 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
   Rule: KEP-5075/VERSION-SKEW  The API server's gate decides whether the fields exist at all
 
     Scenario Outline: kube-apiserver <apiserver>, kube-scheduler <scheduler>: two claims for 4G of one NIC
-      Given kube-apiserver with feature gates "DRAConsumableCapacity=<apiserver>"
+      Given kube-apiserver version "<apiserver release>" with feature gates "<apiserver gates>"
       And kube-scheduler with feature gates "DRAConsumableCapacity=<scheduler>"
-      And the objects of manifest "shared-nic.yaml"
-      And the ResourceClaimTemplate:
-        """yaml
-        metadata: {name: four-gig}
-        spec:
-          spec:
-            devices:
-              requests:
-              - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 4G}}}}
-        """
-      And the Pod:
-        """yaml
-        metadata: {name: web-1}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
-      And the Pod:
-        """yaml
-        metadata: {name: web-2}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
+      And the objects of manifests "shared-nic.yaml, two-pods-four-gig.yaml"
       When the scheduler runs
       Then <web-1>
       And <web-2>
 
       Examples:
-        | apiserver | scheduler | web-1                                                  | web-2                                          |
-        | on        | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is bound to node "worker-1"        |
-        | on        | off       | pod "web-1" is not scheduled                           | pod "web-2" is not scheduled             |
-        | off       | on        | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |
-        | off       | off       | pod "web-1" is bound to node "worker-1"                | pod "web-2" is not scheduled                   |
+        | apiserver | apiserver release | apiserver gates           | scheduler | web-1                                   | web-2                                   |
+        | on        | current           | DRAConsumableCapacity=on  | on        | pod "web-1" is bound to node "worker-1" | pod "web-2" is bound to node "worker-1" |
+        | on        | current           | DRAConsumableCapacity=on  | off       | pod "web-1" is not scheduled            | pod "web-2" is not scheduled            |
+        | off       | current           | DRAConsumableCapacity=off | on        | pod "web-1" is bound to node "worker-1" | pod "web-2" is not scheduled            |
+        | off       | current           | DRAConsumableCapacity=off | off       | pod "web-1" is bound to node "worker-1" | pod "web-2" is not scheduled            |
+
+      # On a fresh cluster an API server older than the feature looks like one with the gate off: it drops the
+      # fields on create. The scenario below tells the two apart.
+      Examples: an API server of 1.33, before the gate existed
+        | apiserver | apiserver release | apiserver gates | scheduler | web-1                                   | web-2                        |
+        | 1.33      | 1.33              | defaults        | on        | pod "web-1" is bound to node "worker-1" | pod "web-2" is not scheduled |
+
+    # The NIC, both claims and web-1's share of the NIC stored while the API server had the gate on; web-2
+    # comes after the restart. A gate-off API server still serves the stored capacity requests, the shareable
+    # device and web-1's share; a 1.33 one serves none of them, so web-1 holds the whole NIC (the scheduler's
+    # gate stays on).
+    Scenario Outline: A share of the NIC stored under the feature, then kube-apiserver <server>: <outcome>
+      Given the objects of manifests "shared-nic.yaml, two-claims-four-gig.yaml"
+      And a pod "web-1" using claim "four-gig-1"
+      When the scheduler runs
+      And kube-apiserver restarts as version "<release>" with feature gates "<gates>"
+      And a pod "web-2" using claim "four-gig-2" is created
+      And the scheduler runs
+      Then pod "web-1" is bound to node "worker-1"
+      And pod "web-2" <web-2>
+
+      Examples:
+        | server                    | release | gates                     | outcome            | web-2                         |
+        | DRAConsumableCapacity off | current | DRAConsumableCapacity=off | both share the NIC | is bound to node "worker-1"   |
+        | 1.33                      | 1.33    | defaults                  | the first holds it | is not scheduled with reason "Unschedulable" |

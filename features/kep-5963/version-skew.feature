@@ -247,6 +247,30 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
       Then pod "mig-b" is not scheduled with reason "Unschedulable"
       And pod "plain-b" is not scheduled with reason "Unschedulable"
 
+  Rule: KEP-5963/DOWNGRADED-APISERVER  An API server older than the feature serves no stored groups; one with the gate off does
+
+    # The scheduler keeps its gate on throughout: only what the API server serves differs. An old API server
+    # makes the cluster Pre-KEP even for what was stored under the feature (the vGPU joins the MIG partition);
+    # a gate-off one still serves the stored groups and the MIG claim's snapshot, which keep the vGPU out.
+    Scenario Outline: A MIG pod runs, then kube-apiserver restarts as <kube-apiserver>: a vGPU pod <vgpu-user>
+      Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
+      And kube-scheduler is "new, gate on" (DRADeviceCompatibilityGroups)
+      And the objects of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
+      And a pod "mig-user" with a claim for one "mig" device
+      When the scheduler runs
+      And kube-apiserver restarts as "<kube-apiserver>" (DRADeviceCompatibilityGroups)
+      And a pod "vgpu-user" with a claim for one "vgpu" device is created
+      And the scheduler runs
+      Then ResourceSlice "node-1-devices" <stored slice>
+      And the claim of pod "mig-user" <mig-user claim>
+      And pod "mig-user" is bound to node "node-1"
+      And pod "vgpu-user" <vgpu-user>
+
+      Examples:
+        | kube-apiserver | stored slice                     | mig-user claim                  | vgpu-user                 |
+        | old            | declares no compatibility groups | records no compatibility groups | is bound to node "node-1" |
+        | new, gate off  | declares compatibility groups    | records compatibility groups    | is not scheduled          |
+
   Rule: KEP-5963/DOWNGRADE-KEEPS-ALLOCATIONS  Allocations made under the feature survive a downgrade
 
     Scenario: Downgraded to a scheduler without the feature, the MIG pod keeps its allocation and groups are ignored

@@ -56,15 +56,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a claim "workload" for one "gpu" device
       And a pod "trainer" using claim "workload"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: monitor}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu, adminAccess: true}
-        """
+      And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
       Then claim "workload" is allocated device "gpu-0"
@@ -75,15 +67,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
 
     Scenario: The monitoring claim takes the GPU first, and the workload allocated after it still gets it
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: monitor}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu, adminAccess: true}
-        """
+      And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
       Then claim "monitor" is allocated device "gpu-0"
@@ -97,15 +81,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And kube-scheduler with feature gates "DRAAdminAccess=off"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: monitor}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu, adminAccess: true}
-        """
+      And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
       Then pod "monitor" is not scheduled
@@ -239,15 +215,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Then claim "training" is allocated device "gpu-1"
 
     Scenario: A claim for both devices cannot be allocated while one of them is tainted by a rule
-      Given the ResourceClaim:
-        """yaml
-        metadata: {name: training}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu, count: 2}
-        """
+      Given the objects of manifest "two-gpus.yaml"
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then pod "trainer" is not scheduled
@@ -285,15 +253,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
 
     Scenario: With DRADeviceTaintRules off in the scheduler the rule is ignored
       Given kube-scheduler with feature gates "DRADeviceTaintRules=off"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: training}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu, count: 2}
-        """
+      And the objects of manifest "two-gpus.yaml"
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then claim "training" is allocated devices "gpu-0, gpu-1"

@@ -3,13 +3,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
 
   Background:
     Given nodes "worker-1, worker-2"
-    And the DeviceClass:
-      """yaml
-      metadata: {name: gpu}
-      spec:
-        selectors:
-        - cel: {expression: device.driver == "gpu.example.com"}
-      """
+    And the device class "gpu" selecting driver "gpu.example.com"
 
   Rule: KEP-4381/POOL-NEWEST-GENERATION  Only the newest generation of a pool counts
 
@@ -180,26 +174,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
   Rule: KEP-4381/POOL-INVALID  An invalid pool is skipped, and reported only when nothing else fits
 
     Scenario: Two devices of one name make the pool invalid; another pool serves the claim
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: broken-0}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: broken-1}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
+      Given the objects of manifest "broken-pool.yaml"
       And the ResourceSlice:
         """yaml
         metadata: {name: healthy}
@@ -219,26 +194,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
         """
 
     Scenario: With only the invalid pool the scheduler reports it
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: broken-0}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: broken-1}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
+      Given the objects of manifest "broken-pool.yaml"
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
@@ -247,26 +203,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
       And claim "training" is not allocated
 
     Scenario: An invalid pool fails only its node; the pod goes to the other node
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: broken-0}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: broken-1}
-        spec:
-          driver: gpu.example.com
-          pool: {name: broken, generation: 1, resourceSliceCount: 2}
-          nodeName: worker-1
-          devices:
-          - name: gpu-0
-        """
+      Given the objects of manifest "broken-pool.yaml"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-2}
@@ -326,18 +263,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
           name: worker-3
           labels: {example.com/rack: r7}
         """
-      And the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - {key: example.com/rack, operator: In, values: [r7]}
-          devices:
-          - name: gpu-0
-        """
+      And the objects of manifest "rack-r7.yaml"
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
@@ -350,18 +276,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
           name: worker-3
           labels: {example.com/rack: r8}
         """
-      And the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - {key: example.com/rack, operator: In, values: [r7]}
-          devices:
-          - name: gpu-0
-        """
+      And the objects of manifest "rack-r7.yaml"
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs

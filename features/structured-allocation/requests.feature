@@ -3,13 +3,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Background:
     Given a node "worker-1"
-    And the DeviceClass:
-      """yaml
-      metadata: {name: gpu}
-      spec:
-        selectors:
-        - cel: {expression: device.driver == "gpu.example.com"}
-      """
+    And the device class "gpu" selecting driver "gpu.example.com"
     And the ResourceSlice:
       """yaml
       metadata: {name: worker-1-gpus}
@@ -177,19 +171,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
   Rule: KEP-4381/ALL-MODE  All gets every matching device on the node, or nothing
 
     Scenario: All A100s of the node
-      Given the ResourceClaim:
-        """yaml
-        metadata: {name: all-a100}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly:
-                deviceClassName: gpu
-                allocationMode: All
-                selectors:
-                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
-        """
+      Given the objects of manifest "all-a100.yaml"
       And a pod "trainer" using claim "all-a100"
       When the scheduler runs
       Then claim "all-a100" is allocated devices "gpu-1, gpu-2"
@@ -208,15 +190,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
                 - cel: {expression: 'device.attributes["gpu.example.com"].model == "A10"'}
         """
       And a pod "first" using claim "one"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: everything}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly: {deviceClassName: gpu, allocationMode: All}
-        """
+      And the objects of manifest "all-gpus.yaml"
       And a pod "second" using claim "everything"
       When the scheduler runs
       Then claim "one" is allocated device "gpu-0"
@@ -224,51 +198,15 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       And claim "everything" is not allocated
 
     Scenario: A tainted matching device is part of All, so without a toleration All does not fit
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-spare}
-        spec:
-          driver: gpu.example.com
-          pool: {name: worker-1-spare, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: gpu-3
-            attributes:
-              model: {string: A100}
-            taints: [{key: example.com/unhealthy, effect: NoSchedule}]
-        """
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: all-a100}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly:
-                deviceClassName: gpu
-                allocationMode: All
-                selectors:
-                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
-        """
+      Given the objects of manifest "tainted-spare-a100.yaml"
+      And the objects of manifest "all-a100.yaml"
       And a pod "trainer" using claim "all-a100"
       When the scheduler runs
       Then pod "trainer" is not scheduled with reason "Unschedulable"
       And claim "all-a100" is not allocated
 
     Scenario: With a toleration All takes the tainted matching device too
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-spare}
-        spec:
-          driver: gpu.example.com
-          pool: {name: worker-1-spare, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices:
-          - name: gpu-3
-            attributes:
-              model: {string: A100}
-            taints: [{key: example.com/unhealthy, effect: NoSchedule}]
-        """
+      Given the objects of manifest "tainted-spare-a100.yaml"
       And the ResourceClaim:
         """yaml
         metadata: {name: all-a100}
@@ -315,15 +253,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
           devices:
           - name: gpu-3
         """
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: everything}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly: {deviceClassName: gpu, allocationMode: All}
-        """
+      And the objects of manifest "all-gpus.yaml"
       And a pod "trainer" using claim "everything"
       When the scheduler runs
       Then pod "trainer" is not scheduled

@@ -75,18 +75,7 @@ Feature: What an allocation records: results, node selector and configuration (s
           name: worker-3
           labels: {example.com/rack: r7, example.com/row: b}
         """
-      And the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: rack-r7, generation: 1, resourceSliceCount: 1}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - {key: example.com/rack, operator: In, values: [r7]}
-          devices:
-          - name: gpu-0
-        """
+      And the objects of manifest "rack-r7.yaml"
       And the ResourceSlice:
         """yaml
         spec:

@@ -88,17 +88,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
   Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
 
     Scenario: Two GPUs on different PCIe roots
-      Given the ResourceClaim:
-        """yaml
-        metadata: {name: spread}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly: {deviceClassName: gpu, count: 2}
-            constraints:
-            - distinctAttribute: gpu.example.com/pcieRoot
-        """
+      Given the objects of manifest "spread-two-gpus.yaml"
       And a pod "trainer" using claim "spread"
       When the scheduler runs
       Then claim "spread" is allocated devices "gpu-0, gpu-1"
@@ -122,17 +112,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
 
     Scenario Outline: kube-scheduler with <gates>: <what>
       Given kube-scheduler with feature gates "<gates>"
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: spread}
-        spec:
-          devices:
-            requests:
-            - name: gpus
-              exactly: {deviceClassName: gpu, count: 2}
-            constraints:
-            - distinctAttribute: gpu.example.com/pcieRoot
-        """
+      And the objects of manifest "spread-two-gpus.yaml"
       And a pod "trainer" using claim "spread"
       When the scheduler runs
       Then <outcome>

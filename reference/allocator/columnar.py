@@ -102,6 +102,7 @@ POOL_KEY = ["driver", "pool"]
 # Per pool whose generation depends on the node: driver, pool, the generation the node sees (-1: left out, being
 # replaced), and whether the node's own slices of it already make it complete.
 Choice = tuple[tuple[str, str, int, bool], ...]
+FITS = Feasibility(True)
 
 
 def _decimal(amount: Fraction) -> Decimal:
@@ -182,6 +183,18 @@ class _AltCandidates:
     errors: dict[int, str]  # device id -> the selector error it gives
     # node -> its candidates' keys when they are all plain devices (counting settles them), else None
     plain: dict[str, tuple[DeviceKey, ...] | None] = field(default_factory=dict)
+    held: _HeldCounts | None = None  # per node, how many of its candidates allocated claims hold
+
+
+@dataclass
+class _HeldCounts:
+    """How many of one alternative's node-local candidates allocated claims hold, per node: built once per pool
+    view, then kept current from the allocator's log of devices becoming held or free, so a pod's verdicts on
+    all nodes cost no recount of every node's candidates."""
+
+    node_of: dict[DeviceKey, str]  # each local candidate's node (a device key names one device in a view)
+    on_node: dict[str, int]
+    seen: int  # how much of the log is counted in
 
 
 @dataclass(frozen=True)
@@ -210,13 +223,16 @@ class _Attempt:
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).
     relevant_nodes: frozenset[str] | None = None  # None: no shortcut, ask every node
     nothing_here: dict[str, str] = field(default_factory=dict)
+    nowhere: Feasibility = FITS  # the verdict for those nodes (`nothing_here` as "does not fit")
     # The columnar verdict (`feasible`): whether these claims are simple enough for counting to settle a node,
     # how many devices they need in all, and the nodes a problem pool reaches (the search decides there).
     countable: bool | None = None
     total: int = 0
     problem_nodes: frozenset[str] = frozenset()
-    reasons: dict[tuple[int, ...], dict[str, str]] = field(default_factory=dict)  # per candidate counts
-    held_keys: frozenset[DeviceKey] = frozenset()  # devices held by allocated or assumed claims
+    reasons: dict[tuple[int, ...], Feasibility] = field(default_factory=dict)  # "does not fit", per candidate counts
+    # per request, in order: its candidates, how many it asks for, and per node how many of its candidates
+    # allocated claims hold, and how many more only assumed claims hold
+    counting: list[tuple[_AltCandidates, int, dict[str, int], dict[str, int]]] = field(default_factory=list)
     whole: bool = False  # whether `candidates` holds every node's (else allocate judges node by node)
     asked: int = 0  # nodes allocate asked about while not whole
 
@@ -239,6 +255,7 @@ class ColumnarAllocator:
         self._classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
+        self._held_log: list[tuple[DeviceKey, int]] = []  # devices becoming held (+1) or free (-1), in order
         # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
         self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
         self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
@@ -274,6 +291,11 @@ class ColumnarAllocator:
     def close(self) -> None:
         """Stop following the store, so a restarted scheduler leaves no stale watch behind."""
         self._watch.stop()
+
+    def follow(self) -> None:
+        """Take in the store's changes now (the scheduler does while the cluster settles, as an informer would),
+        so the next pod does not pay for them."""
+        self._sync()
 
     def _sync(self) -> None:
         if self._watch.pending():  # the usual case within one scheduling attempt: nothing new
@@ -341,8 +363,11 @@ class ColumnarAllocator:
             self._held_count[device] -= 1
             if not self._held_count[device]:
                 del self._held_count[device]
+                self._held_log.append((device, -1))
         for device in held:
             self._held_count[device] = self._held_count.get(device, 0) + 1
+            if self._held_count[device] == 1:
+                self._held_log.append((device, 1))
         if held:
             self._held[key] = held
         else:
@@ -709,6 +734,7 @@ class ColumnarAllocator:
             nodes.update(found.local)
         attempt.relevant_nodes = frozenset(nodes)
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
+        attempt.nowhere = Feasibility(False, attempt.nothing_here)
 
     def _alt_candidates(self, view: _PoolView, alt: Alternative) -> _AltCandidates:
         """Class selectors, then request selectors: the first false one drops the device, the first error marks
@@ -826,43 +852,58 @@ class ColumnarAllocator:
         answers: list[Feasibility | None] = [None] * len(nodes)
         for indices in groups.values():
             attempt = self._begin(nodes[indices[0]], claims, assumed)
+            if attempt.countable is None:
+                self._countable(attempt)
+            relevant, problems = attempt.relevant_nodes, attempt.problem_nodes
             for i in indices:
-                answers[i] = self._count(attempt, str(nodes[i]["metadata"]["name"]))
+                name = str(nodes[i]["metadata"]["name"])
+                if relevant is not None and name not in relevant:
+                    answers[i] = attempt.nowhere
+                elif attempt.countable and name not in problems:
+                    answers[i] = self._count(attempt, name)
         return answers
 
     def _count(self, attempt: _Attempt, node_name: str) -> Feasibility | None:
         """One node's verdict by counting its free candidates (see `feasible`)."""
-        if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
-            return Feasibility(False, dict(attempt.nothing_here))
-        if attempt.countable is None:
-            self._countable(attempt)
-        if not attempt.countable or node_name in attempt.problem_nodes:
-            return None
         enough, short = True, False
         counts: list[int] = []
-        free_of: dict[int, int] = {}  # requests with the same candidates count them once
-        for plan in attempt.plans:
-            for (alt,) in plan.requests:
-                found = attempt.candidates[(alt.claim_index, alt.name)]
-                if node_name not in found.plain:
-                    ids = found.local.get(node_name, ((), ()))[1]
-                    found.plain[node_name] = tuple(map(self._keys.__getitem__, ids)) if self._plain(ids) else None
-                keys = found.plain[node_name]
-                if keys is None:
-                    return None
-                free = free_of.get(id(keys))
-                if free is None:
-                    free = free_of[id(keys)] = len(keys) - sum(map(attempt.held_keys.__contains__, keys))
-                short = short or free < alt.count
-                enough = enough and free >= attempt.total
-                counts.append(len(keys))
+        for found, need, allocated, assumed in attempt.counting:
+            keys = found.plain.get(node_name, ())
+            if keys == ():
+                ids = found.local.get(node_name, ((), ()))[1]
+                keys = found.plain[node_name] = tuple(self._keys[d] for d in ids) if self._plain(ids) else None
+            if keys is None:
+                return None
+            free = len(keys) - allocated.get(node_name, 0) - assumed.get(node_name, 0)
+            short = short or free < need
+            enough = enough and free >= attempt.total
+            counts.append(len(keys))
         if short:
-            return Feasibility(False, self._short_reasons(attempt, tuple(counts)))
-        return Feasibility(True) if enough else None
+            return self._short(attempt, tuple(counts))
+        return FITS if enough else None
 
-    def _short_reasons(self, attempt: _Attempt, counts: tuple[int, ...]) -> dict[str, str]:
-        """Why the claims do not fit where a request has too few free candidates: what the search says, from the
-        number of candidates per request (computed once per such count)."""
+    def _held_counts(self, found: _AltCandidates) -> dict[str, int]:
+        """Per node, how many of the alternative's local candidates allocated claims hold (see `_HeldCounts`)."""
+        counts = found.held
+        if counts is None:
+            node_of = {self._keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
+            on_node: dict[str, int] = {}
+            for device in self._held_count:
+                node = node_of.get(device)
+                if node is not None:
+                    on_node[node] = on_node.get(node, 0) + 1
+            counts = found.held = _HeldCounts(node_of, on_node, len(self._held_log))
+        elif counts.seen < len(self._held_log):
+            for device, change in self._held_log[counts.seen:]:
+                node = counts.node_of.get(device)
+                if node is not None:
+                    counts.on_node[node] = counts.on_node.get(node, 0) + change
+            counts.seen = len(self._held_log)
+        return counts.on_node
+
+    def _short(self, attempt: _Attempt, counts: tuple[int, ...]) -> Feasibility:
+        """"Does not fit" where a request has too few free candidates, with the reasons the search gives, from
+        the number of candidates per request: one verdict per such count, shared by the nodes it is given to."""
         if counts not in attempt.reasons:
             per_alt = iter(counts)
             found = {(alts[0].claim_index, alts[0].name): next(per_alt) for plan in attempt.plans
@@ -871,8 +912,9 @@ class ColumnarAllocator:
             def count(alt: Alternative) -> int:
                 return found[(alt.claim_index, alt.name)]
 
-            attempt.reasons[counts] = {plan.name: failure_reason(plan, count) for plan in attempt.plans}
-        return dict(attempt.reasons[counts])
+            attempt.reasons[counts] = Feasibility(False, {plan.name: failure_reason(plan, count)
+                                                          for plan in attempt.plans})
+        return attempt.reasons[counts]
 
     def _countable(self, attempt: _Attempt) -> None:
         """Whether counting free candidates can settle a node for these claims (see `feasible`)."""
@@ -895,7 +937,16 @@ class ColumnarAllocator:
         if any(row["node_name"] is None for row in problems):
             return
         attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
-        attempt.held_keys = frozenset(attempt.held.allocated) | attempt.held.assumed
+        for plan in attempt.plans:
+            for (alt,) in plan.requests:
+                found = attempt.candidates[(alt.claim_index, alt.name)]
+                allocated = self._held_counts(found)
+                assumed: dict[str, int] = {}
+                for device in attempt.held.assumed - attempt.held.allocated.keys():
+                    node = found.held.node_of.get(device) if found.held is not None else None
+                    if node is not None:
+                        assumed[node] = assumed.get(node, 0) + 1
+                attempt.counting.append((found, alt.count, allocated, assumed))
         attempt.countable = True
 
     def _plain(self, ids: Sequence[int]) -> bool:

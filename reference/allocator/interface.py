@@ -62,6 +62,9 @@ class Allocator(Protocol):
         """The scheduler that owns this core stops: release watches and caches."""
         ...
 
+    # Optional, looked up by the DRA plugin: `feasible_nodes(nodes, claims, assumed)` (see `feasible_on`), and
+    # `follow()`, which takes in the store's changes now, as an informer does, not at the next question.
+
 
 def feasible_on(allocator: Allocator, nodes: Sequence[Obj], claims: Sequence[Obj],
                 assumed: Sequence[Obj] = ()) -> list[Feasibility | None]:

@@ -1,6 +1,7 @@
 """An in-memory API server: typed object storage with resourceVersions, optimistic concurrency,
 status subresources, finalizers, owner-reference garbage collection, watches, admission
-(validation) and feature-gate field stripping. Models kube-apiserver as the DRA KEPs assume it."""
+(validation) and feature-gate field stripping. Models kube-apiserver as the DRA KEPs assume it, of the
+release its gates name: an older release serves stored objects without the fields it does not know."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import KINDS, KindInfo
 from draconform.reference.clock import FakeClock, format_time
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
+from draconform.validation.gates import GatedField, unknown_fields, without_fields
 
 Operation = Literal["CREATE", "UPDATE"]
 EventType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -77,7 +80,6 @@ class Store:
         self, clock: FakeClock, gates: FeatureGates | None = None, kinds: dict[str, KindInfo] | None = None
     ) -> None:
         self.clock = clock
-        self.gates = gates or FeatureGates()
         self.kinds = kinds if kinds is not None else KINDS  # the kinds this API server serves
         self._objects: dict[Key, Obj] = {}
         self._keys_of_kind: dict[str, set[Key]] = {}  # so listing one kind does not walk every object
@@ -89,6 +91,34 @@ class Store:
         self._watches: list[Watch] = []
         self._admission: list[AdmissionCheck] = []
         self._mutators: list[Mutator] = []
+        self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
+        self.gates = gates or FeatureGates()
+
+    # --- the release it is ---------------------------------------------------------------------
+    @property
+    def gates(self) -> FeatureGates:
+        return self._gates
+
+    @gates.setter
+    def gates(self, gates: FeatureGates) -> None:
+        """An API server restart with `gates` (and the release they name); storage survives. A release
+        without some gated fields decodes stored objects without them: they are not served, and the next
+        write of an object loses them (docs/decisions.md D-5963-5); watchers see every object whose served
+        form changed, as their relist after the restart would."""
+        before = self._unknown
+        self._gates = gates
+        self._unknown = () if faults.on("older-apiserver-serves-stored-fields") else unknown_fields(gates)
+        if self._unknown == before:
+            return
+        for key in sorted(self._objects, key=lambda k: (k[0], k[1] or "", k[2])):
+            stored = self._objects[key]
+            was, now = without_fields(stored, before), self._served(stored)
+            if was != now:
+                self._push("MODIFIED", copy_object(now), copy_object(was))
+
+    def _served(self, stored: Obj) -> Obj:
+        """`stored` as this release decodes it: the object itself, or a copy without the unknown fields."""
+        return without_fields(stored, self._unknown) if self._unknown else stored
 
     # --- extension -----------------------------------------------------------------------------
     def add_admission(self, check: AdmissionCheck) -> None:
@@ -105,15 +135,16 @@ class Store:
     # --- reads ---------------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         stored = self._objects.get(self._key(kind, name, namespace))
-        return copy_object(stored) if stored is not None else None
+        return copy_object(self._served(stored)) if stored is not None else None
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
-        return [copy_object(obj) for obj in self._iter(kind, namespace)]
+        return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]
 
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """The stored objects themselves, without copies, for readers that never modify them (an informer's
         initial list). Safe to keep: the store replaces an object on every write, never changes it in place."""
-        return list(self._iter(kind, namespace))
+        return [self._served(obj) for obj in self._iter(kind, namespace)] if self._unknown else list(
+            self._iter(kind, namespace))
 
     def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""
@@ -281,7 +312,9 @@ class Store:
                 f"{key[0]} {self._display(key)}: the object has been modified; please apply your changes "
                 f"to the latest version (have {wanted}, stored {old['metadata']['resourceVersion']})",
             )
-        return key, old
+        if faults.on("older-apiserver-keeps-stored-fields"):
+            return key, old
+        return key, self._served(old)  # what this release decodes from storage is what the write starts from
 
     @staticmethod
     def _keep_system_metadata(new: Obj, old: Obj) -> None:
@@ -309,7 +342,7 @@ class Store:
         self._keys_of_kind.setdefault(key[0], set()).add(key)
         self._index(key, new)
         self._notify(event, new, old)
-        stored: Obj = copy_object(new)
+        stored: Obj = copy_object(self._served(new))
         return stored
 
     def _remove(self, key: Key, last: Obj) -> None:
@@ -346,13 +379,16 @@ class Store:
 
     def _notify(self, event_type: EventType, new: Obj, old: Obj | None, copy_new: bool = True) -> None:
         """One event, with its own copies, for the watches that want the kind; none is made without them."""
-        streams = [stream for stream in self._watches if stream.wants(new["kind"])]
-        if not streams:
+        if not any(stream.wants(new["kind"]) for stream in self._watches):
             return
-        event = WatchEvent(event_type, copy_object(new) if copy_new else new,
-                           copy_object(old) if old is not None else None)
-        for stream in streams:
-            stream.push(event)
+        new, old = self._served(new), self._served(old) if old is not None else None
+        self._push(event_type, copy_object(new) if copy_new else new, copy_object(old) if old is not None else None)
+
+    def _push(self, event_type: EventType, new: Obj, old: Obj | None) -> None:
+        event = WatchEvent(event_type, new, old)
+        for stream in self._watches:
+            if stream.wants(new["kind"]):
+                stream.push(event)
 
     @staticmethod
     def _display(key: Key) -> str:

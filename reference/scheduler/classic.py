@@ -78,6 +78,9 @@ class ClassicDynamicResources:
     def stop(self) -> None:
         """Nothing to stop: the plugin keeps no state outside one scheduling attempt."""
 
+    def follow(self) -> None:
+        """Nothing to follow: the plugin reads the store in each scheduling attempt."""
+
     def awaits_generated_claims(self, pod: Obj) -> bool:
         return False  # the classic negotiation reports a claim not yet created in PreFilter
 

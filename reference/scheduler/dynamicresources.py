@@ -141,6 +141,11 @@ class DynamicResources:
         if self.metrics is not None:
             self.metrics.unregister()
 
+    def follow(self) -> None:
+        follow = getattr(self._allocator, "follow", None)  # a core that keeps state may take changes in now
+        if follow is not None:
+            follow()
+
     # --- PreEnqueue ----------------------------------------------------------------------------
     def awaits_generated_claims(self, pod: Obj) -> bool:
         """Upstream's PreEnqueue: a pod whose claims from templates are not created yet is not tried at all
@@ -264,7 +269,9 @@ class DynamicResources:
             return [SUCCESS] * len(nodes)
         if claims_state.extended is not None:  # KEP-5004: the claims to allocate differ per node
             return [self.filter(state, pod, node) for node in nodes]
-        verdicts = [_allocated_elsewhere(claims_state, node) for node in nodes]
+        allocated = any(_allocation(claim) for claim in claims_state.claims)
+        verdicts: list[Status | None] = (
+            [_allocated_elsewhere(claims_state, node) for node in nodes] if allocated else [None] * len(nodes))
         unallocated = claims_state.unallocated
         asked = [i for i, verdict in enumerate(verdicts) if verdict is None]
         if not unallocated or not asked:
@@ -274,8 +281,14 @@ class DynamicResources:
             answers = feasible_on(self._allocator, [nodes[i] for i in asked], unallocated, assumed)
         except AllocationError:  # nothing judged yet: node by node, the first node asked reports it
             return [verdict or self.filter(state, pod, node) for verdict, node in zip(verdicts, nodes, strict=True)]
+        rejections: dict[int, Status] = {}  # a core may give many nodes the same verdict: one status for them
         for i, answer in zip(asked, answers, strict=True):
-            verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, answer)
+            if answer is not None and not answer.fits:
+                if id(answer) not in rejections:
+                    rejections[id(answer)] = _not_fitting(answer.reasons)
+                verdicts[i] = rejections[id(answer)]
+            else:
+                verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, answer)
         return [verdict or SUCCESS for verdict in verdicts]
 
     def _judge(self, claims_state: PodClaimsState, node: Obj, unallocated: list[Obj], assumed: list[Obj],
@@ -290,8 +303,7 @@ class DynamicResources:
         except AllocationError as error:
             return Status(Code.ERROR, str(error))
         if outcome.allocations is None:
-            reasons = "; ".join(f"{claim}: {why}" for claim, why in sorted(outcome.reasons.items()))
-            return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({reasons or 'no devices'})")
+            return _not_fitting(outcome.reasons)
         claims_state.allocations[node_name(node)] = outcome.allocations
         return SUCCESS
 
@@ -312,18 +324,18 @@ class DynamicResources:
         """KEP-5007 Goal 3 across nodes: a node where the pod's new devices need no preparation beats
         one where they do, so an attached node-local device wins over a fabric one elsewhere. Upstream
         has no such score (it only orders pools within one node's allocation)."""
+        return self.score_nodes(state, pod, [node])[0]
+
+    def score_nodes(self, state: CycleState, pod: Obj, nodes: list[Obj]) -> list[int]:
         claims_state: PodClaimsState | None = state.data.get(NAME)
         if not self.binding or claims_state is None:
-            return 0
-        allocations = claims_state.allocations.get(node_name(node), [])
-        if allocations is None:  # settled without allocating: no device with binding conditions is needed
-            return 1
-        needs_conditions = any(
-            result.get("bindingConditions")
-            for allocation in allocations
-            for result in (allocation.get("devices") or {}).get("results") or []
-        )
-        return 0 if needs_conditions else 1
+            return [0] * len(nodes)
+        scores = []
+        for node in nodes:
+            allocations = claims_state.allocations.get(node_name(node), [])
+            # None: settled without allocating, so no device with binding conditions is needed
+            scores.append(1 if allocations is None or not any(map(_needs_conditions, allocations)) else 0)
+        return scores
 
     # --- Reserve / Unreserve -------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Obj, node: Obj) -> Status:
@@ -550,6 +562,11 @@ class DynamicResources:
             entry for entry in latest["status"]["reservedFor"] if entry.get("uid") != pod["metadata"]["uid"]
         ]
         self._store.update_status(latest)
+
+
+def _not_fitting(reasons: Mapping[str, str]) -> Status:
+    why = "; ".join(f"{claim}: {reason}" for claim, reason in sorted(reasons.items()))
+    return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({why or 'no devices'})")
 
 
 def _allocated_elsewhere(claims_state: PodClaimsState, node: Obj) -> Status | None:

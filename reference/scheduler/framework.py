@@ -51,7 +51,8 @@ class Plugin(Protocol):
     """A plugin implements any subset of the extension points as methods named after them:
     pre_filter(state, pod) -> Status, filter(state, pod, node) -> Status,
     filter_nodes(state, pod, nodes) -> list[Status] (Filter for many nodes at once: one verdict per node,
-    each what `filter` would answer; a plugin without it is asked node by node),
+    each what `filter` would answer; a plugin without it is asked node by node), score_nodes(state, pod, nodes)
+    -> list[int] (likewise for `score`),
     post_filter(state, pod, statuses) -> Status, pre_score(state, pod, nodes) -> Status,
     score(state, pod, node) -> int, reserve(state, pod, node) -> Status,
     unreserve(state, pod, node) -> None, permit(state, pod, node) -> Status,
@@ -65,6 +66,11 @@ class DraPlugin(Plugin, Protocol):
     parked in PreBind waits for (KEP-5007) and stops with the scheduler."""
 
     def stop(self) -> None: ...
+
+    def follow(self) -> None:
+        """Take in what changed in the store now, as an informer does when events arrive, rather than when
+        the next pod is scheduled."""
+        ...
 
     def awaits_generated_claims(self, pod: Obj) -> bool: ...
 
@@ -103,13 +109,32 @@ def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list
         else:
             continue
         passed = []
+        named: dict[int, Status] = {}  # one rejection, often shared by many nodes, named once
         for i, status in zip(pending, answers, strict=True):
-            if status.ok:
+            if status is SUCCESS or status.ok:
                 passed.append(i)
             else:
-                verdicts[i] = Status(status.code, status.message, plugin.name)
+                verdicts[i] = named.get(id(status)) or named.setdefault(
+                    id(status), Status(status.code, status.message, plugin.name))
         pending = passed
     return verdicts
+
+
+def score_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> list[int]:
+    """Each node's score summed over the plugins, one call per plugin that scores many nodes at once
+    (`score_nodes(state, pod, nodes) -> list[int]`), node by node for one that has only `score`."""
+    totals = [0] * len(nodes)
+    for plugin in plugins:
+        batch = getattr(plugin, "score_nodes", None)
+        single = getattr(plugin, "score", None)
+        if batch is not None:
+            scores: list[int] = batch(state, pod, nodes)
+        elif single is not None:
+            scores = [single(state, pod, node) for node in nodes]
+        else:
+            continue
+        totals = [total + int(score) for total, score in zip(totals, scores, strict=True)]
+    return totals
 
 
 def node_name(node: Obj) -> str:

@@ -30,6 +30,11 @@ class NodeResourcesFit:
         state.data[REQUESTS] = (requests, {name for name in requests if class_for(name, classes) is not None})
         return SUCCESS
 
+    def filter_nodes(self, state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
+        if REQUESTS not in state.data:  # the pod asks for no extended resource: every node fits
+            return [SUCCESS] * len(nodes)
+        return [self.filter(state, pod, node) for node in nodes]
+
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
         found: tuple[dict[str, int], set[str]] | None = state.data.get(REQUESTS)
         if found is None:

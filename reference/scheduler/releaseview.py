@@ -1,4 +1,5 @@
-"""What a kube-scheduler of an older release can see of the API: the one version-skew mechanism.
+"""What a kube-scheduler of an older release can see of the API: the scheduler's half of the one version-skew
+mechanism (the API server's half is the store's decoding of its own release, `apiserver/store.py`).
 
 A real older scheduler decodes API objects into its own Go types, so fields added after its release are
 simply gone. Which release knows which field is data: the gated-field table (`draconform.validation.gates`)

@@ -19,6 +19,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.dynamicresources import DynamicResources
 from draconform.reference.scheduler.framework import (
+    SUCCESS,
     Code,
     CycleState,
     DraPlugin,
@@ -27,6 +28,7 @@ from draconform.reference.scheduler.framework import (
     call_point,
     filter_nodes,
     node_name,
+    score_nodes,
 )
 from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
@@ -96,6 +98,7 @@ class Scheduler:
         events = self._watch.drain()
         for event in events:
             self._handle(event)
+        self.dra.follow()
         due = self.waiting.take_due()
         for waiting in due:
             self._recheck(waiting)
@@ -181,11 +184,11 @@ class Scheduler:
             batch = order[checked:checked + wanted - len(feasible)]
             for node, verdict in zip(batch, filter_nodes(self.plugins, state, pod, batch), strict=True):
                 checked += 1
-                if verdict.code == Code.ERROR:
+                if verdict is SUCCESS or verdict.ok:
+                    feasible.append(node)
+                elif verdict.code == Code.ERROR:
                     self._fail(pod, verdict)
                     return
-                if verdict.ok:
-                    feasible.append(node)
                 else:
                     rejections[node_name(node)] = verdict
         # The next pod starts where this one stopped, so a large cluster is searched evenly.
@@ -196,8 +199,7 @@ class Scheduler:
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         call_point(self.plugins, "pre_score", state, pod, feasible)
-        scorers = [score for score in (getattr(plugin, "score", None) for plugin in self.plugins) if score is not None]
-        scores = [sum(int(score(state, pod, node)) for score in scorers) for node in feasible]
+        scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
         self._run_binding_cycle(state, pod, chosen)
 

@@ -7,6 +7,7 @@ constraint, which the verdict leaves to the search)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -170,3 +171,36 @@ def test_a_device_tainted_by_a_rule_is_left_to_the_search() -> None:
     pending = [claim("c", exactly("r"))]
     assert not core.allocate(node("node-0"), pending).fits
     assert core.feasible(node("node-0"), pending) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_verdicts_follow_claims_allocated_and_released_over_time(seed: int) -> None:
+    """The core keeps, per node, how many candidates allocated claims hold, from the changes it sees (not a
+    recount per pod): after every allocation, release, reallocation and assumed claim the verdicts are still
+    the search's answers."""
+    rng = random.Random(seed)
+    store = store_with(device_class("gpu", f'device.driver == "{DRIVER}"'),
+                       *(resource_slice(f"pool-{n}", [dev(f"d{d}") for d in range(3)], nodeName=f"node-{n}")
+                         for n in range(4)))
+    core = ColumnarAllocator(store, FeatureGates())
+    pending = [claim("p1", exactly("req")), claim("p2", exactly("req", count=2))]
+    devices = [(DRIVER, f"pool-{n}", f"d{d}") for n in range(4) for d in range(3)]
+    settled = {True: 0, False: 0}
+    for step in range(30):
+        name = f"held-{rng.randrange(8)}"
+        existing = store.get("ResourceClaim", name, "default")
+        if existing is not None and rng.random() < 0.4:
+            store.delete("ResourceClaim", name, "default")
+        elif existing is not None:  # moved to another device, or to two devices
+            existing["status"] = {"allocation": allocated(*rng.sample(devices, rng.choice([1, 2])))}
+            store.update_status(existing)
+        else:
+            store.load(claim(name, exactly("req"), allocation=allocated(rng.choice(devices))))
+        assumed = [claim("assumed", exactly("req"), allocation=allocated(rng.choice(devices)))] if step % 3 else []
+        batch = core.feasible_nodes(NODES, pending, assumed)
+        for target, verdict in zip(NODES, batch, strict=True):
+            answer = core.allocate(target, pending, assumed)
+            if verdict is not None:
+                settled[verdict.fits] += 1
+                assert verdict == Feasibility(answer.fits, {} if answer.fits else answer.reasons), (step, target)
+    assert settled[True] and settled[False]  # both verdicts were given, and held to the search
