@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import marshal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,11 +20,20 @@ Obj = dict[str, Any]
 
 
 def copy_object(value: Any) -> Any:
-    """Deep copy of a JSON-like value; several times faster than copy.deepcopy on API objects."""
+    """Deep copy of a JSON-like value. marshal writes and reads plain dicts, lists and scalars in C, about twice
+    as fast as walking them in Python (format 2 shares no sub-object between two places, as a walk would not);
+    a value it cannot write (a dict subclass, a datetime) is walked."""
+    try:
+        return marshal.loads(marshal.dumps(value, 2))
+    except ValueError:
+        return _walk_copy(value)
+
+
+def _walk_copy(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: copy_object(v) for k, v in value.items()}
+        return {k: _walk_copy(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [copy_object(v) for v in value]
+        return [_walk_copy(v) for v in value]
     return value
 
 DEFAULT_SUT = "draconform.reference.sut:ReferenceSystem"

@@ -937,12 +937,13 @@ class ColumnarAllocator:
         if any(row["node_name"] is None for row in problems):
             return
         attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
+        only_assumed = [device for device in attempt.held.assumed if device not in attempt.held.allocated]
         for plan in attempt.plans:
             for (alt,) in plan.requests:
                 found = attempt.candidates[(alt.claim_index, alt.name)]
                 allocated = self._held_counts(found)
                 assumed: dict[str, int] = {}
-                for device in attempt.held.assumed - attempt.held.allocated.keys():
+                for device in only_assumed:
                     node = found.held.node_of.get(device) if found.held is not None else None
                     if node is not None:
                         assumed[node] = assumed.get(node, 0) + 1

@@ -73,8 +73,9 @@ Mutator = Callable[[Operation, Obj, Obj | None, FeatureGates], Obj]
 
 
 class Store:
-    """The API server's storage. Every read returns a copy; every write bumps the global
-    resourceVersion and notifies watchers synchronously, in write order."""
+    """The API server's storage. Every read returns a copy, except `view` and `peek`, which hand the stored
+    objects to readers that never modify them; every write bumps the global resourceVersion and notifies
+    watchers synchronously, in write order."""
 
     def __init__(
         self, clock: FakeClock, gates: FeatureGates | None = None, kinds: dict[str, KindInfo] | None = None
@@ -136,6 +137,10 @@ class Store:
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         stored = self._objects.get(self._key(kind, name, namespace))
         return copy_object(self._served(stored)) if stored is not None else None
+
+    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        """The stored object itself, without a copy, for readers that never modify it (as `view` for a list)."""
+        return self._objects.get(self._key(kind, name, namespace))
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]

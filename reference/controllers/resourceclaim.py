@@ -44,8 +44,8 @@ class ResourceClaimController:
                 self._remember(event.object, forget=True)
             elif kind == "ResourceClaim":
                 self._remember(event.object)
-                claim = self._store.get("ResourceClaim", event.object["metadata"]["name"],
-                                        event.object["metadata"]["namespace"])
+                claim = self._store.peek("ResourceClaim", event.object["metadata"]["name"],
+                                         event.object["metadata"]["namespace"])
                 if claim is not None:
                     self._sync_claim(claim)
             elif kind == "ResourceClaimTemplate":
@@ -66,7 +66,7 @@ class ResourceClaimController:
         namespace = pod["metadata"]["namespace"]
         if not deleted:
             # Work from the newest state, as an informer cache would: a queued event may be stale.
-            latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
+            latest = self._store.peek("Pod", pod["metadata"]["name"], namespace)
             if latest is None or latest["metadata"]["uid"] != pod["metadata"]["uid"]:
                 return
             pod = latest
@@ -79,7 +79,7 @@ class ResourceClaimController:
         if extended:  # KEP-5004: the claim the scheduler wrote for the pod's extended resources
             generated.append((extended, True))
         for name, owned in generated:
-            claim = self._store.get("ResourceClaim", name, namespace)
+            claim = self._store.peek("ResourceClaim", name, namespace)
             if claim is None:
                 continue
             if owned and _owned_by(claim, pod) and not deleted:
@@ -93,7 +93,7 @@ class ResourceClaimController:
         for entry in pod_claims(pod):
             if entry.template is None or entry.claim is not None:
                 continue
-            template = self._store.get("ResourceClaimTemplate", entry.template, namespace)
+            template = self._store.peek("ResourceClaimTemplate", entry.template, namespace)
             if template is None:
                 self._events.record(
                     pod, "Warning", "FailedResourceClaimCreation",
@@ -122,7 +122,7 @@ class ResourceClaimController:
     def _generated_claim(self, pod: Obj, entry: str) -> Obj | None:
         uid = pod["metadata"]["uid"]
         known = self._generated.get((uid, entry))
-        claim = self._store.get("ResourceClaim", known[1], known[0]) if known is not None else None
+        claim = self._store.peek("ResourceClaim", known[1], known[0]) if known is not None else None
         if claim is None:
             return None
         meta = claim["metadata"]
@@ -177,11 +177,11 @@ class ResourceClaimController:
     def _consumer_active(self, claim: Obj, entry: Obj) -> bool:
         if entry.get("resource") != "pods":
             return True  # only pods are tracked here; other consumers manage themselves
-        pod = self._store.get("Pod", entry.get("name", ""), claim["metadata"]["namespace"])
+        pod = self._store.peek("Pod", entry.get("name", ""), claim["metadata"]["namespace"])
         if pod is None or pod["metadata"]["uid"] != entry.get("uid"):
             return False
         node = pod["spec"].get("nodeName")
-        if node and self._store.get("Node", node) is not None:
+        if node and self._store.peek("Node", node) is not None:
             # The node's kubelet drops the pod once it has unprepared the claim (KEP-3063 "kubelet /
             # Managing resources"); a deleted pod stays until then, a finished one is left to it.
             return True

@@ -166,7 +166,7 @@ class DynamicResources:
                     f"waiting for the ResourceClaim of entry {entry.entry!r} to be created from "
                     f"template {entry.template!r}",
                 )
-            claim = self._store.get("ResourceClaim", entry.claim, pod["metadata"]["namespace"])
+            claim = self._store.peek("ResourceClaim", entry.claim, pod["metadata"]["namespace"])  # read only
             if claim is None:
                 return Status(
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"resourceclaim {entry.claim!r} not found"

@@ -99,14 +99,8 @@ def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list
     verdicts = [SUCCESS] * len(nodes)
     pending = list(range(len(nodes)))
     for plugin in plugins:
-        batch = getattr(plugin, "filter_nodes", None)
-        single = getattr(plugin, "filter", None)
-        asked = [nodes[i] for i in pending]
-        if batch is not None:
-            answers: list[Status] = batch(state, pod, asked)
-        elif single is not None:
-            answers = [single(state, pod, node) for node in asked]
-        else:
+        answers: list[Status] | None = _ask(plugin, "filter", state, pod, [nodes[i] for i in pending])
+        if answers is None:
             continue
         passed = []
         named: dict[int, Status] = {}  # one rejection, often shared by many nodes, named once
@@ -125,16 +119,20 @@ def score_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[
     (`score_nodes(state, pod, nodes) -> list[int]`), node by node for one that has only `score`."""
     totals = [0] * len(nodes)
     for plugin in plugins:
-        batch = getattr(plugin, "score_nodes", None)
-        single = getattr(plugin, "score", None)
-        if batch is not None:
-            scores: list[int] = batch(state, pod, nodes)
-        elif single is not None:
-            scores = [single(state, pod, node) for node in nodes]
-        else:
-            continue
-        totals = [total + int(score) for total, score in zip(totals, scores, strict=True)]
+        scores: list[int] | None = _ask(plugin, "score", state, pod, nodes)
+        if scores is not None:
+            totals = [total + int(score) for total, score in zip(totals, scores, strict=True)]
     return totals
+
+
+def _ask(plugin: Plugin, point: str, state: CycleState, pod: Obj, nodes: list[Obj]) -> Any:
+    """One extension point's answers for many nodes: through the plugin's `<point>_nodes` where it has one, else
+    node by node; None when the plugin does not implement the point."""
+    batch = getattr(plugin, point + "_nodes", None)
+    if batch is not None:
+        return batch(state, pod, nodes)
+    single = getattr(plugin, point, None)
+    return None if single is None else [single(state, pod, node) for node in nodes]
 
 
 def node_name(node: Obj) -> str:

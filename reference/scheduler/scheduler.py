@@ -112,7 +112,7 @@ class Scheduler:
             key = self.queue.pop()
             if key is None:
                 break
-            pod = self._store.get("Pod", key[1], key[0])
+            pod = self._store.peek("Pod", key[1], key[0])  # the scheduler never changes the pod it is given
             if pod is not None and self._wants(pod) and key not in self.waiting:
                 self.schedule_one(pod)
                 ran = True

@@ -151,3 +151,32 @@ def test_unknown_kind_is_refused(store: Store) -> None:
     with pytest.raises(ApiError) as error:
         store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
     assert error.value.reason == "NotFound"
+
+
+def test_no_component_changes_an_object_the_store_handed_out_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`peek` and `view` give readers the stored objects themselves: pods scheduled from claim templates, bound,
+    deleted and their claims released leave every object handed out that way exactly as it was."""
+    from draconform.bench.dra import Shape, Workbench
+    from draconform.reference.allocator.columnar import ColumnarAllocator
+    from draconform.sut import copy_object
+
+    handed: list[tuple[Obj, Obj]] = []
+    peek, view = Store.peek, Store.view
+
+    def recording_peek(self: Store, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        found = peek(self, kind, name, namespace)
+        if found is not None:
+            handed.append((found, copy_object(found)))
+        return found
+
+    def recording_view(self: Store, kind: str, namespace: str | None = None) -> list[Obj]:
+        found = view(self, kind, namespace)
+        handed.extend((obj, copy_object(obj)) for obj in found)
+        return found
+
+    monkeypatch.setattr(Store, "peek", recording_peek)
+    monkeypatch.setattr(Store, "view", recording_view)
+    bench = Workbench(Shape(3, 2), ColumnarAllocator)
+    bench.steady_state(8, batch=4)
+    assert len({id(obj) for obj, _ in handed}) > 20
+    assert all(obj == before for obj, before in handed)
