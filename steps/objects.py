@@ -112,6 +112,7 @@ def objects_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, docstring
 
 
 @given(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)"'))
+@when(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)" are created'))
 def objects_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, names: str) -> None:
     """Objects several scenarios share, written once in the feature folder's manifests/ (see common.py);
     `names` lists one or more files, comma-separated."""

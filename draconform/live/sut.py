@@ -83,6 +83,9 @@ class LiveSystem:
         self._namespace_created = False
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
+        # What the scenario did so far, while it has only created objects and programmed components: it can then
+        # move to another cluster when it asks for gates this one does not run (None once it did anything else).
+        self._journal: list[Callable[[], Any]] | None = []
         self._baseline = ""
 
     @property
@@ -172,15 +175,35 @@ class LiveSystem:
 
         candidates = [self._cluster] if self._cluster is not None else self._clusters
         if not any(runs(c) for c in candidates):
+            elsewhere = next((c for c in self._clusters if runs(c)), None)
+            if elsewhere is not None and self._journal is not None:
+                self._wanted = wanted
+                self._move_to(elsewhere)
+                return
             reason = _mismatch(candidates[0], component, config) or next(
                 filter(None, (_mismatch(candidates[0], name, want) for name, want in wanted)))
             if len(self._clusters) > 1 and self._cluster is None:
                 reason += " (nor does any --also-cluster)"
-            elif any(runs(c) for c in self._clusters):
-                reason += (" (an --also-cluster does, but the scenario asked once it had begun on this cluster; "
-                           "a scenario that sets the gates before anything else runs there)")
+            elif elsewhere is not None:
+                reason += (" (an --also-cluster does, but the scenario asked once the control plane had acted on "
+                           "what it created here)")
             raise Unsupported(reason)
         self._wanted = wanted
+
+    def _move_to(self, cluster: ClusterConfig) -> None:
+        """Start the scenario again on `cluster`: clean up here, then create there what was created here (the
+        scenario has only created objects and programmed components so far, so that is all it has seen)."""
+        journal, self._journal = self._journal or [], []
+        self.close()
+        self._cluster, self._client, self._namespace_created = cluster, None, False
+        self._cluster_kinds, self._drivers = set(), {}
+        self.metrics_url = cluster.metrics_url
+        for replay in journal:
+            replay()
+
+    def _acted(self) -> None:
+        """The control plane may have acted on what the scenario created: it can no longer move."""
+        self._journal = None
 
     def restart(self, component: str) -> None:
         raise Unsupported(f"a live run does not restart the cluster's {component}")
@@ -195,6 +218,8 @@ class LiveSystem:
 
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
+        if self._journal is not None:
+            self._journal.append(functools.partial(self.create, copy_object(obj)))
         self._ensure_namespace()
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
@@ -211,12 +236,15 @@ class LiveSystem:
         return sorted((self._from_cluster(item) for item in items), key=lambda o: o["metadata"]["name"])
 
     def update(self, obj: Obj) -> Obj:
+        self._acted()
         return self._from_cluster(self.client.update(self._to_cluster(obj)))
 
     def update_status(self, obj: Obj) -> Obj:
+        self._acted()
         return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
 
     def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+        self._acted()
         where = self._where(kind, name, namespace)
         if kind == "Pod" and not self.cluster.node_kubelets:
             pod = self.client.get(kind, *where)
@@ -243,6 +271,7 @@ class LiveSystem:
     def settle(self) -> None:
         """Wait until nothing the scenario can see changes for the quiet period (bounded by settleTimeout;
         a cluster still busy then is left to the Then steps' patience)."""
+        self._acted()
         deadline = time.monotonic() + self.timeouts.settle_timeout
         before = self._snapshot()
         while time.monotonic() < deadline:
@@ -253,6 +282,7 @@ class LiveSystem:
             before = after
 
     def advance_clock(self, seconds: float) -> None:
+        self._acted()
         if seconds > self.timeouts.clock_budget:
             raise Unsupported(f"{seconds:g}s of cluster time exceed the live clock budget of "
                               f"{self.timeouts.clock_budget:g}s (clockBudget in the timeout config)")
@@ -282,12 +312,16 @@ class LiveSystem:
                               "controllers are the ones judged")
         if name not in CONTROLLER_PROGRAMS:
             raise Unsupported(f"the cluster's reference programs have no external controller {name!r}")
+        if self._journal is not None:
+            self._journal.append(functools.partial(self.run_controller, name, dict(behaviour)))
         self._program(f"controller-{name}", name, dict(behaviour))
 
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         if not self.cluster.reference_programs:
             raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
+        if self._journal is not None:
+            self._journal.append(functools.partial(self.run_driver, name, [copy_object(o) for o in inventory]))
         self._cluster_kinds.add("ResourceSlice")  # what it publishes carries the scenario's label
         faults = self._drivers.get(name, {}).get("faults", [])
         self._drivers[name] = {"name": name, "inventory": [self._to_cluster(obj) for obj in inventory],
@@ -328,6 +362,7 @@ class LiveSystem:
         return calls
 
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
+        self._acted()
         if not self.cluster.reference_programs or driver not in self._drivers:
             raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
                               "driver built for testing can")

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +38,7 @@ from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
 COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet", "dra-driver", "dra-controllers")
 KUBELET_CHECKPOINTS: dict[str, KubeletCheckpoint] = {}  # per node; outlives a rebuilt kubelet, as on disk
 IDLE_SECONDS = 0.5  # the longest a component sleeps without a watch event or a timer due
+MAX_BACKOFF_SECONDS = 5.0  # the longest pause between rebuilds after rounds that keep failing
 
 
 def _log(component: str, text: str) -> None:
@@ -102,14 +104,19 @@ def main(argv: list[str] | None = None) -> int:
 
     work, stop = start()
     print(json.dumps(ready), flush=True)  # the parent waits for this line
+    failures = 0  # rounds failed in a row: a lasting fault backs off instead of spinning on rebuilds
     while True:
         woken.clear()
         try:
             with store.lock:
                 clock.fire_due()
                 busy = work()
+            failures = 0
         except Exception:
             _log(args.component, "a round failed; rebuilding from the API\n" + traceback.format_exc())
+            if failures:
+                time.sleep(min(MAX_BACKOFF_SECONDS, 0.05 * 2 ** failures))
+            failures += 1
             with store.lock:
                 stop()  # its watches end and its metrics are unregistered before the new one registers them
                 work, stop = start()

@@ -75,6 +75,9 @@ class ScopedStore:
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return self.list(kind, namespace)
 
+    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.get(kind, name, namespace)
+
     def watch(self, *kinds: str) -> Watch:
         return ScopedWatch(self._store.watch(*kinds), self._namespace)
 
@@ -160,15 +163,15 @@ class ProgramHost:
         program, data = found
         if self.running.get(key) == found:
             return
-        if key in self.running and self.running[key][0] == program and self.update(key, program, data):
-            self.running[key] = found
-            return
-        if key in self.running:
-            self._end(key)
-        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != PROGRAM_LABEL}
         try:
+            if key in self.running and self.running[key][0] == program and self.update(key, program, data):
+                self.running[key] = found
+                return
+            if key in self.running:
+                self._end(key)
+            labels = {k: v for k, v in (meta.get("labels") or {}).items() if k != PROGRAM_LABEL}
             self.start(key, program, data, ScopedStore(self._store, key[0], labels))
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError) as error:  # a program it cannot run: say so, keep the others
             self._log(f"ConfigMap {key[0]}/{key[1]}: cannot run {program}: {error}")
             return
         self.running[key] = found
@@ -226,7 +229,11 @@ class DriverHost(ProgramHost):
         driver = ReferenceDriver(name, cast(Store, scoped), self._gates, Checkpoint())
         self._drivers[key] = driver
         self._applied[key] = 0
-        self.update(key, program, data)
+        try:
+            self.update(key, program, data)
+        except (ValueError, KeyError, TypeError):
+            self.end(key)
+            raise
         self._serve_plugins()
 
     def update(self, key: ProgramKey, program: str, data: dict[str, Any]) -> bool:

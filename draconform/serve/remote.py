@@ -85,6 +85,10 @@ class RemoteStore:
         """Read-only objects for an informer's initial list: over the API, a fresh list is already a copy."""
         return self.list(kind, namespace)
 
+    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        """A read-only object (`Store.peek`): over the API, a fresh read is already a copy."""
+        return self.get(kind, name, namespace)
+
     def create(self, obj: Obj) -> Obj:
         return self._written("ADDED", self.client.create(obj))
 

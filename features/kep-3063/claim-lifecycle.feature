@@ -70,15 +70,22 @@ Feature: Claims are created from templates and released with their pods (KEP-306
 
   Rule: KEP-3063/RESERVATION-RELEASED  Pods that are gone or done no longer hold their claims
 
-    Scenario: A deleted pod leaves reservedFor of a shared claim, the other pod keeps it
+    # Both orders: removing the oldest entry instead of the deleted pod's own passes when the first pod goes.
+    Scenario Outline: A deleted pod leaves reservedFor of a shared claim, the other pod keeps it (<gone> goes)
       Given a claim "shared" for one "gpu" device
       And a pod "reader" using claim "shared"
       And a pod "writer" using claim "shared"
       When the scheduler runs
-      And pod "reader" is deleted
+      Then claim "shared" is reserved for pods "reader, writer"
+      When pod "<gone>" is deleted
       And the scheduler runs
-      Then claim "shared" is reserved for pod "writer"
+      Then claim "shared" is reserved for pod "<stays>"
       And claim "shared" is allocated device "gpu-0"
+
+      Examples:
+        | gone   | stays  |
+        | reader | writer |
+        | writer | reader |
 
     Scenario: A finished pod leaves reservedFor and the claim's device is freed
       Given a claim "batch" for one "gpu" device

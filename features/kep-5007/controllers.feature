@@ -12,6 +12,15 @@ Feature: An external binding controller drives the wait through the claim's stat
 
   Rule: KEP-5007/CONTROLLER-REPORTS-READINESS  The controller reports readiness as standard per-device conditions
 
+    # Short enough for a live cluster's real-time clock budget: the controller runs as its own process there.
+    Scenario: A controller that answers within a second gets the pod bound with its condition set
+      Given the binding controller for driver "gpu.example.com" marks devices ready after 1 second
+      And a pod "trainer" with a claim for one "fabric-gpu" device
+      When the scheduler runs
+      And 1 second passes
+      Then pod "trainer" is bound to node "worker-1"
+      And the claim of pod "trainer" reports condition "dra.example.com/attached" as "True" for device "gpu-0"
+
     Scenario: A controller that needs two minutes to attach the device gets the pod bound after two minutes
       Given the binding controller for driver "gpu.example.com" marks devices ready after 2 minutes
       And a pod "trainer" with a claim for one "fabric-gpu" device

@@ -163,9 +163,15 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And the claim of pod "trainer" is reserved for nobody
       And the claim of pod "trainer" has no per-device status
 
-      Examples:
+      # Each row is also the scheduler's own half of its rule, which the controller would otherwise hide.
+      @rule:KEP-5007/PREBIND-FAILURE
+      Examples: a failure condition
         | ending  | cause                                                                                                    |
         | failure | the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"       |
+
+      @rule:KEP-5007/TIMEOUT
+      Examples: the binding timeout
+        | ending  | cause                                                                                                    |
         | timeout | 10 minutes pass                                                                                          |
 
     Scenario: A failing claim that a running pod still holds keeps its allocation

@@ -35,31 +35,23 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
   Rule: KEP-5075/SHARED-DEVICE  A multi-allocatable device serves several claims while its capacity lasts
 
     Scenario: Two pods share the NIC; a third, which would exceed 10G, waits
-      Given the Pod:
-        """yaml
-        metadata: {name: web-1}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
-      And the Pod:
-        """yaml
-        metadata: {name: web-2}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
-      And the Pod:
-        """yaml
-        metadata: {name: web-3}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
+      Given the objects of manifest "web-1-and-web-2.yaml"
+      And the objects of manifest "web-3.yaml"
       When the scheduler runs
       Then pod "web-1" is bound to node "worker-1"
       And pod "web-2" is bound to node "worker-1"
       And pod "web-3" is not scheduled
+      And device "eth1" has 2 shares, each with its own shareID
+
+    # The shares the scheduler handed out live only in the claims' status: a restarted scheduler must count
+    # them again, or it would hand out the same bandwidth twice.
+    Scenario: After a scheduler restart the two shares already allocated still count
+      Given the objects of manifest "web-1-and-web-2.yaml"
+      When the scheduler runs
+      And kube-scheduler restarts
+      And the objects of manifest "web-3.yaml" are created
+      And the scheduler runs
+      Then pod "web-3" is not scheduled
       And device "eth1" has 2 shares, each with its own shareID
 
     Scenario: Two requests of one claim get two shares of the same NIC
@@ -126,20 +118,7 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
   Rule: KEP-5075/RELEASE  A deallocated claim gives its capacity back, once
 
     Scenario: The bandwidth web-1 used is free again, and no more than that
-      Given the Pod:
-        """yaml
-        metadata: {name: web-1}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
-      And the Pod:
-        """yaml
-        metadata: {name: web-2}
-        spec:
-          containers: [{name: main, image: registry.example/web:1}]
-          resourceClaims: [{name: net, resourceClaimTemplateName: four-gig}]
-        """
+      Given the objects of manifest "web-1-and-web-2.yaml"
       And the ResourceClaim:
         """yaml
         metadata: {name: burst}

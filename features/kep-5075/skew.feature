@@ -143,7 +143,7 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
     Scenario Outline: kube-apiserver <apiserver>, kube-scheduler <scheduler>: two claims for 4G of one NIC
       Given kube-apiserver version "<apiserver release>" with feature gates "<apiserver gates>"
       And kube-scheduler with feature gates "DRAConsumableCapacity=<scheduler>"
-      And the objects of manifests "shared-nic.yaml, two-pods-four-gig.yaml"
+      And the objects of manifests "shared-nic.yaml, four-gig.yaml, web-1-and-web-2.yaml"
       When the scheduler runs
       Then <web-1>
       And <web-2>

@@ -102,20 +102,36 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
     Scenario: After turning the gate off, gpu-0 holding a MIG partition takes nothing new until it is released
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
       And the objects of manifest "two-gpus-counters.yaml"
-      And the objects:
+      And the objects of manifest "mig-and-plain-on-two-gpus.yaml"
+      And a pod "mig-user" with a claim for one "mig" device
+      When the scheduler runs
+      Then the claim of pod "mig-user" records compatibility groups
+      When kube-scheduler restarts as "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "first" with a claim for one "plain" device is created
+      And the scheduler runs
+      And a pod "second" with a claim for one "plain" device is created
+      And the scheduler runs
+      Then the claim of pod "first" is allocated device "gpu-1-plain-0"
+      And pod "second" is not scheduled with reason "Unschedulable"
+      When pod "mig-user" is deleted
+      And the scheduler runs
+      Then the claim of pod "second" is allocated device "gpu-0-plain-0"
+
+    # The snapshot in the claim's status is what closes gpu-0, not the slice: the driver no longer publishing
+    # the MIG partition changes nothing while it stays allocated.
+    Scenario: gpu-0 stays closed to a gate-off scheduler after the allocated MIG partition is no longer published
+      Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
+      And the objects of manifests "two-gpus-counters.yaml, mig-and-plain-on-two-gpus.yaml"
+      And a pod "mig-user" with a claim for one "mig" device
+      When the scheduler runs
+      And kube-scheduler restarts as "new, gate off" (DRADeviceCompatibilityGroups)
+      And the ResourceSlice "node-1-devices" is replaced with:
         """yaml
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceSlice
-        metadata: {name: node-1-devices}
         spec:
           driver: gpu.example.com
           pool: {name: node-1, generation: 1, resourceSliceCount: 2}
           nodeName: node-1
           devices:
-          - name: gpu-0-mig-0
-            attributes: {type: {string: mig}}
-            consumesCounters:
-            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
           - name: gpu-0-plain-0
             attributes: {type: {string: plain}}
             consumesCounters:
@@ -125,10 +141,6 @@ Feature: Feature gates, version skew, downgrade and upgrade (KEP-5963 Version Sk
             consumesCounters:
             - {counterSet: gpu-1, counters: {multiprocessors: {value: "20"}}}
         """
-      And a pod "mig-user" with a claim for one "mig" device
-      When the scheduler runs
-      Then the claim of pod "mig-user" records compatibility groups
-      When kube-scheduler restarts as "new, gate off" (DRADeviceCompatibilityGroups)
       And a pod "first" with a claim for one "plain" device is created
       And the scheduler runs
       And a pod "second" with a claim for one "plain" device is created

@@ -284,6 +284,9 @@ class ColumnarAllocator:
             self._classes[obj["metadata"]["name"]] = obj
         for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
             self._put_claim(obj)
+        if faults.on("restart-forgets-shares"):  # a ledger of shares fed by watch events only
+            self._sharing.clear()
+            self._shared_total.clear()
         self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
 
     # --- following the store -----------------------------------------------------------------------------

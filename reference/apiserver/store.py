@@ -139,8 +139,10 @@ class Store:
         return copy_object(self._served(stored)) if stored is not None else None
 
     def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        """The stored object itself, without a copy, for readers that never modify it (as `view` for a list)."""
-        return self._objects.get(self._key(kind, name, namespace))
+        """The stored object itself, without a copy, for readers that never modify it (as `view` for a list);
+        as this release serves it, like every read."""
+        stored = self._objects.get(self._key(kind, name, namespace))
+        return self._served(stored) if stored is not None else None
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]

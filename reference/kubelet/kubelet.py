@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.kubeletplugin.types import ClaimRef
@@ -271,6 +272,8 @@ class Kubelet:
             if claim is None or not is_reserved_for(claim, uid):
                 continue
             remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]
+            if faults.on("release-drops-first-reservation"):  # the oldest consumer, whoever went
+                remaining = claim["status"]["reservedFor"][1:]
             if remaining:
                 claim["status"]["reservedFor"] = remaining
             else:

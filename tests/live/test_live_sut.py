@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,11 @@ import yaml
 from draconform.claims import REFERENCE_IMPLEMENTATION
 from draconform.cli import build_parser
 from draconform.commands.run import claims_of
-from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
-from draconform.reference.apiserver.admission import install as install_admission
-from draconform.reference.apiserver.store import Store
 from draconform.serve.control import kubeconfig
-from draconform.serve.remote import WallClock
-from draconform.serve.server import ApiServer, merge_patch, parse_selector
+from draconform.serve.server import merge_patch, parse_selector
 from draconform.steps.scheduling import pod_bound
 from draconform.sut import ApiError, ComponentConfig, Unsupported
 
@@ -32,19 +27,6 @@ def _timeouts(directory: Path, **fields: object) -> str:
     path = directory / "timeouts.yaml"
     path.write_text(yaml.safe_dump({"pollInterval": "20ms", "settleQuietPeriod": "50ms", **fields}))
     return str(path)
-
-
-@pytest.fixture
-def api(tmp_path: Path) -> Iterator[Path]:
-    """The reference store behind the Kubernetes API, with nothing acting on it; yields its kubeconfig."""
-    store = Store(WallClock(), kinds=SERVED_KINDS)
-    install_admission(store)
-    server = ApiServer(store)
-    server.serve_in_thread()
-    path = tmp_path / "kubeconfig"
-    path.write_text(yaml.safe_dump(kubeconfig(server.url)))
-    yield path
-    server.shutdown()
 
 
 def _live(kubeconfig_path: Path, tmp_path: Path, **timeouts: object) -> LiveSystem:
@@ -204,8 +186,9 @@ def test_a_live_run_does_not_claim_to_be_the_reference_implementation() -> None:
 
 
 def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Path, tmp_path: Path) -> None:
-    """--also-cluster: the gates a scenario sets before it begins choose the cluster; asked later, the cluster it
-    began on must run them, and the reason says that another one would have."""
+    """--also-cluster: the gates a scenario asks for choose the cluster; asked once the control plane may have
+    acted on what the scenario created, the cluster it began on must run them, and the reason says that another
+    one would have. (Both clusters are the same server here: what differs is what their configs declare.)"""
     first, gated = tmp_path / "first.yaml", tmp_path / "gated.yaml"
     first.write_text("release: '1.37'\n")
     gated.write_text(f"release: '1.37'\nfeatureGates: {{DRADeviceCompatibilityGroups: true}}\nkubeconfig: {api}\n")
@@ -214,20 +197,31 @@ def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Pa
         return LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path), cluster_config=str(first),
                                       also_clusters=(str(gated),)))
 
-    default, wants_gate, asks_late = live(), live(), live()
+    default, wants_gate, moves, stays = live(), live(), live(), live()
     assert default.cluster.feature_gates == {}
     wants_gate.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
     assert wants_gate.cluster.feature_gates == {"DRADeviceCompatibilityGroups": True}
     with pytest.raises(Unsupported, match=r"DRADeviceCompatibilityGroups=off; the cluster config says it is on$"):
         wants_gate.configure("kubelet", ComponentConfig({"DRADeviceCompatibilityGroups": False}))  # runs nowhere
-    assert asks_late.cluster.feature_gates == {}  # chosen (as by a first create) before any gate was asked for
+    # Asked once the scenario has created objects: it starts again on the cluster that runs the gate, with them.
+    moves.create(_node("worker-1"))
+    assert moves.cluster.feature_gates == {}
+    moves.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
+    assert moves.cluster.feature_gates == {"DRADeviceCompatibilityGroups": True}
+    assert [node["metadata"]["name"] for node in moves.list("Node")] == ["worker-1"]
+    # Asked once the control plane may have acted on them: it cannot start again.
+    stays.create(_node("worker-1"))
+    stays.settle()
     with pytest.raises(Unsupported, match=r"=on; the cluster config says it is off \(an --also-cluster does, but"):
-        asks_late.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
+        stays.configure("kube-scheduler", ComponentConfig({"DRADeviceCompatibilityGroups": True}))
     nowhere = live()
     with pytest.raises(Unsupported, match=r"at release 1\.33; .*\(nor does any --also-cluster\)"):
         nowhere.configure("kube-scheduler", ComponentConfig({}, "1.33"))
-    for system in (default, wants_gate, asks_late, nowhere):
+    for system in (default, wants_gate, moves, stays, nowhere):
         system.close()
+    client = KubeClient(load_config(api))
+    assert client.list("Node")[0] == [] and client.list("Namespace")[0] == []  # the moved-from copies too
+    client.close()
 
 
 def test_an_also_cluster_must_name_its_kubeconfig(api: Path, tmp_path: Path) -> None:
