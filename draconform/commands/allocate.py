@@ -91,10 +91,24 @@ def handle(args: argparse.Namespace) -> int:
     if args.timings:
         answered = time.perf_counter()
         read = (loaded or [answered])[0]
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+        peak = _peak_memory_mib()
         diagnostic("allocate", f"timings: modules imported in {imported - started:.3f} s, read {read - imported:.3f} "
                                f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB")
     return status
+
+
+def _peak_memory_mib() -> float:
+    """The process's peak resident memory: VmHWM where Linux has it (getrusage's maxrss survives exec, so it
+    would report a larger parent's peak), else maxrss (KiB on Linux, bytes on macOS)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
 
 
 def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:

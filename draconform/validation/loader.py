@@ -8,6 +8,7 @@ nesting before any of that can hurt."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -90,6 +91,13 @@ class _Scalars(SafeConstructor):
 
 _SCALARS = _Scalars()
 _RESOLVER = Resolver()
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_tag(value: str, implicit: tuple[bool, bool]) -> str:
+    """The tag of a plain scalar (PyYAML's implicit resolvers), remembered: a dump repeats the same values."""
+    tag: str = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
+    return tag
 
 
 class _Frame:
@@ -202,7 +210,7 @@ class _Builder:
             if not event.implicit[0]:  # quoted or block text: always a string
                 self._attach(event.value, 1, line, event.anchor)
                 return
-            tag = _RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit)
+            tag = _plain_tag(event.value, event.implicit)
         if tag == _STR:
             self._attach(event.value, 1, line, event.anchor)
             return

@@ -613,14 +613,19 @@ class ColumnarAllocator:
         self._views[choice] = view
         return view
 
-    def _verdicts(self, view: _PoolView, expression: str, ids: list[int], drivers: list[str]) -> list[int]:
-        """A selector's verdict on each of these devices: 1 match, 0 no match, -1 error (the message is kept in
-        `view.errors`). Verdicts are kept per device, so a device judged for one node is not judged again."""
+    def _verdicts(self, view: _PoolView, expression: str, frame: pl.DataFrame, rows: list[int],
+                  ids: list[int]) -> list[int] | None:
+        """A selector's verdict on these rows of the frame (their device ids): 1 match, 0 no match, -1 error (the
+        message is kept in `view.errors`); None when every one matches. Verdicts are kept per device, so a
+        device judged for one node is not judged again."""
         if (driver_is := _DRIVER_IS.match(expression)) is not None:
             # The commonest class selector, a comparison of the driver name with a plain literal, is a column
             # comparison: it never errs, so no device needs the CEL runtime (or its parsed facts) for it.
-            wanted, equal = driver_is.group(3), driver_is.group(1) == "=="
-            return [int((driver == wanted) == equal) for driver in drivers]
+            drivers = frame.get_column("driver")
+            drivers = drivers if len(rows) == frame.height else drivers.gather(rows)
+            same = drivers == driver_is.group(3)
+            matches = same if driver_is.group(1) == "==" else ~same
+            return None if matches.all() else matches.cast(pl.Int8).to_list()
         known = view.verdicts.setdefault(expression, {})
         missing = [device_id for device_id in ids if device_id not in known]
         if missing:
@@ -648,7 +653,8 @@ class ColumnarAllocator:
                                                             f"selector {abbreviate(expression)}: {outcome}")
                 else:
                     known[device_id] = int(outcome is True)
-        return [known[device_id] for device_id in ids]
+        verdicts = [known[device_id] for device_id in ids]
+        return None if all(v == 1 for v in verdicts) else verdicts
 
     # --- one attempt -------------------------------------------------------------------------------------
     def _held_devices_frame(self) -> pl.DataFrame:
@@ -749,13 +755,12 @@ class ColumnarAllocator:
         frame = view.usable if node is None else view.usable.filter(
             (pl.col("node_name") == node) | pl.col("node_name").is_null())
         ids = frame.get_column("device_id").to_list()
-        drivers = frame.get_column("driver").to_list()
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
         for expression in selectors:
-            judged = [p for p in keep if p not in failed] if failed else keep
-            verdicts = self._verdicts(view, expression, [ids[p] for p in judged], [drivers[p] for p in judged])
-            if all(v == 1 for v in verdicts):
+            judged = [p for p in keep if p not in failed]
+            verdicts = self._verdicts(view, expression, frame, judged, [ids[p] for p in judged])
+            if verdicts is None:
                 continue
             dropped = {p for p, v in zip(judged, verdicts, strict=True) if v == 0}
             failed.update((p, view.errors[(expression, ids[p])]) for p, v in zip(judged, verdicts, strict=True)
@@ -769,13 +774,14 @@ class ColumnarAllocator:
         if shared_rows:
             sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
             shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
-        for p in keep:
-            if nodes[p] is not None:
-                found = local.get(nodes[p])
+        for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
+            if name is not None:
+                positions = list(run)
+                found = local.get(name)
                 if found is None:
-                    found = local[nodes[p]] = ([], [])
-                found[0].append(ranks[p])
-                found[1].append(ids[p])
+                    found = local[name] = ([], [])
+                found[0].extend(map(ranks.__getitem__, positions))
+                found[1].extend(map(ids.__getitem__, positions))
         return _AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
 
     def _all_capacity(self, alt: Alternative, ids: list[int], attempt: _Attempt) -> list[int]:
