@@ -151,13 +151,26 @@ class KubeClient:
         self._call(lambda: self._client.delete(_resource(kind), name, grace_period=grace_period_seconds,
                                                **_ns(kind, namespace)), f"delete {kind}")
 
-    def watch(self, kind: str, resource_version: str, namespace: str | None = None
+    def revision(self) -> int:
+        """The API server's current resourceVersion: that of a list (a consistent read) that matches nothing.
+        Kubernetes calls resourceVersions opaque; this, like the watch caches that compare them, reads them as
+        the storage's revision numbers (etcd's, or the reference store's)."""
+        _, version = self.list("Namespace", fields={"metadata.name": "draconform-revision-probe"})
+        return int(version) if version.isdigit() else 0
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None, bookmarks: bool = False
               ) -> Iterator[tuple[str, Obj]]:
-        """(type, object) from `resource_version` on; reconnects when the server closes the stream."""
+        """(type, object) from `resource_version` on; reconnects when the server closes the stream. With
+        `bookmarks`, the stream also yields ("BOOKMARK", object with only a resourceVersion)."""
         scope = {"namespace": namespace or "*"} if KINDS[kind].namespaced else {}
-        stream = self._client.watch(_resource(kind), resource_version=resource_version, server_timeout=30,
-                                    **scope)  # type: ignore[call-overload]
-        for event_type, obj in stream:
+        # lightkube's watch() has no allowWatchBookmarks; its generic client sends whatever parameters it is
+        # given, and follows a bookmark's resourceVersion when it reconnects.
+        generic = self._client._client
+        request = generic.prepare_request(
+            "list", res=_resource(kind), watch=True, **scope,
+            params={"timeoutSeconds": 30, "resourceVersion": resource_version,
+                    "allowWatchBookmarks": "true" if bookmarks else None})
+        for event_type, obj in generic.watch(request):
             plain = _plain(obj)
             plain.setdefault("kind", kind)
             plain.setdefault("apiVersion", KINDS[kind].api_version)
