@@ -14,7 +14,9 @@ from typing import Any
 import httpx2
 from lightkube import ApiError as LightkubeApiError
 from lightkube import Client, KubeConfig
+from lightkube.core import decoders
 from lightkube.core import resource as lk_resource
+from lightkube.core.internal_models import meta_v1
 from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
 
 from draconform.kube import kinds
@@ -49,6 +51,24 @@ _RESOURCES: dict[str, Any] = {
         info.group, info.version, kind, info.plural)
     for kind, info in KINDS.items()
 }
+
+
+def _prepare_decoders() -> None:
+    """lightkube decodes through msgspec, which builds a type's decoder the first time it meets the type, without
+    a lock: two threads meeting a type first at once can crash the process (a served component's watch threads
+    did, on their first bookmarks). So every type a response is decoded into is met once here, on import."""
+    meta_v1.ObjectMeta.from_dict({
+        "name": "n", "namespace": "ns", "resourceVersion": "1", "creationTimestamp": "2026-01-01T00:00:00Z",
+        "labels": {"a": "b"}, "finalizers": ["f"],
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}],
+        "managedFields": [{"manager": "m", "time": "2026-01-01T00:00:00Z"}]})
+    decoders.decode_watch_event(b'{"type": "BOOKMARK", "object": {}}')
+    decoders.decode_status(b'{"kind": "Status", "code": 409, "details": {"causes": [{"field": "f"}]}}')
+    for resource in _RESOURCES.values():
+        decoders.decode_list(b'{"items": [], "metadata": {"resourceVersion": "1"}}', resource)
+
+
+_prepare_decoders()
 
 
 def _resource(kind: str) -> Any:

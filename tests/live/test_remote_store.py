@@ -99,3 +99,33 @@ def test_a_watch_with_bookmarks_learns_the_revision_of_a_change_to_another_kind(
         assert obj["metadata"]["resourceVersion"] == pod["metadata"]["resourceVersion"]
     finally:
         client.close()
+
+
+class Broken(KubeClient):
+    """The API client whose DeviceClass stream breaks as soon as it starts."""
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None, bookmarks: bool = False
+              ) -> Iterator[tuple[str, Obj]]:
+        if kind == "DeviceClass":
+            raise ConnectionResetError("the stream broke")
+        yield from super().watch(kind, resource_version, namespace, bookmarks)
+
+
+def test_a_round_does_not_begin_once_a_stream_has_ended_and_says_which(api: Path) -> None:
+    client = Broken(load_config(api))
+    store = RemoteStore(client)
+    store.watch("DeviceClass", "Pod")
+
+    def refused() -> bool:
+        try:
+            store.catch_up(timeout=0)
+        except StaleView as error:
+            return "ended" in str(error)
+        return False
+
+    try:
+        wait_until(refused, 30, "catch_up refusing after the DeviceClass stream ended")
+        with pytest.raises(StaleView, match="DeviceClass: ConnectionResetError: the stream broke"):
+            store.catch_up()
+    finally:
+        client.close()
