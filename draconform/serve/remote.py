@@ -82,7 +82,11 @@ class RemoteStore:
     in a buffer: `catch_up` reads the server's current resourceVersion, waits until every stream has passed it
     (a change or a BOOKMARK at or beyond it) and only then passes on the buffered changes up to it, across kinds
     in resourceVersion order. A round thus sees the cluster as it was at one resourceVersion, no older than when
-    the round began (plus this process's own writes), as the in-memory store's watchers do."""
+    the round began (plus this process's own writes), as the in-memory store's watchers do. A stream learns it
+    has passed a resourceVersion without a change of its kind from a BOOKMARK, which the served API server sends
+    after every change the stream does not show. kube-apiserver sends one only about once a minute, so against it
+    a round could wait longer than CATCH_UP_SECONDS and be refused: never wrong, but the served components are
+    built for the served server."""
 
     def __init__(self, client: KubeClient, woken: threading.Event | None = None) -> None:
         self.client = client
