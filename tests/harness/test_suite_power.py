@@ -1,7 +1,7 @@
 """docs/suite-power.md stays true: every rule it names is catalogued, every scenario it cites
 (`` `folder/file.feature` *Scenario name* ``, by name so that adding a scenario above it breaks nothing) is
-exactly one scenario of that file, every feature file it names exists, and every MUST rule of the KEPs whose variants the
-mutation check requires that only one scenario carries is listed with the reason one is enough."""
+exactly one scenario of that file, every feature file it names exists, and every MUST rule of the KEPs whose
+variants the mutation check requires that only one scenario carries is listed with the reason one is enough."""
 
 from __future__ import annotations
 
