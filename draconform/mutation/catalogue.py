@@ -172,6 +172,9 @@ VARIANTS: tuple[Variant, ...] = (
     _v("device-twice-in-claim", "KEP-4381/DEVICE-IN-USE", "one claim may get the same device twice"),
     _v("release-drops-first-reservation", "KEP-3063/RESERVATION-RELEASED",
        "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own"),
+    _v("last-claim-result-wins", "KEP-5322/ANY-CLAIM-FAILS-POD",
+       "the kubelet judges a prepare call by its last claim's answer, so a permanent failure of an earlier claim "
+       "is retried"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
