@@ -103,6 +103,7 @@ POOL_KEY = ["driver", "pool"]
 # replaced), and whether the node's own slices of it already make it complete.
 Choice = tuple[tuple[str, str, int, bool], ...]
 FITS = Feasibility(True)
+NOT_PLAIN = -1  # a node's candidate count where some candidate is not a plain device (only the search can tell)
 
 
 def _decimal(amount: Fraction) -> Decimal:
@@ -181,8 +182,8 @@ class _AltCandidates:
     local: dict[str, tuple[list[int], list[int]]]  # node -> (ranks, device ids), in rank order
     shared: list[tuple[int, int, int | None]]  # (rank, device_id, sel_id or None for allNodes), rank order
     errors: dict[int, str]  # device id -> the selector error it gives
-    # node -> its candidates' keys when they are all plain devices (counting settles them), else None
-    plain: dict[str, tuple[DeviceKey, ...] | None] = field(default_factory=dict)
+    # node -> how many candidates it has when they are all plain devices (counting settles them), else NOT_PLAIN
+    plain: dict[str, int] | None = None
     held: _HeldCounts | None = None  # per node, how many of its candidates allocated claims hold
 
 
@@ -857,33 +858,45 @@ class ColumnarAllocator:
             attempt = self._begin(nodes[indices[0]], claims, assumed)
             if attempt.countable is None:
                 self._countable(attempt)
-            relevant, problems = attempt.relevant_nodes, attempt.problem_nodes
-            for i in indices:
-                name = str(nodes[i]["metadata"]["name"])
-                if relevant is not None and name not in relevant:
-                    answers[i] = attempt.nowhere
-                elif attempt.countable and name not in problems:
-                    answers[i] = self._count(attempt, name)
+            names: list[str] = [nodes[i]["metadata"]["name"] for i in indices]
+            found: list[Feasibility | None] = self._count(attempt, names) if attempt.countable else [None] * len(names)
+            relevant, problems, nowhere = attempt.relevant_nodes, attempt.problem_nodes, attempt.nowhere
+            if relevant is not None or problems:
+                found = [nowhere if relevant is not None and name not in relevant else None if name in problems
+                         else answer for name, answer in zip(names, found, strict=True)]
+            if len(indices) == len(nodes):
+                return found
+            for i, answer in zip(indices, found, strict=True):
+                answers[i] = answer
         return answers
 
-    def _count(self, attempt: _Attempt, node_name: str) -> Feasibility | None:
-        """One node's verdict by counting its free candidates (see `feasible`)."""
-        enough, short = True, False
-        counts: list[int] = []
+    def _count(self, attempt: _Attempt, names: list[str]) -> list[Feasibility | None]:
+        """The nodes' verdicts by counting their free candidates (see `feasible`), request by request over all the
+        nodes at once: how many candidates each node has (NOT_PLAIN where one is not a plain device: the search
+        decides) and how many of them are free; a request with too few free ones makes the node "does not fit",
+        enough free ones for every request together make it "fits"."""
+        counts: list[list[int]] = []
+        short = [False] * len(names)
+        enough = [True] * len(names)
         for found, need, allocated, assumed in attempt.counting:
-            keys = found.plain.get(node_name, ())
-            if keys == ():
-                ids = found.local.get(node_name, ((), ()))[1]
-                keys = found.plain[node_name] = tuple(self._keys[d] for d in ids) if self._plain(ids) else None
-            if keys is None:
-                return None
-            free = len(keys) - allocated.get(node_name, 0) - assumed.get(node_name, 0)
-            short = short or free < need
-            enough = enough and free >= attempt.total
-            counts.append(len(keys))
-        if short:
-            return self._short(attempt, tuple(counts))
-        return FITS if enough else None
+            plain = self._plain_counts(found)
+            column = [plain.get(name, 0) for name in names]
+            free = [count - allocated.get(name, 0) - assumed.get(name, 0)
+                    for count, name in zip(column, names, strict=True)]
+            short = [was or left < need for was, left in zip(short, free, strict=True)]
+            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]
+            counts.append(column)
+        reasons, short_of = attempt.reasons, self._short
+        return [None if NOT_PLAIN in node_counts else (reasons.get(node_counts) or short_of(attempt, node_counts))
+                if is_short else FITS if is_enough else None
+                for node_counts, is_short, is_enough in zip(zip(*counts, strict=True), short, enough, strict=True)]
+
+    def _plain_counts(self, found: _AltCandidates) -> dict[str, int]:
+        """Per node, how many candidates it has when they are all plain devices (else NOT_PLAIN); made once per pool
+        view and selector list, as the candidates are."""
+        if found.plain is None:
+            found.plain = {name: len(ids) if self._plain(ids) else NOT_PLAIN for name, (_, ids) in found.local.items()}
+        return found.plain
 
     def _held_counts(self, found: _AltCandidates) -> dict[str, int]:
         """Per node, how many of the alternative's local candidates allocated claims hold (see `_HeldCounts`)."""
@@ -907,7 +920,8 @@ class ColumnarAllocator:
     def _short(self, attempt: _Attempt, counts: tuple[int, ...]) -> Feasibility:
         """"Does not fit" where a request has too few free candidates, with the reasons the search gives, from
         the number of candidates per request: one verdict per such count, shared by the nodes it is given to."""
-        if counts not in attempt.reasons:
+        verdict = attempt.reasons.get(counts)
+        if verdict is None:
             per_alt = iter(counts)
             found = {(alts[0].claim_index, alts[0].name): next(per_alt) for plan in attempt.plans
                      for alts in plan.requests}
@@ -915,9 +929,9 @@ class ColumnarAllocator:
             def count(alt: Alternative) -> int:
                 return found[(alt.claim_index, alt.name)]
 
-            attempt.reasons[counts] = Feasibility(False, {plan.name: failure_reason(plan, count)
-                                                          for plan in attempt.plans})
-        return attempt.reasons[counts]
+            verdict = attempt.reasons[counts] = Feasibility(False, {plan.name: failure_reason(plan, count)
+                                                                    for plan in attempt.plans})
+        return verdict
 
     def _countable(self, attempt: _Attempt) -> None:
         """Whether counting free candidates can settle a node for these claims (see `feasible`)."""

@@ -34,6 +34,8 @@ def object_key(obj: Obj) -> Key:
 
 @dataclass(frozen=True)
 class WatchEvent:
+    """One change, carrying the stored objects themselves: a watcher reads them and never modifies them."""
+
     type: EventType
     object: Obj  # the object after the change (for DELETED: its last state)
     old: Obj | None = None  # the object before the change, for MODIFIED and DELETED
@@ -73,9 +75,9 @@ Mutator = Callable[[Operation, Obj, Obj | None, FeatureGates], Obj]
 
 
 class Store:
-    """The API server's storage. Every read returns a copy, except `view` and `peek`, which hand the stored
-    objects to readers that never modify them; every write bumps the global resourceVersion and notifies
-    watchers synchronously, in write order."""
+    """The API server's storage. Every read returns a copy, except `view`, `peek` and watch events, which hand
+    the stored objects to readers that never modify them; every write bumps the global resourceVersion and
+    notifies watchers synchronously, in write order."""
 
     def __init__(
         self, clock: FakeClock, gates: FeatureGates | None = None, kinds: dict[str, KindInfo] | None = None
@@ -357,7 +359,7 @@ class Store:
         self._keys_of_kind[key[0]].discard(key)
         self._unindex(key, old)
         last["metadata"]["resourceVersion"] = str(next(self._revision))
-        self._notify("DELETED", last, old, copy_new=False)
+        self._notify("DELETED", last, old)
         self._collect_dependents(last["metadata"]["uid"])
 
     def _index(self, key: Key, obj: Obj) -> None:
@@ -384,17 +386,17 @@ class Store:
             if not any(ref.get("uid") in self._uids for ref in owners):
                 self.delete(key[0], key[2], key[1])
 
-    def _notify(self, event_type: EventType, new: Obj, old: Obj | None, copy_new: bool = True) -> None:
-        """One event, with its own copies, for the watches that want the kind; none is made without them."""
-        if not any(stream.wants(new["kind"]) for stream in self._watches):
-            return
-        new, old = self._served(new), self._served(old) if old is not None else None
-        self._push(event_type, copy_object(new) if copy_new else new, copy_object(old) if old is not None else None)
+    def _notify(self, event_type: EventType, new: Obj, old: Obj | None) -> None:
+        """One event for the watches that want the kind. It carries the stored objects themselves, as `view` and
+        `peek` do: watchers only read what they are sent (an informer's cache), and the store never changes an
+        object in place, so neither the object written nor the one it replaced needs a copy."""
+        self._push(event_type, self._served(new), self._served(old) if old is not None else None)
 
     def _push(self, event_type: EventType, new: Obj, old: Obj | None) -> None:
-        event = WatchEvent(event_type, new, old)
+        event: WatchEvent | None = None
         for stream in self._watches:
             if stream.wants(new["kind"]):
+                event = event or WatchEvent(event_type, new, old)
                 stream.push(event)
 
     @staticmethod

@@ -45,6 +45,7 @@ from draconform.reference.scheduler.extendedresources import (
     backed_requests,
     build_requests,
     is_extended_claim_of,
+    pod_requests,
     special_claim,
     via_dra_on,
 )
@@ -187,6 +188,8 @@ class DynamicResources:
         return SUCCESS
 
     def _extended_claim(self, pod: Obj) -> ExtendedClaim | None:
+        if not pod_requests(pod):  # no extended resource asked for: no class to look up
+            return None
         classes = self._store.list("DeviceClass")
         requests = backed_requests(pod, classes)
         if not requests:
@@ -281,14 +284,18 @@ class DynamicResources:
             answers = feasible_on(self._allocator, [nodes[i] for i in asked], unallocated, assumed)
         except AllocationError:  # nothing judged yet: node by node, the first node asked reports it
             return [verdict or self.filter(state, pod, node) for verdict, node in zip(verdicts, nodes, strict=True)]
-        rejections: dict[int, Status] = {}  # a core may give many nodes the same verdict: one status for them
+        statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
+        settled = claims_state.allocations
         for i, answer in zip(asked, answers, strict=True):
-            if answer is not None and not answer.fits:
-                if id(answer) not in rejections:
-                    rejections[id(answer)] = _not_fitting(answer.reasons)
-                verdicts[i] = rejections[id(answer)]
-            else:
-                verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, answer)
+            if answer is None:  # the core cannot tell without a search
+                verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, None)
+                continue
+            status = statuses.get(id(answer))
+            if status is None:
+                status = statuses[id(answer)] = SUCCESS if answer.fits else _not_fitting(answer.reasons)
+            if answer.fits:  # as `_judge`: settled without a search, the allocation is made if the node is chosen
+                settled[node_name(nodes[i])] = None
+            verdicts[i] = status
         return [verdict or SUCCESS for verdict in verdicts]
 
     def _judge(self, claims_state: PodClaimsState, node: Obj, unallocated: list[Obj], assumed: list[Obj],

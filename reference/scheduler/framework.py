@@ -26,10 +26,11 @@ class Status:
     code: Code = Code.SUCCESS
     message: str = ""
     plugin: str = ""
+    # Success or Skip; a field, not a property, because the scheduler reads it for every node it filters
+    ok: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def ok(self) -> bool:
-        return self.code in (Code.SUCCESS, Code.SKIP)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ok", self.code in (Code.SUCCESS, Code.SKIP))
 
     @property
     def rejects(self) -> bool:
@@ -93,24 +94,40 @@ def call_point(plugins: list[Plugin], point: str, *args: Any) -> Status:
     return SUCCESS
 
 
+def pre_filter(plugins: list[Plugin], state: CycleState, pod: Obj) -> Status:
+    """PreFilter across the plugins, the first rejection wins; as kube-scheduler, a plugin whose PreFilter
+    answers Skip is not asked to Filter this pod (`state.skip_filter`)."""
+    for plugin in plugins:
+        method = getattr(plugin, "pre_filter", None)
+        if method is None:
+            continue
+        status: Status = method(state, pod)
+        if status.code == Code.SKIP:
+            state.skip_filter.add(plugin.name)
+        elif not status.ok:
+            return Status(status.code, status.message, plugin.name)
+    return SUCCESS
+
+
 def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
     """Filter for many nodes in one call per plugin, each node's verdict what `call_point(plugins, "filter",
     ...)` gives for it: a node a plugin rejects is not shown to the plugins after it, the first rejection wins."""
     verdicts = [SUCCESS] * len(nodes)
     pending = list(range(len(nodes)))
     for plugin in plugins:
-        answers: list[Status] | None = _ask(plugin, "filter", state, pod, [nodes[i] for i in pending])
+        if plugin.name in state.skip_filter or not pending:
+            continue
+        answers: list[Status] | None = _ask(plugin, "filter", state, pod,
+                                            nodes if len(pending) == len(nodes) else [nodes[i] for i in pending])
         if answers is None:
             continue
-        passed = []
         named: dict[int, Status] = {}  # one rejection, often shared by many nodes, named once
         for i, status in zip(pending, answers, strict=True):
-            if status is SUCCESS or status.ok:
-                passed.append(i)
-            else:
+            if not status.ok:
                 verdicts[i] = named.get(id(status)) or named.setdefault(
                     id(status), Status(status.code, status.message, plugin.name))
-        pending = passed
+        if named:
+            pending = [i for i, status in zip(pending, answers, strict=True) if status.ok]
     return verdicts
 
 

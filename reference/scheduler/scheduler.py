@@ -6,6 +6,7 @@ store, so a restart is "build a new Scheduler": a parked pod is found again as a
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,6 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.dynamicresources import DynamicResources
 from draconform.reference.scheduler.framework import (
-    SUCCESS,
     Code,
     CycleState,
     DraPlugin,
@@ -28,6 +28,7 @@ from draconform.reference.scheduler.framework import (
     call_point,
     filter_nodes,
     node_name,
+    pre_filter,
     score_nodes,
 )
 from draconform.reference.scheduler.noderesources import NodeResourcesFit
@@ -165,7 +166,7 @@ class Scheduler:
             self.queue.add_unschedulable(_key(pod))
             return
         state = CycleState()
-        status = call_point(self.plugins, "pre_filter", state, pod)
+        status = pre_filter(self.plugins, state, pod)
         if not status.ok:
             self._fail(pod, status)
             return
@@ -173,31 +174,37 @@ class Scheduler:
             self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
         nodes = self._sorted_nodes
         feasible: list[Obj] = []
-        rejections: dict[str, Status] = {}
+        filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
         order = nodes[start:] + nodes[:start]
+        wrapped = len(order) - start  # nodes from this position on come before the others by name
+        before_wrap = 0  # feasible nodes found before it
         checked = 0
         # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
         # wanted, so no node is filtered that the node-by-node walk would not have reached.
         while checked < len(order) and len(feasible) < wanted:
             batch = order[checked:checked + wanted - len(feasible)]
-            for node, verdict in zip(batch, filter_nodes(self.plugins, state, pod, batch), strict=True):
-                checked += 1
-                if verdict is SUCCESS or verdict.ok:
-                    feasible.append(node)
-                elif verdict.code == Code.ERROR:
-                    self._fail(pod, verdict)
-                    return
-                else:
-                    rejections[node_name(node)] = verdict
+            verdicts = filter_nodes(self.plugins, state, pod, batch)
+            error = next((verdict for verdict in verdicts if verdict.code is Code.ERROR), None)
+            if error is not None:  # the walk stops at the first node whose Filter broke
+                self._fail(pod, error)
+                return
+            passed = [verdict.ok for verdict in verdicts]
+            feasible.extend(itertools.compress(batch, passed))
+            before_wrap += sum(passed[:max(0, wrapped - checked)])
+            filtered.append((batch, verdicts))
+            checked += len(batch)
         # The next pod starts where this one stopped, so a large cluster is searched evenly.
         self._next_start_node = (start + checked) % len(nodes) if nodes and wanted < len(nodes) else 0
-        feasible.sort(key=node_name)
         if not feasible:
+            rejections = {node_name(node): verdict for batch, verdicts in filtered
+                          for node, verdict in zip(batch, verdicts, strict=True)}
             call_point(self.plugins, "post_filter", state, pod, rejections)
             self._fail(pod, _summarise(len(nodes), rejections))
             return
+        # By name: the walk went through the sorted nodes from `start`, so those found after the wrap come first.
+        feasible = feasible[before_wrap:] + feasible[:before_wrap]
         call_point(self.plugins, "pre_score", state, pod, feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name

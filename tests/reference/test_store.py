@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.store import Store, Watch, WatchEvent
 from draconform.reference.clock import FakeClock
 from draconform.sut import ApiError, FieldCause, Obj
 
@@ -154,8 +154,8 @@ def test_unknown_kind_is_refused(store: Store) -> None:
 
 
 def test_no_component_changes_an_object_the_store_handed_out_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`peek` and `view` give readers the stored objects themselves: pods scheduled from claim templates, bound,
-    deleted and their claims released leave every object handed out that way exactly as it was."""
+    """`peek`, `view` and watch events give readers the stored objects themselves: pods scheduled from claim
+    templates, bound, deleted and their claims released leave every object handed out that way exactly as it was."""
     from draconform.bench.dra import Shape, Workbench
     from draconform.reference.allocator.columnar import ColumnarAllocator
     from draconform.sut import copy_object
@@ -174,8 +174,15 @@ def test_no_component_changes_an_object_the_store_handed_out_without_a_copy(monk
         handed.extend((obj, copy_object(obj)) for obj in found)
         return found
 
+    def recording_drain(self: Watch) -> list[WatchEvent]:
+        events = drain(self)
+        handed.extend((obj, copy_object(obj)) for event in events for obj in (event.object, event.old) if obj)
+        return events
+
+    drain = Watch.drain
     monkeypatch.setattr(Store, "peek", recording_peek)
     monkeypatch.setattr(Store, "view", recording_view)
+    monkeypatch.setattr(Watch, "drain", recording_drain)
     bench = Workbench(Shape(3, 2), ColumnarAllocator)
     bench.steady_state(8, batch=4)
     assert len({id(obj) for obj, _ in handed}) > 20
