@@ -152,7 +152,7 @@ def set_fields(obj: Obj, table: list[list[str]], where: str) -> Obj:
             try:
                 if items:
                     grow_to(target, int(items["count"]))
-                else:
+                elif padded:
                     parent[last] = pad_to(target, padded["fill"], int(padded["length"]))
             except ValueError as exc:
                 raise ValueError(f"{where}: {path}: {exc}") from exc
