@@ -177,6 +177,8 @@ VARIANTS: tuple[Variant, ...] = (
     _v("last-claim-result-wins", "KEP-5322/ANY-CLAIM-FAILS-POD",
        "the kubelet judges a prepare call by its last claim's answer, so a permanent failure of an earlier claim "
        "is retried"),
+    _v("classic-kubelet-leaves-reservation", "KEP-3063-CLASSIC/KUBELET-UNRESERVE-ON-DELETE",
+       "the kubelet deletes the pod without taking it out of reservedFor, leaving that to kube-controller-manager"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
