@@ -172,6 +172,8 @@ class _PoolView:
     verdicts: dict[str, dict[int, int]] = field(default_factory=dict)  # selector -> device id -> 1, 0 or -1
     errors: dict[tuple[str, int], str] = field(default_factory=dict)  # (selector, device id) -> its error
     candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
+    # the nodes a candidate or a problem pool reaches, per set of selector lists (see `_shortcut`)
+    relevant: dict[tuple[tuple[str, ...], ...], frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -733,10 +735,14 @@ class ColumnarAllocator:
         def none(alt: Alternative) -> int:
             return 0
 
-        nodes = {row["node_name"] for row in view.problem_slices}
-        for found in attempt.candidates.values():
-            nodes.update(found.local)
-        attempt.relevant_nodes = frozenset(nodes)
+        selectors = tuple(sorted({alt.selectors for plan in attempt.plans for alts in plan.requests for alt in alts}))
+        relevant = view.relevant.get(selectors)
+        if relevant is None:  # the same for every pod asking with these selectors: made once per pool view
+            nodes = {row["node_name"] for row in view.problem_slices}
+            for found in attempt.candidates.values():
+                nodes.update(found.local)
+            relevant = view.relevant[selectors] = frozenset(nodes)
+        attempt.relevant_nodes = relevant
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
         attempt.nowhere = Feasibility(False, attempt.nothing_here)
 
