@@ -867,9 +867,12 @@ class ColumnarAllocator:
             names: list[str] = [nodes[i]["metadata"]["name"] for i in indices]
             found: list[Feasibility | None] = self._count(attempt, names) if attempt.countable else [None] * len(names)
             relevant, problems, nowhere = attempt.relevant_nodes, attempt.problem_nodes, attempt.nowhere
-            if relevant is not None or problems:
-                found = [nowhere if relevant is not None and name not in relevant else None if name in problems
-                         else answer for name, answer in zip(names, found, strict=True)]
+            if attempt.countable and problems:  # the search decides where a problem pool reaches
+                found = [None if name in problems else answer for name, answer in zip(names, found, strict=True)]
+            # Nodes no candidate reaches do not fit. Counting says so too when the claims ask for any device (none
+            # counted, the same reasons), so only other verdicts need the look-up.
+            if relevant is not None and not (attempt.countable and attempt.total > 0):
+                found = [answer if name in relevant else nowhere for name, answer in zip(names, found, strict=True)]
             if len(indices) == len(nodes):
                 return found
             for i, answer in zip(indices, found, strict=True):
