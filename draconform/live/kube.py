@@ -14,7 +14,9 @@ from typing import Any
 import httpx2
 from lightkube import ApiError as LightkubeApiError
 from lightkube import Client, KubeConfig
+from lightkube.core import decoders
 from lightkube.core import resource as lk_resource
+from lightkube.core.internal_models import meta_v1
 from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
 
 from draconform.kube import kinds
@@ -49,6 +51,24 @@ _RESOURCES: dict[str, Any] = {
         info.group, info.version, kind, info.plural)
     for kind, info in KINDS.items()
 }
+
+
+def _prepare_decoders() -> None:
+    """lightkube decodes through msgspec, which builds a type's decoder the first time it meets the type, without
+    a lock: two threads meeting a type first at once can crash the process (a served component's watch threads
+    did, on their first bookmarks). So every type a response is decoded into is met once here, on import."""
+    meta_v1.ObjectMeta.from_dict({
+        "name": "n", "namespace": "ns", "resourceVersion": "1", "creationTimestamp": "2026-01-01T00:00:00Z",
+        "labels": {"a": "b"}, "finalizers": ["f"],
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}],
+        "managedFields": [{"manager": "m", "time": "2026-01-01T00:00:00Z"}]})
+    decoders.decode_watch_event(b'{"type": "BOOKMARK", "object": {}}')
+    decoders.decode_status(b'{"kind": "Status", "code": 409, "details": {"causes": [{"field": "f"}]}}')
+    for resource in _RESOURCES.values():
+        decoders.decode_list(b'{"items": [], "metadata": {"resourceVersion": "1"}}', resource)
+
+
+_prepare_decoders()
 
 
 def _resource(kind: str) -> Any:
@@ -151,13 +171,26 @@ class KubeClient:
         self._call(lambda: self._client.delete(_resource(kind), name, grace_period=grace_period_seconds,
                                                **_ns(kind, namespace)), f"delete {kind}")
 
-    def watch(self, kind: str, resource_version: str, namespace: str | None = None
+    def revision(self) -> int:
+        """The API server's current resourceVersion: that of a list (a consistent read) that matches nothing.
+        Kubernetes calls resourceVersions opaque; this, like the watch caches that compare them, reads them as
+        the storage's revision numbers (etcd's, or the reference store's)."""
+        _, version = self.list("Namespace", fields={"metadata.name": "draconform-revision-probe"})
+        return int(version) if version.isdigit() else 0
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None, bookmarks: bool = False
               ) -> Iterator[tuple[str, Obj]]:
-        """(type, object) from `resource_version` on; reconnects when the server closes the stream."""
+        """(type, object) from `resource_version` on; reconnects when the server closes the stream. With
+        `bookmarks`, the stream also yields ("BOOKMARK", object with only a resourceVersion)."""
         scope = {"namespace": namespace or "*"} if KINDS[kind].namespaced else {}
-        stream = self._client.watch(_resource(kind), resource_version=resource_version, server_timeout=30,
-                                    **scope)  # type: ignore[call-overload]
-        for event_type, obj in stream:
+        # lightkube's watch() has no allowWatchBookmarks; its generic client sends whatever parameters it is
+        # given, and follows a bookmark's resourceVersion when it reconnects.
+        generic = self._client._client
+        request = generic.prepare_request(
+            "list", res=_resource(kind), watch=True, **scope,
+            params={"timeoutSeconds": 30, "resourceVersion": resource_version,
+                    "allowWatchBookmarks": "true" if bookmarks else None})
+        for event_type, obj in generic.watch(request):
             plain = _plain(obj)
             plain.setdefault("kind", kind)
             plain.setdefault("apiVersion", KINDS[kind].api_version)

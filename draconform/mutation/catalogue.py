@@ -6,6 +6,10 @@ structured allocator (KEP-4381) has at least one; `tests/harness/test_mutation.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from draconform.catalogue import Catalogue
 
 # The catalogues whose MUST rules must each have a variant.
 KEPS_WITH_VARIANTS = ("KEP-5007", "KEP-5963", "KEP-4381")
@@ -168,6 +172,9 @@ VARIANTS: tuple[Variant, ...] = (
     _v("device-twice-in-claim", "KEP-4381/DEVICE-IN-USE", "one claim may get the same device twice"),
     _v("release-drops-first-reservation", "KEP-3063/RESERVATION-RELEASED",
        "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own"),
+    _v("last-claim-result-wins", "KEP-5322/ANY-CLAIM-FAILS-POD",
+       "the kubelet judges a prepare call by its last claim's answer, so a permanent failure of an earlier claim "
+       "is retried"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
@@ -203,3 +210,17 @@ VARIANTS: tuple[Variant, ...] = (
        "unqualified attributes are not in the driver's domain"),
     _v("cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS", "a selector that fails at evaluation means no match"),
 )
+
+
+def must_rules_without_variant(catalogue: Catalogue, variants: tuple[Variant, ...] = VARIANTS) -> list[str]:
+    """The MUST / MUST NOT rules of KEPS_WITH_VARIANTS that no variant breaks: the mutation check's claim
+    that every one has a variant holds when this is empty (`draconform mutants` reports it)."""
+    broken = {variant.rule for variant in variants}
+    return sorted(rule.id for rule in catalogue.rules.values()
+                  if rule.kep in KEPS_WITH_VARIANTS and rule.level in ("MUST", "MUST NOT") and rule.id not in broken)
+
+
+def must_rules(catalogue: Catalogue) -> list[str]:
+    """The MUST / MUST NOT rules of KEPS_WITH_VARIANTS."""
+    return sorted(rule.id for rule in catalogue.rules.values()
+                  if rule.kep in KEPS_WITH_VARIANTS and rule.level in ("MUST", "MUST NOT"))

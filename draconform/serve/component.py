@@ -33,7 +33,7 @@ from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
 from draconform.serve.programs import ControllerHost, DriverHost
-from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
+from draconform.serve.remote import RemoteEventRecorder, RemoteStore, StaleView, WallClock
 
 COMPONENTS = ("kube-scheduler", "kube-controller-manager", "kubelet", "dra-driver", "dra-controllers")
 KUBELET_CHECKPOINTS: dict[str, KubeletCheckpoint] = {}  # per node; outlives a rebuilt kubelet, as on disk
@@ -109,9 +109,15 @@ def main(argv: list[str] | None = None) -> int:
         woken.clear()
         try:
             with store.lock:
+                store.catch_up()  # the round sees every change made before it began, of every kind
                 clock.fire_due()
                 busy = work()
             failures = 0
+        except StaleView as error:  # the component is sound, its view is behind: wait, then look again
+            _log(args.component, f"a round did not begin: {error}")
+            failures += 1
+            time.sleep(min(MAX_BACKOFF_SECONDS, 0.05 * 2 ** failures))
+            busy = True
         except Exception:
             _log(args.component, "a round failed; rebuilding from the API\n" + traceback.format_exc())
             if failures:

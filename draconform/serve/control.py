@@ -72,7 +72,8 @@ class ServedCluster:
             self.children.append(subprocess.Popen(
                 [sys.executable, "-m", "draconform.serve.component", component, "--kubeconfig", str(self.kubeconfig),
                  "--cluster-config", str(components_config)],
-                stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}))
+                stdout=subprocess.PIPE, stderr=log, text=True,
+                env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}))  # a crash leaves tracebacks
         ready = self._wait_ready(timeout)
         metrics = next((line["metrics"] for line in ready if "metrics" in line), None)
         config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,

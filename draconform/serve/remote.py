@@ -5,9 +5,11 @@ clock that reads real time. The components themselves are the reference's, uncha
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import heapq
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -41,8 +43,9 @@ class WallClock(FakeClock):
 
 
 class RemoteWatch(Watch):
-    """A watch over API watch streams, one per kind, each on its own thread. `woken` is set whenever an
-    event arrives, so a component's loop can sleep until there is work."""
+    """A watch of a `RemoteStore`: changes queue up here when the store passes them on (`RemoteStore.catch_up`),
+    and `woken` is set whenever a stream has something new, so a component's loop can sleep until there is
+    work."""
 
     def __init__(self, kinds: frozenset[str], woken: threading.Event) -> None:
         super().__init__(kinds)
@@ -61,18 +64,38 @@ class RemoteWatch(Watch):
             return super().drain()
 
 
+class StaleView(RuntimeError):
+    """A watch stream did not reach the API server's current resourceVersion in time: a round that went on
+    would act on an old view of the cluster."""
+
+
+CATCH_UP_SECONDS = 30.0  # the longest a round waits for the watch streams to catch up with the API server
+
+
 class RemoteStore:
     """The parts of `reference.apiserver.store.Store` the components use, as API calls. Watches share one
-    API watch stream per kind, like a shared informer: an event reaches every watch of the process at once,
-    under `lock`, so parts of a component (the scheduler and its allocator) never see different histories.
-    A component holds `lock` while it works."""
+    API watch stream per kind, like a shared informer, each on its own thread; a component holds `lock` while
+    it works, and begins each round with `catch_up`.
+
+    The streams of different kinds run independently, so one may deliver a change made after an earlier change
+    that another has not delivered yet (a pod before the slice written ahead of it). So a stream's changes wait
+    in a buffer: `catch_up` reads the server's current resourceVersion, waits until every stream has passed it
+    (a change or a BOOKMARK at or beyond it) and only then passes on the buffered changes up to it, across kinds
+    in resourceVersion order. A round thus sees the cluster as it was at one resourceVersion, no older than when
+    the round began (plus this process's own writes), as the in-memory store's watchers do."""
 
     def __init__(self, client: KubeClient, woken: threading.Event | None = None) -> None:
         self.client = client
         self.woken = woken or threading.Event()
         self.lock = threading.RLock()
         self._subscribers: dict[str, list[RemoteWatch]] = {}
-        self._last: dict[str, dict[tuple[str, str], Obj]] = {}  # per kind: the newest state seen of each object
+        self._last: dict[str, dict[tuple[str, str], Obj]] = {}  # per kind: the newest state passed on of each object
+        # What the streams have delivered and not yet passed on, how far each has reached, and why one ended;
+        # the stream threads touch only these, under `_arrived`.
+        self._arrived = threading.Condition()
+        self._buffer: list[tuple[int, str, str, Obj]] = []  # (resourceVersion, kind, type, object)
+        self._reached: dict[str, int] = {}
+        self._ended: dict[str, str] = {}
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         return self.client.get(kind, name, namespace)
@@ -119,15 +142,62 @@ class RemoteStore:
                     items, revision = self.client.list(kind)
                     self._last[kind] = {_key(obj): obj for obj in items}
                     self._subscribers[kind] = []
+                    with self._arrived:
+                        self._reached[kind] = int(revision) if revision.isdigit() else 0
                     threading.Thread(target=self._follow, args=(kind, revision), daemon=True,
                                      name=f"watch-{kind}").start()
                 self._subscribers[kind] = [w for w in self._subscribers[kind] if not w.stopped] + [stream]
         return stream
 
-    def _follow(self, kind: str, revision: str) -> None:
-        for event_type, obj in self.client.watch(kind, revision):
-            if event_type in ("ADDED", "MODIFIED", "DELETED"):
+    def catch_up(self, timeout: float = CATCH_UP_SECONDS) -> None:
+        """Wait until every stream has reached the API server's current resourceVersion, then pass on what they
+        delivered up to it. Raises `StaleView` naming the streams still behind after `timeout` seconds, or at
+        once when one has ended (the round must not go on with an old view)."""
+        target = self.client.revision()
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while True:
+                if self._ended:
+                    raise StaleView(f"the watch streams of {sorted(self._ended)} ended: "
+                                    + "; ".join(self._ended.values()))
+                behind = self.behind(target)
+                if not behind:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise StaleView(f"the watch streams of {behind} did not reach resourceVersion {target} within "
+                                    f"{timeout:g}s (they reached {[self._reached[kind] for kind in behind]})")
+                self._arrived.wait(remaining)
+            self._buffer.sort(key=lambda entry: entry[0])
+            cut = bisect.bisect_right(self._buffer, target, key=lambda entry: entry[0])
+            due, self._buffer = self._buffer[:cut], self._buffer[cut:]
+        with self.lock:
+            for _, kind, event_type, obj in due:
                 self._deliver(kind, event_type, obj)
+
+    def behind(self, revision: int) -> builtins.list[str]:
+        """The kinds whose streams have not yet reached `revision`."""
+        with self._arrived:
+            return sorted(kind for kind, reached in self._reached.items() if reached < revision)
+
+    def _follow(self, kind: str, revision: str) -> None:
+        try:
+            for event_type, obj in self.client.watch(kind, revision, bookmarks=True):
+                version = _revision(obj)
+                with self._arrived:
+                    if event_type in ("ADDED", "MODIFIED", "DELETED"):
+                        self._buffer.append((version, kind, event_type, obj))
+                    self._reached[kind] = max(self._reached[kind], version)
+                    self._arrived.notify_all()
+                if event_type != "BOOKMARK":  # a bookmark is no work: it only lets a waiting catch_up go on
+                    self.woken.set()
+            reason = "the API server ended it"
+        except Exception as error:  # whatever ended it, catch_up names it
+            reason = f"{type(error).__name__}: {error}"
+        with self._arrived:
+            self._ended[kind] = f"{kind}: {reason}"
+            self._arrived.notify_all()
+        self.woken.set()
 
     def _written(self, event_type: str, obj: Obj) -> Obj:
         """What this process wrote reaches its own watches at once, as the in-memory store's watchers learn of
@@ -144,7 +214,7 @@ class RemoteStore:
             last = self._last[kind]
             key = _key(obj)
             old = last.get(key)
-            if old is not None and event_type != "DELETED" and _revision(old) >= _revision(obj):
+            if old is not None and _revision(old) >= _revision(obj):
                 return
             if event_type == "DELETED":
                 last.pop(key, None)

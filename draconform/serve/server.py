@@ -173,6 +173,11 @@ class Query:
                 and _matches(_field_values(obj, self.fields), self.fields))
 
 
+def _bookmark(kind: str, revision: int) -> Obj:
+    """A BOOKMARK's object: the kind, and only the resourceVersion in its metadata."""
+    return {"kind": kind, "apiVersion": API_KINDS[kind].api_version, "metadata": {"resourceVersion": str(revision)}}
+
+
 # --- JSON merge patch (RFC 7386) ------------------------------------------------------------------------
 def merge_patch(target: Any, patch: Any) -> Any:
     if not isinstance(patch, dict):
@@ -378,13 +383,17 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.flush()
 
         def _watch(self, query: Query, params: dict[str, str]) -> None:
-            """A watch stream: ADDED for what exists (without a resourceVersion), then every change."""
+            """A watch stream: ADDED for what exists (without a resourceVersion), then every change. With
+            allowWatchBookmarks, a BOOKMARK carrying the current resourceVersion follows every batch of changes
+            that did not end with one the watch sent: it tells a client that its stream has passed that
+            version even when no object it watches changed (a client may rely on that, not on its timing)."""
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             deadline = time.monotonic() + float(params.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
             since = params.get("resourceVersion") or "0"
+            bookmarks = params.get("allowWatchBookmarks") in ("true", "1")
             try:
                 with server.changed:
                     cursor = server.revision()
@@ -400,9 +409,13 @@ def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
                             server.changed.wait(timeout=min(remaining, 1.0))
                         events = server.events_after(cursor)
                         cursor = server.revision()
+                    sent = None
                     for event in events:
                         if query.wants(event.object):
                             self._chunk({"type": event.type, "object": event.object})
+                            sent = event
+                    if bookmarks and events and sent is not events[-1]:
+                        self._chunk({"type": "BOOKMARK", "object": _bookmark(query.kind, cursor)})
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 pass

@@ -194,7 +194,8 @@ class Kubelet:
                     transient.append(f"DRA driver {driver} left {where} out of its NodePrepareResources answer")
                 elif not result.failed:
                     record.prepared.add(driver)
-                elif result.permanent and self._gates.enabled(PERMANENT_GATE):
+                elif result.permanent and self._gates.enabled(PERMANENT_GATE) and not (
+                        faults.on("last-claim-result-wins") and record is not pending[-1]):
                     permanent.append(f"DRA driver {driver} reported a permanent error preparing {where}: "
                                      f"{result.error}")
                 else:

@@ -42,6 +42,7 @@ def test_a_controller_runs_while_its_configmap_exists_and_a_bad_one_is_refused_a
 
     def synced() -> bool:
         with remote.lock:
+            remote.catch_up()
             host.sync()
         return any("typo" in line for line in logged) and bool(host.running)
 
@@ -52,6 +53,7 @@ def test_a_controller_runs_while_its_configmap_exists_and_a_bad_one_is_refused_a
 
     def stopped() -> bool:
         with remote.lock:
+            remote.catch_up()
             host.sync()
         return not host.running
 

@@ -4,8 +4,17 @@ with AttributeError) while every in-process test stays green. This test names th
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from draconform.live.kube import KubeClient, load_config
 from draconform.reference.apiserver.store import Store
-from draconform.serve.remote import RemoteStore
+from draconform.serve.remote import RemoteStore, StaleView
+from draconform.sut import Obj
+from tests.live.helpers import wait_until
 
 # What only the API server itself does: its admission chain, its feature gates, loading its storage.
 SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load"}
@@ -22,3 +31,101 @@ def test_the_remote_store_offers_every_store_method_a_component_may_call() -> No
 
 def test_the_server_side_list_names_only_real_store_methods() -> None:
     assert _public(Store) >= SERVER_SIDE
+
+
+class HeldBack(KubeClient):
+    """The API client with one kind's watch stream held back until `release` is set, as a stream on a busy
+    machine can lag behind the others: the other kinds' streams run freely."""
+
+    def __init__(self, kubeconfig: Path, held: str) -> None:
+        super().__init__(load_config(kubeconfig))
+        self.held = held
+        self.release = threading.Event()
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None, bookmarks: bool = False
+              ) -> Iterator[tuple[str, Obj]]:
+        for change in super().watch(kind, resource_version, namespace, bookmarks):
+            if kind == self.held:
+                self.release.wait()  # no timer: it goes on when the test lets it
+            yield change
+
+
+CLASS: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}
+POD: Obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "registry.example/app"}]}}
+
+
+def test_a_round_never_sees_a_change_before_an_earlier_one_of_another_kind(api: Path) -> None:
+    """The class is written before the pod; the class's stream lags. The pod's change has arrived, but a round
+    cannot begin on it (it would schedule the pod without the class): catch_up refuses loudly while the class's
+    stream is behind, and once it has caught up passes both on, in the order they were written."""
+    writer = KubeClient(load_config(api))
+    client = HeldBack(api, held="DeviceClass")
+    store = RemoteStore(client)
+    watch = store.watch("DeviceClass", "Pod")
+    try:
+        writer.create(CLASS)
+        pod = writer.create(POD)
+        written = int(pod["metadata"]["resourceVersion"])
+        wait_until(lambda: "Pod" not in store.behind(written), 30, "the pod's stream delivering the pod")
+        assert store.behind(written) == ["DeviceClass"]
+        with store.lock, pytest.raises(StaleView, match="DeviceClass"):
+            store.catch_up(timeout=0)
+        assert watch.drain() == [], "a change was passed on before an earlier one of another kind"
+        client.release.set()
+        with store.lock:
+            store.catch_up()
+        assert [(event.type, event.object["kind"]) for event in watch.drain()] == [("ADDED", "DeviceClass"),
+                                                                                    ("ADDED", "Pod")]
+    finally:
+        client.release.set()
+        writer.close()
+
+
+def test_a_watch_with_bookmarks_learns_the_revision_of_a_change_to_another_kind(api: Path) -> None:
+    """The served API server bookmarks a stream past a change it does not show (Kubernetes' allowWatchBookmarks):
+    how a stream of a quiet kind tells catch_up it has reached the server's revision."""
+    client = KubeClient(load_config(api))
+    try:
+        start = int(client.create(CLASS)["metadata"]["resourceVersion"])  # a watch from "0" would list first
+        pod = client.create(POD)
+        assert client.revision() == int(pod["metadata"]["resourceVersion"]) > start
+        seen: list[tuple[str, Obj]] = []
+        stream = client.watch("DeviceClass", str(start), bookmarks=True)
+        threading.Thread(target=lambda: seen.append(next(stream)), daemon=True).start()
+        wait_until(lambda: bool(seen), 30, "the DeviceClass stream saying where it is")
+        event_type, obj = seen[0]
+        assert event_type == "BOOKMARK"
+        assert obj["metadata"]["resourceVersion"] == pod["metadata"]["resourceVersion"]
+    finally:
+        client.close()
+
+
+class Broken(KubeClient):
+    """The API client whose DeviceClass stream breaks as soon as it starts."""
+
+    def watch(self, kind: str, resource_version: str, namespace: str | None = None, bookmarks: bool = False
+              ) -> Iterator[tuple[str, Obj]]:
+        if kind == "DeviceClass":
+            raise ConnectionResetError("the stream broke")
+        yield from super().watch(kind, resource_version, namespace, bookmarks)
+
+
+def test_a_round_does_not_begin_once_a_stream_has_ended_and_says_which(api: Path) -> None:
+    client = Broken(load_config(api))
+    store = RemoteStore(client)
+    store.watch("DeviceClass", "Pod")
+
+    def refused() -> bool:
+        try:
+            store.catch_up(timeout=0)
+        except StaleView as error:
+            return "ended" in str(error)
+        return False
+
+    try:
+        wait_until(refused, 30, "catch_up refusing after the DeviceClass stream ended")
+        with pytest.raises(StaleView, match="DeviceClass: ConnectionResetError: the stream broke"):
+            store.catch_up()
+    finally:
+        client.close()
