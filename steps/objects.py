@@ -14,6 +14,7 @@ from draconform.steps.common import (
     configure,
     load_docstring,
     manifest,
+    manifest_variant,
     named,
     split_names,
     to_seconds,
@@ -119,6 +120,15 @@ def objects_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, names: st
     for name in split_names(names):
         for obj in manifest(ctx, name):
             _create(sut, ctx, obj)
+
+
+@given(parsers.re(r"the (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate|DeviceTaintRule|Pod)"
+                  r' "(?P<name>[^"]+)" from the manifests(?P<changes> with:)?'))
+def object_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, name: str, changes: str | None,
+                          datatable: list[list[str]] | None = None) -> None:
+    """One named object of the feature folder's manifests, changed first by the step's table of field paths and
+    values (see `set_fields` in common.py)."""
+    _create(sut, ctx, manifest_variant(ctx, kind, name, changes, datatable))
 
 
 # --- claims and pods ----------------------------------------------------------------------------

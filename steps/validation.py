@@ -5,7 +5,6 @@ kube-apiserver (whose causes carry no rule IDs: there only the field is compared
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +17,15 @@ from draconform.steps.common import (
     NAMESPACE,
     NAMESPACED,
     ScenarioContext,
+    grow_to,
     load_docstring,
     manifest,
+    manifest_variant,
     must_get,
     observes,
+    pad_to,
+    parse_path,
+    set_fields,
     split_names,
 )
 from draconform.sut import ApiError, Obj, SystemUnderTest
@@ -47,31 +51,10 @@ def outcome() -> Outcome:
     return Outcome()
 
 
-def parse_path(text: str) -> list[str | int]:
-    """`spec.devices[0].attributes[gpu.example.com/model]` -> ["spec", "devices", 0, "attributes", "gpu..."]."""
-    parts: list[str | int] = []
-    for name, index in re.findall(r"([^.\[\]]+)|\[([^\]]*)\]", text):
-        parts.append(name if name else int(index) if index.isdigit() else index)
-    return parts
-
-
 def _locate(obj: Any, path: list[str | int]) -> Any:
     for part in path:
         obj = obj[part]
     return obj
-
-
-def _unique(value: Any, number: int, separator: str) -> Any:
-    """The `number`th copy of a list item or map key, made distinct where names must differ."""
-    if isinstance(value, str):
-        return f"{value}{separator}{number}"
-    if isinstance(value, dict):
-        copy = dict(value)
-        for key in ("name", "uid", "counterSet", "type"):
-            if isinstance(copy.get(key), str):
-                copy[key] = f"{copy[key]}-{number}"
-        return copy
-    return value
 
 
 def grow(obj: Obj, path: str | None, times: str | None, pad: str | None, length: str | None) -> Obj:
@@ -80,20 +63,10 @@ def grow(obj: Obj, path: str | None, times: str | None, pad: str | None, length:
         return obj
     parts = parse_path(path)
     parent = _locate(obj, parts[:-1])
-    target = parent[parts[-1]]
     if length is not None:
-        assert isinstance(target, str), f"{path} is not a string"
-        fill = pad or " "
-        parent[parts[-1]] = (target + fill * int(length))[: int(length)]
-    elif isinstance(target, list):
-        assert target, f"{path} needs one item to repeat"
-        template = target[-1]
-        target.extend([_unique(template, number, "-") for number in range(1, int(times or 0) - len(target) + 1)])
-    elif isinstance(target, dict):
-        assert target, f"{path} needs one entry to repeat"
-        key, value = list(target.items())[-1]
-        for number in range(1, int(times or 0) - len(target) + 1):
-            target[_unique(key, number, "")] = value
+        parent[parts[-1]] = pad_to(parent[parts[-1]], pad or "", int(length))
+    else:
+        grow_to(parent[parts[-1]], int(times or 0))
     return obj
 
 
@@ -132,6 +105,27 @@ def user_creates_manifests(sut: SystemUnderTest, ctx: ScenarioContext, outcome: 
         return [sut.create(obj) for obj in objects][-1]
 
     _attempt(outcome, create_all)
+
+
+@when(parsers.re(r'the user creates the ' + KINDS + r' "(?P<name>[^"]+)" from the manifests(?P<changes> with:)?'))
+def user_creates_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, outcome: Outcome, kind: str, name: str,
+                                changes: str | None, datatable: list[list[str]] | None = None) -> None:
+    """Create a named object of the feature folder's manifests, changed first by the step's table of field
+    paths and values: the variant the scenario is about (see `set_fields`)."""
+    obj = manifest_variant(ctx, kind, name, changes, datatable)
+    _attempt(outcome, lambda: sut.create(obj))
+
+
+@when(parsers.re(r'the user updates the ' + KINDS + r' "(?P<name>[^"]+)" with:'))
+def user_changes(sut: SystemUnderTest, outcome: Outcome, kind: str, name: str, datatable: list[list[str]]) -> None:
+    """Change fields of the stored object as the table says (see `set_fields`) and write it back: through the
+    status subresource when every path lies in `status`, as an update of the object when none does."""
+    obj = must_get(sut, kind, name)
+    paths = {row[0].strip().split(".")[0].split("[")[0] for row in datatable[1:]}
+    if "status" in paths and paths != {"status"}:
+        raise ValueError(f"{kind} {name!r}: one write changes either the status or the rest, not both: {paths}")
+    set_fields(obj, datatable, f"the stored {kind} {name!r}")
+    _attempt(outcome, lambda: sut.update_status(obj) if paths == {"status"} else sut.update(obj))
 
 
 @when(parsers.re(r'the user updates the (?P<part>spec|status) of ' + KINDS + r' "(?P<name>[^"]+)"' + GROWTH + ":"))

@@ -1,9 +1,10 @@
 """`draconform mutants`: measure the suite's power. Each known-bad variant of the reference
 implementation (a fault switch tied to the rule it breaks) is run against the feature folder of that
 rule's KEP and every other feature file citing the rule; the suite kills a variant when a scenario
-fails. Prints the kill rate per KEP (or JSON) and writes REPORT_DIR/mutants.json; exits 0 when every
-KEP reaches --min-kill-rate, 1 when one does not or a run broke, 2 when the suite fails without any
-fault (then no verdict would mean anything)."""
+fails. Prints the kill rate per KEP (or JSON) and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no
+variant breaks, and writes REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate and every
+such MUST rule has a variant, 1 when not or when a run broke, 2 when the suite fails without any fault (then
+no verdict would mean anything)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
-from draconform.mutation.catalogue import VARIANTS, Variant
+from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS, Variant, must_rules, must_rules_without_variant
 from draconform.paths import FEATURES_DIR
 
 DEFAULT_MIN_KILL_RATE = 0.95
@@ -121,13 +122,18 @@ def handle(args: argparse.Namespace) -> int:
 
     verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, not args.every_failure,
                             progress)
-    result = summary.to_json(verdicts, args.every_failure)
+    uncovered = must_rules_without_variant(catalogue)
+    result = {**summary.to_json(verdicts, args.every_failure),
+              "must_rules": {"keps": list(KEPS_WITH_VARIANTS), "count": len(must_rules(catalogue)),
+                             "without_variant": uncovered}}
     (work_dir / "mutants.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     if args.output == "json":
         print(json.dumps(result, indent=2))
     else:
         print(summary.text_table(summary.scores(verdicts)))
-        print(f"\nper-variant results: {work_dir / 'mutants.json'}")
+        print(f"\nMUST rules of {', '.join(KEPS_WITH_VARIANTS)}: {len(must_rules(catalogue))}, without a variant: "
+              f"{', '.join(uncovered) or 'none'}")
+        print(f"per-variant results: {work_dir / 'mutants.json'}")
     kep_scores = summary.scores(verdicts)
     weak = [s for s in kep_scores if s.kill_rate < args.min_kill_rate or s.broken]
-    return 1 if weak else 0
+    return 1 if weak or uncovered else 0

@@ -6,6 +6,10 @@ structured allocator (KEP-4381) has at least one; `tests/harness/test_mutation.p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from draconform.catalogue import Catalogue
 
 # The catalogues whose MUST rules must each have a variant.
 KEPS_WITH_VARIANTS = ("KEP-5007", "KEP-5963", "KEP-4381")
@@ -160,6 +164,8 @@ VARIANTS: tuple[Variant, ...] = (
     _v("node-selector-values-ignored", "KEP-4381/NODE-REACH", "an In requirement matches any value"),
     _v("class-selectors-ignored", "KEP-4381/SELECTORS", "the DeviceClass's selectors are not applied"),
     _v("missing-class-matches-everything", "KEP-4381/CLASS-MISSING", "a missing DeviceClass selects every device"),
+    _v("deleted-classes-remembered", "KEP-4381/CLASS-MISSING",
+       "the allocator keeps a DeviceClass after it is deleted"),
     _v("count-ignored", "KEP-4381/EXACT-COUNT", "ExactCount gives one device whatever the count"),
     _v("all-mode-takes-one", "KEP-4381/ALL-MODE", "All mode gives one device"),
     _v("subrequests-tried-last-first", "KEP-4381/FIRST-AVAILABLE", "firstAvailable is tried from the end"),
@@ -168,6 +174,11 @@ VARIANTS: tuple[Variant, ...] = (
     _v("device-twice-in-claim", "KEP-4381/DEVICE-IN-USE", "one claim may get the same device twice"),
     _v("release-drops-first-reservation", "KEP-3063/RESERVATION-RELEASED",
        "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own"),
+    _v("last-claim-result-wins", "KEP-5322/ANY-CLAIM-FAILS-POD",
+       "the kubelet judges a prepare call by its last claim's answer, so a permanent failure of an earlier claim "
+       "is retried"),
+    _v("classic-kubelet-leaves-reservation", "KEP-3063-CLASSIC/KUBELET-UNRESERVE-ON-DELETE",
+       "the kubelet deletes the pod without taking it out of reservedFor, leaving that to kube-controller-manager"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
@@ -179,6 +190,8 @@ VARIANTS: tuple[Variant, ...] = (
     _v("tolerations-not-copied", "KEP-4381/TAINTS", "results do not carry the request's tolerations"),
     _v("device-taint-rules-ignored", "KEP-4381/DEVICE-TAINT-RULES",
        "the allocator sees only the taints drivers publish, not those of DeviceTaintRules"),
+    _v("deleted-taint-rules-remembered", "KEP-4381/DEVICE-TAINT-RULES",
+       "the allocator keeps the taint of a DeviceTaintRule after the rule is deleted"),
     _v("allocated-devices-consume-no-counters", "KEP-4381/COUNTERS",
        "counters ignore what allocated devices consume"),
     _v("match-constraints-dropped", "KEP-4381/MATCH-ATTRIBUTE", "matchAttribute constraints are ignored"),
@@ -203,3 +216,17 @@ VARIANTS: tuple[Variant, ...] = (
        "unqualified attributes are not in the driver's domain"),
     _v("cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS", "a selector that fails at evaluation means no match"),
 )
+
+
+def must_rules_without_variant(catalogue: Catalogue, variants: tuple[Variant, ...] = VARIANTS) -> list[str]:
+    """The MUST / MUST NOT rules of KEPS_WITH_VARIANTS that no variant breaks: the mutation check's claim
+    that every one has a variant holds when this is empty (`draconform mutants` reports it)."""
+    broken = {variant.rule for variant in variants}
+    return sorted(rule.id for rule in catalogue.rules.values()
+                  if rule.kep in KEPS_WITH_VARIANTS and rule.level in ("MUST", "MUST NOT") and rule.id not in broken)
+
+
+def must_rules(catalogue: Catalogue) -> list[str]:
+    """The MUST / MUST NOT rules of KEPS_WITH_VARIANTS."""
+    return sorted(rule.id for rule in catalogue.rules.values()
+                  if rule.kep in KEPS_WITH_VARIANTS and rule.level in ("MUST", "MUST NOT"))

@@ -48,16 +48,18 @@ _RAW_FIELDS = frozenset({"parameters", "data"})
 
 
 def drop_nulls(value: Any) -> None:
-    """Remove, in place, fields set to null, as the API server's decoder reads them as unset."""
+    """Remove, in place, fields set to null, as the API server's decoder reads them as unset. It runs on every
+    write the reference store admits, so it descends only into dicts and lists, not into each scalar."""
     if isinstance(value, dict):
         for key in [k for k, v in value.items() if v is None]:
             del value[key]
         for key, item in value.items():
-            if key not in _RAW_FIELDS:
+            if isinstance(item, (dict, list)) and key not in _RAW_FIELDS:
                 drop_nulls(item)
     elif isinstance(value, list):
         for item in value:
-            drop_nulls(item)
+            if isinstance(item, (dict, list)):
+                drop_nulls(item)
 
 
 def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]]:

@@ -12,8 +12,9 @@ the chosen Kubernetes release, so it can warn."""
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from draconform import faults
@@ -32,10 +33,10 @@ class GatedField:
     kind: str
     gates: tuple[str, ...]
     path: str
+    steps: tuple[str, ...] = field(init=False, repr=False, compare=False)  # `path` split once: read on every write
 
-    @property
-    def steps(self) -> tuple[str, ...]:
-        return tuple(self.path.split("."))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "steps", tuple(self.path.split(".")))
 
 
 def _claim_spec(kind: str, prefix: str) -> list[GatedField]:
@@ -150,8 +151,8 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
     write, the stored object's copy included (docs/decisions.md D-5963-5). Returns one warning per dropped
     field, for tools that want to say so."""
     dropped: list[Problem] = []
-    for gated in _BY_KIND.get(obj.get("kind", ""), ()):
-        if gates.enabled(*gated.gates) or (old is not None and _kept_from(old, gated, gates)):
+    for gated in _disabled(obj.get("kind", ""), gates):
+        if old is not None and _kept_from(old, gated, gates):
             continue
         if _keep_fault(gated):
             continue
@@ -160,6 +161,19 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
             rule = RULE if known_to(gated, gates) else OLDER_RULE
             dropped.append(Problem(path, _dropped_message(gated, gates), rule, "warning"))
     return dropped
+
+
+# The gated fields of a kind whose gates are not all on, per FeatureGates (immutable) object: the store asks on
+# every write. Weak keys, so a cluster's gates go with it.
+_DISABLED: weakref.WeakKeyDictionary[FeatureGates, dict[str, tuple[GatedField, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _disabled(kind: str, gates: FeatureGates) -> tuple[GatedField, ...]:
+    by_kind = _DISABLED.setdefault(gates, {})
+    found = by_kind.get(kind)
+    if found is None:
+        found = by_kind[kind] = tuple(gated for gated in _BY_KIND.get(kind, ()) if not gates.enabled(*gated.gates))
+    return found
 
 
 def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> bool:

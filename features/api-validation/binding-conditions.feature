@@ -7,18 +7,9 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
   Rule: DRA-API/BINDING-CONDITIONS-MAX  At most 4 binding conditions and 4 binding failure conditions
 
     Scenario Outline: A fabric device with <count> <list>
-      When the user creates the ResourceSlice with "spec.devices[0].<list>" repeated <count> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindsToNode: true
-            bindingConditions: [gpu.example.com/attached]
-            bindingFailureConditions: [gpu.example.com/attach-failed]
-        """
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                  | value           |
+        | spec.devices[0].<list> | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -31,17 +22,9 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
   Rule: DRA-API/BINDING-CONDITIONS-FORMAT  Every entry is a condition type: a qualified name
 
     Scenario Outline: A binding condition "<condition>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindingConditions: ["<condition>"]
-            bindingFailureConditions: [gpu.example.com/attach-failed]
-        """
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                                | value         |
+        | spec.devices[0].bindingConditions[0] | "<condition>" |
       Then the request is <outcome>
 
       Examples:
@@ -54,17 +37,9 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
   Rule: DRA-API/BINDING-CONDITIONS-UNIQUE  No list repeats a condition
 
     Scenario Outline: Binding conditions <conditions>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindingConditions: <conditions>
-            bindingFailureConditions: [gpu.example.com/attach-failed]
-        """
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                             | value        |
+        | spec.devices[0].bindingConditions | <conditions> |
       Then the request is <outcome>
 
       Examples:
@@ -75,17 +50,9 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
   Rule: DRA-API/BINDING-CONDITIONS-DISJOINT  No condition is both a binding and a binding failure condition
 
     Scenario Outline: Failure conditions <failures> next to binding condition gpu.example.com/attached
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindingConditions: [gpu.example.com/attached]
-            bindingFailureConditions: <failures>
-        """
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                                    | value      |
+        | spec.devices[0].bindingFailureConditions | <failures> |
       Then the request is <outcome>
 
       Examples:
@@ -96,23 +63,15 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
   Rule: DRA-API/BINDING-CONDITIONS-TOGETHER  Binding and binding failure conditions come together or not at all
 
     Scenario Outline: A device with <declared>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          devices:
-          - name: gpu-0
-            bindsToNode: true
-            <conditions>
-            <failures>
-        """
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                                    | value        |
+        | spec.devices[0].bindingConditions        | <conditions> |
+        | spec.devices[0].bindingFailureConditions | <failures>   |
       Then the request is <outcome>
 
       Examples:
-        | declared                | conditions                                     | failures                                            | outcome                                                                                              |
-        | both lists              | bindingConditions: [gpu.example.com/attached]  | bindingFailureConditions: [gpu.example.com/failed]  | accepted                                                                                             |
-        | neither list            | # none                                         | # none                                              | accepted                                                                                             |
-        | only binding conditions | bindingConditions: [gpu.example.com/attached]  | # none                                              | rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER" |
-        | only failure conditions | # none                                         | bindingFailureConditions: [gpu.example.com/failed]  | rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER"        |
+        | declared                | conditions                 | failures                 | outcome                                                                                              |
+        | both lists              | [gpu.example.com/attached] | [gpu.example.com/failed] | accepted                                                                                             |
+        | neither list            | (absent)                   | (absent)                 | accepted                                                                                             |
+        | only binding conditions | [gpu.example.com/attached] | (absent)                 | rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER" |
+        | only failure conditions | (absent)                   | [gpu.example.com/failed] | rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER"        |

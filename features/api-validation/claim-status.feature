@@ -2,24 +2,12 @@
 Feature: What the scheduler and drivers may write into a claim's status (resource.k8s.io/v1 ResourceClaimStatus)
 
   Background:
-    Given the ResourceClaim:
-      """yaml
-      metadata: {name: training}
-      spec:
-        devices:
-          requests:
-          - name: gpu
-            exactly: {deviceClassName: gpu.example.com}
-          - name: nic
-            firstAvailable:
-            - {name: fast, deviceClassName: nic.example.com}
-            - {name: slow, deviceClassName: nic.example.com}
-      """
+    Given the ResourceClaim "gpu-and-nic" from the manifests
 
   Rule: DRA-API/RESERVED-FOR-LIMITS  At most 256 consumers, each with resource, name and a UID of its own
 
     Scenario Outline: Reserving the claim for <count> pods
-      When the user updates the status of ResourceClaim "training" with "status.reservedFor" repeated <count> times:
+      When the user updates the status of ResourceClaim "gpu-and-nic" with "status.reservedFor" repeated <count> times:
         """yaml
         allocation:
           devices:
@@ -36,7 +24,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | 257   | rejected at "status.reservedFor" by rule "DRA-API/RESERVED-FOR-LIMITS"   |
 
     Scenario Outline: Reserving the claim for <consumers>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:
@@ -55,7 +43,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/RESERVED-FOR-NEEDS-ALLOCATION  Only an allocated claim is reserved
 
     Scenario Outline: Reserving a claim <state>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         <allocation>
         reservedFor: [{resource: pods, name: trainer, uid: uid-trainer}]
@@ -70,7 +58,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/ALLOCATION-IMMUTABLE  An allocation is set once, then only removed
 
     Scenario Outline: Rewriting an allocation of gpu-0 to <change>
-      Given the ResourceClaim "training" has the status:
+      Given the ResourceClaim "gpu-and-nic" has the status:
         """yaml
         allocation:
           devices:
@@ -79,7 +67,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         # a consumer no controller tracks, so that on a live cluster nothing deallocates the claim first
         reservedFor: [{apiGroup: example.com, resource: workloads, name: trainer, uid: uid-trainer}]
         """
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         <status>
         """
@@ -94,7 +82,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/ALLOCATION-RESULTS-MAX  At most 32 device results
 
     Scenario Outline: An allocation of <count> devices
-      When the user updates the status of ResourceClaim "training" with "status.allocation.devices.results" repeated <count> times:
+      When the user updates the status of ResourceClaim "gpu-and-nic" with "status.allocation.devices.results" repeated <count> times:
         """yaml
         allocation:
           devices:
@@ -111,7 +99,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS  Results name a request, or the chosen subrequest of a list
 
     Scenario Outline: A result for request "<request>"
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:
@@ -131,7 +119,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION  Per-device status only for allocated devices, one entry each
 
     Scenario Outline: A driver reports on <reported>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:
@@ -150,7 +138,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/DEVICE-STATUS-CONDITIONS  At most 8 well-formed conditions per device, one per type
 
     Scenario Outline: A device with <count> conditions
-      When the user updates the status of ResourceClaim "training" with "status.devices[0].conditions" repeated <count> times:
+      When the user updates the status of ResourceClaim "gpu-and-nic" with "status.devices[0].conditions" repeated <count> times:
         """yaml
         allocation:
           devices:
@@ -171,7 +159,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | 9     | rejected at "status.devices[0].conditions" by rule "DRA-API/DEVICE-STATUS-CONDITIONS"     |
 
     Scenario Outline: A condition <condition>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:
@@ -194,7 +182,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
   Rule: DRA-API/DEVICE-STATUS-DATA  Device data is a JSON object of at most 10 KiB
 
     Scenario Outline: Device data of <length> characters of text
-      When the user updates the status of ResourceClaim "training" with "status.devices[0].data.blob" padded with "x" to <length> characters:
+      When the user updates the status of ResourceClaim "gpu-and-nic" with "status.devices[0].data.blob" padded with "x" to <length> characters:
         """yaml
         allocation:
           devices:
@@ -211,7 +199,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | 10230  | rejected at "status.devices[0].data" by rule "DRA-API/DEVICE-STATUS-DATA"        |
 
     Scenario Outline: Device data that is <what>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:
@@ -231,7 +219,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
 
     Scenario Outline: A snapshot <snapshot>
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:
           devices:

@@ -4,13 +4,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/SELECTORS-MAX  At most 32 selectors in a class, a request or a subrequest
 
     Scenario Outline: A class with <count> selectors
-      When the user creates the DeviceClass with "spec.selectors" repeated <count> times:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          selectors:
-          - cel: {expression: device.driver == "gpu.example.com"}
-        """
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field          | value           |
+        | spec.selectors | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -19,17 +15,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | 33    | rejected at "spec.selectors" by rule "DRA-API/SELECTORS-MAX"           |
 
     Scenario Outline: A request with <count> selectors
-      When the user creates the ResourceClaim with "spec.devices.requests[0].exactly.selectors" repeated <count> times:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly:
-                deviceClassName: gpu.example.com
-                selectors:
-                - cel: {expression: 'device.attributes["gpu.example.com"].model == "h100"'}
-        """
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                      | value           |
+        | spec.devices.requests[0].exactly.selectors | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -40,13 +28,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CEL-COMPILES  A selector compiles in the DRA CEL environment and yields a bool
 
     Scenario Outline: A class selecting <what>
-      When the user creates the DeviceClass:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          selectors:
-          - cel: {expression: '<expression>'}
-        """
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                            | value          |
+        | spec.selectors[0].cel.expression | '<expression>' |
       Then the request is <outcome>
 
       Examples:
@@ -61,13 +45,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CEL-COST  A selector whose estimated worst-case cost exceeds 1,000,000 is too complex
 
     Scenario Outline: A class selecting with <what>
-      When the user creates the DeviceClass:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          selectors:
-          - cel: {expression: '<expression>'}
-        """
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                            | value          |
+        | spec.selectors[0].cel.expression | '<expression>' |
       Then the request is <outcome>
 
       Examples:
@@ -80,13 +60,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
 
     Scenario Outline: An expression of <length> characters
-      When the user creates the DeviceClass with "spec.selectors[0].cel.expression" padded with " " to <length> characters:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          selectors:
-          - cel: {expression: device.driver == "gpu.example.com"}
-        """
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                            | value                                    |
+        | spec.selectors[0].cel.expression | (padded with " " to <length> characters) |
       Then the request is <outcome>
 
       Examples:
@@ -97,13 +73,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CONFIG-MAX  At most 32 configuration entries in a class or a claim
 
     Scenario Outline: A class with <count> configuration entries
-      When the user creates the DeviceClass with "spec.config" repeated <count> times:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          config:
-          - opaque: {driver: gpu.example.com, parameters: {sharing: TimeSlicing}}
-        """
+      When the user creates the DeviceClass "time-sliced.gpu.example.com" from the manifests with:
+        | field       | value           |
+        | spec.config | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -114,13 +86,10 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CONFIG-OPAQUE  Opaque configuration names a driver and carries a JSON object of at most 10 KiB
 
     Scenario Outline: Opaque parameters <parameters> for driver <driver>
-      When the user creates the DeviceClass:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          config:
-          - opaque: {driver: "<driver>", parameters: <parameters>}
-        """
+      When the user creates the DeviceClass "time-sliced.gpu.example.com" from the manifests with:
+        | field                            | value        |
+        | spec.config[0].opaque.driver     | "<driver>"   |
+        | spec.config[0].opaque.parameters | <parameters> |
       Then the request is <outcome>
 
       Examples:
@@ -130,13 +99,10 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | GPU             | {sharing: TimeSlicing} | rejected at "spec.config[0].opaque.driver" by rule "DRA-API/CONFIG-OPAQUE"              |
 
     Scenario Outline: Opaque parameters of <length> characters of text
-      When the user creates the DeviceClass with "spec.config[0].opaque.parameters.blob" padded with "x" to <length> characters:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          config:
-          - opaque: {driver: gpu.example.com, parameters: {blob: ""}}
-        """
+      When the user creates the DeviceClass "time-sliced.gpu.example.com" from the manifests with:
+        | field                                 | value                                    |
+        | spec.config[0].opaque.parameters      | {blob: ""}                               |
+        | spec.config[0].opaque.parameters.blob | (padded with "x" to <length> characters) |
       Then the request is <outcome>
 
       Examples:
@@ -147,14 +113,9 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
   Rule: DRA-API/CLASS-EXTENDED-RESOURCE-NAME  A class's extendedResourceName is an extended resource name
 
     Scenario Outline: A class standing for <name>
-      When the user creates the DeviceClass:
-        """yaml
-        metadata: {name: gpu.example.com}
-        spec:
-          selectors:
-          - cel: {expression: device.driver == "gpu.example.com"}
-          extendedResourceName: <name>
-        """
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                     | value  |
+        | spec.extendedResourceName | <name> |
       Then the request is <outcome>
 
       Examples:

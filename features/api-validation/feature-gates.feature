@@ -21,16 +21,8 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario Outline: A claim's allocation written with <gate> off
       Given a cluster with feature gates "<gate>" off
-      And the ResourceClaim:
-        """yaml
-        metadata: {name: training}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com}
-        """
-      When the user updates the status of ResourceClaim "training":
+      And the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
         """yaml
         allocation:
           allocationTimestamp: "2026-01-01T00:00:00Z"
@@ -46,7 +38,7 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
               skipNodeOperations: [NodeUnprepareResources]
         """
       Then the request is accepted
-      And the stored ResourceClaim "training" has no field "<field>"
+      And the stored ResourceClaim "one-gpu" has no field "<field>"
 
       Examples:
         | gate                         | field                                                           |
@@ -57,28 +49,9 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario Outline: A partitioned CPU published with <gate> <state>
       Given a cluster with feature gates "<gate>" <state>
-      When the user creates the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-cpus}
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          partitionTypeAttribute: cpu.example.com/kind
-          skipNodeOperations: [NodeUnprepareResources]
-          devices:
-          - name: ccx-0
-            attributes:
-              kind: {string: ccx}
-            consumesCounters:
-            - counterSet: socket-0
-              counters: {cores: {value: "8"}}
-            nodeAllocatableResources:
-              cpu:
-                mapping: {deviceMultiplier: "8"}
-        """
+      When the user creates the ResourceSlice "node-1-ccx" from the manifests
       Then the request is accepted
-      And the stored ResourceSlice "node-1-cpus" <verb> field "<field>"
+      And the stored ResourceSlice "node-1-ccx" <verb> field "<field>"
 
       Examples:
         | gate                         | state | verb   | field                                         |
@@ -91,19 +64,9 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario Outline: A list-type attribute written with DRAListTypeAttributes <state>
       Given a cluster with feature gates "DRAListTypeAttributes" <state>
-      When the user creates the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-cpus}
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              model: {string: epyc}
-              pcieRoots: {strings: [pci0000-00, pci0000-40]}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value                                                                   |
+        | spec.devices[0].attributes | {model: {string: epyc}, pcieRoots: {strings: [pci0000-00, pci0000-40]}} |
       Then the request is <outcome>
 
       Examples:
@@ -113,86 +76,39 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
 
     Scenario: List values stored while the gate was on survive an update after it is turned off
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-cpus}
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              pcieRoots: {strings: [pci0000-00]}
-        """
+      And the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value                                |
+        | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00]}} |
       When kube-apiserver restarts with feature gates "DRAListTypeAttributes=off"
-      And the user updates the spec of ResourceSlice "node-1-cpus":
-        """yaml
-        driver: cpu.example.com
-        pool: {name: node-1, generation: 2, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: cpu-0
-          attributes:
-            pcieRoots: {strings: [pci0000-00, pci0000-40]}
-        """
+      And the user updates the ResourceSlice "node-1-cpus" with:
+        | field                                         | value                    |
+        | spec.pool.generation                          | 2                        |
+        | spec.devices[0].attributes[pcieRoots].strings | [pci0000-00, pci0000-40] |
       Then the request is accepted
       And the stored ResourceSlice "node-1-cpus" has field "spec.devices[0].attributes[pcieRoots].strings"
 
     Scenario: Groups stored while the gate was on survive an update after it is turned off
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: gpu-0-mig-1g-0
-            consumesCounters:
-            - {counterSet: gpu-0-counters, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-        """
+      And the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                                   | value |
+        | spec.devices[0].consumesCounters[0].compatibilityGroups | [mig] |
       When kube-apiserver restarts with feature gates "DRADeviceCompatibilityGroups=off"
-      And the user updates the spec of ResourceSlice "node-1-devices":
-        """yaml
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 2, resourceSliceCount: 2}
-        nodeName: node-1
-        devices:
-        - name: gpu-0-mig-1g-0
-          consumesCounters:
-          - {counterSet: gpu-0-counters, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-        """
+      And the user updates the ResourceSlice "node-1-mig-partitions" with:
+        | field                                                   | value |
+        | spec.pool.generation                                    | 2     |
+        | spec.devices[0].consumesCounters[0].compatibilityGroups | [mig] |
       Then the request is accepted
-      And the stored ResourceSlice "node-1-devices" has field "spec.devices[0].consumesCounters[0].compatibilityGroups"
+      And the stored ResourceSlice "node-1-mig-partitions" has field "spec.devices[0].consumesCounters[0].compatibilityGroups"
 
     Scenario: Groups added by an update while the gate is off are dropped
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" off
-      And the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-devices}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: gpu-0-mig-1g-0
-            consumesCounters:
-            - {counterSet: gpu-0-counters, counters: {multiprocessors: {value: "20"}}}
-        """
-      When the user updates the spec of ResourceSlice "node-1-devices":
-        """yaml
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 2, resourceSliceCount: 2}
-        nodeName: node-1
-        devices:
-        - name: gpu-0-mig-1g-0
-          consumesCounters:
-          - {counterSet: gpu-0-counters, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
-        """
+      And the ResourceSlice "node-1-mig-partitions" from the manifests
+      When the user updates the ResourceSlice "node-1-mig-partitions" with:
+        | field                                                   | value |
+        | spec.pool.generation                                    | 2     |
+        | spec.devices[0].consumesCounters[0].compatibilityGroups | [mig] |
       Then the request is accepted
-      And the stored ResourceSlice "node-1-devices" has no field "spec.devices[0].consumesCounters[0].compatibilityGroups"
+      And the stored ResourceSlice "node-1-mig-partitions" has no field "spec.devices[0].consumesCounters[0].compatibilityGroups"
 
   Rule: DRA-API/OLDER-RELEASE-UNKNOWN-FIELDS  An API server older than a field neither serves it nor keeps it
 

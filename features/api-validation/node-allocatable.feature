@@ -7,18 +7,9 @@ Feature: A device says which node-allocatable resources it stands for (resource.
   Rule: DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES  Only cpu, memory and hugepages-<size>, never an extended resource
 
     Scenario Outline: A device standing for "<resource>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: ccx-0
-            nodeAllocatableResources:
-              "<resource>":
-                mapping: {deviceMultiplier: "8"}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                    | value                                              |
+        | spec.devices[0].nodeAllocatableResources | {"<resource>": {mapping: {deviceMultiplier: "8"}}} |
       Then the request is <outcome>
 
       Examples:
@@ -32,17 +23,9 @@ Feature: A device says which node-allocatable resources it stands for (resource.
   Rule: DRA-API/NODE-ALLOCATABLE-MAPPING-OR-OVERHEAD  Each resource has a mapping, an overhead, or both
 
     Scenario Outline: A GPU whose host memory use is given as <how>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            nodeAllocatableResources:
-              memory: <entry>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                                    | value             |
+        | spec.devices[0].nodeAllocatableResources | {memory: <entry>} |
       Then the request is <outcome>
 
       Examples:
@@ -55,21 +38,11 @@ Feature: A device says which node-allocatable resources it stands for (resource.
   Rule: DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF  A mapping goes by consumed capacity (key and multiplier) or by device count
 
     Scenario Outline: A CPU socket mapped <how>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: socket-0
-            allowMultipleAllocations: true
-            capacity:
-              cores: {value: "64"}
-            nodeAllocatableResources:
-              cpu:
-                mapping: <mapping>
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                    | value                       |
+        | spec.devices[0].allowMultipleAllocations | true                        |
+        | spec.devices[0].capacity                 | {cores: {value: "64"}}      |
+        | spec.devices[0].nodeAllocatableResources | {cpu: {mapping: <mapping>}} |
       Then the request is <outcome>
 
       Examples:

@@ -3,29 +3,14 @@ Feature: A driver lets the kubelet skip preparing or unpreparing its devices (KE
 
   Background:
     Given a cluster with feature gates "DRAOptionalNodeOperations" on
-    And the ResourceClaim:
-      """yaml
-      metadata: {name: training}
-      spec:
-        devices:
-          requests:
-          - name: nic
-            exactly: {deviceClassName: nic.example.com}
-      """
+    And the ResourceClaim "one-nic" from the manifests
 
   Rule: DRA-API/SKIP-NODE-OPERATIONS-VALUES  A set of NodePrepareResources, NodeUnprepareResources and "*"
 
     Scenario Outline: A slice listing <operations>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: nic.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          skipNodeOperations: <operations>
-          devices:
-          - name: vlan-100
-        """
+      When the user creates the ResourceSlice "fabric-nics" from the manifests with:
+        | field                   | value        |
+        | spec.skipNodeOperations | <operations> |
       Then the request is <outcome>
 
       Examples:
@@ -36,7 +21,7 @@ Feature: A driver lets the kubelet skip preparing or unpreparing its devices (KE
         | [NodeAttach]                                     | rejected at "spec.skipNodeOperations[0]" by rule "DRA-API/SKIP-NODE-OPERATIONS-VALUES"    |
 
     Scenario Outline: An allocation result listing <operations>
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "one-nic":
         """yaml
         allocation:
           devices:
@@ -58,16 +43,9 @@ Feature: A driver lets the kubelet skip preparing or unpreparing its devices (KE
   Rule: DRA-API/SKIP-NODE-OPERATIONS-PREPARE-WITH-UNPREPARE  Prepare is skipped only together with unprepare
 
     Scenario Outline: A slice skipping <operations> on its devices
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: nic.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: true
-          skipNodeOperations: <operations>
-          devices:
-          - name: vlan-100
-        """
+      When the user creates the ResourceSlice "fabric-nics" from the manifests with:
+        | field                   | value        |
+        | spec.skipNodeOperations | <operations> |
       Then the request is <outcome>
 
       Examples:
@@ -78,7 +56,7 @@ Feature: A driver lets the kubelet skip preparing or unpreparing its devices (KE
         | [NodePrepareResources]                         | rejected at "spec.skipNodeOperations" by rule "DRA-API/SKIP-NODE-OPERATIONS-PREPARE-WITH-UNPREPARE"    |
 
     Scenario Outline: An allocation result skipping <operations> for its device
-      When the user updates the status of ResourceClaim "training":
+      When the user updates the status of ResourceClaim "one-nic":
         """yaml
         allocation:
           devices:

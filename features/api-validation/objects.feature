@@ -22,17 +22,10 @@ Feature: Every DRA object is well-formed (resource.k8s.io/v1 object schema and m
   Rule: DRA-API/OBJECT-METADATA  Names, namespaces, labels and finalizers have Kubernetes name syntax
 
     Scenario Outline: A claim named <name> with label <label>
-      When the user creates the ResourceClaim:
-        """yaml
-        metadata:
-          name: <name>
-          labels: {<label>: "true"}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com}
-        """
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field           | value             |
+        | metadata.name   | <name>            |
+        | metadata.labels | {<label>: "true"} |
       Then the request is <outcome>
 
       Examples:

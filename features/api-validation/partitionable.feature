@@ -5,21 +5,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: One slice with a device and a counter set on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters: {memory: {value: 80Gi}}
-          devices:
-          - name: gpu-0-half
-            consumesCounters:
-            - counterSet: gpu-0
-              counters: {memory: {value: 40Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field               | value                                                       |
+        | spec.sharedCounters | [{name: gpu-0-counters, counters: {memory: {value: 80Gi}}}] |
       Then the request is <outcome>
 
       Examples:
@@ -32,16 +20,10 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: A slice with <sets> counter sets of <counters> counters on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
-      When the user creates the ResourceSlice with "spec.sharedCounters" repeated <sets> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu
-            counters: <counters>
-        """
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                           | value          |
+        | spec.sharedCounters[0].counters | <counters>     |
+        | spec.sharedCounters             | (<sets> items) |
       Then the request is <outcome>
 
       Examples:
@@ -54,18 +36,11 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
   Rule: DRA-API/COUNTER-SET-NAMES  Counter set names are DNS labels, unique in the slice
 
     Scenario Outline: Counter sets named <first> and <second>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          sharedCounters:
-          - name: "<first>"
-            counters: {memory: {value: 80Gi}}
-          - name: "<second>"
-            counters: {memory: {value: 80Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                       | value      |
+        | spec.sharedCounters[0].name | "<first>"  |
+        | spec.sharedCounters         | (2 items)  |
+        | spec.sharedCounters[1].name | "<second>" |
       Then the request is <outcome>
 
       Examples:
@@ -77,16 +52,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
   Rule: DRA-API/COUNTER-SET-COUNTERS  A counter set has 1 to 32 counters with DNS-label names and quantity values
 
     Scenario Outline: A counter set with <counters> counters
-      When the user creates the ResourceSlice with "spec.sharedCounters[0].counters" repeated <counters> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters: {c: {value: "1"}}
-        """
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                           | value              |
+        | spec.sharedCounters[0].counters | (<counters> items) |
       Then the request is <outcome>
 
       Examples:
@@ -95,16 +63,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 33       | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
 
     Scenario Outline: A counter <name> of <value>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          sharedCounters:
-          - name: gpu-0
-            counters: {"<name>": {value: "<value>"}}
-        """
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                           | value                          |
+        | spec.sharedCounters[0].counters | {"<name>": {value: "<value>"}} |
       Then the request is <outcome>
 
       Examples:
@@ -116,18 +77,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
   Rule: DRA-API/DEVICE-COUNTER-CONSUMPTIONS  A device consumes from at most 2 counter sets, each once
 
     Scenario Outline: A device consuming from <sets> counter sets
-      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters" repeated <sets> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: span
-            consumesCounters:
-            - counterSet: gpu
-              counters: {memory: {value: 10Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                            | value          |
+        | spec.devices[0].consumesCounters | (<sets> items) |
       Then the request is <outcome>
 
       Examples:
@@ -136,18 +88,11 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 3    | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" |
 
     Scenario Outline: A device consuming from <first> and <second>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: span
-            consumesCounters:
-            - {counterSet: <first>, counters: {memory: {value: 10Gi}}}
-            - {counterSet: <second>, counters: {memory: {value: 10Gi}}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                          | value     |
+        | spec.devices[0].consumesCounters[0].counterSet | <first>   |
+        | spec.devices[0].consumesCounters               | (2 items) |
+        | spec.devices[0].consumesCounters[1].counterSet | <second>  |
       Then the request is <outcome>
 
       Examples:
@@ -159,18 +104,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: A device consuming <counters> counters of one set on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
-      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters[0].counters" repeated <counters> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            consumesCounters:
-            - counterSet: gpu-0
-              counters: {c: {value: "1"}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                        | value              |
+        | spec.devices[0].consumesCounters[0].counters | (<counters> items) |
       Then the request is <outcome>
 
       Examples:
@@ -181,20 +117,12 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: A device consuming from two sets with <counters> counters each on Kubernetes 1.34
       Given kube-apiserver version "1.34" with feature gates "DRAPartitionableDevices=on"
-      When the user creates the ResourceSlice with "spec.devices[0].consumesCounters[1].counters" repeated <counters> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            consumesCounters:
-            - counterSet: gpu-0
-              counters: {a: {value: "1"}, b: {value: "1"}}
-            - counterSet: gpu-1
-              counters: {c: {value: "1"}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                        | value                              |
+        | spec.devices[0].consumesCounters[0].counters | {a: {value: "1"}, b: {value: "1"}} |
+        | spec.devices[0].consumesCounters             | (2 items)                          |
+        | spec.devices[0].consumesCounters[1].counters | {c: {value: "1"}}                  |
+        | spec.devices[0].consumesCounters[1].counters | (<counters> items)                 |
       Then the request is <outcome>
 
       Examples:
@@ -206,19 +134,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: A MIG partition in compatibility groups <groups>
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          devices:
-          - name: gpu-0-mig-1g-0
-            consumesCounters:
-            - counterSet: gpu-0-counters
-              compatibilityGroups: <groups>
-              counters: {multiprocessors: {value: "20"}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                                   | value    |
+        | spec.devices[0].consumesCounters[0].compatibilityGroups | <groups> |
       Then the request is <outcome>
 
       Examples:
@@ -234,21 +152,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: Partition types named by "<name>"
       Given a cluster with feature gates "DRAPartitionableDevicesType" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          partitionTypeAttribute: "<name>"
-          devices:
-          - name: gpu-0-mig-1g-0
-            attributes:
-              gpu.example.com/profile: {string: 1g.10gb}
-            consumesCounters:
-            - counterSet: gpu-0-counters
-              counters: {memory: {value: 10Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                       | value    |
+        | spec.partitionTypeAttribute | "<name>" |
       Then the request is <outcome>
 
       Examples:
@@ -261,45 +167,25 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
     Scenario Outline: A slice naming a partition type whose device <consumes>
       Given a cluster with feature gates "DRAPartitionableDevicesType" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          partitionTypeAttribute: gpu.example.com/profile
-          devices:
-          - name: gpu-0
-            attributes:
-              profile: {string: whole}
-            <counters>
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                            | value                   |
+        | spec.partitionTypeAttribute      | gpu.example.com/profile |
+        | spec.devices[0].consumesCounters | <consumption>           |
       Then the request is <outcome>
 
       Examples:
-        | consumes                | counters                                                                 | outcome                                                                                                   |
-        | consumes counters       | consumesCounters: [{counterSet: gpu-0-counters, counters: {memory: {value: 80Gi}}}] | accepted                                                                                       |
-        | consumes no counters    | # nothing                                                                | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS"        |
+        | consumes             | consumption                                                    | outcome                                                                                            |
+        | consumes counters    | [{counterSet: gpu-0-counters, counters: {memory: {value: 10Gi}}}] | accepted                                                                                        |
+        | consumes no counters | (absent)                                                       | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS" |
 
   Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES  Every device consuming counters has the partition type as a string attribute
 
     Scenario Outline: A partition with attribute <attribute>
       Given a cluster with feature gates "DRAPartitionableDevicesType" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
-          nodeName: node-1
-          partitionTypeAttribute: gpu.example.com/profile
-          devices:
-          - name: gpu-0-mig-1g-0
-            attributes:
-              <attribute>: <value>
-            consumesCounters:
-            - counterSet: gpu-0-counters
-              counters: {memory: {value: 10Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                       | value                   |
+        | spec.partitionTypeAttribute | gpu.example.com/profile |
+        | spec.devices[0].attributes  | {<attribute>: <value>}  |
       Then the request is <outcome>
 
       Examples:

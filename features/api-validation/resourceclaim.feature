@@ -4,14 +4,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/CLAIM-MAX-REQUESTS  At most 32 requests per claim
 
     Scenario Outline: A claim with <count> requests
-      When the user creates the ResourceClaim with "spec.devices.requests" repeated <count> times:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com}
-        """
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field                 | value           |
+        | spec.devices.requests | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -22,16 +17,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/CLAIM-REQUEST-NAMES  Request names are unique DNS labels
 
     Scenario Outline: Requests named <first> and <second>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: "<first>"
-              exactly: {deviceClassName: gpu.example.com}
-            - name: "<second>"
-              exactly: {deviceClassName: gpu.example.com}
-        """
+      When the user creates the ResourceClaim "gpu-and-nic" from the manifests with:
+        | field                         | value      |
+        | spec.devices.requests[0].name | "<first>"  |
+        | spec.devices.requests[1].name | "<second>" |
       Then the request is <outcome>
 
       Examples:
@@ -43,36 +32,25 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE  A request is either exact or a prioritized list
 
     Scenario Outline: A request with <shape>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              <exactly>
-              <first>
-        """
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field                                   | value     |
+        | spec.devices.requests[0].exactly        | <exactly> |
+        | spec.devices.requests[0].firstAvailable | <first>   |
       Then the request is <outcome>
 
       Examples:
-        | shape         | exactly                                    | first                                                             | outcome                                                                                   |
-        | exactly       | exactly: {deviceClassName: gpu.example.com} | # nothing else                                               | accepted                                                                                  |
-        | a list        | # nothing else                           | firstAvailable: [{name: big, deviceClassName: gpu.example.com}] | accepted                                                                                  |
-        | both          | exactly: {deviceClassName: gpu.example.com} | firstAvailable: [{name: big, deviceClassName: gpu.example.com}] | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
-        | neither       | # nothing                                | # nothing                                                       | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
+        | shape   | exactly                            | first                                              | outcome                                                                                     |
+        | exactly | {deviceClassName: gpu.example.com} | (absent)                                           | accepted                                                                                    |
+        | a list  | (absent)                           | [{name: big, deviceClassName: gpu.example.com}]    | accepted                                                                                    |
+        | both    | {deviceClassName: gpu.example.com} | [{name: big, deviceClassName: gpu.example.com}]    | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
+        | neither | (absent)                           | (absent)                                           | rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE" |
 
   Rule: DRA-API/FIRST-AVAILABLE-SUBREQUESTS  1 to 8 subrequests with unique DNS-label names
 
     Scenario Outline: A prioritized list of <count> subrequests
-      When the user creates the ResourceClaim with "spec.devices.requests[0].firstAvailable" repeated <count> times:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              firstAvailable:
-              - {name: choice, deviceClassName: gpu.example.com}
-        """
+      When the user creates the ResourceClaim "gpu-from-a-list" from the manifests with:
+        | field                                   | value           |
+        | spec.devices.requests[0].firstAvailable | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -81,16 +59,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | 9     | rejected at "spec.devices.requests[0].firstAvailable" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS"      |
 
     Scenario Outline: Subrequests named <first> and <second>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              firstAvailable:
-              - {name: "<first>", deviceClassName: gpu.example.com}
-              - {name: "<second>", deviceClassName: gpu.example.com}
-        """
+      When the user creates the ResourceClaim "gpu-from-a-list" from the manifests with:
+        | field                                           | value      |
+        | spec.devices.requests[0].firstAvailable[0].name | "<first>"  |
+        | spec.devices.requests[0].firstAvailable[1].name | "<second>" |
       Then the request is <outcome>
 
       Examples:
@@ -101,14 +73,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/REQUEST-CLASS-NAME  Every request names a device class
 
     Scenario Outline: A request for class "<class>"
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: "<class>"}
-        """
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field                                            | value     |
+        | spec.devices.requests[0].exactly.deviceClassName | "<class>" |
       Then the request is <outcome>
 
       Examples:
@@ -120,14 +87,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/REQUEST-ALLOCATION-MODE  ExactCount with a positive count, or All without one
 
     Scenario Outline: Allocation mode <mode> with count <count>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, allocationMode: <mode>, count: <count>}
-        """
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field                                           | value   |
+        | spec.devices.requests[0].exactly.allocationMode | <mode>  |
+        | spec.devices.requests[0].exactly.count          | <count> |
       Then the request is <outcome>
 
       Examples:
@@ -141,16 +104,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/TOLERATIONS-MAX  At most 16 tolerations per request
 
     Scenario Outline: A request with <count> tolerations
-      When the user creates the ResourceClaim with "spec.devices.requests[0].exactly.tolerations" repeated <count> times:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly:
-                deviceClassName: gpu.example.com
-                tolerations: [{key: example.com/maintenance, operator: Exists}]
-        """
+      When the user creates the ResourceClaim "gpu-tolerating-maintenance" from the manifests with:
+        | field                                        | value           |
+        | spec.devices.requests[0].exactly.tolerations | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -161,16 +117,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key with Equal is accepted
 
     Scenario Outline: A toleration <toleration>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly:
-                deviceClassName: gpu.example.com
-                tolerations: [<toleration>]
-        """
+      When the user creates the ResourceClaim "gpu-tolerating-maintenance" from the manifests with:
+        | field                                           | value        |
+        | spec.devices.requests[0].exactly.tolerations[0] | <toleration> |
       Then the request is <outcome>
 
       Examples:
@@ -186,16 +135,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/CONSTRAINT-ONE-OF  At most 32 constraints, each matchAttribute or distinctAttribute
 
     Scenario Outline: A constraint with <shape>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, count: 2}
-            constraints:
-            - <constraint>
-        """
+      When the user creates the ResourceClaim "two-gpus-same-numa" from the manifests with:
+        | field                       | value        |
+        | spec.devices.constraints[0] | <constraint> |
       Then the request is <outcome>
 
       Examples:
@@ -205,16 +147,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | neither        | {requests: [gpu]}                                                                   | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF"           |
 
     Scenario Outline: A claim with <count> constraints
-      When the user creates the ResourceClaim with "spec.devices.constraints" repeated <count> times:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, count: 2}
-            constraints:
-            - {matchAttribute: gpu.example.com/numa}
-        """
+      When the user creates the ResourceClaim "two-gpus-same-numa" from the manifests with:
+        | field                    | value           |
+        | spec.devices.constraints | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -225,16 +160,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/CONSTRAINT-FULLY-QUALIFIED  Constraint attributes carry their domain
 
     Scenario Outline: Matching on attribute <attribute>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, count: 2}
-            constraints:
-            - {matchAttribute: "<attribute>"}
-        """
+      When the user creates the ResourceClaim "two-gpus-same-numa" from the manifests with:
+        | field                                      | value         |
+        | spec.devices.constraints[0].matchAttribute | "<attribute>" |
       Then the request is <outcome>
 
       Examples:
@@ -245,20 +173,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/REQUEST-REFERENCES-EXIST  Constraints and configuration name requests that exist
 
     Scenario Outline: A <user> naming <reference>
-      When the user creates the ResourceClaim:
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com}
-            - name: nic
-              firstAvailable:
-              - {name: fast, deviceClassName: nic.example.com}
-              - {name: slow, deviceClassName: nic.example.com}
-            <field>:
-            - <entry>
-        """
+      When the user creates the ResourceClaim "gpu-and-nic" from the manifests with:
+        | field                | value     |
+        | spec.devices.<field> | [<entry>] |
       Then the request is <outcome>
 
       Examples:
@@ -272,22 +189,12 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
   Rule: DRA-API/CLAIM-SPEC-IMMUTABLE  A claim's spec and a template's spec never change
 
     Scenario Outline: Updating a claim to ask for <count> devices
-      Given the ResourceClaim:
-        """yaml
-        metadata: {name: training}
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, count: 1}
-        """
-      When the user updates the spec of ResourceClaim "training":
-        """yaml
-        devices:
-          requests:
-          - name: gpu
-            exactly: {deviceClassName: gpu.example.com, count: <count>}
-        """
+      Given the ResourceClaim "one-gpu" from the manifests with:
+        | field                                  | value |
+        | spec.devices.requests[0].exactly.count | 1     |
+      When the user updates the ResourceClaim "one-gpu" with:
+        | field                                  | value   |
+        | spec.devices.requests[0].exactly.count | <count> |
       Then the request is <outcome>
 
       Examples:
@@ -296,24 +203,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | 2     | rejected at "spec" by rule "DRA-API/CLAIM-SPEC-IMMUTABLE"         |
 
     Scenario Outline: Updating a template to ask for <count> devices
-      Given the ResourceClaimTemplate:
-        """yaml
-        metadata: {name: training}
-        spec:
-          spec:
-            devices:
-              requests:
-              - name: gpu
-                exactly: {deviceClassName: gpu.example.com, count: 1}
-        """
-      When the user updates the spec of ResourceClaimTemplate "training":
-        """yaml
-        spec:
-          devices:
-            requests:
-            - name: gpu
-              exactly: {deviceClassName: gpu.example.com, count: <count>}
-        """
+      Given the ResourceClaimTemplate "one-gpu" from the manifests
+      When the user updates the ResourceClaimTemplate "one-gpu" with:
+        | field                                       | value   |
+        | spec.spec.devices.requests[0].exactly.count | <count> |
       Then the request is <outcome>
 
       Examples:

@@ -4,13 +4,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-DRIVER-NAME  The driver is a DNS subdomain of at most 63 characters
 
     Scenario Outline: A slice of driver "<driver>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: <driver>
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field       | value    |
+        | spec.driver | <driver> |
       Then the request is <outcome>
 
       Examples:
@@ -22,13 +18,11 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-POOL  Pool names are DNS subdomains joined by '/'; generation >= 0; resourceSliceCount >= 1
 
     Scenario Outline: A pool "<pool>" at generation <generation> with <count> slices
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: "<pool>", generation: <generation>, resourceSliceCount: <count>}
-          nodeName: node-1
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                        | value        |
+        | spec.pool.name               | "<pool>"     |
+        | spec.pool.generation         | <generation> |
+        | spec.pool.resourceSliceCount | <count>      |
       Then the request is <outcome>
 
       Examples:
@@ -41,25 +35,14 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-IDENTITY-IMMUTABLE  A slice keeps its driver, pool name and node
 
     Scenario Outline: Updating a slice to <change>
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: node-1-gpus}
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-        """
-      When the user updates the spec of ResourceSlice "node-1-gpus":
-        """yaml
-        driver: <driver>
-        pool: {name: <pool>, generation: <generation>, resourceSliceCount: 1}
-        nodeName: <node>
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-        """
+      Given the ResourceSlice "node-1-gpus" from the manifests
+      When the user updates the ResourceSlice "node-1-gpus" with:
+        | field                | value                          |
+        | spec.driver          | <driver>                       |
+        | spec.pool.name       | <pool>                         |
+        | spec.pool.generation | <generation>                   |
+        | spec.nodeName        | <node>                         |
+        | spec.devices         | [{name: gpu-0}, {name: gpu-1}] |
       Then the request is <outcome>
 
       Examples:
@@ -72,36 +55,26 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-NODE-SELECTION-ONE-OF  Exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection
 
     Scenario Outline: A slice for <where>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: pool, generation: 1, resourceSliceCount: 1}
-          <selection>
-          <more>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field         | value       |
+        | spec.nodeName | <node>      |
+        | spec.allNodes | <all nodes> |
       Then the request is <outcome>
 
       Examples:
-        | where                        | selection                    | more                 | outcome                                                                   |
-        | one node                     | nodeName: node-1             | # only that          | accepted                                                                  |
-        | every node                   | allNodes: true               | # only that          | accepted                                                                  |
-        | no node at all               | # nothing                    | # nothing            | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
-        | a node and every node        | nodeName: node-1             | allNodes: true       | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
-        | a node with an invalid name  | nodeName: Node_1             | # only that          | rejected at "spec.nodeName" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF" |
+        | where                       | node     | all nodes | outcome                                                                   |
+        | one node                    | node-1   | (absent)  | accepted                                                                  |
+        | every node                  | (absent) | true      | accepted                                                                  |
+        | no node at all              | (absent) | (absent)  | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
+        | a node and every node       | node-1   | true      | rejected at "spec" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF"          |
+        | a node with an invalid name | Node_1   | (absent)  | rejected at "spec.nodeName" by rule "DRA-API/SLICE-NODE-SELECTION-ONE-OF" |
 
   Rule: DRA-API/SLICE-NODE-SELECTOR-ONE-TERM  A slice's nodeSelector has exactly one term
 
     Scenario Outline: A node selector with <terms> terms
-      When the user creates the ResourceSlice with "spec.nodeSelector.nodeSelectorTerms" repeated <terms> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchExpressions: [{key: example.com/rack, operator: In, values: [rack-1]}]
-        """
+      When the user creates the ResourceSlice "rack-1-gpus" from the manifests with:
+        | field                               | value           |
+        | spec.nodeSelector.nodeSelectorTerms | (<terms> items) |
       Then the request is <outcome>
 
       Examples:
@@ -112,13 +85,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-NODE-SELECTION-TRUE-ONLY  allNodes and perDeviceNodeSelection are only ever true
 
     Scenario Outline: allNodes set to <value>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
-          allNodes: <value>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field         | value    |
+        | spec.nodeName | (absent) |
+        | spec.allNodes | <value>  |
       Then the request is <outcome>
 
       Examples:
@@ -129,16 +99,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-DEVICE-NAMES-UNIQUE  Device names are unique within a slice
 
     Scenario Outline: Devices named <first> and <second>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: <first>
-          - name: <second>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field        | value                               |
+        | spec.devices | [{name: <first>}, {name: <second>}] |
       Then the request is <outcome>
 
       Examples:
@@ -149,15 +112,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints, consumes counters or has list attributes
 
     Scenario Outline: A slice of <count> plain devices
-      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field        | value           |
+        | spec.devices | (<count> items) |
       Then the request is <outcome>
 
       Examples:
@@ -166,16 +123,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | 129   | rejected at "spec.devices" by rule "DRA-API/SLICE-MAX-DEVICES"           |
 
     Scenario Outline: A slice of <count> tainted devices
-      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu
-            taints: [{key: example.com/maintenance, effect: NoSchedule}]
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                  | value                                                |
+        | spec.devices[0].taints | [{key: example.com/maintenance, effect: NoSchedule}] |
+        | spec.devices           | (<count> items)                                      |
       Then the request is <outcome>
 
       Examples:
@@ -185,17 +136,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: A slice of <count> devices with a list-type attribute
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      When the user creates the ResourceSlice with "spec.devices" repeated <count> times:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu
-            attributes:
-              pcieRoots: {strings: [pci0000-00, pci0000-40]}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value                                            |
+        | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00, pci0000-40]}} |
+        | spec.devices               | (<count> items)                                  |
       Then the request is <outcome>
 
       Examples:
@@ -206,15 +150,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-NAME  A device name is a DNS label
 
     Scenario Outline: A device named "<name>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: "<name>"
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                | value    |
+        | spec.devices[0].name | "<name>" |
       Then the request is <outcome>
 
       Examples:
@@ -226,17 +164,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-QUALIFIED-NAMES  Attribute and capacity names are C identifiers, optionally with a domain
 
     Scenario Outline: An attribute named "<attribute>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            attributes:
-              "<attribute>": {string: h100}
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                      | value                           |
+        | spec.devices[0].attributes | {"<attribute>": {string: h100}} |
       Then the request is <outcome>
 
       Examples:
@@ -250,19 +180,11 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
 
     Scenario Outline: A device with <attributes> attributes and one capacity
-      When the user creates the ResourceSlice with "spec.devices[0].attributes" repeated <attributes> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            capacity:
-              memory: {value: 80Gi}
-            attributes:
-              a: {int: 1}
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                      | value                   |
+        | spec.devices[0].capacity   | {memory: {value: 80Gi}} |
+        | spec.devices[0].attributes | {a: {int: 1}}           |
+        | spec.devices[0].attributes | (<attributes> items)    |
       Then the request is <outcome>
 
       Examples:
@@ -273,17 +195,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE  An attribute has exactly one typed value
 
     Scenario Outline: An attribute with <value>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            attributes:
-              numa: <value>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                      | value           |
+        | spec.devices[0].attributes | {numa: <value>} |
       Then the request is <outcome>
 
       Examples:
@@ -294,17 +208,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: An attribute with <value> where list-type attributes are on
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              numa: <value>
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value           |
+        | spec.devices[0].attributes | {numa: <value>} |
       Then the request is <outcome>
 
       Examples:
@@ -316,17 +222,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-ATTRIBUTE-VALUE-LENGTH  String and version values are at most 64 characters
 
     Scenario Outline: A <type> attribute of <length> characters
-      When the user creates the ResourceSlice with "spec.devices[0].attributes[value].<type>" padded with "<pad>" to <length> characters:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            attributes:
-              value: {<type>: "<start>"}
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                                    | value                                        |
+        | spec.devices[0].attributes               | {value: {<type>: "<start>"}}                 |
+        | spec.devices[0].attributes[value].<type> | (padded with "<pad>" to <length> characters) |
       Then the request is <outcome>
 
       Examples:
@@ -339,17 +238,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-ATTRIBUTE-VERSION-SEMVER  Version attributes are semantic versions
 
     Scenario Outline: A driver version "<version>"
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            attributes:
-              driverVersion: {version: "<version>"}
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                      | value                                   |
+        | spec.devices[0].attributes | {driverVersion: {version: "<version>"}} |
       Then the request is <outcome>
 
       Examples:
@@ -364,17 +255,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: A <form> attribute holding <items>
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              values: {<form>: <items>}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value                       |
+        | spec.devices[0].attributes | {values: {<form>: <items>}} |
       Then the request is <outcome>
 
       Examples:
@@ -392,17 +275,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: A <form> list whose second item has <length> characters
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      When the user creates the ResourceSlice with "spec.devices[0].attributes[values].<form>[1]" padded with "<pad>" to <length> characters:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              values: {<form>: [<first>, "<start>"]}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                        | value                                        |
+        | spec.devices[0].attributes                   | {values: {<form>: [<first>, "<start>"]}}     |
+        | spec.devices[0].attributes[values].<form>[1] | (padded with "<pad>" to <length> characters) |
       Then the request is <outcome>
 
       Examples:
@@ -414,17 +290,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: Driver versions [1.2.3, "<version>"]
       Given a cluster with feature gates "DRAListTypeAttributes" on
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            attributes:
-              driverVersions: {versions: [1.2.3, "<version>"]}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                      | value                                              |
+        | spec.devices[0].attributes | {driverVersions: {versions: [1.2.3, "<version>"]}} |
       Then the request is <outcome>
 
       Examples:
@@ -437,20 +305,11 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
     Scenario Outline: A device with one string attribute and a list of <items> strings on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAListTypeAttributes=on"
-      When the user creates the ResourceSlice with "spec.devices[0].attributes[pcieRoots].strings" repeated <items> times:
-        """yaml
-        spec:
-          driver: cpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: cpu-0
-            capacity:
-              cores: {value: "64"}
-            attributes:
-              model: {string: epyc}
-              pcieRoots: {strings: [pci0000-00]}
-        """
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                         | value                                                       |
+        | spec.devices[0].capacity                      | {cores: {value: "64"}}                                      |
+        | spec.devices[0].attributes                    | {model: {string: epyc}, pcieRoots: {strings: [pci0000-00]}} |
+        | spec.devices[0].attributes[pcieRoots].strings | (<items> items)                                             |
       Then the request is <outcome>
 
       Examples:
@@ -463,20 +322,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
 
     Scenario Outline: A capacity with a request policy on a device shared <shared>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            allowMultipleAllocations: <shared>
-            capacity:
-              memory:
-                value: 80Gi
-                requestPolicy: {default: 10Gi, validRange: {min: 10Gi, step: 10Gi}}
-        """
+      When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
+        | field                                    | value    |
+        | spec.devices[0].allowMultipleAllocations | <shared> |
       Then the request is <outcome>
 
       Examples:
@@ -487,20 +335,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF  One kind of request policy, and a default with it
 
     Scenario Outline: A shared capacity whose policy has <what>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: nic.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: nic-0
-            allowMultipleAllocations: true
-            capacity:
-              bandwidth:
-                value: 10G
-                requestPolicy: <policy>
-        """
+      When the user creates the ResourceSlice "node-1-shared-nics" from the manifests with:
+        | field                                            | value    |
+        | spec.devices[0].capacity.bandwidth.requestPolicy | <policy> |
       Then the request is <outcome>
 
       Examples:
@@ -513,20 +350,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-VALUES  Valid values sorted, unique, within the capacity, the default among them
 
     Scenario Outline: Valid values <values> with default <default>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            allowMultipleAllocations: true
-            capacity:
-              cores:
-                value: "100"
-                requestPolicy: {default: "<default>", validValues: <values>}
-        """
+      When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
+        | field                                                    | value       |
+        | spec.devices[0].capacity.cores.requestPolicy.default     | "<default>" |
+        | spec.devices[0].capacity.cores.requestPolicy.validValues | <values>    |
       Then the request is <outcome>
 
       Examples:
@@ -541,20 +368,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-RANGE  A valid range lies within the capacity, its default and max on the step grid
 
     Scenario Outline: A range <range> with default <default> on 80Gi
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            allowMultipleAllocations: true
-            capacity:
-              memory:
-                value: 80Gi
-                requestPolicy: {default: <default>, validRange: <range>}
-        """
+      When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
+        | field                                                    | value     |
+        | spec.devices[0].capacity.memory.requestPolicy.default    | <default> |
+        | spec.devices[0].capacity.memory.requestPolicy.validRange | <range>   |
       Then the request is <outcome>
 
       Examples:
@@ -572,40 +389,29 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-NODE-SELECTION  Per-device node selection only with perDeviceNodeSelection, then exactly one
 
     Scenario Outline: A device with <selection> in a slice <mode>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
-          <slice>
-          devices:
-          - name: gpu-0
-            <device>
-            <more>
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                       | value         |
+        | spec.nodeName               | <slice node>  |
+        | spec.perDeviceNodeSelection | <per device>  |
+        | spec.devices[0].nodeName    | <device node> |
+        | spec.devices[0].allNodes    | <all nodes>   |
       Then the request is <outcome>
 
       Examples:
-        | selection   | mode                 | slice                        | device           | more            | outcome                                                                        |
-        | a node      | selecting per device | perDeviceNodeSelection: true | nodeName: node-1 | # only that     | accepted                                                                       |
-        | no node     | selecting per device | perDeviceNodeSelection: true | # nothing        | # nothing       | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
-        | two choices | selecting per device | perDeviceNodeSelection: true | nodeName: node-1 | allNodes: true  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
-        | a node      | for one node         | nodeName: node-1             | nodeName: node-2 | # only that     | rejected at "spec.devices[0].nodeName" by rule "DRA-API/DEVICE-NODE-SELECTION" |
+        | selection   | mode                 | slice node | per device | device node | all nodes | outcome                                                                        |
+        | a node      | selecting per device | (absent)   | true       | node-1      | (absent)  | accepted                                                                       |
+        | no node     | selecting per device | (absent)   | true       | (absent)    | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
+        | two choices | selecting per device | (absent)   | true       | node-1      | true      | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
+        | a node      | for one node         | node-1     | (absent)   | node-2      | (absent)  | rejected at "spec.devices[0].nodeName" by rule "DRA-API/DEVICE-NODE-SELECTION" |
 
   Rule: DRA-API/DEVICE-MAX-TAINTS  At most 16 taints per device (4 in Kubernetes 1.34)
 
     Scenario Outline: A device with <taints> taints on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRADeviceTaints=on"
-      When the user creates the ResourceSlice with "spec.devices[0].taints" repeated <taints> times:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            taints: [{key: example.com/t, effect: NoSchedule}]
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                  | value                                      |
+        | spec.devices[0].taints | [{key: example.com/t, effect: NoSchedule}] |
+        | spec.devices[0].taints | (<taints> items)                           |
       Then the request is <outcome>
 
       Examples:
@@ -618,16 +424,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
   Rule: DRA-API/DEVICE-TAINT-FORMAT  A taint has a qualified key, a label value and a known effect
 
     Scenario Outline: A taint <key>=<value> with effect <effect>
-      When the user creates the ResourceSlice:
-        """yaml
-        spec:
-          driver: gpu.example.com
-          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-          nodeName: node-1
-          devices:
-          - name: gpu-0
-            taints: [{key: "<key>", value: "<value>", effect: "<effect>"}]
-        """
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                  | value                                                  |
+        | spec.devices[0].taints | [{key: "<key>", value: "<value>", effect: "<effect>"}] |
       Then the request is <outcome>
 
       Examples:

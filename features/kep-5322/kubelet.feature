@@ -49,14 +49,20 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
 
   Rule: KEP-5322/ANY-CLAIM-FAILS-POD  One permanently failed claim fails the whole pod
 
-    Scenario: The plugin prepares one claim of the pod and fails the other permanently
+    Scenario Outline: The plugin prepares one claim of the pod and fails the other permanently (<claims>)
       Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
       And a claim "model" for one "gpu" device
       And a claim "scratch" for one "gpu" device with configuration driver "gpu.example.com" cannot use
-      And a pod "trainer" using claims "model, scratch"
+      And a pod "trainer" using claims "<claims>"
       When the scheduler runs
       Then pod "trainer" is Failed
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+
+      # The failed claim first and last, since "the last answer decides" passes one order.
+      Examples:
+        | claims         |
+        | model, scratch |
+        | scratch, model |
 
   Rule: KEP-5322/UNPREPARE-AFTER-PERMANENT  The failed pod's claims are still unprepared
 

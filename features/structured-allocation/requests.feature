@@ -133,6 +133,15 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then pod "trainer" is not scheduled
       And claim "fpga" is not allocated
 
+    # Missing also once deleted: an allocator that caches classes must forget a deleted one.
+    Scenario: A class deleted before the claim comes is missing for it
+      When DeviceClass "gpu" is deleted
+      And claim "training" for one "gpu" device is created
+      And a pod "trainer" using claim "training" is created
+      And the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
   Rule: KEP-4381/EXACT-COUNT  ExactCount gets exactly count devices
 
     Scenario: Two A100 GPUs for a count of 2
@@ -360,19 +369,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
   Rule: KEP-4381/CLAIM-LIMIT  One claim gets at most 32 devices
 
     Scenario: A claim asking for 33 devices cannot be allocated anywhere
-      Given the ResourceSlice:
-        """yaml
-        metadata: {name: worker-1-many}
-        spec:
-          driver: nic.example.com
-          pool: {name: worker-1-many, generation: 1, resourceSliceCount: 1}
-          nodeName: worker-1
-          devices: [{name: v0}, {name: v1}, {name: v2}, {name: v3}, {name: v4}, {name: v5}, {name: v6}, {name: v7},
-                    {name: v8}, {name: v9}, {name: v10}, {name: v11}, {name: v12}, {name: v13}, {name: v14},
-                    {name: v15}, {name: v16}, {name: v17}, {name: v18}, {name: v19}, {name: v20}, {name: v21},
-                    {name: v22}, {name: v23}, {name: v24}, {name: v25}, {name: v26}, {name: v27}, {name: v28},
-                    {name: v29}, {name: v30}, {name: v31}, {name: v32}, {name: v33}]
-        """
+      Given the objects of manifest "worker-1-33-nics.yaml"
       And the device class "nic" selecting driver "nic.example.com"
       And the ResourceClaim:
         """yaml
@@ -389,3 +386,27 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       When the scheduler runs
       Then pod "router" is not scheduled
       And claim "many" is not allocated
+
+    # The limit holds for the alternative tried, not only for the claim's cheapest shape: an allocator that checks
+    # it only up front takes all 34 NICs of the node and writes 34 results, which the API server refuses.
+    Scenario: A subrequest that would take the claim past 32 devices is passed over for the next one
+      Given the objects of manifest "worker-1-33-nics.yaml"
+      And the device class "nic" selecting driver "nic.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: many}
+        spec:
+          devices:
+            requests:
+            - name: nics
+              firstAvailable:
+              - {name: every-function, deviceClassName: nic, allocationMode: All}
+              - {name: one, deviceClassName: nic}
+        """
+      And a pod "router" using claim "many"
+      When the scheduler runs
+      Then pod "router" is bound to node "worker-1"
+      And the allocation of claim "many" has results:
+        """yaml
+        - {request: nics/one, driver: nic.example.com, pool: worker-1, device: nic-0}
+        """

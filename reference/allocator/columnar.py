@@ -172,6 +172,8 @@ class _PoolView:
     verdicts: dict[str, dict[int, int]] = field(default_factory=dict)  # selector -> device id -> 1, 0 or -1
     errors: dict[tuple[str, int], str] = field(default_factory=dict)  # (selector, device id) -> its error
     candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
+    # the nodes a candidate or a problem pool reaches, per set of selector lists (see `_shortcut`)
+    relevant: dict[tuple[tuple[str, ...], ...], frozenset[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -315,14 +317,18 @@ class ColumnarAllocator:
             else:
                 self._put_slice(obj)
         elif kind == "DeviceClass":
-            if event.type == "DELETED":
+            if event.type == "DELETED" and not faults.on("deleted-classes-remembered"):
                 self._classes.pop(name, None)
+            elif event.type == "DELETED":
+                pass  # the fault: the allocator keeps a class that is gone
             else:
                 self._classes[name] = obj
             self._slice_version += 1
         elif kind == "DeviceTaintRule":
-            if event.type == "DELETED":
+            if event.type == "DELETED" and not faults.on("deleted-taint-rules-remembered"):
                 self._taint_rules.pop(name, None)
+            elif event.type == "DELETED":
+                pass  # the fault: the allocator keeps the taint of a rule that is gone
             else:
                 self._taint_rules[name] = obj
             self._slice_version += 1
@@ -733,10 +739,14 @@ class ColumnarAllocator:
         def none(alt: Alternative) -> int:
             return 0
 
-        nodes = {row["node_name"] for row in view.problem_slices}
-        for found in attempt.candidates.values():
-            nodes.update(found.local)
-        attempt.relevant_nodes = frozenset(nodes)
+        selectors = tuple(sorted({alt.selectors for plan in attempt.plans for alts in plan.requests for alt in alts}))
+        relevant = view.relevant.get(selectors)
+        if relevant is None:  # the same for every pod asking with these selectors: made once per pool view
+            nodes = {row["node_name"] for row in view.problem_slices}
+            for found in attempt.candidates.values():
+                nodes.update(found.local)
+            relevant = view.relevant[selectors] = frozenset(nodes)
+        attempt.relevant_nodes = relevant
         attempt.nothing_here = {plan.name: failure_reason(plan, none) for plan in attempt.plans}
         attempt.nowhere = Feasibility(False, attempt.nothing_here)
 
@@ -861,9 +871,12 @@ class ColumnarAllocator:
             names: list[str] = [nodes[i]["metadata"]["name"] for i in indices]
             found: list[Feasibility | None] = self._count(attempt, names) if attempt.countable else [None] * len(names)
             relevant, problems, nowhere = attempt.relevant_nodes, attempt.problem_nodes, attempt.nowhere
-            if relevant is not None or problems:
-                found = [nowhere if relevant is not None and name not in relevant else None if name in problems
-                         else answer for name, answer in zip(names, found, strict=True)]
+            if attempt.countable and problems:  # the search decides where a problem pool reaches
+                found = [None if name in problems else answer for name, answer in zip(names, found, strict=True)]
+            # Nodes no candidate reaches do not fit. Counting says so too when the claims ask for any device (none
+            # counted, the same reasons), so only other verdicts need the look-up.
+            if relevant is not None and not (attempt.countable and attempt.total > 0):
+                found = [answer if name in relevant else nowhere for name, answer in zip(names, found, strict=True)]
             if len(indices) == len(nodes):
                 return found
             for i, answer in zip(indices, found, strict=True):

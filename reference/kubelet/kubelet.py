@@ -31,7 +31,7 @@ from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoi
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import is_reserved_for, pod_claims
 from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, copy_object
 
 PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)
 
@@ -93,7 +93,7 @@ class Kubelet:
     # --- one pod ---------------------------------------------------------------------------------------
     def _sync_pod(self, key: PodKey) -> bool:
         namespace, name = key
-        pod = self._store.get("Pod", name, namespace) if namespace else None
+        pod = self._store.peek("Pod", name, namespace) if namespace else None  # read only; _set_phase copies
         state = self._pods.get(key)
         if pod is None or (pod.get("spec") or {}).get("nodeName") != self.node:
             if state is None:
@@ -134,7 +134,7 @@ class Kubelet:
         for entry in pod_claims(pod):
             if entry.claim is None:
                 return self._wait(pod, state, f"the ResourceClaim of entry {entry.entry!r} has not been created yet")
-            claim = self._store.get("ResourceClaim", entry.claim, namespace)
+            claim = self._store.peek("ResourceClaim", entry.claim, namespace)  # read only
             if claim is None:
                 return self._wait(pod, state, f"ResourceClaim {namespace}/{entry.claim} does not exist")
             if not is_reserved_for(claim, uid):
@@ -194,7 +194,8 @@ class Kubelet:
                     transient.append(f"DRA driver {driver} left {where} out of its NodePrepareResources answer")
                 elif not result.failed:
                     record.prepared.add(driver)
-                elif result.permanent and self._gates.enabled(PERMANENT_GATE):
+                elif result.permanent and self._gates.enabled(PERMANENT_GATE) and not (
+                        faults.on("last-claim-result-wins") and record is not pending[-1]):
                     permanent.append(f"DRA driver {driver} reported a permanent error preparing {where}: "
                                      f"{result.error}")
                 else:
@@ -320,6 +321,7 @@ class Kubelet:
             self._dirty.add(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
+        pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
         status = pod.setdefault("status", {})
         status["phase"] = phase
         if reason is not None:

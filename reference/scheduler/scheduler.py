@@ -38,7 +38,8 @@ from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
 from draconform.sut import ApiError, Obj
 
 SCHEDULER_NAME = "default-scheduler"
-WATCHED_KINDS = ("Pod", "Node", "ResourceClaim", "ResourceSlice", "DeviceClass")
+# DeviceTaintRules too: upstream sees a rule change as a change of the slices it taints, which may let a pod fit.
+WATCHED_KINDS = ("Pod", "Node", "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule")
 
 
 @dataclass
@@ -186,11 +187,11 @@ class Scheduler:
         while checked < len(order) and len(feasible) < wanted:
             batch = order[checked:checked + wanted - len(feasible)]
             verdicts = filter_nodes(self.plugins, state, pod, batch)
-            error = next((verdict for verdict in verdicts if verdict.code is Code.ERROR), None)
-            if error is not None:  # the walk stops at the first node whose Filter broke
-                self._fail(pod, error)
-                return
             passed = [verdict.ok for verdict in verdicts]
+            if not all(passed) and Code.ERROR in {verdict.code for verdict in verdicts}:
+                # the walk stops at the first node whose Filter broke
+                self._fail(pod, next(verdict for verdict in verdicts if verdict.code is Code.ERROR))
+                return
             feasible.extend(itertools.compress(batch, passed))
             before_wrap += sum(passed[:max(0, wrapped - checked)])
             filtered.append((batch, verdicts))
