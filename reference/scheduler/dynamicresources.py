@@ -500,6 +500,7 @@ class DynamicResources:
         # The finalizer write hands back the claim as now stored, our own copy: the first status write starts from it.
         protected = self._add_finalizer(claim) if assumed is not None else None
         for _ in range(CONFLICT_RETRIES):
+            latest: Obj | None
             if protected is not None:
                 latest, protected = protected, None
             else:
