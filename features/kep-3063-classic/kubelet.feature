@@ -104,6 +104,18 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       Then pod "trainer" does not exist
       And driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "trainer-res" 3 times
 
+    # The kubelet's own write: kube-controller-manager also drops reservations of pods that no longer exist,
+    # so with it running a kubelet that leaves the entry behind is repaired and passes.
+    Scenario: With kube-controller-manager down, the kubelet itself takes the deleted pod out of reservedFor
+      Given a classic claim "shared" of class "acme-gpu" with Immediate allocation
+      And a pod "reader" using claim "shared"
+      When the scheduler runs
+      Then pod "reader" is Running
+      When kube-controller-manager is stopped
+      And pod "reader" is deleted
+      Then pod "reader" does not exist
+      And claim "shared" is reserved for nobody
+
   Rule: KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED  A failed prepare is retried with back-off
 
     Scenario: Two failed prepares, then the pod runs

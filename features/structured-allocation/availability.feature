@@ -220,6 +220,17 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then pod "trainer" is not scheduled
 
+    # The taint lasts as long as the rule: an allocator that caches rules must also forget a deleted one.
+    Scenario: Once the rule is deleted, the claim for both devices is allocated
+      Given the objects of manifest "two-gpus.yaml"
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      When DeviceTaintRule "gpu-0-maintenance" is deleted
+      And the scheduler runs
+      Then claim "training" is allocated devices "gpu-0, gpu-1"
+      And pod "trainer" is bound to node "worker-1"
+
     Scenario: A toleration of the rule's taint admits the device and is copied into the result
       Given the ResourceClaim:
         """yaml

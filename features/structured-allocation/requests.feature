@@ -133,6 +133,15 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then pod "trainer" is not scheduled
       And claim "fpga" is not allocated
 
+    # Missing also once deleted: an allocator that caches classes must forget a deleted one.
+    Scenario: A class deleted before the claim comes is missing for it
+      When DeviceClass "gpu" is deleted
+      And claim "training" for one "gpu" device is created
+      And a pod "trainer" using claim "training" is created
+      And the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
   Rule: KEP-4381/EXACT-COUNT  ExactCount gets exactly count devices
 
     Scenario: Two A100 GPUs for a count of 2

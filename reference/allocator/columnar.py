@@ -317,14 +317,18 @@ class ColumnarAllocator:
             else:
                 self._put_slice(obj)
         elif kind == "DeviceClass":
-            if event.type == "DELETED":
+            if event.type == "DELETED" and not faults.on("deleted-classes-remembered"):
                 self._classes.pop(name, None)
+            elif event.type == "DELETED":
+                pass  # the fault: the allocator keeps a class that is gone
             else:
                 self._classes[name] = obj
             self._slice_version += 1
         elif kind == "DeviceTaintRule":
-            if event.type == "DELETED":
+            if event.type == "DELETED" and not faults.on("deleted-taint-rules-remembered"):
                 self._taint_rules.pop(name, None)
+            elif event.type == "DELETED":
+                pass  # the fault: the allocator keeps the taint of a rule that is gone
             else:
                 self._taint_rules[name] = obj
             self._slice_version += 1

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TypeVar
 
+from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
@@ -152,6 +153,8 @@ class ClassicKubelets:
 
     def _unreserve(self, pod: Obj) -> bool:
         acted = False
+        if faults.on("classic-kubelet-leaves-reservation"):  # the fault: left to kube-controller-manager
+            return acted
         for _, name, _ in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, pod["metadata"]["namespace"])
             if claim is None:

@@ -38,7 +38,8 @@ from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
 from draconform.sut import ApiError, Obj
 
 SCHEDULER_NAME = "default-scheduler"
-WATCHED_KINDS = ("Pod", "Node", "ResourceClaim", "ResourceSlice", "DeviceClass")
+# DeviceTaintRules too: upstream sees a rule change as a change of the slices it taints, which may let a pod fit.
+WATCHED_KINDS = ("Pod", "Node", "ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule")
 
 
 @dataclass
