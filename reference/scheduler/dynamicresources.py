@@ -497,10 +497,14 @@ class DynamicResources:
         its allocationTimestamp in that same write (D-5007-5); an existing one keeps its own."""
         uid = claim["metadata"]["uid"]
         assumed = self.assumed.get(uid)
-        if assumed is not None:
-            self._add_finalizer(claim)
+        # The finalizer write hands back the claim as now stored, our own copy: the first status write starts from it.
+        protected = self._add_finalizer(claim) if assumed is not None else None
         for _ in range(CONFLICT_RETRIES):
-            latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
+            latest: Obj | None
+            if protected is not None:
+                latest, protected = protected, None
+            else:
+                latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
             if latest is None:
                 raise ApiError("NotFound", "claim was deleted while the pod was being bound")
             status = latest.setdefault("status", {})
@@ -554,12 +558,13 @@ class DynamicResources:
             self._store.update_status(latest)
         return written
 
-    def _add_finalizer(self, claim: Obj) -> None:
+    def _add_finalizer(self, claim: Obj) -> Obj | None:
+        """The claim with the delete-protection finalizer, as stored now (None when it is gone)."""
         latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
         if latest is None or DELETE_PROTECTION_FINALIZER in latest["metadata"].get("finalizers", []):
-            return
+            return latest
         latest["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
-        self._store.update(latest)
+        return self._store.update(latest)
 
     def _drop_reservation(self, claim: Obj, pod: Obj) -> None:
         latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
