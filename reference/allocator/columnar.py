@@ -887,7 +887,10 @@ class ColumnarAllocator:
         """The nodes' verdicts by counting their free candidates (see `feasible`), request by request over all the
         nodes at once: how many candidates each node has (NOT_PLAIN where one is not a plain device: the search
         decides) and how many of them are free; a request with too few free ones makes the node "does not fit",
-        enough free ones for every request together make it "fits"."""
+        enough free ones for every request together make it "fits". One node alone (`feasible`, node after node)
+        is counted without building the columns, which would cost more than the node."""
+        if len(names) == 1:
+            return [self._count_node(attempt, names[0])]
         counts: list[list[int]] = []
         short = [False] * len(names)
         enough = [True] * len(names)
@@ -903,6 +906,22 @@ class ColumnarAllocator:
         return [None if NOT_PLAIN in node_counts else (reasons.get(node_counts) or short_of(attempt, node_counts))
                 if is_short else FITS if is_enough else None
                 for node_counts, is_short, is_enough in zip(zip(*counts, strict=True), short, enough, strict=True)]
+
+    def _count_node(self, attempt: _Attempt, name: str) -> Feasibility | None:
+        """`_count` for one node."""
+        counts = []
+        short, enough = False, True
+        for found, need, allocated, assumed in attempt.counting:
+            count = self._plain_counts(found).get(name, 0)
+            if count == NOT_PLAIN:
+                return None
+            free = count - allocated.get(name, 0) - assumed.get(name, 0)
+            short = short or free < need
+            enough = enough and free >= attempt.total
+            counts.append(count)
+        if short:
+            return self._short(attempt, tuple(counts))
+        return FITS if enough else None
 
     def _plain_counts(self, found: _AltCandidates) -> dict[str, int]:
         """Per node, how many candidates it has when they are all plain devices (else NOT_PLAIN); made once per pool
