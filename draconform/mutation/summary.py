@@ -47,13 +47,14 @@ def total(kep_scores: Sequence[KepScore]) -> KepScore:
 
 def text_table(kep_scores: Sequence[KepScore]) -> str:
     rows = [*kep_scores, total(kep_scores)]
-    lines = [f"{'KEP':<10} {'variants':>8} {'killed':>7} {'kill rate':>9}  survived",
-             f"{'-' * 10} {'-' * 8} {'-' * 7} {'-' * 9}  {'-' * 8}"]
+    width = max(10, *(len(row.kep) for row in rows))  # KEP-3063-CLASSIC is longer than the rest
+    lines = [f"{'KEP':<{width}} {'variants':>8} {'killed':>7} {'kill rate':>9}  survived",
+             f"{'-' * width} {'-' * 8} {'-' * 7} {'-' * 9}  {'-' * 8}"]
     for row in rows:
         survived = ", ".join(row.survived) or "-"
         if row.broken:
             survived += f" (broken runs: {', '.join(row.broken)})"
-        lines.append(f"{row.kep:<10} {row.variants:>8} {row.killed:>7} {row.kill_rate:>9.1%}  {survived}")
+        lines.append(f"{row.kep:<{width}} {row.variants:>8} {row.killed:>7} {row.kill_rate:>9.1%}  {survived}")
     return "\n".join(lines)
 
 

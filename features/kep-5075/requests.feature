@@ -232,7 +232,7 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
   Rule: KEP-5075/ADMIN-ACCESS  Admin access asks for capacity like any allocation
 
-    Scenario Outline: A monitoring claim with admin access <amount> beside a 6G share
+    Scenario Outline: A monitoring claim with admin access <amount> beside a 6G share (<claims>)
       Given the device class "nic" selecting driver "nic.example.com"
       And the objects of manifest "shared-nic.yaml"
       And the ResourceClaim:
@@ -251,15 +251,20 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
             requests:
             - {name: nic, exactly: {deviceClassName: nic, adminAccess: true<capacity>}}
         """
-      And a pod "app" using claims "workload, monitor"
+      And a pod "app" using claims "<claims>"
       When the scheduler runs
       Then <outcome>
 
+      # Both orders: an allocator that admits the monitor against the shares before it but forgets its amount for
+      # the shares after it passes the first order only.
       Examples:
-        | amount             | capacity                                  | outcome                                                      |
-        | asking for nothing |                                           | pod "app" is not scheduled                                   |
-        | asking for 4G      | , capacity: {requests: {bandwidth: 4G}}   | pod "app" is bound to node "worker-1"                        |
-        | asking for 5G      | , capacity: {requests: {bandwidth: 5G}}   | pod "app" is not scheduled                                   |
+        | amount             | claims            | capacity                                  | outcome                                                      |
+        | asking for nothing | workload, monitor |                                           | pod "app" is not scheduled                                   |
+        | asking for 4G      | workload, monitor | , capacity: {requests: {bandwidth: 4G}}   | pod "app" is bound to node "worker-1"                        |
+        | asking for 5G      | workload, monitor | , capacity: {requests: {bandwidth: 5G}}   | pod "app" is not scheduled                                   |
+        | asking for nothing | monitor, workload |                                           | pod "app" is not scheduled                                   |
+        | asking for 4G      | monitor, workload | , capacity: {requests: {bandwidth: 4G}}   | pod "app" is bound to node "worker-1"                        |
+        | asking for 5G      | monitor, workload | , capacity: {requests: {bandwidth: 5G}}   | pod "app" is not scheduled                                   |
 
   Rule: KEP-5075/COUNTERS-ONCE  A shared device takes its counters with its first allocation only
 
