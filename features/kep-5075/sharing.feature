@@ -117,9 +117,14 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
 
   Rule: KEP-5075/RELEASE  A deallocated claim gives its capacity back, once
 
+    # batch comes only once web-1 and web-2 are bound: created together, a real scheduler may place batch
+    # first (their claims wait for the resourceclaim controller), and then web-1 is the pod that waits.
     Scenario: The bandwidth web-1 used is free again, and no more than that
       Given the objects of manifest "web-1-and-web-2.yaml"
-      And the ResourceClaim:
+      When the scheduler runs
+      Then pod "web-1" is bound to node "worker-1"
+      And pod "web-2" is bound to node "worker-1"
+      When the ResourceClaim is created:
         """yaml
         metadata: {name: burst}
         spec:
@@ -127,11 +132,9 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
             requests:
             - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 7G}}}}
         """
-      And a pod "batch" using claim "burst"
-      When the scheduler runs
-      Then pod "web-1" is bound to node "worker-1"
-      And pod "web-2" is bound to node "worker-1"
-      And pod "batch" is not scheduled
+      And a pod "batch" using claim "burst" is created
+      And the scheduler runs
+      Then pod "batch" is not scheduled
       When pod "web-1" is deleted
       And the scheduler runs
       Then pod "batch" is not scheduled
