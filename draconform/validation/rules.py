@@ -490,7 +490,8 @@ def _count_rules(request: Obj, path: Path) -> Iterator[Problem]:
     count = request.get("count")
     if not isinstance(count, int) or isinstance(count, bool):
         return
-    if mode == "ExactCount" and count <= 0:
+    # kube-apiserver defaults a count of 0 (Go cannot tell it from unset) to 1 before it validates
+    if mode == "ExactCount" and count < 0:
         yield Problem((*path, "count"), f"Invalid value: {count}: must be greater than zero",
                       "DRA-API/REQUEST-ALLOCATION-MODE")
     if mode == "All" and count != 0:

@@ -97,7 +97,8 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | mode       | count | outcome                                                                                            |
         | ExactCount | 2     | accepted                                                                                           |
         | All        | 0     | accepted                                                                                           |
-        | ExactCount | 0     | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
+        | ExactCount | 0     | accepted                                                                                           |
+        | ExactCount | -1    | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
         | All        | 2     | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
         | Some       | 2     | rejected at "spec.devices.requests[0].exactly.allocationMode" by rule "DRA-API/REQUEST-ALLOCATION-MODE" |
 

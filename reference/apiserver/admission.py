@@ -1,6 +1,6 @@
-"""kube-apiserver's validation and disabled-field handling for the DRA kinds, installed into the
+"""kube-apiserver's validation, defaulting and disabled-field handling for the DRA kinds, installed into the
 reference store: a mutator drops fields whose feature gate is off (kept on update when the stored
-object already had them), then an admission check refuses the write with every problem found. Both
+object already had them) and fills in the defaults of requests, then an admission check refuses the write with every problem found. Both
 come from `draconform.validation`, the layer `draconform validate` uses."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from draconform.reference.apiserver.store import Operation, Store
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.core import drop_nulls
+from draconform.validation.defaults import apply_request_defaults
 from draconform.validation.gates import strip_disabled
 
 
@@ -17,6 +18,7 @@ def drop_disabled_fields(operation: Operation, new: Obj, old: Obj | None, gates:
     if is_validated(new):
         drop_nulls(new)
         strip_disabled(new, old, gates)
+        apply_request_defaults(new)
     return new
 
 

@@ -215,3 +215,33 @@ def test_validation_throughput_is_measured() -> None:
     measurements = validation_throughput(50)
     assert [m.unit for m in measurements] == ["objects/s", "objects/s"]
     assert all(m.value > 0 for m in measurements)
+
+
+def test_requests_are_stored_with_kube_apiservers_defaults() -> None:
+    """ExactCount and a count of one are filled in (a count of 0 too: Go cannot tell it from unset), All keeps
+    no count, subrequests and templates alike; an update that writes the defaults back is no spec change."""
+    claim = {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default"},
+        "spec": {"devices": {"requests": [
+            {"name": "plain", "exactly": {"deviceClassName": "gpu"}},
+            {"name": "zero", "exactly": {"deviceClassName": "gpu", "count": 0}},
+            {"name": "all", "exactly": {"deviceClassName": "gpu", "allocationMode": "All"}},
+            {"name": "alt", "firstAvailable": [{"name": "big", "deviceClassName": "gpu", "count": 2},
+                                               {"name": "small", "deviceClassName": "gpu"}]}]}},
+    }
+    api = store()
+    created = api.create(json.loads(json.dumps(claim)))
+    requests = created["spec"]["devices"]["requests"]
+    assert [r["exactly"] for r in requests[:3]] == [
+        {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1},
+        {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1},
+        {"deviceClassName": "gpu", "allocationMode": "All"},
+    ]
+    assert [(s["allocationMode"], s["count"]) for s in requests[3]["firstAvailable"]] == [("ExactCount", 2),
+                                                                                         ("ExactCount", 1)]
+    api.update(json.loads(json.dumps(created)))  # the defaults written back change nothing
+
+    template = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "t", "namespace": "default"}, "spec": {"spec": claim["spec"]}}
+    stored = api.create(json.loads(json.dumps(template)))
+    assert stored["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1

@@ -66,7 +66,7 @@ def test_v1beta2_differs_from_v1_only_in_its_api_version() -> None:
 
 def test_problems_are_reported_at_the_paths_of_the_version_written() -> None:
     gates = validate_gates(None, "1.37")
-    bad = {**V1BETA1_CLAIM, "spec": {"devices": {"requests": [{"name": "one", "count": 0}]}}}
+    bad = {**V1BETA1_CLAIM, "spec": {"devices": {"requests": [{"name": "one", "count": -1}]}}}
     problems = validate_manifest(bad, gates)[1]
     fields = {(p.field, p.severity) for p in problems}
     assert ("spec.devices.requests[0].deviceClassName", "error") in fields

@@ -1,0 +1,39 @@
+"""kube-apiserver's defaulting of resource.k8s.io/v1 requests, applied to what the reference stores: an
+exact request or a subrequest without an allocation mode is ExactCount, and one that is ExactCount with no
+count (or count 0, which Go cannot tell from unset) asks for one device. A client reading the object back
+sees these fields, as from a real cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from draconform.sut import Obj
+
+_CLAIM_KINDS = {"ResourceClaim": ("spec",), "ResourceClaimTemplate": ("spec", "spec")}
+
+
+def apply_request_defaults(obj: Obj) -> None:
+    """Default every exact request and subrequest of a v1 ResourceClaim or ResourceClaimTemplate in place."""
+    path = _CLAIM_KINDS.get(str(obj.get("kind")))
+    if path is None or obj.get("apiVersion") != "resource.k8s.io/v1":
+        return
+    spec: Any = obj
+    for key in path:
+        spec = spec.get(key) if isinstance(spec, dict) else None
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    for request in requests if isinstance(requests, list) else []:
+        if not isinstance(request, dict):
+            continue
+        _default_count(request.get("exactly"))
+        alternatives = request.get("firstAvailable")
+        for sub in alternatives if isinstance(alternatives, list) else []:
+            _default_count(sub)
+
+
+def _default_count(request: Any) -> None:
+    if not isinstance(request, dict):
+        return
+    request.setdefault("allocationMode", "ExactCount")
+    if request["allocationMode"] == "ExactCount" and request.get("count") in (None, 0):
+        request["count"] = 1
