@@ -1,7 +1,7 @@
 """kube-apiserver's validation, defaulting and disabled-field handling for the DRA kinds, installed into the
-reference store: a mutator drops fields whose feature gate is off (kept on update when the stored
-object already had them) and fills in the defaults of requests, then an admission check refuses the write with every problem found. Both
-come from `draconform.validation`, the layer `draconform validate` uses."""
+reference store: a mutator drops fields whose feature gate is off (kept on update when the stored object
+already had them) and fills in the defaults of requests, then an admission check refuses the write with
+every problem found. All of it comes from `draconform.validation`, the layer `draconform validate` uses."""
 
 from __future__ import annotations
 
