@@ -155,19 +155,21 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
 
   Rule: KEP-3063/KUBELET-RELEASE-AFTER-UNPREPARE  A deleted pod leaves reservedFor only after its claim is unprepared
 
+    # Four failures keep the claim reserved for 15 s of backoff (1+2+4+8 s), long enough for a live cluster's
+    # Then step to see it even on a busy machine; two failures gave it only 3 s.
     Scenario: While unprepare fails, the claim stays reserved for the deleted pod
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
       Then pod "trainer" is Running
-      When the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 2 times
+      When the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
       And pod "trainer" is deleted
       And the scheduler runs
       Then claim "model" is reserved for pod "trainer"
       And claim "model" is allocated device "gpu-0"
       When 1 minute passes
       Then claim "model" is reserved for nobody
-      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" 3 times
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" 5 times
       And pod "trainer" does not exist
 
   Rule: KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE  What the kubelet prepared is unprepared once its pods are gone, across a kubelet restart
