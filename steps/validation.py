@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+import yaml
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.kinds import CLASSIC_KINDS
@@ -163,13 +164,16 @@ def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
 
 
 @then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'
-                 r' (?P<verb>has|has no) field "(?P<path>[^"]+)"'))
+                 r' (?P<verb>has|has no) field "(?P<path>[^"]+)"(?: set to (?P<value>.+))?'))
 @observes("object")
-def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str) -> None:
+def stored_field(sut: SystemUnderTest, kind: str, name: str, verb: str, path: str, value: str | None) -> None:
+    """With `set to VALUE` (YAML), the field is present with that value, as a client reading it back sees it."""
     obj = must_get(sut, kind, name)
     try:
-        _locate(obj, parse_path(path))
+        found = _locate(obj, parse_path(path))
         present = True
     except (KeyError, IndexError, TypeError):
         present = False
     assert present == (verb == "has"), f"{kind} {name!r} {'lacks' if verb == 'has' else 'still has'} {path}"
+    if value is not None:
+        assert found == yaml.safe_load(value), f"{kind} {name!r} has {path} = {found!r}, expected {value}"

@@ -102,6 +102,20 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | All        | 2     | rejected at "spec.devices.requests[0].exactly.count" by rule "DRA-API/REQUEST-ALLOCATION-MODE"     |
         | Some       | 2     | rejected at "spec.devices.requests[0].exactly.allocationMode" by rule "DRA-API/REQUEST-ALLOCATION-MODE" |
 
+    Scenario Outline: A request with count <count> is stored as ExactCount asking for <stored>
+      When the user creates the ResourceClaim "one-gpu" from the manifests with:
+        | field                                  | value   |
+        | spec.devices.requests[0].exactly.count | <count> |
+      Then the request is accepted
+      And the stored ResourceClaim "one-gpu" has field "spec.devices.requests[0].exactly.count" set to <stored>
+      And the stored ResourceClaim "one-gpu" has field "spec.devices.requests[0].exactly.allocationMode" set to ExactCount
+
+      Examples:
+        | count    | stored |
+        | (absent) | 1      |
+        | 0        | 1      |
+        | 3        | 3      |
+
   Rule: DRA-API/TOLERATIONS-MAX  At most 16 tolerations per request
 
     Scenario Outline: A request with <count> tolerations
