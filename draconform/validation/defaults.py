@@ -10,6 +10,10 @@ from typing import Any
 
 from draconform.sut import Obj
 
+# The catalogued rule the taint defaulting implements (the request defaults are part of
+# DRA-API/REQUEST-ALLOCATION-MODE, which validation cites).
+TAINT_TIME_ADDED_RULE = "DRA-API/DEVICE-TAINT-TIME-ADDED"
+
 _CLAIM_KINDS = {"ResourceClaim": ("spec",), "ResourceClaimTemplate": ("spec", "spec")}
 
 
