@@ -6,6 +6,8 @@ Feature: The classic API that kube-apiserver serves (KEP-3063 Design Details / A
 
   Rule: KEP-3063-CLASSIC/CLASS-SHAPE  A resource class names one driver
 
+    # Also the class's half of PARAMETERS-OPAQUE, whose own scenario stores a claim's parameters.
+    @rule:KEP-3063-CLASSIC/PARAMETERS-OPAQUE
     Scenario: A class with a driver and parameters is accepted as given
       When the user creates the ResourceClass:
         """yaml

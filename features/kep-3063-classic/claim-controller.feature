@@ -63,6 +63,21 @@ Feature: kube-controller-manager makes claims from a pod's templates (KEP-3063 k
       And the scheduler runs
       Then pod "trainer" has one generated claim owned by the pod
 
+    # A stranger's Delayed claim with no driver at work never gets allocated, so a scheduler that used it would
+    # leave the pod unbound all the same: here the stranger's claim is allocated and has room.
+    Scenario: A stranger's allocated claim of the generated name is not reserved for the pod
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "trainer-res" of class "acme-gpu" with Immediate allocation
+      And a pod "trainer" with template claim of class "acme-gpu"
+      When the scheduler runs
+      Then claim "trainer-res" is in phase "Allocated"
+      And claim "trainer-res" is reserved for nobody
+      And pod "trainer" is not scheduled
+      And the stored ResourceClaim "trainer-res" has no field "metadata.ownerReferences"
+
   Rule: KEP-3063-CLASSIC/ADOPTED-CLAIM-USED  A hand-made claim owned by the pod is used as is
 
     Scenario: A claim given an owner reference to the pod is taken, not replaced
@@ -101,6 +116,28 @@ Feature: kube-controller-manager makes claims from a pod's templates (KEP-3063 k
       And pod "early" is not scheduled
       When the resource class "acme-fpga" of driver "fpga.acme.com" is created
       And 1 minute passes
+      Then claim "early-res" is in phase "Pending"
+
+    # The first retry after the class appears succeeds above, so a controller that gives up after a few
+    # attempts passes there; here the class comes only after ten minutes of refusals. The pod is placed on
+    # its node by hand: kube-scheduler's writes to a waiting pod would bring it back to the controller anyway.
+    Scenario: A create refused for ten minutes is still retried and succeeds once the class exists
+      Given a driver webhook that refuses claims of classes that do not exist
+      And the Pod:
+        """yaml
+        apiVersion: v1
+        metadata: {name: early}
+        spec:
+          nodeName: worker-1
+          resourceClaims: [{name: res, template: {spec: {resourceClassName: acme-fpga}}}]
+          containers: [{name: main, image: my-app, resources: {claims: [res]}}]
+        """
+      When the scheduler runs
+      And 10 minutes pass
+      Then claim "early-res" does not exist
+      And a Warning event "FailedResourceClaimCreation" is recorded for pod "early"
+      When the resource class "acme-fpga" of driver "fpga.acme.com" is created
+      And 5 minutes pass
       Then claim "early-res" is in phase "Pending"
 
   Rule: KEP-3063-CLASSIC/CONTROLLER-METRICS  Creates and failed creates are counted

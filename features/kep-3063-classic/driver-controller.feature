@@ -52,6 +52,23 @@ Feature: A driver's control-plane controller allocates and frees claims (KEP-306
       And the scheduler runs
       Then the unsuitable nodes of claim "gpu" are "worker-1"
 
+    # Above the node without room comes first, so a driver that judges only the first potential node passes.
+    Scenario: With room only on worker-1, the second potential node is the unsuitable one
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu"
+      When the user updates the status of ResourceClaim "gpu":
+        """yaml
+        phase: Pending
+        userLimit: 1
+        scheduling:
+          scheduler: {potentialNodes: [worker-1, worker-2]}
+        """
+      And the scheduler runs
+      Then the unsuitable nodes of claim "gpu" are "worker-2"
+
   Rule: KEP-3063-CLASSIC/UNSUITABLE-NODES-REFRESHED  unsuitableNodes follows the driver's own allocations
 
     Scenario: Once another claim takes the last place on worker-2, worker-2 turns unsuitable

@@ -50,6 +50,26 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       And a Warning event "ResourceClaimNotReserved" is recorded for pod "squatter"
       And driver "gpu.acme.com" on node "worker-1" was asked to prepare claim "shared" never
 
+    # Above the claim is reserved for nobody, so a kubelet that runs a pod once reservedFor lists anyone passes
+    # too; here the claim is reserved for the pod the scheduler placed, and the hand-placed one still waits.
+    Scenario: A pod placed by hand beside the pod a shared claim is reserved for stays Pending
+      Given a classic claim "shared" of class "acme-gpu" with Immediate allocation
+      And a pod "reader" using claim "shared"
+      And the Pod:
+        """yaml
+        apiVersion: v1
+        metadata: {name: squatter}
+        spec:
+          nodeName: worker-1
+          resourceClaims: [{name: gpu, resourceClaimName: shared}]
+          containers: [{name: main, image: my-app, resources: {claims: [gpu]}}]
+        """
+      When the scheduler runs
+      Then pod "reader" is Running
+      And claim "shared" is reserved for pod "reader"
+      And pod "squatter" is Pending
+      And a Warning event "ResourceClaimNotReserved" is recorded for pod "squatter"
+
   Rule: KEP-3063-CLASSIC/KUBELET-MISSING-CLAIM-NOT-RUN  A pod whose claim does not exist does not run
 
     Scenario: A pod placed on the node by hand with a missing claim stays Pending with an event

@@ -190,6 +190,9 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
 
   Rule: KEP-3063-CLASSIC/SELECTED-NODE-FAILURE-REACTED  A refused selected node sends the scheduler elsewhere
 
+    # The driver's answer is a claim change that is not an allocation: nothing else brings the pod back, so
+    # each row is also RETRY-ON-CLAIM-CHANGE for the other two changes its rule names.
+    @rule:KEP-3063-CLASSIC/RETRY-ON-CLAIM-CHANGE
     Scenario Outline: The driver says no by <signal> and the pod lands on worker-2
       Given the classic driver "gpu.acme.com" runs with:
         """yaml

@@ -60,6 +60,23 @@ Feature: A classic driver's kubelet plugin (KEP-3063 NodePrepareResource, NodeUn
       Then the classic plugin unprepared claim "gpu" each time it was asked
       And the classic plugin answered claim "gpu" with the same devices each time
 
+    # Above the second prepare gets the answer the first did, which a plugin that ignores unprepare gives as
+    # well. Here the claim moves to worker-2 in between: a first prepare on worker-1 would be refused.
+    Scenario: After unprepare, a claim allocated elsewhere meanwhile is refused as on a first prepare
+      When the scheduler runs
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "gpu" over the classic protocol
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to unprepare claim "gpu" over the classic protocol
+      And the classic driver "gpu.acme.com" is reconfigured with:
+        """yaml
+        capacity: {worker-2: 2}
+        """
+      And the scheduler sets the phase of claim "gpu" to "Reallocate"
+      And the scheduler runs
+      Then claim "gpu" is available only on node "worker-2"
+      When the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "gpu" over the classic protocol
+      Then the classic plugin unprepared claim "gpu" each time it was asked
+      And the classic plugin refused to prepare claim "gpu" with "FAILED_PRECONDITION"
+
   Rule: KEP-3063-CLASSIC/PLUGIN-UNPREPARE-IDEMPOTENT  Unpreparing again, or what was never prepared, is OK
 
     Scenario: Two unprepares after one prepare both succeed

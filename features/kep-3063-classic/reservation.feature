@@ -103,6 +103,29 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       Then claim "gpu" is reserved for pod "worker"
       And pod "worker" is bound to node "worker-1"
 
+    # Above, the old pod's entry is gone before the new pod comes, so telling users apart by name passes too.
+    # Here an entry of a pod that is gone stays behind (kube-controller-manager, which would drop it, is down):
+    # a scheduler matching by name takes it for the new pod's own and binds the pod past userLimit 1.
+    Scenario: An entry left by a deleted pod of the same name is not the new pod's reservation
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        stalled: true
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      When kube-controller-manager is stopped
+      And the user updates the status of ResourceClaim "gpu":
+        """yaml
+        phase: Allocated
+        userLimit: 1
+        driverName: gpu.acme.com
+        reservedFor:
+        - {apiVersion: v1, kind: Pod, name: worker, uid: 1b9e2c4a-0000-4000-8000-0000000000aa}
+        """
+      And a pod "worker" using claim "gpu" is created
+      And the scheduler runs
+      Then pod "worker" is not scheduled
+      And claim "gpu" is reserved only for Pod "worker"
+
   Rule: KEP-3063-CLASSIC/RESERVE-RACE  Optimistic concurrency keeps two schedulers within the limit
 
     Scenario: The second scheduler's write from a stale read is refused
@@ -221,6 +244,25 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       And a pod "first" using claim "gpu"
       When the scheduler runs
       And claim "gpu" is deleted
+      And a pod "second" using claim "gpu" is created
+      And the scheduler runs
+      Then claim "gpu" is being deleted
+      And claim "gpu" is reserved for pod "first"
+      And pod "second" is not scheduled
+
+    # With userLimit 1 the first pod's reservation alone keeps the second out; here the claim has room for any
+    # number of users, so only its deletion does.
+    Scenario: A claim being deleted that has room for more users still takes no new pod
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        user_limit: -1
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And a pod "first" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" is reserved for pod "first"
+      When claim "gpu" is deleted
       And a pod "second" using claim "gpu" is created
       And the scheduler runs
       Then claim "gpu" is being deleted

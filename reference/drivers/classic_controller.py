@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.nodeselector import pinned_to
@@ -86,7 +87,7 @@ class ClassicDriverController:
     # --- which claims ----------------------------------------------------------------------------
     def _mine(self, claim: Obj) -> bool:
         recorded = (claim.get("status") or {}).get("driverName")
-        if recorded:
+        if recorded and not faults.on("classic-driver-finds-claims-by-class"):
             return bool(recorded == self.behaviour.driver)
         resource_class = self._store.get("ResourceClass", claim["spec"].get("resourceClassName", ""))
         return resource_class is not None and resource_class.get("driverName") == self.behaviour.driver
@@ -101,7 +102,8 @@ class ClassicDriverController:
             return self._free(claim)
         if phase == "Allocated":
             return False
-        if claim["spec"].get("allocationMode", "Delayed") == "Immediate":
+        if claim["spec"].get("allocationMode", "Delayed") == "Immediate" or faults.on(
+                "classic-driver-allocates-delayed-at-once"):
             node = next((n for n in sorted(self.behaviour.capacity) if self._room_on(n)), None)
             return node is not None and self._allocate(claim, node)
         return self._negotiate(claim)
@@ -113,9 +115,14 @@ class ClassicDriverController:
         driver = scheduling.setdefault("driver", {})
         selected = scheduler.get("selectedNode")
         if selected and self._can_allocate_on(selected):
+            if faults.on("classic-driver-ignores-selected-node"):  # the fault: the first node with room instead
+                return self._allocate(claim, next(n for n in sorted(self.behaviour.capacity) if self._room_on(n)))
             return self._allocate(claim, selected)
         # Judge the scheduler's candidates (kept fresh as allocations come and go) ...
-        unsuitable = {node for node in scheduler.get("potentialNodes") or [] if not self._can_allocate_on(node)}
+        potential = scheduler.get("potentialNodes") or []
+        if faults.on("classic-driver-judges-first-potential-node"):  # the fault: the rest are left unjudged
+            potential = potential[:1]
+        unsuitable = {node for node in potential if not self._can_allocate_on(node)}
         if selected and self.behaviour.on_failure == "unsuitable":
             unsuitable.add(selected)  # ... and say no to a selected node one of two ways (D-3063-4)
         changed = sorted(unsuitable) != (driver.get("unsuitableNodes") or [])

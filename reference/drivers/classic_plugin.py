@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from draconform import faults
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
@@ -63,6 +64,8 @@ class ClassicNodePlugin:
 
     def unprepare(self, resource_uid: str, cdi_devices: Sequence[str]) -> None:
         self._received("unprepare", resource_uid)
+        if faults.on("classic-plugin-unprepare-keeps-state") and resource_uid in self.prepared:
+            return  # the fault: answered OK, but the prepared answer is kept
         if self.prepared.pop(resource_uid, None) is not None:
             return
         if resource_uid not in self.known and self._claim(resource_uid) is None:

@@ -11,6 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.nodeselector import selector_matches
@@ -37,7 +38,14 @@ def consumer_reference(pod: Obj) -> Obj:
 
 
 def distinct_users(claim: Obj) -> set[str]:
+    if faults.on("classic-users-by-name"):  # the fault: users told apart by name, not UID
+        return {entry.get("name", "") for entry in (claim.get("status") or {}).get("reservedFor") or []}
     return {entry.get("uid", "") for entry in (claim.get("status") or {}).get("reservedFor") or []}
+
+
+def user_key(pod: Obj) -> str:
+    """What a pod is known by among a claim's users (docs/decisions.md D-3063-5: its UID)."""
+    return str(pod["metadata"]["name"] if faults.on("classic-users-by-name") else pod["metadata"]["uid"])
 
 
 def is_allocated(claim: Obj) -> bool:
@@ -105,10 +113,10 @@ class ClassicDynamicResources:
             if claim is None:
                 return Status(Code.UNSCHEDULABLE,
                               f'waiting for resource claim "{name}" (entry "{entry}") to be created')
-            if generated and not _owned_by(claim, pod):
+            if generated and not _owned_by(claim, pod) and not faults.on("classic-unowned-claim-used"):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               f'resource claim "{name}" was not created for this pod')
-            if claim["metadata"].get("deletionTimestamp"):
+            if claim["metadata"].get("deletionTimestamp") and not faults.on("classic-deleted-claim-handed-out"):
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" is being deleted')
             if not is_delayed(claim) and not is_allocated(claim):
                 return Status(Code.UNSCHEDULABLE,
@@ -125,7 +133,9 @@ class ClassicDynamicResources:
     def _has_room(claim: Obj, pod: Obj) -> bool:
         users = distinct_users(claim)
         limit = (claim.get("status") or {}).get("userLimit", 1)
-        return pod["metadata"]["uid"] in users or limit == UNLIMITED_USERS or len(users) < limit
+        if faults.on("classic-user-limit-ignored"):  # the fault: reservedFor may grow past userLimit
+            return True
+        return user_key(pod) in users or limit == UNLIMITED_USERS or len(users) < limit
 
     # --- Filter: a deny-list for pending claims, availableOnNodes for all ---------------------------
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
@@ -140,7 +150,8 @@ class ClassicDynamicResources:
                 if is_allocated(claim):
                     pod_claims.excluded.setdefault(name, set()).add(node_name(node))
                 reasons.append(f'resource claim "{name}" is not available on this node')
-            elif not is_allocated(claim) and node_name(node) in (driver_status.get("unsuitableNodes") or []):
+            elif (not is_allocated(claim) and node_name(node) in (driver_status.get("unsuitableNodes") or [])
+                  and not faults.on("classic-unsuitable-nodes-ignored")):
                 reasons.append(f'resource claim "{name}" cannot be allocated on this node')
         if reasons:
             return Status(Code.UNSCHEDULABLE, "; ".join(reasons))
@@ -149,7 +160,7 @@ class ClassicDynamicResources:
     # --- Post-filter: free one allocation that keeps the pod off nodes ----------------------------
     def post_filter(self, state: CycleState, pod: Obj, rejections: dict[str, Status]) -> Status:
         pod_claims: PodClaims | None = state.data.get(STATE_KEY)
-        if pod_claims is None:
+        if pod_claims is None or faults.on("classic-never-deallocates"):
             return Status(Code.UNSCHEDULABLE)
         for claim in pod_claims.claims:
             if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):
@@ -174,7 +185,7 @@ class ClassicDynamicResources:
                 continue
             scheduling = claim.setdefault("status", {}).setdefault("scheduling", {})
             scheduler = scheduling.setdefault("scheduler", {})
-            if scheduler.get("potentialNodes") == potential:
+            if scheduler.get("potentialNodes") == potential and not faults.on("classic-potential-nodes-always-written"):
                 continue  # written only when it changes
             scheduler["potentialNodes"] = potential
             try:
@@ -192,7 +203,7 @@ class ClassicDynamicResources:
         if pending:
             return self._select_node(pod_claims, pending, node_name(node))
         for claim in pod_claims.claims:
-            if pod["metadata"]["uid"] in distinct_users(claim):
+            if user_key(pod) in distinct_users(claim):
                 continue
             if not self._has_room(claim, pod):
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{claim["metadata"]["name"]}" is in use')
@@ -215,6 +226,8 @@ class ClassicDynamicResources:
                     self._store.update_status(claim)
                 except ApiError as error:
                     return Status(Code.ERROR, f"selecting node: {error}")
+        if faults.on("classic-binds-before-allocation"):  # the fault: selecting a node is taken for done
+            return SUCCESS
         names = ", ".join(f'"{claim["metadata"]["name"]}"' for claim in pending)
         return Status(Code.UNSCHEDULABLE, f"waiting for the driver to allocate resource claim {names} on node {node}")
 

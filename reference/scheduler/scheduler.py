@@ -13,6 +13,7 @@ from typing import Any
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import CLASSIC_API
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
@@ -145,6 +146,9 @@ class Scheduler:
             self._sorted_nodes = None
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
+            if (faults.on("classic-retry-only-on-allocation") and obj.get("apiVersion") == CLASSIC_API
+                    and (obj.get("status") or {}).get("phase") != "Allocated"):
+                return  # the fault: a classic claim's change other than its allocation brings no pod back
             if event.type == "MODIFIED" and _only_device_status_changed(event.old, obj):
                 return  # a queueing hint: conditions reported by a driver free no device for anyone
         # A change to nodes or DRA objects may make unschedulable pods fit.
