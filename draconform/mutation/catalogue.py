@@ -224,6 +224,8 @@ VARIANTS: tuple[Variant, ...] = (
        "a claim freed on Reallocate keeps the availableOnNodes of its old allocation"),
     _v("classic-claim-not-controlled", "KEP-3063-CLASSIC/TEMPLATE-CLAIM-OWNED",
        "the generated claim's owner reference to the pod is not its controller"),
+    _v("classic-unsuitable-nodes-never-shrink", "KEP-3063-CLASSIC/UNSUITABLE-NODES-REFRESHED",
+       "the driver adds nodes to unsuitableNodes as capacity goes but never takes one off when it comes back"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",

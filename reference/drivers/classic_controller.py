@@ -125,6 +125,8 @@ class ClassicDriverController:
         if faults.on("classic-driver-judges-first-potential-node"):  # the fault: the rest are left unjudged
             potential = potential[:1]
         unsuitable = {node for node in potential if not self._can_allocate_on(node)}
+        if faults.on("classic-unsuitable-nodes-never-shrink"):  # the fault: a node once listed stays listed
+            unsuitable |= set(driver.get("unsuitableNodes") or []) & set(potential)
         if selected and self.behaviour.on_failure == "unsuitable":
             unsuitable.add(selected)  # ... and say no to a selected node one of two ways (D-3063-4)
         changed = sorted(unsuitable) != (driver.get("unsuitableNodes") or [])
