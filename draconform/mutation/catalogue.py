@@ -262,6 +262,18 @@ VARIANTS: tuple[Variant, ...] = (
     _v("bare-attributes-outside-driver-domain", "KEP-4381/CEL-ENVIRONMENT",
        "unqualified attributes are not in the driver's domain"),
     _v("cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS", "a selector that fails at evaluation means no match"),
+    # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,
+    # DRA-API (docs/suite-power.md, "P5: the other catalogues") ------------------------------------------
+    _v("failed-call-permanent", "KEP-5322/TRANSIENT-RETRIED",
+       "with the gate on, a prepare call that fails as a whole (a crashed plugin) is taken for a permanent error"),
+    _v("failed-pod-unprepared-on-deletion", "KEP-5322/UNPREPARE-AFTER-PERMANENT",
+       "the claims of a pod failed on a permanent error are unprepared and released only once the pod is deleted"),
+    _v("ungenerated-claims-skipped", "KEP-3063/MISSING-CLAIM-BLOCKS-POD",
+       "a template entry whose claim is not generated yet is skipped, so the pod is bound without it"),
+    _v("joining-pod-not-reserved", "KEP-3063/RESERVED-FOR-POD",
+       "a pod is added to reservedFor only in the write that allocates the claim, not when it joins an allocated one"),
+    _v("failure-conditions-may-repeat", "DRA-API/BINDING-CONDITIONS-UNIQUE",
+       "the API server checks only bindingConditions for repeats, not bindingFailureConditions"),
 )
 
 

@@ -65,6 +65,10 @@ def _with_faults(contents: dict[str, Any]) -> dict[str, Any]:
             definitions["bindingConditions"]["maxItems"] = 5
         if faults.on("condition-type-syntax-unchecked"):
             definitions["bindingConditions"]["items"] = {"type": "string"}
+        if faults.on("failure-conditions-may-repeat") and "device" in definitions:  # only one list checked
+            definitions["bindingFailureConditions"] = {**definitions["bindingConditions"], "uniqueItems": False}
+            definitions["device"]["properties"]["bindingFailureConditions"] = {
+                "$ref": "#/$defs/bindingFailureConditions"}
     if "compatibilityGroups" in definitions:
         if faults.on("three-groups-accepted"):
             definitions["compatibilityGroups"]["maxItems"] = 3

@@ -47,6 +47,18 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
         | [gpu.example.com/attached, gpu.example.com/ready]   | accepted                                                                                        |
         | [gpu.example.com/attached, gpu.example.com/attached] | rejected at "spec.devices[0].bindingConditions[1]" by rule "DRA-API/BINDING-CONDITIONS-UNIQUE" |
 
+    # The rule holds for both lists: an API server that checks only bindingConditions passes the outline above.
+    Scenario Outline: Binding failure conditions <failures>
+      When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
+        | field                                    | value      |
+        | spec.devices[0].bindingFailureConditions | <failures> |
+      Then the request is <outcome>
+
+      Examples:
+        | failures                                                       | outcome                                                                                               |
+        | [gpu.example.com/attach-failed, gpu.example.com/lost]          | accepted                                                                                              |
+        | [gpu.example.com/attach-failed, gpu.example.com/attach-failed] | rejected at "spec.devices[0].bindingFailureConditions[1]" by rule "DRA-API/BINDING-CONDITIONS-UNIQUE" |
+
   Rule: DRA-API/BINDING-CONDITIONS-DISJOINT  No condition is both a binding and a binding failure condition
 
     Scenario Outline: Failure conditions <failures> next to binding condition gpu.example.com/attached

@@ -78,6 +78,19 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Then pod "trainer" is bound to node "worker-1"
       And claim "training" is reserved for pod "trainer"
 
+    # A claim allocated earlier brings no new allocation to write: a scheduler that adds the pod to
+    # reservedFor only in the write that allocates passes the scenario above and binds this pod unreserved.
+    Scenario: A pod joining an allocated claim is added to its consumers before it is bound
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      When a pod "evaluator" using claim "training" is created
+      And the scheduler runs
+      Then pod "evaluator" is bound to node "worker-1"
+      And claim "training" is reserved for pods "trainer, evaluator"
+
   Rule: KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES  A pod follows its claim's existing allocation
 
     Scenario: A second pod sharing an allocated claim goes to the claim's node, not the first node
@@ -114,6 +127,19 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"
       And claim "later" is reserved for pod "trainer"
+
+    # The claim of a template entry exists only once kube-controller-manager generates it: a scheduler that
+    # looks only at resourceClaimName entries passes the scenario above and binds this pod as if it had no claim.
+    Scenario: A pod whose claim is still to be generated from its template waits, with kube-controller-manager down
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      When kube-controller-manager is stopped
+      And a pod "trainer" with a claim for one "gpu" device is created
+      And the scheduler runs
+      Then pod "trainer" is not scheduled
+      When kube-controller-manager restarts
+      And the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And the claim of pod "trainer" is reserved for pod "trainer"
 
   Rule: KEP-3063/DEVICE-EXCLUSIVE  A device belongs to one claim at a time
 

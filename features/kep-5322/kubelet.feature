@@ -79,6 +79,21 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And claim "scratch" is reserved for nobody
       And pod "trainer" does not exist
 
+    # Nobody deletes a failed pod (the kubelet may not evict it): a kubelet that unprepares only on deletion
+    # passes the scenario above and holds both GPUs for as long as the Failed pod stays.
+    Scenario: The failed pod nobody deletes still has both claims unprepared and released
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And claim "model" is reserved for nobody
+      And claim "scratch" is reserved for nobody
+      And pod "trainer" still exists
+
   Rule: KEP-5322/EVENT-SAYS-PERMANENT  The kubelet's event says when an error is permanent
 
     Scenario: The event of a permanent failure says it is permanent
@@ -125,6 +140,19 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
     Scenario: Two transient failures, then the pod runs
       Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
       And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently 2 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 3 times
+
+    # A call that fails as a whole (the plugin crashed) carries no permanent_error: a kubelet that takes such a
+    # failure for permanent once the gate is on fails this pod, though it reads per-claim errors right.
+    Scenario: A plugin that crashes in the middle of the call twice is asked again, and the pod runs
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" crashes during prepare 2 times
       And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs

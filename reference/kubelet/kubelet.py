@@ -107,6 +107,9 @@ class Kubelet:
             state = self._pods[key] = PodState(uid)
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
+        if faults.on("failed-pod-unprepared-on-deletion") and phase == "Failed" and not pod["metadata"].get(
+                "deletionTimestamp"):
+            return False  # the failed pod's claims are left prepared and reserved until someone deletes it
         if finishing and not state.terminating:
             state.terminating, state.attempts, state.retry_at = True, 0, None  # termination does not wait
         if state.retry_at is not None and self._clock.now() < state.retry_at:
@@ -185,6 +188,9 @@ class Kubelet:
             try:
                 results = client.prepare([record.ref for record in pending])
             except PluginCallError as err:
+                if faults.on("failed-call-permanent") and self._gates.enabled(PERMANENT_GATE):
+                    permanent.append(str(err))  # the whole call's failure taken for permanent
+                    break
                 transient.append(str(err))
                 continue
             for record in pending:

@@ -151,6 +151,8 @@ class DynamicResources:
     def awaits_generated_claims(self, pod: Obj) -> bool:
         """Upstream's PreEnqueue: a pod whose claims from templates are not created yet is not tried at all
         (no event, no condition); the pod update that names them brings it back."""
+        if faults.on("ungenerated-claims-skipped"):
+            return False
         return any(entry.claim is None for entry in pod_claims(pod))
 
     # --- PreFilter -----------------------------------------------------------------------------
@@ -162,6 +164,8 @@ class DynamicResources:
         claims: list[Obj] = []
         for entry in entries:
             if entry.claim is None:
+                if faults.on("ungenerated-claims-skipped"):  # only resourceClaimName entries are looked at
+                    continue
                 return Status(
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                     f"waiting for the ResourceClaim of entry {entry.entry!r} to be created from "
@@ -522,6 +526,8 @@ class DynamicResources:
             elif self.binding and status.get("allocation") and faults.on("allocation-timestamp-overwritten"):
                 status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())
                 changed = True
+            if assumed is None and faults.on("joining-pod-not-reserved"):
+                reserve = False  # only the write that allocates adds the pod to reservedFor
             if reserve and not is_reserved_for(latest, pod["metadata"]["uid"]):
                 status.setdefault("reservedFor", []).append(consumer_reference(pod))
                 changed = True

@@ -1,7 +1,9 @@
 """docs/suite-power.md stays true: every rule it names is catalogued, every scenario it cites
 (`` `folder/file.feature` *Scenario name* ``, by name so that adding a scenario above it breaks nothing) is
 exactly one scenario of that file, every feature file it names exists, and every MUST rule of the KEPs whose
-variants the mutation check requires that only one scenario carries is listed with the reason one is enough."""
+variants the mutation check requires that only one scenario carries is listed with the reason one is enough.
+The same holds for the other catalogues' section (KEP-3063, KEP-5322, KEP-5075, KEP-5004, DRA-PLUGIN, DRA-API),
+whose rules listed there as single still are, and whose second angles each name the variant they kill."""
 
 from __future__ import annotations
 
@@ -112,3 +114,62 @@ def test_every_kep_3063_classic_variant_is_named_and_each_angle_names_its_own() 
         assert all(variants[name] == rule for name in VARIANT_NAME.findall(last_cell)), row
     classic_variants = {name for name, rule in variants.items() if rule.startswith(f"{CLASSIC}/")}
     assert sorted(classic_variants - set(VARIANT_NAME.findall(_text()))) == []
+# --- P5 for the catalogues whose MUST rules need no variant each -------------------------------------------
+OTHER_CATALOGUES = ("KEP-3063", "KEP-5322", "KEP-5075", "KEP-5004", "DRA-PLUGIN", "DRA-API")
+OTHER_SECTION = "## P5, the other catalogues"
+ADDED_TABLE = "### Second angles added"
+SINGLE_TABLE = "### Still carried by one scenario"
+ROW_RULE = re.compile(r"^\| ((?:KEP-[0-9]+|DRA-API|DRA-PLUGIN)/[A-Z0-9-]+) \|(.*)$", re.MULTILINE)
+VARIANT_CELL = re.compile(r"^`([a-z0-9-]+)`")
+
+
+def _other_section() -> str:
+    text = _text()
+    assert OTHER_SECTION in text, f"docs/suite-power.md has no section {OTHER_SECTION!r}"
+    return text.split(OTHER_SECTION, 1)[1].split("\n## ", 1)[0]
+
+
+def _table(title: str) -> dict[str, list[str]]:
+    """The rows of one table of the section, by rule ID: the cells after the rule."""
+    part = _other_section().split(title, 1)[1].split("\n### ", 1)[0]
+    rows = {rule: [cell.strip() for cell in rest.strip().strip("|").split(" | ")]
+            for rule, rest in ROW_RULE.findall(part)}
+    assert rows, f"no rows under {title!r}"
+    return rows
+
+
+def _covering() -> dict[str, int]:
+    catalogue = load_catalogue()
+    inventory = take_inventory(Selection.create(FEATURES_DIR), catalogue)
+    return {rule.id: len(inventory.covering(rule.id)) for rule in catalogue.rules.values()
+            if rule.id.split("/")[0] in OTHER_CATALOGUES and rule.level.startswith("MUST")}
+
+
+def test_every_single_scenario_must_rule_of_the_other_catalogues_is_judged() -> None:
+    single = {rule for rule, count in _covering().items() if count == 1}
+    assert single - set(_table(SINGLE_TABLE)) == set(), "MUST rules carried by one scenario, not judged"
+
+
+def test_rules_listed_as_single_are_carried_by_one_scenario() -> None:
+    """A rule that gained a second scenario moves to the table of angles added (or out of the section)."""
+    covering = _covering()
+    assert {rule for rule in _table(SINGLE_TABLE) if covering.get(rule) != 1} == set()
+
+
+def test_an_outline_given_as_the_reason_is_an_outline() -> None:
+    for rule, (cited, reason) in _table(SINGLE_TABLE).items():
+        if reason.startswith("outline"):
+            relative, name = CITED.findall(cited)[0]
+            text = (FEATURES_DIR / relative).read_text(encoding="utf-8")
+            assert f"Scenario Outline: {name}\n" in text, f"{rule}: {name!r} is not an outline"
+
+
+def test_every_angle_added_gave_its_rule_a_second_scenario_and_a_variant() -> None:
+    covering = _covering()
+    variants = {variant.name: variant.rule for variant in VARIANTS}
+    for rule, (_alone, added, variant_cell) in _table(ADDED_TABLE).items():
+        assert covering.get(rule, 0) >= 2, f"{rule} is still carried by {covering.get(rule, 0)} scenario(s)"
+        assert CITED.findall(added), f"{rule}: the angle added cites no scenario"
+        named = VARIANT_CELL.match(variant_cell)
+        assert named, f"{rule}: no variant named"
+        assert variants.get(named.group(1)) == rule, f"{rule}: variant {named.group(1)!r} is not tied to it"
