@@ -274,6 +274,13 @@ VARIANTS: tuple[Variant, ...] = (
        "a pod is added to reservedFor only in the write that allocates the claim, not when it joins an allocated one"),
     _v("failure-conditions-may-repeat", "DRA-API/BINDING-CONDITIONS-UNIQUE",
        "the API server checks only bindingConditions for repeats, not bindingFailureConditions"),
+    _v("checkpoint-misses-joining-pods", "KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE",
+       "the kubelet's checkpoint records a claim's pods only when it calls the plugin, so a pod that joins a prepared "
+       "claim is forgotten across a restart"),
+    _v("shares-take-no-counters", "KEP-5075/COUNTERS-ONCE",
+       "the shares of a multi-allocatable device take none of the counters it consumes"),
+    _v("kubelet-ignores-extended-claim", "KEP-5004/RELEASED-WITH-POD",
+       "the kubelet leaves the claim for a pod's extended resources alone, so a finished pod keeps it reserved"),
 )
 
 

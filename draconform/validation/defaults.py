@@ -1,13 +1,18 @@
-"""kube-apiserver's defaulting of resource.k8s.io/v1 requests, applied to what the reference stores: an
+"""kube-apiserver's defaulting of resource.k8s.io/v1 objects, applied to what the reference stores: an
 exact request or a subrequest without an allocation mode is ExactCount, and one that is ExactCount with no
-count (or count 0, which Go cannot tell from unset) asks for one device. A client reading the object back
-sees these fields, as from a real cluster."""
+count (or count 0, which Go cannot tell from unset) asks for one device; a device taint (in a ResourceSlice
+or a DeviceTaintRule) without timeAdded gets the time of the write, to the second. A client reading the
+object back sees these fields, as from a real cluster."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from draconform.sut import Obj
+
+# The catalogued rule the taint defaulting implements (the request defaults are part of
+# DRA-API/REQUEST-ALLOCATION-MODE, which validation cites).
+TAINT_TIME_ADDED_RULE = "DRA-API/DEVICE-TAINT-TIME-ADDED"
 
 _CLAIM_KINDS = {"ResourceClaim": ("spec",), "ResourceClaimTemplate": ("spec", "spec")}
 
@@ -37,3 +42,24 @@ def _default_count(request: Any) -> None:
     request.setdefault("allocationMode", "ExactCount")
     if request["allocationMode"] == "ExactCount" and request.get("count") in (None, 0):
         request["count"] = 1
+
+
+def apply_taint_defaults(obj: Obj, now: str) -> None:
+    """Stamp `now` (RFC 3339, seconds) on every taint of a v1 ResourceSlice or DeviceTaintRule that has no
+    timeAdded, in place; a taint that has one keeps it."""
+    if obj.get("apiVersion") != "resource.k8s.io/v1":
+        return
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if obj.get("kind") == "DeviceTaintRule":
+        taints: list[Any] = [spec.get("taint")]
+    elif obj.get("kind") == "ResourceSlice":
+        devices = spec.get("devices")
+        taints = [taint for device in devices if isinstance(device, dict)
+                  for taint in device.get("taints") or ()] if isinstance(devices, list) else []
+    else:
+        return
+    for taint in taints:
+        if isinstance(taint, dict) and not taint.get("timeAdded"):
+            taint["timeAdded"] = now

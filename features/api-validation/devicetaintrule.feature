@@ -21,3 +21,10 @@ Feature: DeviceTaintRule objects are well-formed (resource.k8s.io/v1, v1beta2 fr
         | a driver that is no DNS name  | {driver: GPU_Driver}                                     | {key: example.com/maintenance, effect: NoSchedule}                 | rejected at "spec.deviceSelector.driver" by rule "DRA-API/DEVICE-TAINT-RULE"          |
         | a device that is no DNS label | {device: gpu.0}                                          | {key: example.com/maintenance, effect: NoSchedule}                 | rejected at "spec.deviceSelector.device" by rule "DRA-API/DEVICE-TAINT-RULE"          |
         | a 1.34-era class selector     | {deviceClassName: gpu.example.com}                       | {key: example.com/maintenance, effect: NoSchedule}                 | rejected at "spec.deviceSelector.deviceClassName" by rule "DRA-API/DEVICE-TAINT-RULE" |
+
+  Rule: DRA-API/DEVICE-TAINT-TIME-ADDED  The API server stamps a taint written without timeAdded
+
+    Scenario: An administrator's DeviceTaintRule without timeAdded is stored with one
+      When the user creates the DeviceTaintRule "gpu-0-maintenance" from the manifests
+      Then the request is accepted
+      And the stored DeviceTaintRule "gpu-0-maintenance" has field "spec.taint.timeAdded"

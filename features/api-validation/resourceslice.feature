@@ -436,3 +436,19 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | ecc errors             | many      | NoSchedule | rejected at "spec.devices[0].taints[0].key" by rule "DRA-API/DEVICE-TAINT-FORMAT"         |
         | example.com/ecc-errors | too many! | NoSchedule | rejected at "spec.devices[0].taints[0].value" by rule "DRA-API/DEVICE-TAINT-FORMAT"       |
         | example.com/ecc-errors | many      | Evict      | rejected at "spec.devices[0].taints[0].effect" by rule "DRA-API/DEVICE-TAINT-FORMAT"      |
+
+  Rule: DRA-API/DEVICE-TAINT-TIME-ADDED  The API server stamps a taint written without timeAdded
+
+    Scenario: A driver's taint without timeAdded is stored with one
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                  | value                                                        |
+        | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: NoSchedule}]          |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-gpus" has field "spec.devices[0].taints[0].timeAdded"
+
+    Scenario: A driver's taint with timeAdded keeps the time it was given
+      When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
+        | field                  | value                                                                             |
+        | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: NoSchedule, timeAdded: "2026-01-02T03:04:05Z"}] |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-gpus" has field "spec.devices[0].taints[0].timeAdded" set to "2026-01-02T03:04:05Z"

@@ -1,16 +1,17 @@
 """kube-apiserver's validation, defaulting and disabled-field handling for the DRA kinds, installed into the
 reference store: a mutator drops fields whose feature gate is off (kept on update when the stored object
-already had them) and fills in the defaults of requests, then an admission check refuses the write with
+already had them) and fills in the defaults of requests and taints, then an admission check refuses the write with
 every problem found. All of it comes from `draconform.validation`, the layer `draconform validate` uses."""
 
 from __future__ import annotations
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Operation, Store
+from draconform.reference.clock import format_time
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.core import drop_nulls
-from draconform.validation.defaults import apply_request_defaults
+from draconform.validation.defaults import apply_request_defaults, apply_taint_defaults
 from draconform.validation.gates import strip_disabled
 
 
@@ -31,5 +32,11 @@ def install(store: Store) -> None:
             return []  # the store itself refuses kinds it does not serve
         return [FieldCause(p.field, p.message, p.rule) for p in errors(validate_object(new, store.gates, old))]
 
+    def default_taints(operation: Operation, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
+        if is_validated(new):
+            apply_taint_defaults(new, format_time(store.clock.now()))
+        return new
+
     store.add_mutator(drop_disabled_fields)
+    store.add_mutator(default_taints)
     store.add_admission(validate)
