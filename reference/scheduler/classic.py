@@ -104,13 +104,16 @@ class ClassicDynamicResources:
 
     # --- Pre-filter ------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
-        if not pod["spec"].get("resourceClaims") or not self._gates.enabled(GATE):
+        gate = self._gates.enabled(GATE) or faults.on("classic-scheduler-gate-ignored")
+        if not pod["spec"].get("resourceClaims") or not gate:
             return Status(Code.SKIP)  # without the feature a scheduler does not know claims exist
         claims = []
         namespace = pod["metadata"]["namespace"]
         for entry, name, generated in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, namespace)
             if claim is None:
+                if faults.on("classic-missing-claim-ignored"):  # the fault: a claim not there yet is skipped
+                    continue
                 return Status(Code.UNSCHEDULABLE,
                               f'waiting for resource claim "{name}" (entry "{entry}") to be created')
             if generated and not _owned_by(claim, pod) and not faults.on("classic-unowned-claim-used"):
