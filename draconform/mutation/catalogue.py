@@ -303,6 +303,8 @@ VARIANTS: tuple[Variant, ...] = (
        "the shares of a multi-allocatable device take none of the counters it consumes"),
     _v("kubelet-ignores-extended-claim", "KEP-5004/RELEASED-WITH-POD",
        "the kubelet leaves the claim for a pod's extended resources alone, so a finished pod keeps it reserved"),
+    _v("restart-readmits-failed-pods", "KEP-5322/FAILED-STAYS-FAILED",
+       "a restarted kubelet admits a pod that failed on a permanent error again, and prepares its claims"),
     # Rules one scenario is enough for: the variant the one scenario kills, as evidence.
     _v("failed-pod-deleted", "KEP-5322/NO-EVICTION", "the kubelet deletes the pod it failed on a permanent error"),
     _v("permanent-marks-the-whole-call", "KEP-5322/PERMANENT-NEEDS-ERROR",

@@ -135,6 +135,26 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       Then pod "trainer" is Failed
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
 
+    # Above, the claim is already unprepared and released when the kubelet restarts, so a kubelet that admits the
+    # Failed pod again finds it no longer reserved and prepares nothing. Here unprepare is still failing: the
+    # claims are still the pod's, and only the Failed phase keeps the restarted kubelet from preparing them.
+    Scenario: Restarted while the failed pod's claims are still being unprepared, the kubelet does not prepare them again
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
+      And a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And claim "model" is reserved for pod "trainer"
+      When kubelet restarts
+      And 1 minute passes
+      Then pod "trainer" is Failed
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "scratch" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And claim "model" is reserved for nobody
+      And claim "scratch" is reserved for nobody
+
   Rule: KEP-5322/TRANSIENT-RETRIED  Errors not marked permanent are retried until they clear
 
     Scenario: Two transient failures, then the pod runs

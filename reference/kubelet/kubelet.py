@@ -102,6 +102,7 @@ class Kubelet:
                 return False
             return self._forget(key, state)
         uid = pod["metadata"]["uid"]
+        fresh = state is None
         if state is None or state.uid != uid:
             if state is not None:  # a new pod under the same name; the old one is gone
                 self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
@@ -109,6 +110,9 @@ class Kubelet:
             state = self._pods[key] = PodState(uid)
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
+        if fresh and phase == "Failed" and not pod["metadata"].get("deletionTimestamp") and (
+                pod.get("status") or {}).get("reason") == PREPARE_FAILED and faults.on("restart-readmits-failed-pods"):
+            return self._start(pod, state)  # a pod this kubelet did not see fail is admitted again
         if faults.on("failed-pod-unprepared-on-deletion") and phase == "Failed" and not pod["metadata"].get(
                 "deletionTimestamp"):
             return False  # the failed pod's claims are left prepared and reserved until someone deletes it
