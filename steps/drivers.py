@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kubeletplugin.cdi import parse_specs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import (
     API_VERSIONS,
@@ -36,7 +37,7 @@ from draconform.steps.common import (
     observes,
     split_names,
 )
-from draconform.sut import Obj, SystemUnderTest
+from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '
 KUBELET_ASKS = KUBELET + r'asks driver "(?P<driver>[^"]+)" to '
@@ -356,6 +357,26 @@ def cdi_ids_qualified(kubelet: KubeletRecord, claim: str | None, pod: str | None
         pytest.skip("the driver returned no CDI device ID to check")
     bad = [cdi_id for cdi_id in ids if not CDI_DEVICE_ID.fullmatch(cdi_id)]
     assert not bad, f"CDI device IDs that are not fully qualified vendor/class=name: {bad}"
+
+
+@then(parsers.re(r"every CDI device ID the driver returned for " + CLAIM +
+                 r' is defined in a CDI spec file on node "(?P<node>[^"]+)"'))
+@observes("object")
+def cdi_ids_defined(sut: SystemUnderTest, kubelet: KubeletRecord, claim: str | None, pod: str | None,
+                    node: str) -> None:
+    """The container runtime resolves an ID only through a spec file on the node; a file it would refuse
+    defines nothing."""
+    result = _prepared(kubelet, claim, pod).result
+    assert result is not None
+    ids = [cdi_id for device in result.devices for cdi_id in device.cdi_device_ids]
+    assert ids, "the driver returned no CDI device ID"
+    if not hasattr(sut, "node_cdi_spec_files"):  # a provider written before the seam offered it
+        raise Unsupported("the system under test cannot read a node's CDI spec files (node_cdi_spec_files)")
+    specs = parse_specs(sut.node_cdi_spec_files(node))
+    missing = specs.undefined(ids)
+    problems = "; ".join(specs.problems)
+    assert not missing, (f"CDI device IDs no spec file on node {node!r} defines: {missing}"
+                         + (f" (spec files a runtime would refuse: {problems})" if problems else ""))
 
 
 @then(parsers.re(r"every device the driver prepared for " + CLAIM + r" has a CDI device ID"))

@@ -157,6 +157,10 @@ VARIANTS: tuple[Variant, ...] = (
        "a restarted scheduler keeps the gates it first ran with"),
     _v("plugin-checks-only-its-own-claim", "KEP-5963/DRIVER-VALIDATES-AT-PREPARE",
        "the kubelet plugin does not check against claims already prepared"),
+    _v("plugin-writes-no-cdi-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
+       "the kubelet plugin answers with CDI device IDs no spec file on the node defines"),
+    _v("plugin-unprepare-removes-every-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
+       "unpreparing one claim removes the CDI spec files of every claim the driver prepared"),
     # --- KEP-4381: the structured allocator -----------------------------------------------------------
     _v("older-generations-allocated", "KEP-4381/POOL-NEWEST-GENERATION", "devices of older generations count"),
     _v("incomplete-pools-allocated", "KEP-4381/POOL-INCOMPLETE", "incomplete pools are used"),
