@@ -33,6 +33,17 @@ def pod_claims(pod: Obj) -> list[PodClaim]:
     return claims
 
 
+def pod_claims_with_extended(pod: Obj) -> list[PodClaim]:
+    """The claims a kubelet prepares for the pod: those of its spec and, once the scheduler wrote it (KEP-5004),
+    the claim for its extended resources that status.extendedResourceClaimStatus names, as upstream's kubelet
+    appends it to the pod's claims."""
+    claims = pod_claims(pod)
+    extended = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    if extended:
+        claims.append(PodClaim("extended-resources", str(extended), None))
+    return claims
+
+
 def consumer_reference(pod: Obj) -> dict[str, str]:
     """The `status.reservedFor` entry naming a pod."""
     return {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}

@@ -218,6 +218,18 @@ VARIANTS: tuple[Variant, ...] = (
        "the kubelet runs a pod once its claim is reserved for anyone, not for this pod"),
     _v("classic-plugin-unprepare-keeps-state", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-UNDOES",
        "the kubelet plugin answers unprepare with OK but keeps the prepared answer"),
+    _v("classic-kubelet-constant-backoff", "KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED",
+       "the kubelet retries a failed prepare at a fixed interval, without back-off"),
+    _v("classic-kubelet-runs-without-claim", "KEP-3063-CLASSIC/KUBELET-MISSING-CLAIM-NOT-RUN",
+       "the kubelet skips a claim that does not exist and runs the pod"),
+    _v("classic-driver-takes-every-claim", "KEP-3063-CLASSIC/DRIVER-HANDLES-ITS-CLAIMS",
+       "the driver allocates the claims of every class, other drivers' too"),
+    _v("classic-reallocate-keeps-available-on", "KEP-3063-CLASSIC/REALLOCATE-FREES",
+       "a claim freed on Reallocate keeps the availableOnNodes of its old allocation"),
+    _v("classic-claim-not-controlled", "KEP-3063-CLASSIC/TEMPLATE-CLAIM-OWNED",
+       "the generated claim's owner reference to the pod is not its controller"),
+    _v("classic-unsuitable-nodes-never-shrink", "KEP-3063-CLASSIC/UNSUITABLE-NODES-REFRESHED",
+       "the driver adds nodes to unsuitableNodes as capacity goes but never takes one off when it comes back"),
     _v("restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated"),
     _v("restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
@@ -266,6 +278,13 @@ VARIANTS: tuple[Variant, ...] = (
        "a pod is added to reservedFor only in the write that allocates the claim, not when it joins an allocated one"),
     _v("failure-conditions-may-repeat", "DRA-API/BINDING-CONDITIONS-UNIQUE",
        "the API server checks only bindingConditions for repeats, not bindingFailureConditions"),
+    _v("checkpoint-misses-joining-pods", "KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE",
+       "the kubelet's checkpoint records a claim's pods only when it calls the plugin, so a pod that joins a prepared "
+       "claim is forgotten across a restart"),
+    _v("shares-take-no-counters", "KEP-5075/COUNTERS-ONCE",
+       "the shares of a multi-allocatable device take none of the counters it consumes"),
+    _v("kubelet-ignores-extended-claim", "KEP-5004/RELEASED-WITH-POD",
+       "the kubelet leaves the claim for a pod's extended resources alone, so a finished pod keeps it reserved"),
 )
 
 

@@ -91,6 +91,30 @@ Feature: A driver's control-plane controller allocates and frees claims (KEP-306
       Then claim "other" is available only on node "worker-2"
       And the unsuitable nodes of claim "waiting" are "worker-1, worker-2"
 
+    # Above the list only grows, which a driver that never takes a node off it passes too; here a claim gives
+    # its place back.
+    Scenario: Once the claim on worker-2 is deleted and freed, worker-2 is no longer unsuitable
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-2: 1}
+        """
+      And a classic claim "other" of class "acme-gpu" with Immediate allocation
+      And a classic claim "waiting" of class "acme-gpu"
+      When the user updates the status of ResourceClaim "waiting":
+        """yaml
+        phase: Pending
+        userLimit: 1
+        scheduling:
+          scheduler: {potentialNodes: [worker-1, worker-2]}
+        """
+      And the scheduler runs
+      Then claim "other" is available only on node "worker-2"
+      And the unsuitable nodes of claim "waiting" are "worker-1, worker-2"
+      When claim "other" is deleted
+      And the scheduler runs
+      Then claim "other" does not exist
+      And the unsuitable nodes of claim "waiting" are "worker-1"
+
   Rule: KEP-3063-CLASSIC/FINALIZER-BEFORE-ALLOCATION  The driver's finalizer guards every allocation
 
     Scenario: An allocated claim carries the driver's finalizer

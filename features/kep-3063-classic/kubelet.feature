@@ -148,6 +148,17 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       Then pod "trainer" is Running
       And driver "gpu.acme.com" on node "worker-1" was asked to prepare claim "trainer-res" 3 times
 
+    # Above, a kubelet retrying at a fixed interval gets the pod running within the ten seconds as well; the
+    # back-off shows only in when the retries come.
+    Scenario: Three failed prepares are retried at growing intervals, then the pod runs
+      Given the plugin of driver "gpu.acme.com" on node "worker-1" fails to prepare transiently 3 times
+      And a pod "trainer" with template claim of class "acme-gpu"
+      When the scheduler runs
+      And 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.acme.com" on node "worker-1" was asked to prepare claim "trainer-res" 4 times
+      And the calls to prepare claim "trainer-res" on driver "gpu.acme.com" on node "worker-1" came at growing intervals
+
   Rule: KEP-3063-CLASSIC/KUBELET-SKEW-STARTS-WITHOUT-RESOURCES  Without the feature the pod starts unprepared
 
     Scenario: A kubelet with the gate off starts the pod and calls no plugin

@@ -131,6 +131,8 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
 
   Rule: KEP-3063-CLASSIC/SCHEDULER-NEVER-SELECTS-FOR-IMMEDIATE  Immediate claims get no selectedNode from the scheduler
 
+    # Also PREFILTER-IMMEDIATE-PENDING's other half: the pod waits without the scheduler touching the claim.
+    @rule:KEP-3063-CLASSIC/PREFILTER-IMMEDIATE-PENDING
     Scenario: A pod waiting for an unallocated Immediate claim leaves its scheduling fields alone
       Given the classic driver "gpu.acme.com" runs with no capacity anywhere
       And a classic claim "gpu" of class "acme-gpu" with Immediate allocation

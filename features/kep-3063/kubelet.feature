@@ -186,6 +186,26 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
       And pod "trainer" does not exist
 
+    # The second pod joins a claim already prepared, so no call records it: a kubelet that writes its checkpoint
+    # only when it calls the plugin passes the scenario above and, once restarted, unprepares under the second pod.
+    Scenario: After a kubelet restart a claim two running pods share is unprepared only once both are gone
+      Given a claim "shared" for one "gpu" device
+      And a pod "first" using claim "shared"
+      And a pod "second" using claim "shared"
+      When the scheduler runs
+      And kubelet restarts
+      Then pod "first" is Running
+      And pod "second" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "shared" once
+      When pod "first" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "shared" never
+      And claim "shared" is reserved for pod "second"
+      When pod "second" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "shared" once
+      And claim "shared" is reserved for nobody
+
   Rule: KEP-3063/KUBELET-FEATURE-OFF  A kubelet without the feature starts the pod without its resources
 
     Scenario: With DynamicResourceAllocation off the kubelet runs the pod and prepares nothing

@@ -193,6 +193,38 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
       And pod "second" is bound to node "worker-1"
       And the claim of pod "second" is allocated devices "gpu-0, gpu-1"
 
+    # A finished pod stays until someone deletes it: a controller that lets the claim go only with its owner
+    # passes the scenario above and keeps both GPUs for a pod that no longer runs.
+    Scenario: A second pod gets the GPUs once the first has finished, though it is not deleted
+      Given the Pod:
+        """yaml
+        metadata: {name: first}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      And the Pod:
+        """yaml
+        metadata: {name: second}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      When the scheduler runs
+      Then pod "first" is bound to node "worker-1"
+      And pod "second" is not scheduled
+      When pod "first" finishes with phase "Succeeded"
+      And the scheduler runs
+      Then the claims generated for pod "first" are gone
+      And pod "second" is bound to node "worker-1"
+      And the claim of pod "second" is allocated devices "gpu-0, gpu-1"
+
   Rule: KEP-5004/GATE-OFF  Without DRAExtendedResource in the scheduler, no claim and no fit
 
     Scenario Outline: kube-scheduler with DRAExtendedResource <gate>

@@ -319,3 +319,49 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         - {memory: 5Gi}
         """
       And the allocation of claim "team" holds device "gpu-0-half" whole
+
+    # The other side of "once": a share does take the counters. A scheduler that charges shares nothing passes
+    # the scenario above (its 20Gi partition fits either way) and puts a 30Gi partition beside the share here.
+    Scenario: A share of a partition takes its 20Gi of counters, so a 30Gi partition no longer fits beside it
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0-mem
+            counters: {memory: {value: 40Gi}}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-partitions}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0-shared
+            allowMultipleAllocations: true
+            capacity: {memory: {value: 20Gi}}
+            consumesCounters: [{counterSet: gpu-0-mem, counters: {memory: {value: 20Gi}}}]
+          - name: gpu-0-large
+            consumesCounters: [{counterSet: gpu-0-mem, counters: {memory: {value: 30Gi}}}]
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: team}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu, capacity: {requests: {memory: 5Gi}}}}
+            - name: whole
+              exactly:
+                deviceClassName: gpu
+                selectors: [{cel: {expression: '!device.allowMultipleAllocations'}}]
+        """
+      And a pod "team" using claim "team"
+      When the scheduler runs
+      Then pod "team" is not scheduled
+      And claim "team" is not allocated

@@ -123,7 +123,8 @@ def _claim_for(pod: Obj, name: str, template: Obj) -> Obj:
             "namespace": pod["metadata"]["namespace"],
             **{key: dict(metadata[key]) for key in ("labels", "annotations") if metadata.get(key)},
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
-                                 "uid": pod["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}],
+                                 "uid": pod["metadata"]["uid"], "blockOwnerDeletion": True,
+                                 "controller": not faults.on("classic-claim-not-controlled")}],
         },
         "spec": dict(template.get("spec") or {}),
     }

@@ -86,6 +86,8 @@ class ClassicDriverController:
 
     # --- which claims ----------------------------------------------------------------------------
     def _mine(self, claim: Obj) -> bool:
+        if faults.on("classic-driver-takes-every-claim"):  # the fault: other drivers' claims too
+            return True
         recorded = (claim.get("status") or {}).get("driverName")
         if recorded and not faults.on("classic-driver-finds-claims-by-class"):
             return bool(recorded == self.behaviour.driver)
@@ -123,6 +125,8 @@ class ClassicDriverController:
         if faults.on("classic-driver-judges-first-potential-node"):  # the fault: the rest are left unjudged
             potential = potential[:1]
         unsuitable = {node for node in potential if not self._can_allocate_on(node)}
+        if faults.on("classic-unsuitable-nodes-never-shrink"):  # the fault: a node once listed stays listed
+            unsuitable |= set(driver.get("unsuitableNodes") or []) & set(potential)
         if selected and self.behaviour.on_failure == "unsuitable":
             unsuitable.add(selected)  # ... and say no to a selected node one of two ways (D-3063-4)
         changed = sorted(unsuitable) != (driver.get("unsuitableNodes") or [])
@@ -162,8 +166,10 @@ class ClassicDriverController:
         if status.get("reservedFor"):
             return False
         wrote = False
-        if status.get("phase") != "Pending" or status.get("attributes") or status.get("scheduling"):
-            claim["status"] = {key: status[key] for key in ("userLimit", "driverName") if key in status}
+        stale = faults.on("classic-reallocate-keeps-available-on")  # the fault: the old availableOnNodes stays
+        if status.get("phase") != "Pending" or status.get("attributes") or (status.get("scheduling") and not stale):
+            kept = ("userLimit", "driverName", "scheduling") if stale else ("userLimit", "driverName")
+            claim["status"] = {key: status[key] for key in kept if key in status}
             claim["status"]["phase"] = "Pending"
             if not self._write_status(claim):
                 return False

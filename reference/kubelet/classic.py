@@ -103,6 +103,8 @@ class ClassicKubelets:
             for _, name, _ in claim_names(pod):
                 claim = self._store.get("ResourceClaim", name, pod["metadata"]["namespace"])
                 if claim is None:
+                    if faults.on("classic-kubelet-runs-without-claim"):  # the fault: a missing claim is skipped
+                        continue
                     return self._say(pod, CLAIM_NOT_FOUND, f'resource claim "{name}" does not exist')
                 reserved = {entry.get("uid") for entry in (claim.get("status") or {}).get("reservedFor") or []}
                 if uid not in reserved and not (faults.on("classic-kubelet-any-reservation") and reserved):
@@ -194,6 +196,8 @@ class ClassicKubelets:
         self._attempts[uid] = attempts
         self._waiting.add(uid)
         delay = min(INITIAL_BACKOFF * (1 << min(attempts - 1, 16)), MAX_BACKOFF)
+        if faults.on("classic-kubelet-constant-backoff"):  # the fault: retried at a fixed interval
+            delay = INITIAL_BACKOFF
         self._clock.call_at(self._clock.now() + delay, lambda: self._wake(uid))
 
     def _wake(self, uid: str) -> None:

@@ -7,7 +7,8 @@ retried with exponential backoff on the cluster clock, including calls that fail
 plugin, a deadline passed), unless the plugin marks a claim's error permanent and DRAHandlePermanentDriverFailures
 is on: then the pod fails (phase Failed, in one status write), is never prepared again, and is neither
 deleted nor evicted. With DynamicResourceAllocation off the kubelet knows nothing of claims and starts the pod
-without its resources (KEP-3063 Version Skew Strategy).
+without its resources (KEP-3063 Version Skew Strategy). With DRAExtendedResource on, the claim the scheduler
+wrote for the pod's extended resources (KEP-5004) is one of its claims, as upstream's kubelet appends it.
 
 When a pod finishes or is being deleted, the claims it was the last user of on the node are unprepared (those
 whose preparation was attempted, failed ones included); only then is the pod dropped from the claims'
@@ -29,7 +30,7 @@ from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
-from draconform.reference.podclaims import is_reserved_for, pod_claims
+from draconform.reference.podclaims import PodClaim, is_reserved_for, pod_claims, pod_claims_with_extended
 from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj, copy_object
 
@@ -66,6 +67,7 @@ class Kubelet:
         self._pods: dict[PodKey, PodState] = {}
         self._dirty: set[PodKey] = set()
         self._stopped = False
+        self._joined: dict[str, set[str]] = {}  # only with fault checkpoint-misses-joining-pods: claim UID -> pods
 
     def stop(self) -> None:
         self._stopped = True
@@ -134,7 +136,7 @@ class Kubelet:
             return self._set_phase(pod, "Running")  # the skew row: started without its resources
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         claims: list[Obj] = []
-        for entry in pod_claims(pod):
+        for entry in self._claims_of(pod):
             if entry.claim is None:
                 return self._wait(pod, state, f"the ResourceClaim of entry {entry.entry!r} has not been created yet")
             claim = self._store.peek("ResourceClaim", entry.claim, namespace)  # read only
@@ -168,6 +170,9 @@ class Kubelet:
             drivers = tuple(sorted({str(result.get("driver")) for result in results}))
             record = ClaimRecord(ClaimRef(meta["namespace"], meta["name"], meta["uid"]), drivers)
             self._checkpoint.claims[meta["uid"]] = record
+        if faults.on("checkpoint-misses-joining-pods") and record.prepared and pod_uid not in record.pods:
+            self._joined.setdefault(meta["uid"], set()).add(pod_uid)  # in memory only: a restart loses it
+            return record
         record.pods.add(pod_uid)
         return record
 
@@ -235,9 +240,15 @@ class Kubelet:
     def _unprepare_for(self, key: PodKey, state: PodState, pod: Obj | None) -> tuple[bool, bool]:
         """Unprepare the claims this pod is the last user of on the node. Returns (progressed, done)."""
         release = []
-        for record in self._checkpoint.of_pod(state.uid):
-            if record.pods - {state.uid}:
+        records = self._checkpoint.of_pod(state.uid)
+        if self._joined:  # fault checkpoint-misses-joining-pods
+            records += [self._checkpoint.claims[uid] for uid, pods in self._joined.items()
+                        if state.uid in pods and uid in self._checkpoint.claims]
+        for record in records:
+            joined = self._joined.get(record.ref.uid, set())
+            if (record.pods | joined) - {state.uid}:
                 record.pods.discard(state.uid)  # another pod on the node still uses the claim
+                joined.discard(state.uid)
             else:
                 release.append(record)
         if not release:
@@ -274,7 +285,7 @@ class Kubelet:
     def _drop_reservations(self, pod: Obj) -> bool:
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         wrote = False
-        for entry in pod_claims(pod):
+        for entry in self._claims_of(pod):
             claim = self._store.get("ResourceClaim", entry.claim, namespace) if entry.claim else None
             if claim is None or not is_reserved_for(claim, uid):
                 continue
@@ -309,6 +320,12 @@ class Kubelet:
             self._store.update(claim)
 
     # --- helpers ---------------------------------------------------------------------------------------
+    def _claims_of(self, pod: Obj) -> list[PodClaim]:
+        """The pod's claims, with the claim for its extended resources while DRAExtendedResource is on."""
+        if faults.on("kubelet-ignores-extended-claim"):
+            return pod_claims(pod)  # the extended claim left to kube-controller-manager, which waits for us
+        return pod_claims_with_extended(pod) if self._gates.enabled("DRAExtendedResource") else pod_claims(pod)
+
     def _wait(self, pod: Obj, state: PodState, reason: str) -> bool:
         """The pod may not run yet; say why once. A change of the pod or its claims brings it back here."""
         if state.waiting_for != reason:

@@ -15,7 +15,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.kubelet import Kubelet, PodKey
 from draconform.reference.kubelet.plugins import DEFAULT_CALL_TIMEOUT, PluginRegistry
-from draconform.reference.podclaims import pod_claims
+from draconform.reference.podclaims import pod_claims_with_extended
 from draconform.sut import ApiError, Obj
 
 # (driver, node) -> the registration socket of the driver's plugin on that node, or None
@@ -89,7 +89,7 @@ class Kubelets:
         if not node:
             return
         key = _key(pod)
-        for entry in pod_claims(pod):
+        for entry in pod_claims_with_extended(pod):
             if entry.claim:
                 users = self._claim_users.setdefault((key[0], entry.claim), set())
                 if deleted:

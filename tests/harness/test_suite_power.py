@@ -67,6 +67,53 @@ def test_every_single_scenario_must_rule_is_judged() -> None:
     assert single - listed == set(), "MUST rules carried by one scenario, not judged in docs/suite-power.md"
 
 
+# --- KEP-3063-CLASSIC: its own section, with the angles added and the rules still carried by one scenario ---
+CLASSIC = "KEP-3063-CLASSIC"
+CLASSIC_SECTION = "## KEP-3063-CLASSIC"
+CLASSIC_ANGLES = "### Angles added"
+CLASSIC_SINGLE = "### Still carried by one scenario"
+VARIANT_NAME = re.compile(r"`(classic-[a-z0-9-]+)`")
+
+
+def _classic_part(heading: str) -> str:
+    section = _text().split(CLASSIC_SECTION, 1)[1].split("\n## ", 1)[0]
+    return section.split(heading, 1)[1].split("\n### ", 1)[0]
+
+
+def _classic_coverage() -> dict[str, int]:
+    """Each MUST / MUST NOT rule of KEP-3063-CLASSIC with the number of scenarios carrying it (an outline
+    counts once, whatever its rows)."""
+    catalogue = load_catalogue()
+    inventory = take_inventory(Selection.create(FEATURES_DIR), catalogue)
+    return {rule.id: len(inventory.covering(rule.id)) for rule in catalogue.rules.values()
+            if rule.kep == CLASSIC and rule.level.startswith("MUST")}
+
+
+def test_every_single_scenario_must_rule_of_kep_3063_classic_is_judged() -> None:
+    single = {rule for rule, scenarios in _classic_coverage().items() if scenarios == 1}
+    listed = set(RULE_ID.findall(_classic_part(CLASSIC_SINGLE)))
+    assert single - listed == set(), "KEP-3063-CLASSIC MUST rules carried by one scenario, not judged"
+
+
+def test_every_kep_3063_classic_angle_gave_its_rule_a_second_scenario() -> None:
+    coverage = _classic_coverage()
+    rows = [line for line in _classic_part(CLASSIC_ANGLES).splitlines() if line.startswith(f"| {CLASSIC}/")]
+    assert rows, "the section lists the angles added"
+    rules = [RULE_ID.findall(row)[0] for row in rows]
+    assert [rule for rule in rules if coverage.get(rule, 0) < 2] == []
+
+
+def test_every_kep_3063_classic_variant_is_named_and_each_angle_names_its_own() -> None:
+    """Each variant named in the section is catalogued; an angle's variant (its row's last cell) breaks that
+    row's rule; and every variant of the catalogue's KEP-3063-CLASSIC block is named in the audit."""
+    variants = {variant.name: variant.rule for variant in VARIANTS}
+    section = _classic_part(CLASSIC_ANGLES) + _classic_part(CLASSIC_SINGLE)
+    assert sorted(set(VARIANT_NAME.findall(section)) - set(variants)) == []
+    for row in (line for line in _classic_part(CLASSIC_ANGLES).splitlines() if line.startswith(f"| {CLASSIC}/")):
+        rule, last_cell = RULE_ID.findall(row)[0], row.rstrip(" |").rsplit("|", 1)[1]
+        assert all(variants[name] == rule for name in VARIANT_NAME.findall(last_cell)), row
+    classic_variants = {name for name, rule in variants.items() if rule.startswith(f"{CLASSIC}/")}
+    assert sorted(classic_variants - set(VARIANT_NAME.findall(_text()))) == []
 # --- P5 for the catalogues whose MUST rules need no variant each -------------------------------------------
 OTHER_CATALOGUES = ("KEP-3063", "KEP-5322", "KEP-5075", "KEP-5004", "DRA-PLUGIN", "DRA-API")
 OTHER_SECTION = "## P5, the other catalogues"
