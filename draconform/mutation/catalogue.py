@@ -218,6 +218,8 @@ VARIANTS: tuple[Variant, ...] = (
        "the kubelet runs a pod once its claim is reserved for anyone, not for this pod"),
     _v("classic-plugin-unprepare-keeps-state", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-UNDOES",
        "the kubelet plugin answers unprepare with OK but keeps the prepared answer"),
+    _v("classic-plugin-writes-no-cdi-spec", "KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-FILES",
+       "the kubelet plugin answers with CDI device names no spec file on the node defines"),
     _v("classic-kubelet-constant-backoff", "KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED",
        "the kubelet retries a failed prepare at a fixed interval, without back-off"),
     _v("classic-kubelet-runs-without-claim", "KEP-3063-CLASSIC/KUBELET-MISSING-CLAIM-NOT-RUN",
