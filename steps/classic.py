@@ -14,7 +14,7 @@ import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from draconform.kubeletplugin.cdi import parse_specs
+from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.steps.common import (
@@ -368,6 +368,7 @@ def classic_prepared(classic_kubelet: ClassicKubelet, claim: str) -> None:
 
 @then(parsers.parse('every CDI device name the classic plugin returned for claim "{claim}" is defined in a CDI '
                     'spec file on node "{node}"'))
+@observes("object")
 def classic_cdi_defined(sut: SystemUnderTest, classic_kubelet: ClassicKubelet, claim: str, node: str) -> None:
     names = [name for answer in classic_kubelet.of(claim, "prepare") if answer.error is None for name in answer.devices]
     assert names, f"the plugin prepared claim {claim!r} without naming a device"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from draconform.kubeletplugin.cdi import parse_specs
+from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import (
     API_VERSIONS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from draconform.kubeletplugin.cdi import SpecDirectory, parse_specs, read_dirs, spec_text
+from draconform.kube.cdi import SpecDirectory, parse_specs, read_dirs, spec_text
 
 YAML_SPEC = """\
 cdiVersion: 0.6.0

@@ -29,8 +29,8 @@ from typing import Any
 import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
+from draconform.kube.cdi import read_dirs
 from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
-from draconform.kubeletplugin.cdi import read_dirs
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
     DRIVER_PROGRAM,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from draconform.kubeletplugin.cdi import parse_specs, read_dirs
+from draconform.kube.cdi import parse_specs, read_dirs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
 from draconform.plugincheck.claims import Support, TestClaim

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from draconform import faults
-from draconform.kubeletplugin.cdi import spec_text
+from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from draconform.kube.cdi import SpecDirectory
 from draconform.kube.featuregates import FeatureGates
-from draconform.kubeletplugin.cdi import SpecDirectory
 from draconform.reference.apiserver.store import Store
 from draconform.reference.drivers.faults import FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, InventoryDevice, NodePlugin, inventory_devices

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 from draconform import faults
-from draconform.kubeletplugin.cdi import spec_text
+from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.store import Store

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from draconform.kubeletplugin.cdi import SpecDirectory
+from draconform.kube.cdi import SpecDirectory
 from draconform.kubeletplugin.server import serve_plugin, serve_registration
 from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.apiserver.store import Store

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,11 @@ from typing import Any
 
 import yaml
 
-from draconform.kubeletplugin.types import CDI_DEVICE_ID
+# A fully qualified CDI device name, vendor/class=name, with the characters the CDI specification allows
+# in each part: vendor and class start with a letter, the name with a letter or digit, and all three end
+# with a letter or digit.
+_CDI_KIND_PART = r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
+CDI_DEVICE_ID = re.compile(_CDI_KIND_PART + "/" + _CDI_KIND_PART + r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
 
 # The extensions a runtime reads in a CDI directory.
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
