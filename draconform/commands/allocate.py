@@ -469,6 +469,8 @@ def _slice_shape(obj: Obj) -> str | None:
         if not isinstance(device, dict):
             problems.append(f"spec.devices[{index}]: Invalid value: expected an object")
             continue
+        if _device_shape_ok(device):
+            continue  # the usual case, checked without writing a field path for every field of every device
         problems.append(_typed(device.get("name"), f"spec.devices[{index}].name", str, "a string", required=True))
         for field in ("attributes", "capacity"):
             problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", dict, "an object"))
@@ -476,6 +478,22 @@ def _slice_shape(obj: Obj) -> str | None:
             problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", list, "a list"))
     problems.append(_typed(spec.get("sharedCounters"), "spec.sharedCounters", list, "a list"))
     return next((p for p in problems if p), None)
+
+
+def _device_shape_ok(device: Obj) -> bool:
+    """Whether `_slice_shape` would find nothing wrong with this device."""
+    get = device.get
+    if not isinstance(get("name"), str):
+        return False
+    for field in ("attributes", "capacity"):
+        value = get(field)
+        if value is not None and not isinstance(value, dict):
+            return False
+    for field in ("consumesCounters", "taints", "bindingConditions", "bindingFailureConditions"):
+        value = get(field)
+        if value is not None and not isinstance(value, list):
+            return False
+    return True
 
 
 def _selectors(selectors: Any, path: str) -> str | None:

@@ -287,6 +287,21 @@ VARIANTS: tuple[Variant, ...] = (
        "the shares of a multi-allocatable device take none of the counters it consumes"),
     _v("kubelet-ignores-extended-claim", "KEP-5004/RELEASED-WITH-POD",
        "the kubelet leaves the claim for a pod's extended resources alone, so a finished pod keeps it reserved"),
+    # Rules one scenario is enough for: the variant the one scenario kills, as evidence.
+    _v("failed-pod-deleted", "KEP-5322/NO-EVICTION", "the kubelet deletes the pod it failed on a permanent error"),
+    _v("permanent-marks-the-whole-call", "KEP-5322/PERMANENT-NEEDS-ERROR",
+       "the driver marks every answer of a call permanent when one claim fails permanently"),
+    _v("permanent-refusal-remembered-as-transient", "KEP-5322/DRIVER-EXPECTS-REPEAT",
+       "the driver answers a repeat of a permanently refused claim with an error not marked permanent"),
+    _v("unprepare-of-unknown-claim-fails", "KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT",
+       "the driver refuses to unprepare a claim it never prepared"),
+    _v("allocation-node-ignored", "KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES",
+       "an allocated claim of the pod does not restrict the nodes the pod may go to"),
+    _v("first-refusal-refuses-the-rest", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
+       "after one claim of a call fails, the plugin refuses the claims after it"),
+    _v("refusal-spoils-later-preparations", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
+       "after one claim of a call fails, claims the plugin still has to prepare get that failure; claims it "
+       "prepared before are answered from its checkpoint"),
 )
 
 

@@ -1,5 +1,8 @@
 """Safe, line-tracking loading of YAML and JSON manifests for `draconform validate`.
 
+Plain block YAML (a `kubectl get -o yaml` dump) is read line by line first (`blockyaml`); its lines are found
+when first asked for. Anything else, and the line finding, goes the way described next, the reference.
+
 Objects are built straight from the event stream of libyaml's C parser (`yaml.CSafeLoader`), without
 the C node composer: the composer recurses and crashes the interpreter on deeply nested input, and
 libyaml's flow-collection handling is quadratic in nesting depth. Building from events, iteratively,
@@ -9,9 +12,9 @@ nesting before any of that can hurt."""
 from __future__ import annotations
 
 import functools
+import gc
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -20,6 +23,7 @@ from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from draconform.sut import copy_object
+from draconform.validation.blockyaml import read_block_yaml
 from draconform.validation.problems import Path, Problem
 
 MAX_BYTES = 64 * 1024 * 1024  # default input limit: a large cluster's `kubectl get -o yaml` dump, not one request
@@ -52,19 +56,34 @@ class LoadError(Exception):
         self.line = line
 
 
-@dataclass
 class Document:
-    """One object from a manifest stream, with the 1-based line of every field path in it."""
+    """One object from a manifest stream, with the 1-based line of every field path in it.
 
-    data: Any
-    line: int  # where the document (or the List item) starts
-    lines: dict[Path, int] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)  # duplicate keys found while loading
+    The lines of a document read line by line (`blockyaml`) are found when first asked for, by reading its
+    text again with line tracking: a command that reports nothing about a large dump never builds them."""
+
+    __slots__ = ("_lines", "_locate", "data", "line", "problems")
+
+    def __init__(self, data: Any, line: int, lines: dict[Path, int] | None = None,
+                 problems: list[Problem] | None = None, locate: Callable[[], dict[Path, int]] | None = None) -> None:
+        self.data = data
+        self.line = line  # where the document (or the List item) starts
+        self._lines = lines if lines is not None or locate is not None else {}
+        self._locate = locate
+        self.problems: list[Problem] = problems if problems is not None else []  # duplicate keys found loading
+
+    @property
+    def lines(self) -> dict[Path, int]:
+        if self._lines is None:
+            assert self._locate is not None
+            self._lines, self._locate = self._locate(), None
+        return self._lines
 
     def line_of(self, path: Path) -> int:
         """Line of the deepest recorded prefix of `path` (a missing field reports its parent)."""
+        lines = self.lines
         for end in range(len(path), 0, -1):
-            found = self.lines.get(path[:end])
+            found = lines.get(path[:end])
             if found is not None:
                 return found
         return self.line
@@ -136,6 +155,31 @@ def load_documents(text: bytes | str, track_lines: bool = True, max_bytes: int =
     if len(text) > max_bytes:
         raise LoadError(too_large(max_bytes))
     _check_flow_depth(text)
+    read = _read_quickly(text)
+    if read is not None:  # plain block YAML, read line by line: the same documents, problems and (later) lines
+        located = functools.cache(lambda: read_block_yaml(text, True, MAX_DEPTH))
+        for index, (data, line, _, problems) in enumerate(read):
+            locate = functools.partial(_lines_of, located, index) if track_lines else None
+            yield Document(data, line, None if track_lines else {}, problems, locate)
+        return
+    yield from build_documents(text, track_lines)
+
+
+def _read_quickly(text: bytes | str) -> list[tuple[Any, int, dict[Path, int], list[Problem]]] | None:
+    """`blockyaml`'s reading, without the garbage collector: the tree it builds holds no reference cycles,
+    and on a large dump the collector would walk it again and again while it grows."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return read_block_yaml(text, False, MAX_DEPTH)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def build_documents(text: bytes | str, track_lines: bool = True) -> Iterator[Document]:
+    """The documents of `text` from libyaml's events (what `load_documents` does with input `blockyaml` does
+    not read), with LoadError for what cannot be parsed."""
     events = yaml.parse(text, Loader=yaml.CSafeLoader)
     try:
         yield from _build(events, track_lines)
@@ -145,6 +189,14 @@ def load_documents(text: bytes | str, track_lines: bool = True, max_bytes: int =
         raise LoadError(f"not valid YAML: {problem or exc}", mark.line + 1 if mark else None) from None
     except yaml.YAMLError as exc:  # reader errors: binary input, bad encodings
         raise LoadError(f"not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+def _lines_of(located: Callable[[], list[Any] | None], index: int) -> dict[Path, int]:
+    """The lines of document `index`, from reading its text again, this time with line tracking."""
+    again = located()
+    assert again is not None  # the same text reads the same way
+    lines: dict[Path, int] = again[index][2]
+    return lines
 
 
 def load_file(path: FilePath | str, max_bytes: int = MAX_BYTES) -> list[Any]:

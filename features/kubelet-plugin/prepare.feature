@@ -45,6 +45,19 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       Then the driver refused to prepare claim "idle"
       And the devices the driver prepared for claim "model" are those of its allocation
 
+    # Above, the node's kubelet prepared claim "model" before the harness asks, so the plugin may answer it from
+    # its checkpoint. Here a kubelet without DRA prepares nothing: the plugin does the work after the refusal.
+    Scenario: A claim the plugin has not prepared before, asked about after a refused one, is prepared in that call
+      Given kubelet with feature gates "DynamicResourceAllocation=off"
+      And a claim "idle" for one "gpu" device
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "idle", "model" in one call
+      Then the driver refused to prepare claim "idle"
+      And the devices the driver prepared for claim "model" are those of its allocation
+
   Rule: DRA-PLUGIN/PER-CLAIM-ERRORS  A claim the plugin cannot prepare gets an error of its own, and the plugin goes on serving
 
     Scenario Outline: A claim <case> is refused in its entry, and the next call succeeds

@@ -19,7 +19,7 @@ the claim is unprepared (DRA-PLUGIN/CDI-SPEC-FILES)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from draconform import faults
 from draconform.kube.cdi import spec_text
@@ -110,23 +110,37 @@ class NodePlugin:
         self._inventory = inventory
         self.faults = faults or FaultPlan()
         self._on_broken = on_broken or (lambda devices: None)
+        self._refused: set[str] = set()  # claims refused once; read only by fault permanent-refusal-remembered-...
 
     def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
         self.faults.before_call("prepare")
-        answers = {}
+        answers: dict[str, PrepareResult] = {}
         for ref in claims:
+            if faults.on("first-refusal-refuses-the-rest") and any(a.error for a in answers.values()):
+                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")
+                continue
             known = self._prepared.get(ref.uid)
             if known is not None:
                 answers[ref.uid] = known.result
+                continue
+            refusals = [a for a in answers.values() if a.error]
+            if refusals and faults.on("refusal-spoils-later-preparations"):  # an error left over from the loop
+                answers[ref.uid] = replace(refusals[-1])
+                continue
+            if ref.uid in self._refused and faults.on("permanent-refusal-remembered-as-transient"):
+                answers[ref.uid] = PrepareResult(error=f"claim {ref.namespace}/{ref.name} failed before")
                 continue
             try:
                 prepared = self._prepare(ref)
             except PrepareRefused as refusal:
                 answers[ref.uid] = PrepareResult(error=str(refusal), permanent=refusal.permanent)
+                self._refused.add(ref.uid)
                 continue
             self._write_cdi_spec(ref, prepared.result)
             self._prepared[ref.uid] = prepared
             answers[ref.uid] = prepared.result
+        if faults.on("permanent-marks-the-whole-call") and any(a.permanent for a in answers.values()):
+            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}
         return answers
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
@@ -134,6 +148,9 @@ class NodePlugin:
         answers = {}
         for ref in claims:
             held = self._prepared.get(ref.uid)
+            if held is None and faults.on("unprepare-of-unknown-claim-fails"):
+                answers[ref.uid] = f"claim {ref.namespace}/{ref.name} is not prepared on this node"
+                continue
             fault = self.faults.claim_fault("unprepare", [d.name for d in held.devices] if held else [])
             if fault is not None:
                 answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"

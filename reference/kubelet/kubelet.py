@@ -219,7 +219,10 @@ class Kubelet:
         """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
         message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
         self._events.record(pod, "Warning", PREPARE_FAILED, message)
-        return self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        if faults.on("failed-pod-deleted"):  # the failed pod evicted, as if a replacement were the kubelet's job
+            self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
+        return failed
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
