@@ -52,6 +52,8 @@ class ClassicNodePlugin:
     def prepare(self, resource_uid: str) -> Sequence[str]:
         self._received("prepare", resource_uid)
         if resource_uid in self.prepared:
+            if faults.on("classic-plugin-prepare-not-idempotent"):  # the fault: a second prepare is refused
+                raise ClassicPluginError("ALREADY_EXISTS", f"resource claim {resource_uid} is already prepared")
             return self.prepared[resource_uid]
         claim = self._claim(resource_uid)
         if claim is None:
@@ -61,6 +63,8 @@ class ClassicNodePlugin:
             raise ClassicPluginError("FAILED_PRECONDITION",
                                      f"resource claim {resource_uid} is not allocated on node {self.node}")
         devices = (f"k8s.{self.driver}/resource={resource_uid}",)
+        if faults.on("classic-plugin-cdi-names-unqualified"):  # the fault: a bare device name, no vendor/class
+            devices = (resource_uid,)
         if not faults.on("classic-plugin-writes-no-cdi-spec"):
             self.cdi[f"k8s.{self.driver}-{resource_uid}.json"] = spec_text(
                 f"k8s.{self.driver}/resource", {resource_uid: {"DRA_RESOURCE": resource_uid}})
@@ -75,5 +79,6 @@ class ClassicNodePlugin:
         self.cdi.pop(f"k8s.{self.driver}-{resource_uid}.json", None)
         if self.prepared.pop(resource_uid, None) is not None:
             return
-        if resource_uid not in self.known and self._claim(resource_uid) is None:
+        if resource_uid not in self.known and self._claim(resource_uid) is None and not faults.on(
+                "classic-plugin-unknown-unprepare-ok"):  # the fault: any UID is unprepared with OK
             raise ClassicPluginError("NOT_FOUND", f"driver {self.driver} never knew resource claim {resource_uid}")
