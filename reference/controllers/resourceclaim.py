@@ -113,7 +113,7 @@ class ResourceClaimController:
                 return
             latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
             try:
-                self._store.update_status(latest)
+                self._store.update_status(latest, copy_result=False)
                 return
             except ApiError as error:
                 if error.reason != "Conflict":  # another writer (the scheduler) got there first: read again
@@ -167,7 +167,7 @@ class ResourceClaimController:
                 latest["status"].pop("allocation", None)
                 latest["status"].pop("devices", None)
         try:
-            updated = self._store.update_status(latest)
+            updated = self._store.update_status(latest, copy_result=False)  # only read: copied before a change
         except ApiError as error:
             if error.reason in ("Conflict", "NotFound"):
                 return  # a newer event for this claim is queued and will be handled
@@ -197,7 +197,7 @@ class ResourceClaimController:
         latest = copy_object(claim)
         latest["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
         try:
-            self._store.update(latest)
+            self._store.update(latest, copy_result=False)
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise

@@ -84,6 +84,10 @@ class Kubelet:
                 self._pods.setdefault(("", uid), PodState(uid, terminating=True))
                 self._dirty.add(("", uid))
 
+    def has_work(self) -> bool:
+        """Whether `sync` has a pod to look at (a cluster of hundreds of nodes asks every kubelet each round)."""
+        return bool(self._dirty)
+
     def sync(self) -> bool:
         keys = sorted(self._dirty)
         self._dirty.clear()
@@ -317,7 +321,7 @@ class Kubelet:
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER in finalizers and not (claim.get("status") or {}).get("allocation"):
             claim["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
-            self._store.update(claim)
+            self._store.update(claim, copy_result=False)
 
     # --- helpers ---------------------------------------------------------------------------------------
     def _claims_of(self, pod: Obj) -> list[PodClaim]:
@@ -352,7 +356,7 @@ class Kubelet:
         if message is not None:
             status["message"] = message
         try:
-            self._store.update_status(pod)
+            self._store.update_status(pod, copy_result=False)
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise

@@ -54,7 +54,7 @@ class Kubelets:
         for event in events:
             self._handle(event)
         progressed = bool(events)
-        for kubelet in list(self._kubelets.values()):
+        for kubelet in [kubelet for kubelet in self._kubelets.values() if kubelet.has_work()]:
             progressed = kubelet.sync() or progressed
         return progressed
 
