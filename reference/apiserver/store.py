@@ -271,13 +271,13 @@ class Store:
                 new["metadata"]["deletionGracePeriodSeconds"] = (
                     DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
                 )
-                self._store(key, new, old, "MODIFIED")
+                self._store(key, new, old, "MODIFIED", copy_result=False)  # delete returns nothing
             return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
                 new = copy_object(old)
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
-                self._store(key, new, old, "MODIFIED")
+                self._store(key, new, old, "MODIFIED", copy_result=False)
             return
         self._remove(key, copy_object(old))
 

@@ -103,7 +103,7 @@ class ResourceClaimController:
             # A claim generated earlier whose name never reached the pod's status (the status write lost a
             # race) is adopted, as upstream finds it by owner and annotation, rather than made twice.
             claim = self._generated_claim(pod, entry.entry) or self._store.create(
-                _claim_from_template(pod, entry.entry, template))
+                _claim_from_template(pod, entry.entry, template), copy_result=False)  # only its name is read
             self._remember(claim)
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True

@@ -18,6 +18,7 @@ unprepare calls are retried with backoff and hold the reservation."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -56,8 +57,10 @@ class PodState:
 
 class Kubelet:
     def __init__(self, node: str, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
-                 checkpoint: KubeletCheckpoint, plugins: PluginRegistry) -> None:
+                 checkpoint: KubeletCheckpoint, plugins: PluginRegistry,
+                 wake: Callable[[str], None] | None = None) -> None:
         self.node = node
+        self._wake = wake  # told this node's name whenever a pod is marked for the next sync
         self._store = store
         self._clock = clock
         self._events = events
@@ -75,18 +78,20 @@ class Kubelet:
 
     def notice(self, key: PodKey) -> None:
         """Something about this pod (or one of its claims) changed."""
-        self._dirty.add(key)
+        self._mark(key)
 
     def forget_missing(self, live_uids: set[str]) -> None:
         """After a restart: claims the checkpoint holds for pods that no longer exist get unprepared."""
         for record in list(self._checkpoint.claims.values()):
             for uid in sorted(record.pods - live_uids):
                 self._pods.setdefault(("", uid), PodState(uid, terminating=True))
-                self._dirty.add(("", uid))
+                self._mark(("", uid))
 
-    def has_work(self) -> bool:
-        """Whether `sync` has a pod to look at (a cluster of hundreds of nodes asks every kubelet each round)."""
-        return bool(self._dirty)
+    def _mark(self, key: PodKey) -> None:
+        """Look at this pod at the next sync."""
+        self._dirty.add(key)
+        if self._wake is not None:
+            self._wake(self.node)
 
     def sync(self) -> bool:
         keys = sorted(self._dirty)
@@ -109,7 +114,7 @@ class Kubelet:
         if state is None or state.uid != uid:
             if state is not None:  # a new pod under the same name; the old one is gone
                 self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
-                self._dirty.add(("", state.uid))
+                self._mark(("", state.uid))
             state = self._pods[key] = PodState(uid)
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
@@ -312,7 +317,7 @@ class Kubelet:
             except ApiError as error:
                 if error.reason not in ("Conflict", "NotFound"):
                     raise
-                self._dirty.add((namespace, pod["metadata"]["name"]))  # try again with the newer claim
+                self._mark((namespace, pod["metadata"]["name"]))  # try again with the newer claim
             wrote = True
         return wrote
 
@@ -345,7 +350,7 @@ class Kubelet:
 
     def _retry(self, key: PodKey) -> None:
         if not self._stopped:
-            self._dirty.add(key)
+            self._mark(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
         pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
@@ -360,5 +365,5 @@ class Kubelet:
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise
-            self._dirty.add((pod["metadata"]["namespace"], pod["metadata"]["name"]))
+            self._mark((pod["metadata"]["namespace"], pod["metadata"]["name"]))
         return True

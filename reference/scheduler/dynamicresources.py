@@ -365,12 +365,11 @@ class DynamicResources:
         claims_state: PodClaimsState | None = state.data.get(NAME)
         if not self.binding or claims_state is None:
             return [0] * len(nodes)
-        scores = []
-        for node in nodes:
-            allocations = claims_state.allocations.get(node_name(node), [])
-            # None: settled without allocating, so no device with binding conditions is needed
-            scores.append(1 if allocations is None or not any(map(_needs_conditions, allocations)) else 0)
-        return scores
+        # None (settled without allocating) or nothing found: no device with binding conditions is needed
+        found = list(map(claims_state.allocations.get, node_names(nodes)))
+        if not any(found):
+            return [1] * len(nodes)
+        return [1 if not allocations or not any(map(_needs_conditions, allocations)) else 0 for allocations in found]
 
     # --- Reserve / Unreserve -------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Obj, node: Obj) -> Status:

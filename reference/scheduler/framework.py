@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from itertools import compress, repeat
-from operator import attrgetter
+from operator import add, attrgetter
 from typing import Any, Protocol
 
 from draconform.sut import Obj
@@ -150,7 +150,9 @@ def score_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[
     for plugin in plugins:
         scores: list[int] | None = _ask(plugin, "score", state, pod, nodes)
         if scores is not None:
-            totals = [total + int(score) for total, score in zip(totals, scores, strict=True)]
+            if len(scores) != len(nodes):
+                raise ValueError(f"plugin {plugin.name} scored {len(scores)} of {len(nodes)} nodes")
+            totals = list(map(add, totals, map(int, scores)))
     return totals
 
 

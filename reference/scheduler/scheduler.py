@@ -185,6 +185,7 @@ class Scheduler:
             self._sorted_names = [node_name(node) for node in self._sorted_nodes]
         nodes = self._sorted_nodes
         feasible: list[Obj] = []
+        feasible_names: list[str] = []
         filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
@@ -205,6 +206,7 @@ class Scheduler:
                 self._fail(pod, next(verdict for verdict in verdicts if verdict.code is Code.ERROR))
                 return
             feasible.extend(itertools.compress(batch, passed))
+            feasible_names.extend(itertools.compress(batch.names, passed))
             before_wrap += sum(passed[:max(0, wrapped - checked)])
             filtered.append((batch, verdicts))
             checked += len(batch)
@@ -217,7 +219,8 @@ class Scheduler:
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         # By name: the walk went through the sorted nodes from `start`, so those found after the wrap come first.
-        feasible = feasible[before_wrap:] + feasible[:before_wrap]
+        feasible = Nodes(feasible[before_wrap:] + feasible[:before_wrap],
+                         feasible_names[before_wrap:] + feasible_names[:before_wrap])
         call_point(self.plugins, "pre_score", state, pod, feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
