@@ -45,6 +45,19 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       Then the driver refused to prepare claim "idle"
       And the devices the driver prepared for claim "model" are those of its allocation
 
+    # Above, the node's kubelet prepared claim "model" before the harness asks, so the plugin may answer it from
+    # its checkpoint. Here a kubelet without DRA prepares nothing: the plugin does the work after the refusal.
+    Scenario: A claim the plugin has not prepared before, asked about after a refused one, is prepared in that call
+      Given kubelet with feature gates "DynamicResourceAllocation=off"
+      And a claim "idle" for one "gpu" device
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "idle", "model" in one call
+      Then the driver refused to prepare claim "idle"
+      And the devices the driver prepared for claim "model" are those of its allocation
+
   Rule: DRA-PLUGIN/PER-CLAIM-ERRORS  A claim the plugin cannot prepare gets an error of its own, and the plugin goes on serving
 
     Scenario Outline: A claim <case> is refused in its entry, and the next call succeeds
@@ -214,6 +227,38 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the scheduler runs
       And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
       Then every CDI device ID the driver returned for claim "pair" is fully qualified
+
+
+  Rule: DRA-PLUGIN/CDI-SPEC-FILES  The devices of a prepared claim are defined in CDI spec files on the node
+
+    Scenario: The runtime finds both GPUs of a prepared claim in the node's CDI spec files
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
+      Then every CDI device ID the driver returned for claim "pair" is defined in a CDI spec file on node "node-1"
+
+    Scenario: Unpreparing one pod's claim leaves the spec of another pod's claim in place
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      And a pod "tester" using claim "scratch"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      And pod "tester" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "scratch"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "scratch"
+      Then every CDI device ID the driver returned for claim "model" is defined in a CDI spec file on node "node-1"
 
   Rule: DRA-PLUGIN/CDI-ID-PER-DEVICE  Each prepared device carries a CDI device ID
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import KINDS, KindInfo
+from draconform.kube.kinds import CLASSIC_API, KINDS, KindInfo
 from draconform.reference.clock import FakeClock, format_time
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 from draconform.validation.gates import GatedField, unknown_fields, without_fields
@@ -319,6 +319,8 @@ class Store:
         if old is None:
             raise ApiError("NotFound", f"{key[0]} {self._display(key)} not found")
         wanted = meta.get("resourceVersion")
+        if faults.on("classic-writes-unconditional") and obj.get("apiVersion") == CLASSIC_API:
+            wanted = None  # the fault: a classic object's write from a stale read goes through (last write wins)
         if wanted and wanted != old["metadata"]["resourceVersion"]:
             raise ApiError(
                 "Conflict",

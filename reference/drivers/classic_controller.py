@@ -104,8 +104,10 @@ class ClassicDriverController:
             return self._free(claim)
         if phase == "Allocated":
             return False
-        if claim["spec"].get("allocationMode", "Delayed") == "Immediate" or faults.on(
-                "classic-driver-allocates-delayed-at-once"):
+        immediate = claim["spec"].get("allocationMode", "Delayed") == "Immediate"
+        if faults.on("classic-immediate-waits-for-node"):  # the fault: an Immediate claim waits for a node too
+            immediate = False
+        if immediate or faults.on("classic-driver-allocates-delayed-at-once"):
             node = next((n for n in sorted(self.behaviour.capacity) if self._room_on(n)), None)
             return node is not None and self._allocate(claim, node)
         return self._negotiate(claim)
@@ -151,7 +153,8 @@ class ClassicDriverController:
             return self._set_finalizer(name, namespace, present=True)
         status = claim.setdefault("status", {})
         status["phase"] = "Allocated"
-        status["driverName"] = self.behaviour.driver
+        if not faults.on("classic-driver-name-not-recorded"):
+            status["driverName"] = self.behaviour.driver
         # Negotiation is over: only availableOnNodes stays, saying where the resource is usable.
         status["scheduling"] = {"driver": {"availableOnNodes": pinned_to(node)}}
         status["attributes"] = {NODE_ATTRIBUTE: node, "resource": f"{node}/{claim['metadata']['uid']}"}

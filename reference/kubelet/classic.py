@@ -99,7 +99,7 @@ class ClassicKubelets:
     # --- starting a pod ---------------------------------------------------------------------------
     def _start(self, pod: Obj, node: str, checkpoint: ClassicCheckpoint) -> bool:
         uid = pod["metadata"]["uid"]
-        if self._gates.enabled(GATE):
+        if self._gates.enabled(GATE) or faults.on("classic-kubelet-gate-ignored"):
             for _, name, _ in claim_names(pod):
                 claim = self._store.get("ResourceClaim", name, pod["metadata"]["namespace"])
                 if claim is None:

@@ -141,7 +141,7 @@ class Kubelet:
         return progressed
 
     def _start(self, pod: Obj, state: PodState) -> bool:
-        if not self._gates.enabled("DynamicResourceAllocation"):
+        if not self._gates.enabled("DynamicResourceAllocation") and not faults.on("kubelet-without-dra-waits"):
             return self._set_phase(pod, "Running")  # the skew row: started without its resources
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         claims: list[Obj] = []
@@ -228,10 +228,15 @@ class Kubelet:
         """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
         message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
         self._events.record(pod, "Warning", PREPARE_FAILED, message)
-        return self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        if faults.on("failed-pod-deleted"):  # the failed pod evicted, as if a replacement were the kubelet's job
+            self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
+        return failed
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+        if faults.on("reservation-dropped-before-unprepare"):
+            self._drop_reservations(pod)  # the pod leaves reservedFor whether or not its claims are unprepared
         progressed, done = self._unprepare_for(key, state, pod)
         if not done:
             return progressed

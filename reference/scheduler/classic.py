@@ -71,6 +71,12 @@ def _scheduling(claim: Obj) -> Obj:
     return (claim.get("status") or {}).get("scheduling") or {}
 
 
+def _containers_using(pod: Obj, claim: Obj) -> int:
+    entries = {entry for entry, name, _ in claim_names(pod) if name == claim["metadata"]["name"]}
+    return sum(1 for container in pod["spec"].get("containers") or []
+               if entries & set((container.get("resources") or {}).get("claims") or []))
+
+
 def _owned_by(claim: Obj, pod: Obj) -> bool:
     return any(ref.get("uid") == pod["metadata"]["uid"] and ref.get("controller")
                for ref in claim["metadata"].get("ownerReferences") or [])
@@ -104,13 +110,16 @@ class ClassicDynamicResources:
 
     # --- Pre-filter ------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
-        if not pod["spec"].get("resourceClaims") or not self._gates.enabled(GATE):
+        gate = self._gates.enabled(GATE) or faults.on("classic-scheduler-gate-ignored")
+        if not pod["spec"].get("resourceClaims") or not gate:
             return Status(Code.SKIP)  # without the feature a scheduler does not know claims exist
         claims = []
         namespace = pod["metadata"]["namespace"]
         for entry, name, generated in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, namespace)
             if claim is None:
+                if faults.on("classic-missing-claim-ignored"):  # the fault: a claim not there yet is skipped
+                    continue
                 return Status(Code.UNSCHEDULABLE,
                               f'waiting for resource claim "{name}" (entry "{entry}") to be created')
             if generated and not _owned_by(claim, pod) and not faults.on("classic-unowned-claim-used"):
@@ -118,7 +127,7 @@ class ClassicDynamicResources:
                               f'resource claim "{name}" was not created for this pod')
             if claim["metadata"].get("deletionTimestamp") and not faults.on("classic-deleted-claim-handed-out"):
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" is being deleted')
-            if not is_delayed(claim) and not is_allocated(claim):
+            if not is_delayed(claim) and not is_allocated(claim) and not faults.on("classic-immediate-negotiated"):
                 return Status(Code.UNSCHEDULABLE,
                               f'resource claim "{name}" with immediate allocation is not allocated yet')
             if (claim.get("status") or {}).get("phase") == "Reallocate":
@@ -135,6 +144,9 @@ class ClassicDynamicResources:
         limit = (claim.get("status") or {}).get("userLimit", 1)
         if faults.on("classic-user-limit-ignored"):  # the fault: reservedFor may grow past userLimit
             return True
+        if faults.on("classic-containers-counted-as-users"):  # the fault: each container using it is a user
+            fits = len(users) + max(1, _containers_using(pod, claim)) <= limit
+            return user_key(pod) in users or limit == UNLIMITED_USERS or fits
         return user_key(pod) in users or limit == UNLIMITED_USERS or len(users) < limit
 
     # --- Filter: a deny-list for pending claims, availableOnNodes for all ---------------------------
@@ -181,7 +193,7 @@ class ClassicDynamicResources:
             return SUCCESS  # Pre-filter skipped the pod: it uses no claims the plugin handles
         potential = sorted(node_name(node) for node in nodes)
         for index, claim in enumerate(pod_claims.claims):
-            if not is_delayed(claim) or is_allocated(claim):
+            if (not is_delayed(claim) and not faults.on("classic-immediate-negotiated")) or is_allocated(claim):
                 continue
             scheduling = claim.setdefault("status", {}).setdefault("scheduling", {})
             scheduler = scheduling.setdefault("scheduler", {})
@@ -217,7 +229,7 @@ class ClassicDynamicResources:
 
     def _select_node(self, pod_claims: PodClaims, pending: list[Obj], node: str) -> Status:
         for claim in pending:
-            if not is_delayed(claim):
+            if not is_delayed(claim) and not faults.on("classic-immediate-negotiated"):
                 continue  # only the driver picks a node for an Immediate claim
             scheduler = claim.setdefault("status", {}).setdefault("scheduling", {}).setdefault("scheduler", {})
             if scheduler.get("selectedNode") != node:

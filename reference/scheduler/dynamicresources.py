@@ -617,6 +617,8 @@ def _allocated_elsewhere(claims_state: PodClaimsState, node: Obj) -> Status | No
     """The rejection of a node that an already allocated claim of the pod cannot be used on, or None."""
     for claim in claims_state.claims:
         allocation = _allocation(claim)
+        if faults.on("allocation-node-ignored"):  # an allocated claim is taken to fit on any node
+            continue
         if allocation and not selector_matches(allocation.get("nodeSelector"), node):
             return Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

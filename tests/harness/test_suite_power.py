@@ -121,6 +121,7 @@ ADDED_TABLE = "### Second angles added"
 SINGLE_TABLE = "### Still carried by one scenario"
 ROW_RULE = re.compile(r"^\| ((?:KEP-[0-9]+|DRA-API|DRA-PLUGIN)/[A-Z0-9-]+) \|(.*)$", re.MULTILINE)
 VARIANT_CELL = re.compile(r"^`([a-z0-9-]+)`")
+NAMED_VARIANT = re.compile(r"variant `([a-z0-9-]+)`")
 
 
 def _other_section() -> str:
@@ -173,3 +174,10 @@ def test_every_angle_added_gave_its_rule_a_second_scenario_and_a_variant() -> No
         named = VARIANT_CELL.match(variant_cell)
         assert named, f"{rule}: no variant named"
         assert variants.get(named.group(1)) == rule, f"{rule}: variant {named.group(1)!r} is not tied to it"
+
+
+def test_a_variant_named_as_evidence_breaks_its_rule() -> None:
+    variants = {variant.name: variant.rule for variant in VARIANTS}
+    for rule, (_cited, reason) in _table(SINGLE_TABLE).items():
+        for name in NAMED_VARIANT.findall(reason):
+            assert variants.get(name) == rule, f"{rule}: variant {name!r} is not tied to it"
