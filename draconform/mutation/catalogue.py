@@ -321,6 +321,12 @@ VARIANTS: tuple[Variant, ...] = (
        "an allocated claim of the pod does not restrict the nodes the pod may go to"),
     _v("first-refusal-refuses-the-rest", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
        "after one claim of a call fails, the plugin refuses the claims after it"),
+    _v("generated-claim-not-controlled", "KEP-3063/TEMPLATE-CLAIM-CREATED",
+       "the claim generated from a template names the pod as an owner but not as its controller"),
+    _v("reservation-dropped-before-unprepare", "KEP-3063/KUBELET-RELEASE-AFTER-UNPREPARE",
+       "the kubelet takes a deleted pod out of reservedFor before its claims are unprepared"),
+    _v("kubelet-without-dra-waits", "KEP-3063/KUBELET-FEATURE-OFF",
+       "a kubelet with DynamicResourceAllocation off still waits for the pod's claims and prepares them"),
     _v("refusal-spoils-later-preparations", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
        "after one claim of a call fails, claims the plugin still has to prepare get that failure; claims it "
        "prepared before are answered from its checkpoint"),

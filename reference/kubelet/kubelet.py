@@ -137,7 +137,7 @@ class Kubelet:
         return progressed
 
     def _start(self, pod: Obj, state: PodState) -> bool:
-        if not self._gates.enabled("DynamicResourceAllocation"):
+        if not self._gates.enabled("DynamicResourceAllocation") and not faults.on("kubelet-without-dra-waits"):
             return self._set_phase(pod, "Running")  # the skew row: started without its resources
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         claims: list[Obj] = []
@@ -250,6 +250,8 @@ class Kubelet:
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+        if faults.on("reservation-dropped-before-unprepare"):
+            self._drop_reservations(pod)  # the pod leaves reservedFor whether or not its claims are unprepared
         progressed, done = self._unprepare_for(key, state, pod)
         if not done:
             return progressed
