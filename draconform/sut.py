@@ -210,6 +210,11 @@ class SystemUnderTest(Protocol):
         already shows; None clears them all. Only a driver built for testing can do this; others raise
         `Unsupported`."""
 
+    def node_cdi_spec_files(self, node: str) -> dict[str, str]:
+        """The CDI specification files the container runtime on `node` reads (its /etc/cdi and /var/run/cdi),
+        by file name, with their text, as they are now. A SUT that cannot read the node's disk raises
+        `Unsupported`."""
+
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]: ...
 

@@ -109,6 +109,14 @@ class ClassicCluster(ReferenceCluster):
             self._classic_servers[key] = serve_classic_registration(driver, endpoint, path)
         return self._classic_servers[key].endpoint
 
+    def node_cdi_spec_files(self, node: str) -> dict[str, str]:
+        """The spec files the classic plugins wrote on `node`, beside those of structured drivers."""
+        files = super().node_cdi_spec_files(node)
+        for (_, plugin_node), plugin in self._classic_plugins.items():
+            if plugin_node == node:
+                files.update(plugin.cdi)
+        return files
+
     def kubelet_plugin_calls(self, driver: str, node: str) -> list[PluginCall]:
         return list(self.classic_plugin(driver, node).calls)
 

@@ -163,6 +163,11 @@ class ReferenceCluster:
     def kubelet_plugin_calls(self, driver: str, node: str) -> list[PluginCall]:
         return self._sockets.calls(driver, node)
 
+    def node_cdi_spec_files(self, node: str) -> dict[str, str]:
+        """The CDI spec files the drivers' plugins have written on `node` (file name -> text)."""
+        return {name: text for checkpoint in self._checkpoints.values()
+                for name, text in checkpoint.cdi.get(node, {}).items()}
+
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
         if driver not in self.drivers:
             raise ValueError(f"no driver {driver!r} is running; a scenario starts it with run_driver first")

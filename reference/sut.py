@@ -105,6 +105,9 @@ class ReferenceSystem:
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
         self.cluster.inject_plugin_fault(driver, node, fault)
 
+    def node_cdi_spec_files(self, node: str) -> dict[str, str]:
+        return self.cluster.node_cdi_spec_files(node)
+
     def close(self) -> None:
         if self._cluster is not None:
             self._cluster.close()

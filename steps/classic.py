@@ -14,6 +14,7 @@ import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.steps.common import (
@@ -363,6 +364,17 @@ def classic_prepared(classic_kubelet: ClassicKubelet, claim: str) -> None:
         assert answer.devices, f"the plugin prepared claim {claim!r} without naming a device"
         bad = [name for name in answer.devices if not CDI_DEVICE_ID.fullmatch(name)]
         assert not bad, f"not fully qualified CDI device names: {bad}"
+
+
+@then(parsers.parse('every CDI device name the classic plugin returned for claim "{claim}" is defined in a CDI '
+                    'spec file on node "{node}"'))
+@observes("object")
+def classic_cdi_defined(sut: SystemUnderTest, classic_kubelet: ClassicKubelet, claim: str, node: str) -> None:
+    names = [name for answer in classic_kubelet.of(claim, "prepare") if answer.error is None for name in answer.devices]
+    assert names, f"the plugin prepared claim {claim!r} without naming a device"
+    specs = parse_specs(sut.node_cdi_spec_files(node))
+    missing = specs.undefined(names)
+    assert not missing, f"CDI device names no spec file on node {node!r} defines: {missing} {list(specs.problems)}"
 
 
 @then(parsers.parse('the classic plugin answered claim "{claim}" with the same devices each time'))

@@ -10,12 +10,15 @@ step with the endpoint, method and gRPC status, because the kubelet would discar
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
 from pytest_bdd import given, parsers, then, when
 
+from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import (
     API_VERSIONS,
@@ -36,7 +39,7 @@ from draconform.steps.common import (
     observes,
     split_names,
 )
-from draconform.sut import Obj, SystemUnderTest
+from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '
 KUBELET_ASKS = KUBELET + r'asks driver "(?P<driver>[^"]+)" to '
@@ -130,6 +133,30 @@ def _claim_ref(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecor
     return ref
 
 
+def _await_binding(sut: SystemUnderTest, claims: Sequence[str], pod: str | None) -> None:
+    """A kubelet prepares a pod's claims only once the pod is bound to its node. On a live cluster the scheduler
+    may still be at work when a prepare step comes, so the harness, playing the kubelet, first waits (within its
+    patience for pods) until the pods of the scenario that use these claims, or the pod named, are bound. A
+    claim no pod uses is asked about at once; on the reference, settle() has already bound what it can."""
+    patience = sut.patience("pod")
+    if not patience.timeout:
+        return
+    deadline = time.monotonic() + patience.timeout
+    while _unbound_users(sut, claims, pod) and time.monotonic() + patience.interval <= deadline:
+        time.sleep(patience.interval)
+
+
+def _unbound_users(sut: SystemUnderTest, claims: Sequence[str], pod: str | None) -> list[str]:
+    unbound = []
+    for obj in sut.list("Pod", NAMESPACE):
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        used = {entry.get("resourceClaimName") for entry in spec.get("resourceClaims") or []}
+        used |= {entry.get("resourceClaimName") for entry in status.get("resourceClaimStatuses") or []}
+        if (obj["metadata"]["name"] == pod or used & set(claims)) and not spec.get("nodeName"):
+            unbound.append(obj["metadata"]["name"])
+    return unbound
+
+
 def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str,
                  verb: str, refs: list[ClaimRef], api_version: str) -> None:
     """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded."""
@@ -154,6 +181,8 @@ def kubelet_asks_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: Kub
                         verb: str, claim: str | None, pod: str | None, version: str | None) -> None:
     """One NodePrepareResources or NodeUnprepareResources call for one claim, in DRAPlugin v1 unless the
     step names another version."""
+    if verb == "prepare":
+        _await_binding(sut, [claim] if claim else [], pod)
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
     _call_plugin(sut, kubelet, node, driver, verb, [ref], version or "v1")
 
@@ -163,6 +192,8 @@ def kubelet_asks_plugin_about_claims(sut: SystemUnderTest, ctx: ScenarioContext,
                                      driver: str, verb: str, claims: str) -> None:
     """Several claims in one call, in the order given, as the kubelet asks for all claims of a pod that
     one driver serves."""
+    if verb == "prepare":
+        _await_binding(sut, split_names(claims), None)
     refs = [_claim_ref(sut, ctx, kubelet, name, None) for name in split_names(claims)]
     _call_plugin(sut, kubelet, node, driver, verb, refs, "v1")
 
@@ -192,6 +223,7 @@ def kubelet_asks_plugin_in_every_version(sut: SystemUnderTest, ctx: ScenarioCont
         f"driver {driver!r} advertises no DRAPlugin version the harness speaks ({', '.join(API_VERSIONS)}): "
         f"{list(info.supported_versions)}"
     )
+    _await_binding(sut, [claim] if claim else [], pod)
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
     for version in versions:
         _call_plugin(sut, kubelet, node, driver, "prepare", [ref], version)
@@ -356,6 +388,26 @@ def cdi_ids_qualified(kubelet: KubeletRecord, claim: str | None, pod: str | None
         pytest.skip("the driver returned no CDI device ID to check")
     bad = [cdi_id for cdi_id in ids if not CDI_DEVICE_ID.fullmatch(cdi_id)]
     assert not bad, f"CDI device IDs that are not fully qualified vendor/class=name: {bad}"
+
+
+@then(parsers.re(r"every CDI device ID the driver returned for " + CLAIM +
+                 r' is defined in a CDI spec file on node "(?P<node>[^"]+)"'))
+@observes("object")
+def cdi_ids_defined(sut: SystemUnderTest, kubelet: KubeletRecord, claim: str | None, pod: str | None,
+                    node: str) -> None:
+    """The container runtime resolves an ID only through a spec file on the node; a file it would refuse
+    defines nothing."""
+    result = _prepared(kubelet, claim, pod).result
+    assert result is not None
+    ids = [cdi_id for device in result.devices for cdi_id in device.cdi_device_ids]
+    assert ids, "the driver returned no CDI device ID"
+    if not hasattr(sut, "node_cdi_spec_files"):  # a provider written before the seam offered it
+        raise Unsupported("the system under test cannot read a node's CDI spec files (node_cdi_spec_files)")
+    specs = parse_specs(sut.node_cdi_spec_files(node))
+    missing = specs.undefined(ids)
+    problems = "; ".join(specs.problems)
+    assert not missing, (f"CDI device IDs no spec file on node {node!r} defines: {missing}"
+                         + (f" (spec files a runtime would refuse: {problems})" if problems else ""))
 
 
 @then(parsers.re(r"every device the driver prepared for " + CLAIM + r" has a CDI device ID"))

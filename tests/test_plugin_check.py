@@ -6,6 +6,7 @@ where the expected checks fail, the report is complete and nothing hangs."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from draconform import faults as faults_module
 from draconform.cli import main
 from draconform.plugincheck.checks import CHECKS
 
@@ -58,14 +60,16 @@ def workdir() -> Iterator[Path]:
 class Plugin:
     """The standalone plugin process: started, and stopped at the end of the test whatever happened."""
 
-    def __init__(self, directory: Path, faults: Sequence[str] = ()) -> None:
+    def __init__(self, directory: Path, faults: Sequence[str] = (), switches: Sequence[str] = ()) -> None:
+        """`faults` are injected failures of calls; `switches` are the reference's fault switches (known bugs)."""
         command = [sys.executable, "-m", "draconform.reference.drivers.standalone", "--driver", DRIVER,
                    "--node", NODE, "--socket", str(directory / "dra.sock"), "--registration",
                    str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
-                   "--claims", str(directory / "claims.yaml")]
+                   "--claims", str(directory / "claims.yaml"), "--cdi-dir", str(directory / "cdi")]
         for fault in faults:
             command += ["--fault", fault]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = {**os.environ, faults_module.ENV: ",".join(switches)}
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # blocks until the sockets serve, or the process ends
         stderr = self.process.stderr.read() if line.strip() != "ready" and self.process.stderr else ""
@@ -98,7 +102,8 @@ def outcomes(report: dict) -> dict[str, str]:  # type: ignore[type-arg]
 def test_a_well_behaved_plugin_passes_every_check(workdir: Path) -> None:
     plugin = Plugin(workdir)
     try:
-        status, report = check(workdir, "--driver-version", "1.2.3")
+        status, report = check(workdir, "--driver-version", "1.2.3", "--cdi-dir", str(workdir / "cdi"),
+                               "--cdi-dir", str(workdir / "no-such-dir"))
     finally:
         plugin.stop()
     got = outcomes(report)
@@ -108,6 +113,28 @@ def test_a_well_behaved_plugin_passes_every_check(workdir: Path) -> None:
     assert report["implementation"]["version"] == "1.2.3"
     for name in ("junit.xml", "cucumber.json", "report.md"):
         assert (workdir / "reports" / "run" / name).is_file()
+
+
+def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: Path) -> None:
+    """Without --cdi-dir the check is skipped with the way to run it; with it, a plugin that writes no spec file
+    fails it, naming the IDs, and a spec file a runtime would refuse is named with its fault."""
+    (workdir / "other").mkdir()
+    (workdir / "other" / "broken.json").write_text('{"kind": "example.com/gpu", "devices": []}')
+    plugin = Plugin(workdir, switches=["plugin-writes-no-cdi-spec"])
+    try:
+        _, unchecked = check(workdir)
+        status, report = check(workdir, "--cdi-dir", str(workdir / "cdi"), "--cdi-dir", str(workdir / "other"))
+    finally:
+        plugin.stop()
+    skipped = next(s for s in unchecked["scenarios"] if s["rules"] == ["DRA-PLUGIN/CDI-SPEC-FILES"])
+    assert skipped["status"] == "skipped" and "--cdi-dir" in skipped["skip_reason"]
+    failed = next(s for s in report["scenarios"] if s["rules"] == ["DRA-PLUGIN/CDI-SPEC-FILES"])
+    assert failed["status"] == "failed", failed
+    assert f"k8s.{DRIVER}/device=gpu-" in failed["message"]
+    assert "broken.json: cdiVersion: missing" in failed["message"]
+    assert "broken.json" in failed["message"] and "devices:" in failed["message"]
+    assert status == 1
+    assert outcomes(report)["DRA-PLUGIN/CDI-ID-SYNTAX"] == "passed"  # nothing else changed
 
 
 def test_a_hanging_plugin_fails_the_check_in_progress_and_the_run_completes(workdir: Path) -> None:

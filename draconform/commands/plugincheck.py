@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--supports", type=Path, metavar="FILE", help="what the driver declares (YAML; see README)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="deadline of each gRPC call (default: 10)")
+    parser.add_argument("--cdi-dir", type=Path, action="append", metavar="DIR",
+                        help="a directory where the node's container runtime reads CDI spec files, e.g. /etc/cdi "
+                             "and /var/run/cdi (repeatable); without it the CDI spec file check is skipped")
     parser.add_argument("--driver-version", help="the driver's version, for the report")
     parser.add_argument("--report-dir", type=Path, default=Path("reports"), help="where run folders go")
     parser.add_argument("--name", help="the run's name and folder (default: plugin-check-<driver>)")
@@ -68,7 +71,8 @@ def handle(args: argparse.Namespace) -> int:
     except (CheckInputError, ValueError) as err:
         diagnostic("plugin-check", str(err))
         return EXIT_USAGE
-    target = Target(args.endpoint, args.registration, args.driver, args.node, args.timeout)
+    target = Target(args.endpoint, args.registration, args.driver, args.node, args.timeout,
+                    tuple(args.cdi_dir or ()))
     name = args.name or f"plugin-check-{args.driver}"
     outcome = check_plugin(target, claims, support, args.report_dir, name, args.driver_version)
     for record in outcome.run.scenarios:

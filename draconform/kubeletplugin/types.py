@@ -5,19 +5,17 @@ harness's steps nor the reference driver ever handle protobuf."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from draconform.kube import cdi
+
 # The API versions of the DRAPlugin service a plugin may serve, as named at plugin registration.
 API_VERSIONS = ("v1", "v1beta1")
 
-# A fully qualified CDI device name, vendor/class=name, with the characters the CDI specification allows
-# in each part: vendor and class start with a letter, the name with a letter or digit, and all three end
-# with a letter or digit.
-_CDI_KIND_PART = r"[A-Za-z](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
-CDI_DEVICE_ID = re.compile(_CDI_KIND_PART + "/" + _CDI_KIND_PART + r"=[A-Za-z0-9](?:[A-Za-z0-9_.:-]*[A-Za-z0-9])?")
+# A fully qualified CDI device name (vendor/class=name), as the protocol's answers carry them.
+CDI_DEVICE_ID = cdi.CDI_DEVICE_ID
 
 
 @dataclass(frozen=True)

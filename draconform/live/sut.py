@@ -29,6 +29,7 @@ from typing import Any
 import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
+from draconform.kube.cdi import read_dirs
 from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
@@ -360,6 +361,14 @@ class LiveSystem:
             claims = tuple(claim.replace(f"{self.namespace}/", f"{STEPS_NAMESPACE}/", 1) for claim in record["claims"])
             calls.append(PluginCall(record["method"], claims, tuple(record["uids"]), _parse_time(record["time"])))
         return calls
+
+    def node_cdi_spec_files(self, node: str) -> dict[str, str]:
+        """The spec files in the node's CDI directory beside its plugin sockets (<kubeletPluginDir>/<node>/cdi),
+        where `draconform serve`'s driver writes them."""
+        if not self.cluster.kubelet_plugin_dir:
+            raise Unsupported("a live run cannot read a node's CDI spec files; run `draconform plugin-check "
+                              "--cdi-dir /etc/cdi --cdi-dir /var/run/cdi` on the node instead")
+        return read_dirs([Path(self.cluster.kubelet_plugin_dir) / self._out(node) / "cdi"])
 
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
         self._acted()

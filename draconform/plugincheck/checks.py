@@ -11,8 +11,10 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TypeVar
 
+from draconform.kube.cdi import parse_specs, read_dirs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
 from draconform.plugincheck.claims import Support, TestClaim
@@ -28,6 +30,7 @@ class Target:
     driver: str
     node: str
     timeout: float
+    cdi_dirs: tuple[Path, ...] = ()  # where the node's runtime reads CDI specs; empty: not checked
 
 
 class CheckFailed(AssertionError):
@@ -233,6 +236,21 @@ def cdi_per_device(s: Session) -> None:
              f"devices without one: {missing}" if missing else "no device was prepared")
 
 
+def cdi_spec_files(s: Session) -> None:
+    if not s.target.cdi_dirs:
+        raise CheckSkipped("no --cdi-dir given: pass the directories where the node's container runtime reads "
+                           "CDI spec files (usually /etc/cdi and /var/run/cdi)")
+    result = s.prepared(_good(s))
+    ids = [i for d in result.devices for i in d.cdi_device_ids]
+    if not ids:
+        raise CheckSkipped("the plugin returned no CDI device ID to check")
+    specs = parse_specs(read_dirs(s.target.cdi_dirs))
+    missing = specs.undefined(ids)
+    refused = f"; spec files a runtime would refuse: {'; '.join(specs.problems)}" if specs.problems else ""
+    s.expect(not missing, f"every CDI device ID is defined in a spec file in {', '.join(map(str, s.target.cdi_dirs))}",
+             f"not defined: {missing}{refused}")
+
+
 def unprepare_after_prepare(s: Session) -> None:
     claim = _good(s)
     first = s.prepared(claim)
@@ -367,6 +385,7 @@ CHECKS: tuple[Check, ...] = (
           devices_match_allocation),
     Check("DRA-PLUGIN/CDI-ID-SYNTAX", "CDI device IDs are fully qualified", cdi_syntax),
     Check("DRA-PLUGIN/CDI-ID-PER-DEVICE", "Every prepared device has a CDI device ID", cdi_per_device),
+    Check("DRA-PLUGIN/CDI-SPEC-FILES", "The node's CDI spec files define the returned IDs", cdi_spec_files),
     Check("DRA-PLUGIN/UNPREPARE-AFTER-PREPARE", "Unprepare undoes prepare", unprepare_after_prepare),
     Check("DRA-PLUGIN/UNPREPARE-IDEMPOTENT", "Unpreparing twice succeeds twice", unprepare_idempotent),
     Check("DRA-PLUGIN/UNPREPARE-UNKNOWN", "Unpreparing an unknown claim succeeds", unprepare_unknown),

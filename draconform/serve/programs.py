@@ -226,7 +226,7 @@ class DriverHost(ProgramHost):
         name = str(data["name"])
         if any(driver.name == name for driver in self._drivers.values()):
             raise ValueError(f"driver {name!r} already runs for another ConfigMap")
-        driver = ReferenceDriver(name, cast(Store, scoped), self._gates, Checkpoint())
+        driver = ReferenceDriver(name, cast(Store, scoped), self._gates, Checkpoint(), cdi_root=self._directory)
         self._drivers[key] = driver
         self._applied[key] = 0
         try:

@@ -30,6 +30,20 @@ Feature: A classic driver's kubelet plugin (KEP-3063 NodePrepareResource, NodeUn
       And the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "gpu" over the classic protocol
       Then the classic plugin prepared claim "gpu" with fully qualified CDI device names
 
+  Rule: KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-FILES  The runtime finds a prepared resource in the node's CDI spec files
+
+    Scenario: The CDI names of a prepared claim are defined on its node
+      When the scheduler runs
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "gpu" over the classic protocol
+      Then every CDI device name the classic plugin returned for claim "gpu" is defined in a CDI spec file on node "worker-1"
+
+    Scenario: Unpreparing one claim leaves the spec of the other in place
+      When the scheduler runs
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "gpu" over the classic protocol
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to prepare claim "other" over the classic protocol
+      And the kubelet on node "worker-1" asks driver "gpu.acme.com" to unprepare claim "other" over the classic protocol
+      Then every CDI device name the classic plugin returned for claim "gpu" is defined in a CDI spec file on node "worker-1"
+
   Rule: KEP-3063-CLASSIC/PLUGIN-PREPARE-IDEMPOTENT  Preparing again answers the same
 
     Scenario: Three prepares of one claim give one answer

@@ -228,6 +228,38 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
       Then every CDI device ID the driver returned for claim "pair" is fully qualified
 
+
+  Rule: DRA-PLUGIN/CDI-SPEC-FILES  The devices of a prepared claim are defined in CDI spec files on the node
+
+    Scenario: The runtime finds both GPUs of a prepared claim in the node's CDI spec files
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
+      Then every CDI device ID the driver returned for claim "pair" is defined in a CDI spec file on node "node-1"
+
+    Scenario: Unpreparing one pod's claim leaves the spec of another pod's claim in place
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      And a pod "tester" using claim "scratch"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      And pod "tester" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "scratch"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "scratch"
+      Then every CDI device ID the driver returned for claim "model" is defined in a CDI spec file on node "node-1"
+
   Rule: DRA-PLUGIN/CDI-ID-PER-DEVICE  Each prepared device carries a CDI device ID
 
     Scenario: Both GPUs of a claim come with a CDI device ID

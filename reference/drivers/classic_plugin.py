@@ -2,7 +2,8 @@
 "NodeUnprepareResource", served over the project's classic_v1alpha1 protocol): it prepares a claim
 its driver allocated for this node and answers with one CDI device name; a second prepare answers the
 same (idempotent); unprepare forgets it and is idempotent too; a UID the driver never knew is NOT_FOUND,
-and a claim allocated elsewhere is FAILED_PRECONDITION (docs/decisions.md D-3063-6)."""
+and a claim allocated elsewhere is FAILED_PRECONDITION (docs/decisions.md D-3063-6). Before it answers, it
+writes the CDI spec file defining that device name on the node, and removes it at unprepare."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from draconform import faults
+from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
@@ -29,6 +31,7 @@ class ClassicNodePlugin:
     faults: list[PluginFault] = field(default_factory=list)  # transient failures a scenario asked for
     prepared: dict[str, tuple[str, ...]] = field(default_factory=dict)  # claim UID -> CDI device names
     known: set[str] = field(default_factory=set)  # every claim UID it has prepared at some time
+    cdi: dict[str, str] = field(default_factory=dict)  # the CDI spec files it wrote on the node: name -> text
 
     def _claim(self, uid: str) -> Obj | None:
         for claim in self.store.list("ResourceClaim"):
@@ -62,6 +65,9 @@ class ClassicNodePlugin:
         devices = (f"k8s.{self.driver}/resource={resource_uid}",)
         if faults.on("classic-plugin-cdi-names-unqualified"):  # the fault: a bare device name, no vendor/class
             devices = (resource_uid,)
+        if not faults.on("classic-plugin-writes-no-cdi-spec"):
+            self.cdi[f"k8s.{self.driver}-{resource_uid}.json"] = spec_text(
+                f"k8s.{self.driver}/resource", {resource_uid: {"DRA_RESOURCE": resource_uid}})
         self.prepared[resource_uid] = devices
         self.known.add(resource_uid)
         return devices
@@ -70,6 +76,7 @@ class ClassicNodePlugin:
         self._received("unprepare", resource_uid)
         if faults.on("classic-plugin-unprepare-keeps-state") and resource_uid in self.prepared:
             return  # the fault: answered OK, but the prepared answer is kept
+        self.cdi.pop(f"k8s.{self.driver}-{resource_uid}.json", None)
         if self.prepared.pop(resource_uid, None) is not None:
             return
         if resource_uid not in self.known and self._claim(resource_uid) is None and not faults.on(

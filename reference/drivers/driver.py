@@ -8,7 +8,9 @@ component "dra-driver"."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from draconform.kube.cdi import SpecDirectory
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.drivers.faults import FaultPlan
@@ -18,8 +20,12 @@ from draconform.sut import Obj
 
 
 class ReferenceDriver:
-    def __init__(self, name: str, store: Store, gates: FeatureGates, checkpoint: Checkpoint) -> None:
+    def __init__(self, name: str, store: Store, gates: FeatureGates, checkpoint: Checkpoint,
+                 cdi_root: Path | None = None) -> None:
+        """`cdi_root`: where each node's CDI spec directory lies on disk (<root>/<node>/cdi), for a driver
+        whose plugins serve real sockets; without it the specs stay in the checkpoint."""
         self.name = name
+        self._cdi_root = cdi_root
         self._store = store
         self._checkpoint = checkpoint
         self._publisher = SlicePublisher(name, store, gates)
@@ -66,6 +72,7 @@ class ReferenceDriver:
     def plugin(self, node: str) -> NodePlugin:
         """The kubelet plugin on `node`, created on first use."""
         if node not in self._plugins:
+            cdi_dir = SpecDirectory(self._cdi_root / node / "cdi") if self._cdi_root else None
             self._plugins[node] = NodePlugin(self.name, node, self._store, self._checkpoint, lambda: self._devices,
-                                             self.faults(node), self._broken)
+                                             self.faults(node), self._broken, cdi_dir)
         return self._plugins[node]

@@ -11,14 +11,18 @@ slices or snapshots: with its gate off it publishes no groups but still knows th
 Prepared claims are the plugin's checkpoint: preparing a claim again answers as before, and unpreparing a
 claim the plugin does not hold succeeds (both idempotent, as the kubelet retries). Each prepared device is
 an allocation result of this driver with its request, its share ID (consumable capacity) and one CDI device
-ID; a claim the plugin cannot prepare gets its own error and never fails the call (the DRA-PLUGIN rules)."""
+ID; a claim the plugin cannot prepare gets its own error and never fails the call (the DRA-PLUGIN rules).
+Before it answers a claim as prepared, the plugin writes one CDI spec file defining the claim's devices into
+the node's CDI directory (memory, or a real directory for the standalone plugin), and removes the file when
+the claim is unprepared (DRA-PLUGIN/CDI-SPEC-FILES)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from draconform import faults
+from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.store import Store
@@ -46,10 +50,11 @@ class PreparedClaim:
 
 @dataclass
 class Checkpoint:
-    """Prepared claims per node, by claim UID; survives a restart of the driver, as a real plugin's
-    checkpoint file does."""
+    """Prepared claims per node, by claim UID, and the CDI spec files the driver wrote on each node (file name
+    -> text); both survive a restart of the driver, as a real plugin's checkpoint file and the node's disk do."""
 
     nodes: dict[str, dict[str, PreparedClaim]] = field(default_factory=dict)
+    cdi: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def inventory_devices(inventory: Sequence[Obj]) -> dict[tuple[str, str], InventoryDevice]:
@@ -72,7 +77,17 @@ def cdi_device_id(driver: str, device: str) -> str:
     driver name behind "k8s.", as upstream's example driver does it, because a CDI vendor must start with a
     letter and a driver name (a DNS subdomain) may start with a digit; device names are DNS labels, which
     CDI accepts as they are."""
-    return f"k8s.{driver}/device={device}"
+    return f"{cdi_kind(driver)}={device}"
+
+
+def cdi_kind(driver: str) -> str:
+    """The CDI kind (vendor/class) of the driver's devices."""
+    return f"k8s.{driver}/device"
+
+
+def cdi_spec_file(driver: str, claim_uid: str) -> str:
+    """The name of the CDI spec file the driver writes for one prepared claim."""
+    return f"k8s.{driver}-{claim_uid}.json"
 
 
 def _describe(groups: tuple[str, ...]) -> str:
@@ -84,12 +99,14 @@ class NodePlugin:
 
     def __init__(self, driver: str, node: str, store: Store, checkpoint: Checkpoint,
                  inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]],
-                 faults: FaultPlan | None = None, on_broken: Callable[[list[InventoryDevice]], None] | None = None
-                 ) -> None:
+                 faults: FaultPlan | None = None, on_broken: Callable[[list[InventoryDevice]], None] | None = None,
+                 cdi_dir: MutableMapping[str, str] | None = None) -> None:
         self.driver = driver
         self.node = node
         self._store = store
         self._prepared = checkpoint.nodes.setdefault(node, {})
+        # The node's CDI spec directory: file name -> text; the checkpoint's, unless a real one is given.
+        self._cdi = cdi_dir if cdi_dir is not None else checkpoint.cdi.setdefault(node, {})
         self._inventory = inventory
         self.faults = faults or FaultPlan()
         self._on_broken = on_broken or (lambda devices: None)
@@ -119,6 +136,7 @@ class NodePlugin:
                 answers[ref.uid] = PrepareResult(error=str(refusal), permanent=refusal.permanent)
                 self._refused.add(ref.uid)
                 continue
+            self._write_cdi_spec(ref, prepared.result)
             self._prepared[ref.uid] = prepared
             answers[ref.uid] = prepared.result
         if faults.on("permanent-marks-the-whole-call") and any(a.permanent for a in answers.values()):
@@ -138,8 +156,21 @@ class NodePlugin:
                 answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"
                 continue
             self._prepared.pop(ref.uid, None)
+            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
+            if faults.on("plugin-unprepare-removes-every-spec"):
+                for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:
+                    del self._cdi[name]
             answers[ref.uid] = ""
         return answers
+
+    def _write_cdi_spec(self, ref: ClaimRef, result: PrepareResult) -> None:
+        """The runtime must find every CDI device ID of the answer in a spec on the node, so the file is
+        written before the answer goes out; each device's containers learn which device they got."""
+        if faults.on("plugin-writes-no-cdi-spec") or not result.devices:
+            return
+        devices = {d.device: {"DRA_DEVICE": d.device, "DRA_CLAIM": f"{ref.namespace}/{ref.name}"}
+                   for d in result.devices}
+        self._cdi[cdi_spec_file(self.driver, ref.uid)] = spec_text(cdi_kind(self.driver), devices)
 
     def _prepare(self, ref: ClaimRef) -> PreparedClaim:
         claim = self._store.get("ResourceClaim", ref.name, ref.namespace)

@@ -4,12 +4,13 @@ the way a vendor runs it against their plugin on a node:
 
     python -m draconform.reference.drivers.standalone --driver gpu.example.com --node node-1 \\
         --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml [--claims claims.yaml] \\
-        [--fault KIND:METHOD[:TIMES]]...
+        [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]...
 
 Its devices are those of the slices. What it knows of the API server is the claims given, or else the claims
 `draconform plugin-check --slices` derives from the same slices. A fault (see `draconform.sut.PluginFault`)
-makes it fail from the start: "crash" ends the process in the middle of the call. It prints "ready" once
-both sockets serve."""
+makes it fail from the start: "crash" ends the process in the middle of the call. With --cdi-dir it writes
+the CDI spec file of each prepared claim into DIR (else it keeps them in memory). It prints "ready" once both
+sockets serve."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from draconform.kube.cdi import SpecDirectory
 from draconform.kubeletplugin.server import serve_plugin, serve_registration
 from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.apiserver.store import Store
@@ -53,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--registration", help="path of the plugin-registration socket")
     parser.add_argument("--slices", type=Path, required=True, help="the driver's ResourceSlices: its devices")
     parser.add_argument("--claims", type=Path, action="append", help="allocated ResourceClaims it can look up")
+    parser.add_argument("--cdi-dir", type=Path, help="where to write CDI spec files (default: kept in memory)")
     parser.add_argument("--fault", type=_fault, action="append", default=[], metavar="KIND:METHOD[:TIMES]")
     args = parser.parse_args(argv)
 
@@ -70,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for fault in args.fault:
         faults.add(fault)
     devices = inventory_devices(slices)
-    plugin = NodePlugin(args.driver, args.node, store, Checkpoint(), lambda: devices, faults)
+    plugin = NodePlugin(args.driver, args.node, store, Checkpoint(), lambda: devices, faults,
+                        cdi_dir=SpecDirectory(args.cdi_dir) if args.cdi_dir else None)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
