@@ -96,6 +96,14 @@ class Store:
         self._mutators: list[Mutator] = []
         self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
         self.gates = gates or FeatureGates()
+        self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
+
+    def keep_history(self) -> None:
+        """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
+        so that a store used on its own pays nothing; on, it costs a reference per write, since stored objects are
+        replaced on every write and never changed in place."""
+        if self._history is None:
+            self._history = {}
 
     # --- the release it is ---------------------------------------------------------------------
     @property
@@ -148,6 +156,13 @@ class Store:
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]
+
+    def history(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """Copies of every version stored under this key since `keep_history()`, oldest first, as this release
+        serves them; a deletion adds none. A store that keeps no history raises ValueError."""
+        if self._history is None:
+            raise ValueError("this store keeps no history of writes; call keep_history() before the first write")
+        return [copy_object(self._served(obj)) for obj in self._history.get(self._key(kind, name, namespace), ())]
 
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """The stored objects themselves, without copies, for readers that never modify them (an informer's
@@ -354,6 +369,8 @@ class Store:
         if old is not None:
             self._unindex(key, old)
         self._objects[key] = new
+        if self._history is not None:
+            self._history.setdefault(key, []).append(new)
         self._keys_of_kind.setdefault(key[0], set()).add(key)
         self._index(key, new)
         self._notify(event, new, old)

@@ -116,6 +116,11 @@ class Kubelet:
                 self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
                 self._mark(("", state.uid))
             state = self._pods[key] = PodState(uid)
+            if faults.on("failed-pod-status-rewritten-on-restart") and (pod.get("status") or {}).get(
+                    "reason") == PREPARE_FAILED:  # a kubelet meeting a pod it failed reports the failure afresh
+                status = pod["status"]
+                return self._set_phase(pod, "Failed", reason=PREPARE_FAILED,
+                                       message=f"{status.get('message')} (seen again by the kubelet)")
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
         if faults.on("failed-pod-unprepared-on-deletion") and phase == "Failed" and not pod["metadata"].get(
@@ -228,10 +233,29 @@ class Kubelet:
         """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
         message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
         self._events.record(pod, "Warning", PREPARE_FAILED, message)
+        if faults.on("failed-pod-two-status-writes"):  # the reason written first, the phase in a second write
+            self._set_phase(pod, "Pending", reason=PREPARE_FAILED, message=message)
+            pod = self._store.peek("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"]) or pod
         failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        if faults.on("failed-pod-status-rewritten"):  # the failure written again at every retry interval
+            self._rewrite_failed(pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)
         if faults.on("failed-pod-deleted"):  # the failed pod evicted, as if a replacement were the kubelet's job
             self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
         return failed
+
+    def _rewrite_failed(self, namespace: str, name: str, message: str, attempt: int) -> None:
+        """Fault failed-pod-status-rewritten: the failed pod's status message rewritten after each retry interval,
+        as a kubelet that reports every attempt would, though it asks no plugin again."""
+        delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)
+
+        def rewrite() -> None:
+            pod = None if self._stopped else self._store.peek("Pod", name, namespace)
+            if pod is None or (pod.get("status") or {}).get("phase") != "Failed":
+                return
+            self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")
+            self._rewrite_failed(namespace, name, message, attempt + 1)
+
+        self._clock.call_at(self._clock.now() + delay, rewrite)
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
