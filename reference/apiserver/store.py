@@ -430,6 +430,6 @@ class Store:
 def _copy_without_status(obj: Obj) -> Obj:
     """A copy of `obj` whose status is None (in its place, so the keys keep their order), for a write that puts
     another status there: the status about to be replaced is not copied."""
-    if "status" not in obj:
-        return copy_object(obj)
-    return copy_object({key: None if key == "status" else value for key, value in obj.items()})
+    copied: Obj = copy_object(obj if "status" not in obj else
+                              {key: None if key == "status" else value for key, value in obj.items()})
+    return copied

@@ -296,8 +296,9 @@ class DynamicResources:
         settled = claims_state.allocations
         distinct = dict(zip(map(id, answers), answers, strict=True))
         if id(None) not in distinct:  # every node settled by the core (the usual case): no node-by-node Python
-            for key, answer in distinct.items():
-                statuses[key] = SUCCESS if answer.fits else _not_fitting(answer.reasons)
+            for key, settled_answer in distinct.items():
+                assert settled_answer is not None
+                statuses[key] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
             judged = list(map(statuses.__getitem__, map(id, answers)))
             # as `_judge`: settled without a search, the allocation is made if the node is chosen
             settled.update(dict.fromkeys(compress(node_names(asked_nodes), map(_FITS, answers))))
