@@ -218,6 +218,15 @@ class SystemUnderTest(Protocol):
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]: ...
 
+    def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """Every version of the object `kind`/`name` the API server stored since the scenario began, oldest first:
+        the created object, then the result of each write (spec, status or metadata) that stored a new
+        resourceVersion, as an audit log or a watch opened before the scenario would show them; a deletion adds
+        no version. Versions of an earlier object under the same name are included (metadata.uid tells them
+        apart). Steps count with it how often a component wrote an object, e.g. the kubelet a pod's status
+        (KEP-5322). A SUT that keeps no such record raises `Unsupported`; a step finding a SUT without the method
+        treats it the same way."""
+
     def metrics_text(self) -> str:
         """The scheduler's and controllers' metrics in Prometheus text exposition format."""
 

@@ -59,6 +59,7 @@ class ReferenceCluster:
         configs: Mapping[str, ComponentConfig] | None = None,
         allocator_factory: AllocatorFactory | None = None,
         clock: FakeClock | None = None,
+        keep_history: bool = False,
     ) -> None:
         self.configs = dict(configs or {})
         self.allocator_factory = allocator_factory or default_allocator_factory()
@@ -66,6 +67,8 @@ class ReferenceCluster:
         self.events = EventRecorder(self.clock)
         self.metrics = MetricsRegistry()
         self.store = self._new_store()
+        if keep_history:  # every stored version, for the seam's object_writes
+            self.store.keep_history()
         self.controller = self._new_controller()
         self.controller_running = True  # False between stop_controller_manager() and its restart
         self.scheduler = self._new_scheduler()

@@ -27,7 +27,7 @@ class ReferenceSystem:
     def cluster(self) -> ReferenceCluster:
         if self._cluster is None:
             cluster_type = ClassicCluster if self._api == "classic" else ReferenceCluster
-            self._cluster = cluster_type(self._configs, allocator_factory=self._allocator_factory)
+            self._cluster = cluster_type(self._configs, allocator_factory=self._allocator_factory, keep_history=True)
         return self._cluster
 
     def serve_api(self, api: str) -> None:
@@ -115,6 +115,9 @@ class ReferenceSystem:
     # --- observation --------------------------------------------------------------------------
     def events(self) -> builtins.list[Event]:
         return self.cluster.events.events()
+
+    def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
+        return self.cluster.store.history(kind, name, namespace)
 
     def metrics_text(self) -> str:
         return self.cluster.metrics.text()

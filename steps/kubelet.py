@@ -10,7 +10,7 @@ import itertools
 from pytest_bdd import given, parsers, then, when
 
 from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes
-from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
+from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest, Unsupported
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
 ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
@@ -106,6 +106,31 @@ def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
 def no_event_says_permanent(sut: SystemUnderTest, pod: str) -> None:
     said = [e.message for e in _pod_events(sut, pod) if "permanent" in e.message.lower()]
     assert not said, f"events for pod {pod!r} call an error permanent: {said}"
+
+
+def _status_writes(sut: SystemUnderTest, pod: str) -> int:
+    """How many stored writes changed the status of pod `pod` (the one by that name now) since the scenario began:
+    the versions whose status differs from the version before. A write that changes nothing stores nothing on a
+    real API server, so it is not counted; the pod's creation is not a status write."""
+    record = getattr(sut, "object_writes", None)
+    if record is None:  # a SUT written before the seam had object_writes
+        raise Unsupported(f"{type(sut).__name__} does not provide object_writes, so a pod's status writes cannot be "
+                          "counted")
+    uid = must_get(sut, "Pod", pod)["metadata"]["uid"]
+    versions = [v for v in record("Pod", pod, NAMESPACE) if v["metadata"].get("uid") == uid]
+    return sum(1 for before, after in itertools.pairwise(versions) if before.get("status") != after.get("status"))
+
+
+@then(parsers.re(r'pod "(?P<pod>[^"]+)" had its status written at most once more than pod "(?P<other>[^"]+)"'))
+@observes("pod")
+def status_written_at_most_once_more(sut: SystemUnderTest, pod: str, other: str) -> None:
+    """KEP-5322 PRR, Scalability: failing a pod costs at most one extra status write, compared with a pod on the
+    same node the kubelet went on retrying (what every pod with this error cost before the feature)."""
+    writes, baseline = _status_writes(sut, pod), _status_writes(sut, other)
+    assert writes <= baseline + 1, (
+        f"pod {pod!r} had its status written {writes} times and pod {other!r} {baseline} times: "
+        f"{writes - baseline} extra writes, expected at most 1"
+    )
 
 
 # --- what the plugins received --------------------------------------------------------------------------

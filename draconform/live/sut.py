@@ -410,6 +410,10 @@ class LiveSystem:
             raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
         return response.text
 
+    def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
+        raise Unsupported("a live run does not see every version of an object, only its current state (that needs "
+                          "the API server's audit log, or a watch opened before the scenario's first write)")
+
     def metrics_text(self) -> str:
         """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the
         change since the scenario began (the cluster's scheduler outlives scenarios), gauges as they are."""

@@ -116,20 +116,21 @@ class RemoteStore:
         """A read-only object (`Store.peek`): over the API, a fresh read is already a copy."""
         return self.get(kind, name, namespace)
 
-    def create(self, obj: Obj) -> Obj:
+    # `copy_result` as the in-memory store takes it; an object read from the API is the caller's own anyway.
+    def create(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._written("ADDED", self.client.create(obj))
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._written("MODIFIED", self.client.update(obj))
 
-    def update_status(self, obj: Obj) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._written("MODIFIED", self.client.update_status(obj))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
         self.client.delete(kind, name, namespace, grace_period_seconds)
 
-    def bind(self, namespace: str, name: str, node: str) -> Obj:
+    def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
         self.client.bind(namespace, name, node)
         pod = self.client.get("Pod", name, namespace)
         if pod is None:

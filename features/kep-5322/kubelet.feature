@@ -181,6 +181,61 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       Then pod "trainer" is Running
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 3 times
 
+  Rule: KEP-5322/ONE-STATUS-WRITE  Failing a pod costs the kubelet at most one extra write of its status
+
+    # The baseline is a pod on the same node whose driver keeps failing transiently: what a pod with a permanent
+    # error cost before the feature (the kubelet retries it for ever). Counted: the writes that changed the status.
+    Scenario: Ten minutes on, the failed pod's status was written at most once more than a retried pod's
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the device class "nic" selecting driver "nic.example.com"
+      And driver "nic.example.com" runs with the devices:
+        """yaml
+        metadata: {name: node-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: nic-0
+        """
+      And the plugin of driver "nic.example.com" on node "node-1" fails to prepare transiently
+      And a claim "link" for one "nic" device
+      And a pod "waiting" using claim "link"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then pod "trainer" is Failed
+      And pod "waiting" is Pending
+      And driver "nic.example.com" on node "node-1" was asked to prepare claim "link" at least 3 times
+      And pod "trainer" had its status written at most once more than pod "waiting"
+
+    # A kubelet that fails the pod again after a restart writes its status again, though it stays Failed.
+    Scenario: A kubelet restart after the failure writes the failed pod's status no more
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the device class "nic" selecting driver "nic.example.com"
+      And driver "nic.example.com" runs with the devices:
+        """yaml
+        metadata: {name: node-1-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+          nodeName: node-1
+          devices:
+          - name: nic-0
+        """
+      And the plugin of driver "nic.example.com" on node "node-1" fails to prepare transiently
+      And a claim "link" for one "nic" device
+      And a pod "waiting" using claim "link"
+      And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And kubelet restarts
+      And 10 minutes pass
+      Then pod "trainer" is Failed
+      And pod "waiting" is Pending
+      And pod "trainer" had its status written at most once more than pod "waiting"
+
   Rule: KEP-5322/GATE  Only with the gate on does the kubelet give up
 
     Scenario Outline: With DRAHandlePermanentDriverFailures <gate> a permanent error leaves the pod <phase>

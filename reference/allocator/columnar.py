@@ -55,7 +55,7 @@ from draconform.reference.allocator.compatibility import (
     allocated_states,
     holding_results,
 )
-from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation
+from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation, node_names
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.sut import Obj
 
@@ -868,7 +868,8 @@ class ColumnarAllocator:
             attempt = self._begin(nodes[indices[0]], claims, assumed)
             if attempt.countable is None:
                 self._countable(attempt)
-            names: list[str] = [nodes[i]["metadata"]["name"] for i in indices]
+            names: list[str] = (node_names(nodes) if len(indices) == len(nodes)
+                                else [nodes[i]["metadata"]["name"] for i in indices])
             found: list[Feasibility | None] = self._count(attempt, names) if attempt.countable else [None] * len(names)
             relevant, problems, nowhere = attempt.relevant_nodes, attempt.problem_nodes, attempt.nowhere
             if attempt.countable and problems:  # the search decides where a problem pool reaches
@@ -891,6 +892,8 @@ class ColumnarAllocator:
         is counted without building the columns, which would cost more than the node."""
         if len(names) == 1:
             return [self._count_node(attempt, names[0])]
+        if len(attempt.counting) == 1:
+            return self._count_one_request(attempt, names)
         counts: list[list[int]] = []
         short = [False] * len(names)
         enough = [True] * len(names)
@@ -906,6 +909,27 @@ class ColumnarAllocator:
         return [None if NOT_PLAIN in node_counts else (reasons.get(node_counts) or short_of(attempt, node_counts))
                 if is_short else FITS if is_enough else None
                 for node_counts, is_short, is_enough in zip(zip(*counts, strict=True), short, enough, strict=True)]
+
+    def _count_one_request(self, attempt: _Attempt, names: list[str]) -> list[Feasibility | None]:
+        """`_count` where the claims make one request (a pod with one claim for one device, the usual case): the
+        same verdicts in one pass over the nodes."""
+        ((found, need, allocated, assumed),) = attempt.counting
+        plain = self._plain_counts(found)
+        total, reasons, short_of = attempt.total, attempt.reasons, self._short
+        verdicts: list[Feasibility | None] = []
+        append = verdicts.append
+        held = allocated.get
+        for name in names:
+            count = plain.get(name, 0)
+            if count == NOT_PLAIN:
+                append(None)
+                continue
+            free = count - held(name, 0) - assumed.get(name, 0) if assumed else count - held(name, 0)
+            if free < need:
+                append(reasons.get((count,)) or short_of(attempt, (count,)))
+            else:
+                append(FITS if free >= total else None)
+        return verdicts
 
     def _count_node(self, attempt: _Attempt, name: str) -> Feasibility | None:
         """`_count` for one node."""

@@ -16,6 +16,24 @@ from draconform.reference.apiserver.store import Store
 from draconform.sut import Obj
 
 
+class Nodes(list[Obj]):
+    """Nodes with their names alongside (`names[i]` is the name of `self[i]`): the scheduler hands its batches to
+    the plugins this way, so that the DRA plugin and the core, which key everything by node name, need not read
+    each node's name again for every pod. Any list of nodes will do where a `Nodes` is not at hand."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, nodes: Sequence[Obj], names: list[str]) -> None:
+        super().__init__(nodes)
+        self.names = names
+
+
+def node_names(nodes: Sequence[Obj]) -> list[str]:
+    """The names of `nodes`, in order: the ones they carry (`Nodes`), or read from each node."""
+    names: list[str] | None = getattr(nodes, "names", None)
+    return names if names is not None else [node["metadata"]["name"] for node in nodes]
+
+
 class AllocationError(Exception):
     """The claims cannot be allocated on any node because of their own or the cluster's configuration
     (missing DeviceClass, CEL error, All over an incomplete pool, an invalid pool with no alternative).

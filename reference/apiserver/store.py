@@ -96,6 +96,14 @@ class Store:
         self._mutators: list[Mutator] = []
         self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
         self.gates = gates or FeatureGates()
+        self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
+
+    def keep_history(self) -> None:
+        """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
+        so that a store used on its own pays nothing; on, it costs a reference per write, since stored objects are
+        replaced on every write and never changed in place."""
+        if self._history is None:
+            self._history = {}
 
     # --- the release it is ---------------------------------------------------------------------
     @property
@@ -149,6 +157,13 @@ class Store:
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]
 
+    def history(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
+        """Copies of every version stored under this key since `keep_history()`, oldest first, as this release
+        serves them; a deletion adds none. A store that keeps no history raises ValueError."""
+        if self._history is None:
+            raise ValueError("this store keeps no history of writes; call keep_history() before the first write")
+        return [copy_object(self._served(obj)) for obj in self._history.get(self._key(kind, name, namespace), ())]
+
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """The stored objects themselves, without copies, for readers that never modify them (an informer's
         initial list). Safe to keep: the store replaces an object on every write, never changes it in place."""
@@ -164,7 +179,9 @@ class Store:
         return (self._objects[key] for key in keys)
 
     # --- writes --------------------------------------------------------------------------------
-    def create(self, obj: Obj) -> Obj:
+    # A write returns the object as now stored, a copy of the caller's own; a caller that does not use it or only
+    # reads it passes `copy_result=False` and gets the stored object itself, not to be changed (as `view`, `peek`).
+    def create(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         obj = self._decode(obj)
         info = self._kind_info(obj)
         new = copy_object(obj)
@@ -189,7 +206,7 @@ class Store:
         meta["creationTimestamp"] = format_time(self.clock.now())
         meta["generation"] = 1
         meta.pop("deletionTimestamp", None)
-        return self._store(key, new, None, "ADDED")
+        return self._store(key, new, None, "ADDED", copy_result)
 
     def load(self, obj: Obj) -> Obj:
         """Store an object exactly as given, as if read back from etcd: no admission, no stripping,
@@ -207,16 +224,18 @@ class Store:
         old = self._objects.get(key)
         return self._store(key, new, old, "MODIFIED" if old else "ADDED")
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         """Replace everything but status (for kinds with a status subresource) and system metadata."""
         obj = self._decode(obj)
         key, old = self._existing(obj)
-        new = copy_object(obj)
         if self.kinds[key[0]].has_status:
+            new = _copy_without_status(obj)  # the status written is replaced by the stored one: not copied
             if "status" in old:
                 new["status"] = copy_object(old["status"])
             else:
                 new.pop("status", None)
+        else:
+            new = copy_object(obj)
         self._keep_system_metadata(new, old)
         if new.get("spec") != old.get("spec"):
             new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
@@ -224,22 +243,22 @@ class Store:
         if old.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):
             self._remove(key, new)  # the last finalizer went: the object is deleted now
             return new
-        return self._store(key, new, old, "MODIFIED")
+        return self._store(key, new, old, "MODIFIED", copy_result)
 
-    def update_status(self, obj: Obj) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         """Replace only the status of an object whose kind has a status subresource."""
         key, old = self._existing(obj)
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
-        new = copy_object(old)
+        new = _copy_without_status(old)  # the stored status is replaced by the one written: not copied
         if "status" in obj:
             new["status"] = copy_object(obj["status"])
         else:
             new.pop("status", None)
         new = self._admit("UPDATE", new, old)
-        return self._store(key, new, old, "MODIFIED")
+        return self._store(key, new, old, "MODIFIED", copy_result)
 
-    def bind(self, namespace: str, name: str, node: str) -> Obj:
+    def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
         """The pods/binding subresource: set spec.nodeName once."""
         key = self._key("Pod", name, namespace)
         old = self._objects.get(key)
@@ -249,7 +268,7 @@ class Store:
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
         new = copy_object(old)
         new["spec"]["nodeName"] = node
-        return self._store(key, new, old, "MODIFIED")
+        return self._store(key, new, old, "MODIFIED", copy_result)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
@@ -267,13 +286,13 @@ class Store:
                 new["metadata"]["deletionGracePeriodSeconds"] = (
                     DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
                 )
-                self._store(key, new, old, "MODIFIED")
+                self._store(key, new, old, "MODIFIED", copy_result=False)  # delete returns nothing
             return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
                 new = copy_object(old)
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
-                self._store(key, new, old, "MODIFIED")
+                self._store(key, new, old, "MODIFIED", copy_result=False)
             return
         self._remove(key, copy_object(old))
 
@@ -345,16 +364,18 @@ class Store:
             raise ApiError("Invalid", f"{kind} {name!r} is invalid: {summary}", causes)
         return new
 
-    def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType) -> Obj:
+    def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True) -> Obj:
         new["metadata"]["resourceVersion"] = str(next(self._revision))
         if old is not None:
             self._unindex(key, old)
         self._objects[key] = new
+        if self._history is not None:
+            self._history.setdefault(key, []).append(new)
         self._keys_of_kind.setdefault(key[0], set()).add(key)
         self._index(key, new)
         self._notify(event, new, old)
-        stored: Obj = copy_object(self._served(new))
-        return stored
+        served = self._served(new)
+        return copy_object(served) if copy_result else served
 
     def _remove(self, key: Key, last: Obj) -> None:
         old = self._objects.pop(key)
@@ -404,3 +425,11 @@ class Store:
     @staticmethod
     def _display(key: Key) -> str:
         return f"{key[1]}/{key[2]}" if key[1] else key[2]
+
+
+def _copy_without_status(obj: Obj) -> Obj:
+    """A copy of `obj` whose status is None (in its place, so the keys keep their order), for a write that puts
+    another status there: the status about to be replaced is not copied."""
+    copied: Obj = copy_object(obj if "status" not in obj else
+                              {key: None if key == "status" else value for key, value in obj.items()})
+    return copied

@@ -104,7 +104,7 @@ class ResourceClaimController:
             # A claim generated earlier whose name never reached the pod's status (the status write lost a
             # race) is adopted, as upstream finds it by owner and annotation, rather than made twice.
             claim = self._generated_claim(pod, entry.entry) or self._store.create(
-                _claim_from_template(pod, entry.entry, template))
+                _claim_from_template(pod, entry.entry, template), copy_result=False)  # only its name is read
             self._remember(claim)
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
@@ -114,7 +114,7 @@ class ResourceClaimController:
                 return
             latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
             try:
-                self._store.update_status(latest)
+                self._store.update_status(latest, copy_result=False)
                 return
             except ApiError as error:
                 if error.reason != "Conflict":  # another writer (the scheduler) got there first: read again
@@ -168,7 +168,7 @@ class ResourceClaimController:
                 latest["status"].pop("allocation", None)
                 latest["status"].pop("devices", None)
         try:
-            updated = self._store.update_status(latest)
+            updated = self._store.update_status(latest, copy_result=False)  # only read: copied before a change
         except ApiError as error:
             if error.reason in ("Conflict", "NotFound"):
                 return  # a newer event for this claim is queued and will be handled
@@ -198,7 +198,7 @@ class ResourceClaimController:
         latest = copy_object(claim)
         latest["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
         try:
-            self._store.update(latest)
+            self._store.update(latest, copy_result=False)
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise

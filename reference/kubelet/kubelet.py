@@ -18,6 +18,7 @@ unprepare calls are retried with backoff and hold the reservation."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -56,8 +57,10 @@ class PodState:
 
 class Kubelet:
     def __init__(self, node: str, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
-                 checkpoint: KubeletCheckpoint, plugins: PluginRegistry) -> None:
+                 checkpoint: KubeletCheckpoint, plugins: PluginRegistry,
+                 wake: Callable[[str], None] | None = None) -> None:
         self.node = node
+        self._wake = wake  # told this node's name whenever a pod is marked for the next sync
         self._store = store
         self._clock = clock
         self._events = events
@@ -75,14 +78,20 @@ class Kubelet:
 
     def notice(self, key: PodKey) -> None:
         """Something about this pod (or one of its claims) changed."""
-        self._dirty.add(key)
+        self._mark(key)
 
     def forget_missing(self, live_uids: set[str]) -> None:
         """After a restart: claims the checkpoint holds for pods that no longer exist get unprepared."""
         for record in list(self._checkpoint.claims.values()):
             for uid in sorted(record.pods - live_uids):
                 self._pods.setdefault(("", uid), PodState(uid, terminating=True))
-                self._dirty.add(("", uid))
+                self._mark(("", uid))
+
+    def _mark(self, key: PodKey) -> None:
+        """Look at this pod at the next sync."""
+        self._dirty.add(key)
+        if self._wake is not None:
+            self._wake(self.node)
 
     def sync(self) -> bool:
         keys = sorted(self._dirty)
@@ -106,8 +115,13 @@ class Kubelet:
         if state is None or state.uid != uid:
             if state is not None:  # a new pod under the same name; the old one is gone
                 self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
-                self._dirty.add(("", state.uid))
+                self._mark(("", state.uid))
             state = self._pods[key] = PodState(uid)
+            if faults.on("failed-pod-status-rewritten-on-restart") and (pod.get("status") or {}).get(
+                    "reason") == PREPARE_FAILED:  # a kubelet meeting a pod it failed reports the failure afresh
+                status = pod["status"]
+                return self._set_phase(pod, "Failed", reason=PREPARE_FAILED,
+                                       message=f"{status.get('message')} (seen again by the kubelet)")
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
         if fresh and phase == "Failed" and not pod["metadata"].get("deletionTimestamp") and (
@@ -223,10 +237,29 @@ class Kubelet:
         """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
         message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
         self._events.record(pod, "Warning", PREPARE_FAILED, message)
+        if faults.on("failed-pod-two-status-writes"):  # the reason written first, the phase in a second write
+            self._set_phase(pod, "Pending", reason=PREPARE_FAILED, message=message)
+            pod = self._store.peek("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"]) or pod
         failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
+        if faults.on("failed-pod-status-rewritten"):  # the failure written again at every retry interval
+            self._rewrite_failed(pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)
         if faults.on("failed-pod-deleted"):  # the failed pod evicted, as if a replacement were the kubelet's job
             self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
         return failed
+
+    def _rewrite_failed(self, namespace: str, name: str, message: str, attempt: int) -> None:
+        """Fault failed-pod-status-rewritten: the failed pod's status message rewritten after each retry interval,
+        as a kubelet that reports every attempt would, though it asks no plugin again."""
+        delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)
+
+        def rewrite() -> None:
+            pod = None if self._stopped else self._store.peek("Pod", name, namespace)
+            if pod is None or (pod.get("status") or {}).get("phase") != "Failed":
+                return
+            self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")
+            self._rewrite_failed(namespace, name, message, attempt + 1)
+
+        self._clock.call_at(self._clock.now() + delay, rewrite)
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
@@ -317,7 +350,7 @@ class Kubelet:
             except ApiError as error:
                 if error.reason not in ("Conflict", "NotFound"):
                     raise
-                self._dirty.add((namespace, pod["metadata"]["name"]))  # try again with the newer claim
+                self._mark((namespace, pod["metadata"]["name"]))  # try again with the newer claim
             wrote = True
         return wrote
 
@@ -326,7 +359,7 @@ class Kubelet:
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER in finalizers and not (claim.get("status") or {}).get("allocation"):
             claim["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
-            self._store.update(claim)
+            self._store.update(claim, copy_result=False)
 
     # --- helpers ---------------------------------------------------------------------------------------
     def _claims_of(self, pod: Obj) -> list[PodClaim]:
@@ -350,7 +383,7 @@ class Kubelet:
 
     def _retry(self, key: PodKey) -> None:
         if not self._stopped:
-            self._dirty.add(key)
+            self._mark(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
         pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
@@ -361,9 +394,9 @@ class Kubelet:
         if message is not None:
             status["message"] = message
         try:
-            self._store.update_status(pod)
+            self._store.update_status(pod, copy_result=False)
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise
-            self._dirty.add((pod["metadata"]["namespace"], pod["metadata"]["name"]))
+            self._mark((pod["metadata"]["namespace"], pod["metadata"]["name"]))
         return True

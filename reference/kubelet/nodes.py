@@ -5,6 +5,7 @@ removed at once, as kube-controller-manager's pod garbage collector removes pods
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,6 +34,11 @@ class Kubelets:
         self._checkpoints = checkpoints
         self._locate = locate
         self._kubelets: dict[str, Kubelet] = {}
+        # The kubelets with a pod to look at, by name, and each kubelet's place in `_kubelets` (they sync in that
+        # order): a round asks those few, not all of a cluster's hundreds.
+        self._awake: set[str] = set()
+        self._rank: dict[str, int] = {}
+        self._added = itertools.count()
         self._claim_users: dict[tuple[str, str], set[tuple[str, PodKey]]] = {}  # claim -> (node, pod)
         self._watch = store.watch("Pod", "ResourceClaim", "Node")
         for node in store.list("Node"):
@@ -54,9 +60,15 @@ class Kubelets:
         for event in events:
             self._handle(event)
         progressed = bool(events)
-        for kubelet in list(self._kubelets.values()):
-            progressed = kubelet.sync() or progressed
+        awake, self._awake = self._awake, set()
+        for name in sorted(awake, key=self._rank.__getitem__):
+            kubelet = self._kubelets.get(name)
+            if kubelet is not None:
+                progressed = kubelet.sync() or progressed
         return progressed
+
+    def _wake(self, node: str) -> None:
+        self._awake.add(node)
 
     def _handle(self, event: WatchEvent) -> None:
         kind = event.object["kind"]
@@ -82,7 +94,9 @@ class Kubelets:
     def _add_node(self, node: str) -> None:
         plugins = PluginRegistry(lambda driver: self._locate(driver, node), self._timeout)
         checkpoint = self._checkpoints.setdefault(node, KubeletCheckpoint())
-        self._kubelets[node] = Kubelet(node, self._store, self._clock, self._events, self._gates, checkpoint, plugins)
+        self._kubelets[node] = Kubelet(node, self._store, self._clock, self._events, self._gates, checkpoint, plugins,
+                                       self._wake)
+        self._rank[node] = next(self._added)
 
     def _pod_changed(self, pod: Obj, deleted: bool = False) -> None:
         node = (pod.get("spec") or {}).get("nodeName")

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from draconform import faults
@@ -24,6 +26,7 @@ from draconform.reference.allocator.interface import (
     Feasibility,
     NodeAllocation,
     feasible_on,
+    node_names,
 )
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock, format_time
@@ -280,27 +283,49 @@ class DynamicResources:
         verdicts: list[Status | None] = (
             [_allocated_elsewhere(claims_state, node) for node in nodes] if allocated else [None] * len(nodes))
         unallocated = claims_state.unallocated
-        asked = [i for i, verdict in enumerate(verdicts) if verdict is None]
+        asked = [i for i, verdict in enumerate(verdicts) if verdict is None] if allocated else range(len(nodes))
         if not unallocated or not asked:
             return [verdict or SUCCESS for verdict in verdicts]
         assumed = list(self.assumed.values())
+        asked_nodes = nodes if len(asked) == len(nodes) else [nodes[i] for i in asked]
         try:
-            answers = feasible_on(self._allocator, [nodes[i] for i in asked], unallocated, assumed)
+            answers = feasible_on(self._allocator, asked_nodes, unallocated, assumed)
         except AllocationError:  # nothing judged yet: node by node, the first node asked reports it
             return [verdict or self.filter(state, pod, node) for verdict, node in zip(verdicts, nodes, strict=True)]
         statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
         settled = claims_state.allocations
-        for i, answer in zip(asked, answers, strict=True):
+        distinct = dict(zip(map(id, answers), answers, strict=True))
+        if id(None) not in distinct:  # every node settled by the core (the usual case): no node-by-node Python
+            for key, settled_answer in distinct.items():
+                assert settled_answer is not None
+                statuses[key] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
+            judged = list(map(statuses.__getitem__, map(id, answers)))
+            # as `_judge`: settled without a search, the allocation is made if the node is chosen
+            settled.update(dict.fromkeys(compress(node_names(asked_nodes), map(_FITS, answers))))
+        else:
+            judged = self._judge_each(claims_state, asked_nodes, answers, unallocated, assumed, statuses)
+        if asked_nodes is nodes:
+            return judged
+        for i, status in zip(asked, judged, strict=True):
+            verdicts[i] = status
+        return [verdict or SUCCESS for verdict in verdicts]
+
+    def _judge_each(self, claims_state: PodClaimsState, nodes: Sequence[Obj], answers: list[Feasibility | None],
+                    unallocated: list[Obj], assumed: list[Obj], statuses: dict[int, Status]) -> list[Status]:
+        """`filter_nodes`' statuses node by node, where the core left some node to the search."""
+        settled = claims_state.allocations
+        judged: list[Status] = []
+        for node, answer in zip(nodes, answers, strict=True):
             if answer is None:  # the core cannot tell without a search
-                verdicts[i] = self._judge(claims_state, nodes[i], unallocated, assumed, None)
+                judged.append(self._judge(claims_state, node, unallocated, assumed, None))
                 continue
             status = statuses.get(id(answer))
             if status is None:
                 status = statuses[id(answer)] = SUCCESS if answer.fits else _not_fitting(answer.reasons)
             if answer.fits:  # as `_judge`: settled without a search, the allocation is made if the node is chosen
-                settled[node_name(nodes[i])] = None
-            verdicts[i] = status
-        return [verdict or SUCCESS for verdict in verdicts]
+                settled[node["metadata"]["name"]] = None
+            judged.append(status)
+        return judged
 
     def _judge(self, claims_state: PodClaimsState, node: Obj, unallocated: list[Obj], assumed: list[Obj],
                verdict: Feasibility | None) -> Status:
@@ -341,12 +366,11 @@ class DynamicResources:
         claims_state: PodClaimsState | None = state.data.get(NAME)
         if not self.binding or claims_state is None:
             return [0] * len(nodes)
-        scores = []
-        for node in nodes:
-            allocations = claims_state.allocations.get(node_name(node), [])
-            # None: settled without allocating, so no device with binding conditions is needed
-            scores.append(1 if allocations is None or not any(map(_needs_conditions, allocations)) else 0)
-        return scores
+        # None (settled without allocating) or nothing found: no device with binding conditions is needed
+        found = list(map(claims_state.allocations.get, node_names(nodes)))
+        if not any(found):
+            return [1] * len(nodes)
+        return [1 if not allocations or not any(map(_needs_conditions, allocations)) else 0 for allocations in found]
 
     # --- Reserve / Unreserve -------------------------------------------------------------------
     def reserve(self, state: CycleState, pod: Obj, node: Obj) -> Status:
@@ -489,7 +513,7 @@ class DynamicResources:
                 return
             latest["status"] = cleared_status(latest, pod["metadata"]["uid"])
             try:
-                self._store.update_status(latest)
+                self._store.update_status(latest, copy_result=False)
                 return
             except ApiError as error:
                 if error.reason != "Conflict":
@@ -534,7 +558,7 @@ class DynamicResources:
             if not changed:
                 return latest
             try:
-                written = self._store.update_status(latest)
+                written = self._store.update_status(latest, copy_result=False)  # only read (binding conditions)
             except ApiError as error:
                 if error.reason == "Conflict":
                     continue
@@ -561,7 +585,7 @@ class DynamicResources:
                 "requestMappings": [mapping.as_obj() for mapping in mappings],
                 "resourceClaimName": created["metadata"]["name"],
             }
-            self._store.update_status(latest)
+            self._store.update_status(latest, copy_result=False)
         return written
 
     def _add_finalizer(self, claim: Obj) -> Obj | None:
@@ -579,7 +603,10 @@ class DynamicResources:
         latest["status"]["reservedFor"] = [
             entry for entry in latest["status"]["reservedFor"] if entry.get("uid") != pod["metadata"]["uid"]
         ]
-        self._store.update_status(latest)
+        self._store.update_status(latest, copy_result=False)
+
+
+_FITS = attrgetter("fits")
 
 
 def _not_fitting(reasons: Mapping[str, str]) -> Status:

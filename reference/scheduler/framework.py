@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from itertools import compress, repeat
+from operator import add, attrgetter
 from typing import Any, Protocol
 
 from draconform.sut import Obj
@@ -121,14 +123,24 @@ def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list
                                             nodes if len(pending) == len(nodes) else [nodes[i] for i in pending])
         if answers is None:
             continue
-        named: dict[int, Status] = {}  # one rejection, often shared by many nodes, named once
-        for i, status in zip(pending, answers, strict=True):
-            if not status.ok:
-                verdicts[i] = named.get(id(status)) or named.setdefault(
-                    id(status), Status(status.code, status.message, plugin.name))
-        if named:
-            pending = [i for i, status in zip(pending, answers, strict=True) if status.ok]
+        # A plugin gives many nodes the same few statuses: each rejection is named once, and the verdicts are
+        # put in place by map and compress rather than a Python loop (this runs for every node a pod visits).
+        distinct = dict(zip(map(id, answers), answers, strict=True))
+        named = {key: Status(status.code, status.message, plugin.name)
+                 for key, status in distinct.items() if not status.ok}
+        if not named:
+            continue
+        if len(pending) == len(nodes):
+            verdicts = list(map(named.get, map(id, answers), repeat(SUCCESS, len(answers))))
+        else:
+            for i, key in zip(pending, map(id, answers), strict=True):
+                if key in named:
+                    verdicts[i] = named[key]
+        pending = list(compress(pending, map(_OK, answers)))
     return verdicts
+
+
+_OK = attrgetter("ok")
 
 
 def score_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> list[int]:
@@ -138,7 +150,9 @@ def score_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[
     for plugin in plugins:
         scores: list[int] | None = _ask(plugin, "score", state, pod, nodes)
         if scores is not None:
-            totals = [total + int(score) for total, score in zip(totals, scores, strict=True)]
+            if len(scores) != len(nodes):
+                raise ValueError(f"plugin {plugin.name} scored {len(scores)} of {len(nodes)} nodes")
+            totals = list(map(add, totals, map(int, scores)))
     return totals
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import CLASSIC_API
-from draconform.reference.allocator.interface import AllocatorFactory
+from draconform.reference.allocator.interface import AllocatorFactory, Nodes
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
@@ -52,6 +53,9 @@ class SchedulerConfig:
 _FIRST_GATES: dict[int, FeatureGates] = {}  # read only by the fault switch "scheduler-gates-latched-at-first-start"
 
 
+_OK, _CODE = attrgetter("ok"), attrgetter("code")
+
+
 class Scheduler:
     def __init__(
         self,
@@ -83,6 +87,7 @@ class Scheduler:
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
         self._sorted_nodes: list[Obj] | None = None
+        self._sorted_names: list[str] = []  # their names, in the same order
         self._next_start_node = 0
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
         for pod in store.list("Pod"):
@@ -177,26 +182,31 @@ class Scheduler:
             return
         if self._sorted_nodes is None:
             self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
+            self._sorted_names = [node_name(node) for node in self._sorted_nodes]
         nodes = self._sorted_nodes
         feasible: list[Obj] = []
+        feasible_names: list[str] = []
         filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
         order = nodes[start:] + nodes[:start]
+        names = self._sorted_names[start:] + self._sorted_names[:start]  # each batch carries its nodes' names
         wrapped = len(order) - start  # nodes from this position on come before the others by name
         before_wrap = 0  # feasible nodes found before it
         checked = 0
         # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
         # wanted, so no node is filtered that the node-by-node walk would not have reached.
         while checked < len(order) and len(feasible) < wanted:
-            batch = order[checked:checked + wanted - len(feasible)]
+            end = checked + wanted - len(feasible)
+            batch = Nodes(order[checked:end], names[checked:end])
             verdicts = filter_nodes(self.plugins, state, pod, batch)
-            passed = [verdict.ok for verdict in verdicts]
-            if not all(passed) and Code.ERROR in {verdict.code for verdict in verdicts}:
+            passed = list(map(_OK, verdicts))
+            if not all(passed) and Code.ERROR in map(_CODE, verdicts):
                 # the walk stops at the first node whose Filter broke
                 self._fail(pod, next(verdict for verdict in verdicts if verdict.code is Code.ERROR))
                 return
             feasible.extend(itertools.compress(batch, passed))
+            feasible_names.extend(itertools.compress(batch.names, passed))
             before_wrap += sum(passed[:max(0, wrapped - checked)])
             filtered.append((batch, verdicts))
             checked += len(batch)
@@ -209,7 +219,8 @@ class Scheduler:
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         # By name: the walk went through the sorted nodes from `start`, so those found after the wrap come first.
-        feasible = feasible[before_wrap:] + feasible[:before_wrap]
+        feasible = Nodes(feasible[before_wrap:] + feasible[:before_wrap],
+                         feasible_names[before_wrap:] + feasible_names[:before_wrap])
         call_point(self.plugins, "pre_score", state, pod, feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
@@ -233,7 +244,8 @@ class Scheduler:
             return
         if not any(hasattr(plugin, "bind") for plugin in self.plugins):
             try:
-                self._store.bind(pod["metadata"]["namespace"], pod["metadata"]["name"], node_name(node))
+                self._store.bind(pod["metadata"]["namespace"], pod["metadata"]["name"], node_name(node),
+                                 copy_result=False)
             except ApiError as error:
                 self._abort(state, pod, node, Status(Code.ERROR, str(error), "DefaultBinder"))
                 return
@@ -311,7 +323,7 @@ class Scheduler:
                 }
             )
             latest.setdefault("status", {})["conditions"] = conditions
-            self._store.update_status(latest)
+            self._store.update_status(latest, copy_result=False)
         if status.code == Code.ERROR and not faults.on("failed-binding-parks-pod-unschedulable"):
             self.queue.add_backoff(_key(pod))
         else:

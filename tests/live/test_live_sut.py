@@ -116,6 +116,7 @@ def test_what_a_live_cluster_cannot_do_is_unsupported_with_the_reason(api: Path,
         (lambda: live.metrics_text(), "no scheduler metrics address"),
         (lambda: live.run_controller("binding-controller", {}), "binding-controller"),
         (lambda: live.run_driver("gpu.example.com", []), "inventory"),
+        (lambda: live.object_writes("Pod", "trainer"), "only its current state"),
     ]
     for call, reason in refusals:
         with pytest.raises(Unsupported, match=reason.replace("(", r"\(").replace(".", r"\.")):

@@ -16,8 +16,9 @@ from draconform.serve.remote import RemoteStore, StaleView
 from draconform.sut import Obj
 from tests.live.helpers import wait_until
 
-# What only the API server itself does: its admission chain, its feature gates, loading its storage.
-SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load"}
+# What only the API server itself does: its admission chain, its feature gates, loading its storage, and the
+# history of stored versions it keeps for the seam's object_writes (read by the SUT, never by a component).
+SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history"}
 
 
 def _public(cls: type) -> set[str]:

@@ -147,6 +147,31 @@ def test_bind_sets_node_once(store: Store) -> None:
     assert error.value.reason == "Conflict"
 
 
+def test_history_is_kept_only_when_asked_for(store: Store) -> None:
+    store.create(claim("a"))
+    assert store._history is None, "a store used on its own remembers no versions"
+    with pytest.raises(ValueError, match="keeps no history"):
+        store.history("ResourceClaim", "a")
+
+
+def test_history_holds_every_stored_version_oldest_first(store: Store) -> None:
+    store.keep_history()
+    created = store.create(claim("a"))
+    labelled = store.update({**created, "metadata": {**created["metadata"], "labels": {"v": "2"}}})
+    with_status = store.update_status({**labelled, "status": {"reservedFor": []}})
+    store.delete("ResourceClaim", "a")
+    again = store.create(claim("a"))
+    versions = store.history("ResourceClaim", "a")
+    assert [v["metadata"]["resourceVersion"] for v in versions] == [
+        o["metadata"]["resourceVersion"] for o in (created, labelled, with_status, again)
+    ], "each write one version, the deletion none, a new object under the name after it"
+    assert [v.get("status") for v in versions] == [None, None, {"reservedFor": []}, None]
+    assert versions[0]["metadata"]["uid"] != versions[-1]["metadata"]["uid"]
+    versions[2]["status"]["reservedFor"].append({"name": "sneaky"})
+    assert store.history("ResourceClaim", "a")[2]["status"] == {"reservedFor": []}, "history hands out copies"
+    assert store.history("ResourceClaim", "b") == []
+
+
 def test_unknown_kind_is_refused(store: Store) -> None:
     with pytest.raises(ApiError) as error:
         store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})
