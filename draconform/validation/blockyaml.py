@@ -5,10 +5,11 @@ because it does a few string operations per line instead of a Python call per YA
 It reads only a narrow subset and gives up (returns None) on anything outside it, so the loader then reads
 the input with the event builder as before, whose answer, errors and lines are the reference. The subset:
 UTF-8 text of printable characters with `\\n` line ends (no tabs, no BOM); `---` lines between documents;
-block mappings and sequences (including sequences at their key's indentation); plain scalars on one line;
-single-quoted scalars and double-quoted ones with only the escapes `\\" \\\\ \\/ \\n \\t \\r` on one line; `[]` and
-`{}`; comments. Anything else (anchors, aliases, tags, block and multi-line scalars, flow collections with
-content, `?` keys, merge keys, directives, `...`, a key or value where YAML would report an error, nesting
+block mappings and sequences (including sequences at their key's indentation); plain scalars, also folded
+over more indented lines; single-quoted scalars and double-quoted ones with only the escapes
+`\\" \\\\ \\/ \\n \\t \\r`, on one line; `[]` and `{}`; comments. Anything else (anchors, aliases, tags, block
+scalars, quoted scalars over several lines, flow collections with content, `?` keys, merge keys, directives,
+`...`, a key or value where YAML would report an error, nesting
 deeper than the loader allows) makes it give up. Plain scalars are resolved with the loader's own rules
 (PyYAML's YAML 1.1 resolvers, timestamps kept as text), keys turned to text as the builder does, duplicate
 keys reported as the builder reports them, and the line of every field recorded as the builder records it;
