@@ -5,10 +5,11 @@ because it does a few string operations per line instead of a Python call per YA
 It reads only a narrow subset and gives up (returns None) on anything outside it, so the loader then reads
 the input with the event builder as before, whose answer, errors and lines are the reference. The subset:
 UTF-8 text of printable characters with `\\n` line ends (no tabs, no BOM); `---` lines between documents;
-block mappings and sequences (including sequences at their key's indentation); plain scalars on one line;
-single-quoted scalars and double-quoted ones with only the escapes `\\" \\\\ \\/ \\n \\t \\r` on one line; `[]` and
-`{}`; comments. Anything else (anchors, aliases, tags, block and multi-line scalars, flow collections with
-content, `?` keys, merge keys, directives, `...`, a key or value where YAML would report an error, nesting
+block mappings and sequences (including sequences at their key's indentation); plain scalars, also folded
+over more indented lines; single-quoted scalars and double-quoted ones with only the escapes
+`\\" \\\\ \\/ \\n \\t \\r`, on one line; `[]` and `{}`; comments. Anything else (anchors, aliases, tags, block
+scalars, quoted scalars over several lines, flow collections with content, `?` keys, merge keys, directives,
+`...`, a key or value where YAML would report an error, nesting
 deeper than the loader allows) makes it give up. Plain scalars are resolved with the loader's own rules
 (PyYAML's YAML 1.1 resolvers, timestamps kept as text), keys turned to text as the builder does, duplicate
 keys reported as the builder reports them, and the line of every field recorded as the builder records it;
@@ -108,6 +109,31 @@ def _quoted(text: str) -> tuple[str, int]:
     return value, match.end()
 
 
+def _plain_value(frame: _Frame, line: str, number: int) -> tuple[str | int, str] | None:
+    """Where the value written last in `frame` is (its key, or its index) and its text, if it is a plain scalar
+    written on line `number` (`line`) without a comment; else None."""
+    if frame.key_line != number or (not frame.is_map and not frame.container):
+        return None
+    slot: str | int = frame.key if frame.is_map else len(frame.container) - 1
+    if isinstance(frame.container[slot], (dict, list)):  # a collection (maybe one this very line closed)
+        return None
+    content = line.lstrip(" ")
+    while content.startswith("- "):
+        content = content[2:].lstrip(" ")
+    if frame.is_map:
+        if content[0] in "\"'":
+            content = content[_quoted(content)[1]:]
+            cut = 0
+        else:
+            cut = content.find(": ")
+            if cut < 0:
+                return None
+        content = content[cut + 1:].lstrip(" ")
+    if not content or content[0] in "\"'[{#" or " #" in content:
+        return None
+    return slot, content.rstrip(" ")
+
+
 def _rest_is_blank(rest: str) -> None:
     stripped = rest.lstrip(" ")
     if stripped and (stripped[0] != "#" or stripped == rest):  # a comment needs a space before it
@@ -131,89 +157,124 @@ class _Reader:
         self.problems: list[Problem] = []
         self.keys: dict[str, str] = {}  # a key's text as written -> the key (keys repeat in every object)
         self.values: dict[str, Any] = {}  # a scalar value's text as written -> its value, for values that repeat
+        self.folding: tuple[_Frame, str | int, str, int] | None = None  # a folded plain scalar: where, text, last line
 
     # --- documents ----------------------------------------------------------------------------------------
     def read(self, text: str) -> list[tuple[Any, int, dict[Path, int], list[Problem]]]:
         stack = self.stack
         keys, values = self.keys, self.values
         track, max_depth = self.track, self.max_depth
-        for index, raw in enumerate(text.split("\n")):
-            content = raw.lstrip(" ")
-            if not content or content[0] == "#":
-                continue
-            number = index + 1
-            col = len(raw) - len(content)
-            first = content[0]
-            if first == "-" or first == ".":
-                if col == 0 and (content.startswith("---") or content.startswith("...")):
-                    if content.rstrip(" ") != "---":
-                        raise _Unsupported
-                    self.end_document()
+        lines = text.split("\n")
+        for index, raw in enumerate(lines):
+            try:
+                content = raw.lstrip(" ")
+                if not content or content[0] == "#":
                     continue
-                while content[0] == "-" and (len(content) == 1 or content[1] == " "):
-                    self.open_item(col, number)
-                    rest = content[1:].lstrip(" ")
-                    col += len(content) - len(rest)
-                    content = rest
-                    if not content or content[0] == "#":
-                        break  # a `-` alone: its item is on the lines below, or null
-                else:
+                number = index + 1
+                col = len(raw) - len(content)
+                first = content[0]
+                if first == "-" or first == ".":
+                    if col == 0 and (content.startswith("---") or content.startswith("...")):
+                        if content.rstrip(" ") != "---":
+                            raise _Unsupported
+                        self.end_document()
+                        continue
+                    while content[0] == "-" and (len(content) == 1 or content[1] == " "):
+                        self.open_item(col, number)
+                        rest = content[1:].lstrip(" ")
+                        col += len(content) - len(rest)
+                        content = rest
+                        if not content or content[0] == "#":
+                            break  # a `-` alone: its item is on the lines below, or null
+                    else:
+                        self.entry(content, col, number)
+                    continue
+                # The common line: `key: value` or `key:`, with a key seen before (keys repeat in every object), in
+                # the mapping open at this column, a new mapping in the slot open above it, or one further out.
+                if first == '"' or first == "'" or not stack:
                     self.entry(content, col, number)
-                continue
-            # The common line: `key: value` or `key:`, with a key seen before (keys repeat in every object), in
-            # the mapping open at this column, a new mapping in the slot open above it, or one further out.
-            if first == '"' or first == "'" or not stack:
-                self.entry(content, col, number)
-                continue
-            cut = content.find(": ")
-            if cut < 0 and content[-1] == ":":
-                cut = len(content) - 1
-            key = keys.get(content[:cut]) if cut > 0 else None
-            if key is None:
-                self.entry(content, col, number)
-                continue
-            top = stack[-1]
-            while top.col > col:  # the collections that end here
-                if top.open:
-                    self.attach(top, None, top.key_line)
-                del stack[-1]
-                if not stack:
-                    self.root, self.has_root = top.container, True
-                    raise _Unsupported  # a key left of the document's first one
-                parent = stack[-1]
-                parent.open = False
-                if parent.is_map:
-                    self.attach_key(parent, top.container)
+                    continue
+                cut = content.find(": ")
+                if cut < 0 and content[-1] == ":":
+                    cut = len(content) - 1
+                key = keys.get(content[:cut]) if cut > 0 else None
+                if key is None:
+                    self.entry(content, col, number)
+                    continue
+                top = stack[-1]
+                while top.col > col:  # the collections that end here
+                    if top.open:
+                        self.attach(top, None, top.key_line)
+                    del stack[-1]
+                    if not stack:
+                        self.root, self.has_root = top.container, True
+                        raise _Unsupported  # a key left of the document's first one
+                    parent = stack[-1]
+                    parent.open = False
+                    if parent.is_map:
+                        self.attach_key(parent, top.container)
+                    else:
+                        if track:
+                            self.lines[(*parent.path, len(parent.container))] = top.line
+                        parent.container.append(top.container)
+                    top = parent
+                if top.col == col and top.is_map:
+                    if top.open:
+                        self.attach(top, None, top.key_line)
+                elif top.open and top.col < col:
+                    if len(stack) >= max_depth:
+                        raise _Unsupported
+                    frame = _Frame(True, col, (*top.path, top.key if top.is_map else len(top.container)), number)
+                    stack.append(frame)
+                    top = frame
                 else:
-                    if track:
-                        self.lines[(*parent.path, len(parent.container))] = top.line
-                    parent.container.append(top.container)
-                top = parent
-            if top.col == col and top.is_map:
-                if top.open:
-                    self.attach(top, None, top.key_line)
-            elif top.open and top.col < col:
-                if len(stack) >= max_depth:
-                    raise _Unsupported
-                frame = _Frame(True, col, (*top.path, top.key if top.is_map else len(top.container)), number)
-                stack.append(frame)
-                top = frame
-            else:
-                self.entry(content, col, number)  # a sequence at its key's indentation ending, or not YAML
+                    self.entry(content, col, number)  # a sequence at its key's indentation ending, or not YAML
+                    continue
+                value_text = content[cut + 1:].lstrip(" ")
+                top.key, top.key_line = key, number
+                if not value_text or value_text[0] == "#":
+                    top.open = True
+                    continue
+                value = values.get(value_text, _MISSING)
+                if value is _MISSING:
+                    value = self.value(value_text, number)
+                self.attach_key(top, value)
                 continue
-            value_text = content[cut + 1:].lstrip(" ")
-            top.key, top.key_line = key, number
-            if not value_text or value_text[0] == "#":
-                top.open = True
-                continue
-            value = values.get(value_text, _MISSING)
-            if value is _MISSING:
-                value = self.value(value_text, number)
-            self.attach_key(top, value)
-            continue
-            self.entry(content, col, number)
+                self.entry(content, col, number)
+            except _Unsupported:
+                if not self.continuation(lines, index, raw):  # a folded plain scalar's next line, or not YAML
+                    raise
         self.end_document()
         return self.docs
+
+    def continuation(self, lines: list[str], index: int, raw: str) -> bool:
+        """Whether line `index`, which the reader could not take as a node, continues the plain scalar written last
+        (a dumper folds a long one over lines indented past its collection): if so, the value is folded anew as
+        YAML folds it (one space per line break, a line break per empty line) and True is returned."""
+        stack = self.stack
+        content = raw.strip(" ")
+        col = len(raw) - len(raw.lstrip(" "))
+        if not stack or not content or col <= stack[-1].col or content[0] == "#" or " #" in content or (
+                ": " in content or content.endswith(":")):
+            return False
+        top = stack[-1]
+        previous = index - 1
+        while previous >= 0 and not lines[previous].strip(" "):
+            previous -= 1
+        if previous < 0 or top.open:
+            return False
+        if self.folding is not None and self.folding[0] is top and self.folding[3] == previous:
+            _, slot, text, _ = self.folding
+        else:
+            found = _plain_value(top, lines[previous], previous + 1)
+            if found is None:
+                return False
+            slot, text = found
+        blanks = index - 1 - previous
+        text = f"{text}{chr(10) * blanks if blanks else ' '}{content}"
+        top.container[slot] = self.scalar(text, index + 1)
+        self.folding = (top, slot, text, index)
+        return True
 
     def end_document(self) -> None:
         while self.stack:

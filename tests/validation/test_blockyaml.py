@@ -41,7 +41,8 @@ def dump(nodes: int) -> str:
 
 def dumped_texts() -> list[str]:
     """Block YAML as dumpers write it: the validation bench's corpus and the repository's manifests, dumped
-    again in block style (plain, quoted and escaped scalars, nulls, empty collections, several documents)."""
+    again in block style (plain, quoted and escaped scalars, nulls, empty collections, several documents), on
+    lines as long as needed (a quoted scalar folded over lines is left to the builder)."""
     wide = 1 << 20  # no folded (multi-line) scalars: those are left to the builder
     texts = [yaml.dump_all(corpus(20), Dumper=yaml.CSafeDumper, width=wide), dump(3)]
     for path in sorted([*REPO.glob("examples/**/*.yaml"), *REPO.glob("tests/corpus/*.yaml")]):
@@ -72,6 +73,8 @@ READ_ALIKE = {
                            "i: .inf\n",
     "colons and hashes inside scalars": "a: b:c\nu: http://x:80/y#z\nc: 'd: e'\n",
     "unicode": "name: \u00e9t\u00e9\nk\u00fcche: \U0001f600\n",
+    "folded plain scalars": "a: one\n  two\n\n\n  three\nb:\n- x\n  - y\n- - p\n    q\n  - r\nc: 1\n 2\n"
+                            "d:\n  e: f >= 0\n      > 1\ng:\n- k: v\n    w\n  l: m\n",
 }
 
 LEFT_TO_THE_BUILDER = {
@@ -82,7 +85,9 @@ LEFT_TO_THE_BUILDER = {
     "folded scalar": "a: >-\n  text\n",
     "flow collection": "a: [1, 2]\n",
     "flow mapping": "a: {b: 1}\n",
-    "multi-line plain scalar": "a: one\n  two\n",
+    "a scalar's next line at its key's indentation": "a: one\ntwo\n",
+    "a comment inside a folded scalar": "a: one\n  two # x\n",
+    "a key inside a folded scalar": "a: one\n  two: x\n",
     "multi-line quoted scalar": "a: 'one\n  two'\n",
     "other escapes": 'a: "\\x41"\n',
     "complex key": "? a\n: b\n",
@@ -94,6 +99,8 @@ LEFT_TO_THE_BUILDER = {
     "scalar document": "just text\n",
     "value tag of `=`": "a: =\n",
     "mapping where a scalar ended": "a: 1\n  b: 2\n",
+    "a folded scalar after a comment": "a: one # c\n  two\n",
+    "a sequence under a closed compact mapping": "p:\n-     s:\n    - x\n",
     "sequence after a scalar": "a: 1\n- b\n",
     "key inside a value": "a: b: c\n",
     "deeper than the loader allows": "".join("  " * i + f"k{i}:\n" for i in range(MAX_DEPTH + 2)),
@@ -122,6 +129,16 @@ def test_dumped_manifests_read_alike_and_mutants_of_them_too() -> None:
     for text in texts:
         assert read(text) is not None
         assert read(text) == built(text)
+    # Dumped at the usual 80 columns, long plain scalars are folded over lines: those texts read alike too.
+    folded = [yaml.dump_all(corpus(20), Dumper=yaml.CSafeDumper), *[
+        yaml.dump_all(list(yaml.safe_load_all(path.read_text())), Dumper=yaml.CSafeDumper, default_flow_style=False)
+        for path in sorted(REPO.glob("examples/**/*.yaml"))]]
+    assert read(folded[0]) is not None and '("40Gi"))\n        >= 0' in folded[0]  # a CEL selector, folded
+    for text in folded:
+        found = read(text)
+        if found is not None:
+            assert found == built(text)
+            texts.append(text)
     pieces = [": ", ":", "- ", "-", " ", "  ", "#", " #", "'", '"', "\\", "[]", "{}", "\n", "\n  ", "\n- ", "---\n",
               "~", "null", "yes", "0x1F", "1_0", "<<: ", "&a ", "*a", "? ", "|", '"a\\"b"', "'it''s'", "0o7", "1e3"]
     rng = random.Random(13)
