@@ -25,10 +25,11 @@ from draconform.steps.common import (
     must_get,
     observes,
     resolve_claim,
+    seam_method,
     split_names,
 )
 from draconform.steps.drivers import CDI_DEVICE_ID
-from draconform.sut import ApiError, Obj, SystemUnderTest, Unsupported
+from draconform.sut import ApiError, Obj, SystemUnderTest
 
 API_VERSION = "cdi.k8s.io/v1alpha1"
 
@@ -42,10 +43,7 @@ def _create(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> None:
 # --- set-up -------------------------------------------------------------------------------------
 @given("a cluster serving the classic DRA API")
 def classic_cluster(sut: SystemUnderTest) -> None:
-    serve_api = getattr(sut, "serve_api", None)
-    if serve_api is None:
-        raise Unsupported("the system under test cannot serve KEP-3063's classic API (no serve_api)")
-    serve_api("classic")
+    seam_method(sut, "serve_api", "serve KEP-3063's classic API")("classic")
 
 
 @given(parsers.parse('the resource class "{name}" of driver "{driver}"'))
@@ -372,7 +370,7 @@ def classic_prepared(classic_kubelet: ClassicKubelet, claim: str) -> None:
 def classic_cdi_defined(sut: SystemUnderTest, classic_kubelet: ClassicKubelet, claim: str, node: str) -> None:
     names = [name for answer in classic_kubelet.of(claim, "prepare") if answer.error is None for name in answer.devices]
     assert names, f"the plugin prepared claim {claim!r} without naming a device"
-    specs = parse_specs(sut.node_cdi_spec_files(node))
+    specs = parse_specs(seam_method(sut, "node_cdi_spec_files", "read a node's CDI spec files")(node))
     missing = specs.undefined(names)
     assert not missing, f"CDI device names no spec file on node {node!r} defines: {missing} {list(specs.problems)}"
 

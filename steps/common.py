@@ -10,14 +10,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 import yaml
 from deepdiff import DeepDiff
 
 from draconform.kube.kinds import NAMESPACED
-from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest
+from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest, Unsupported
 
 Step = TypeVar("Step", bound=Callable[..., Any])
 
@@ -254,6 +254,15 @@ def named(kind: str, name: str, **body: Any) -> Obj:
     if kind in NAMESPACED:
         metadata["namespace"] = NAMESPACE
     return {"apiVersion": API_VERSIONS[kind], "kind": kind, "metadata": metadata, **body}
+
+
+def seam_method(sut: SystemUnderTest, name: str, what: str) -> Callable[..., Any]:
+    """The SUT's method `name`, or `Unsupported` naming `what` it is needed for: a provider written before the
+    seam offered that method is reported skipped, not crashed."""
+    method = getattr(sut, name, None)
+    if method is None:
+        raise Unsupported(f"{type(sut).__name__} does not provide {name}, so it cannot {what}")
+    return cast(Callable[..., Any], method)
 
 
 def must_get(sut: SystemUnderTest, kind: str, name: str) -> Obj:

@@ -37,9 +37,10 @@ from draconform.steps.common import (
     manifest,
     must_get,
     observes,
+    seam_method,
     split_names,
 )
-from draconform.sut import Obj, SystemUnderTest, Unsupported
+from draconform.sut import Obj, SystemUnderTest
 
 KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '
 KUBELET_ASKS = KUBELET + r'asks driver "(?P<driver>[^"]+)" to '
@@ -401,9 +402,7 @@ def cdi_ids_defined(sut: SystemUnderTest, kubelet: KubeletRecord, claim: str | N
     assert result is not None
     ids = [cdi_id for device in result.devices for cdi_id in device.cdi_device_ids]
     assert ids, "the driver returned no CDI device ID"
-    if not hasattr(sut, "node_cdi_spec_files"):  # a provider written before the seam offered it
-        raise Unsupported("the system under test cannot read a node's CDI spec files (node_cdi_spec_files)")
-    specs = parse_specs(sut.node_cdi_spec_files(node))
+    specs = parse_specs(seam_method(sut, "node_cdi_spec_files", "read a node's CDI spec files")(node))
     missing = specs.undefined(ids)
     problems = "; ".join(specs.problems)
     assert not missing, (f"CDI device IDs no spec file on node {node!r} defines: {missing}"

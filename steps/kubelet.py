@@ -9,8 +9,8 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes
-from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest, Unsupported
+from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes, seam_method
+from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
 ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
@@ -112,10 +112,7 @@ def _status_writes(sut: SystemUnderTest, pod: str) -> int:
     """How many stored writes changed the status of pod `pod` (the one by that name now) since the scenario began:
     the versions whose status differs from the version before. A write that changes nothing stores nothing on a
     real API server, so it is not counted; the pod's creation is not a status write."""
-    record = getattr(sut, "object_writes", None)
-    if record is None:  # a SUT written before the seam had object_writes
-        raise Unsupported(f"{type(sut).__name__} does not provide object_writes, so a pod's status writes cannot be "
-                          "counted")
+    record = seam_method(sut, "object_writes", "count a pod's status writes")
     uid = must_get(sut, "Pod", pod)["metadata"]["uid"]
     versions = [v for v in record("Pod", pod, NAMESPACE) if v["metadata"].get("uid") == uid]
     return sum(1 for before, after in itertools.pairwise(versions) if before.get("status") != after.get("status"))
