@@ -123,7 +123,8 @@ def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: P
     plugin = Plugin(workdir, switches=["plugin-writes-no-cdi-spec"])
     try:
         _, unchecked = check(workdir)
-        status, report = check(workdir, "--cdi-dir", str(workdir / "cdi"), "--cdi-dir", str(workdir / "other"))
+        status, report = check(workdir, "--cdi-dir", str(workdir / "cdi"), "--cdi-dir", str(workdir / "other"),
+                               "--cdi-dir", str(workdir / "typo"))
     finally:
         plugin.stop()
     skipped = next(s for s in unchecked["scenarios"] if s["rules"] == ["DRA-PLUGIN/CDI-SPEC-FILES"])
@@ -133,6 +134,7 @@ def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: P
     assert f"k8s.{DRIVER}/device=gpu-" in failed["message"]
     assert "broken.json: cdiVersion: missing" in failed["message"]
     assert "broken.json" in failed["message"] and "devices:" in failed["message"]
+    assert str(workdir / "typo") in failed["message"].split("no such directory: ")[1]  # a mistyped --cdi-dir
     assert status == 1
     assert outcomes(report)["DRA-PLUGIN/CDI-ID-SYNTAX"] == "passed"  # nothing else changed
 

@@ -247,8 +247,10 @@ def cdi_spec_files(s: Session) -> None:
     specs = parse_specs(read_dirs(s.target.cdi_dirs))
     missing = specs.undefined(ids)
     refused = f"; spec files a runtime would refuse: {'; '.join(specs.problems)}" if specs.problems else ""
+    absent = [str(d) for d in s.target.cdi_dirs if not d.is_dir()]
+    absent_text = f"; no such directory: {', '.join(absent)}" if absent else ""
     s.expect(not missing, f"every CDI device ID is defined in a spec file in {', '.join(map(str, s.target.cdi_dirs))}",
-             f"not defined: {missing}{refused}")
+             f"not defined: {missing}{refused}{absent_text}")
 
 
 def unprepare_after_prepare(s: Session) -> None:
