@@ -1,0 +1,37 @@
+"""What a variant of the reference implementation is: a named set of text patches to the project's own
+source, applied to a copy of the code by the mutation runner, never present in the code a normal run
+executes.
+
+Two kinds. A *known-bad* variant breaks one catalogued rule; the suite must fail it (kill it). A
+*conforming* variant makes another choice the KEP or upstream Kubernetes allows (a MAY, a SHOULD, "any
+of", a timing within the KEP's bounds); the suite must pass it. Both are tied to the rule they touch, and
+a conforming one also names the sentence or upstream behaviour that allows its choice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+KNOWN_BAD: Literal["known-bad"] = "known-bad"
+CONFORMING: Literal["conforming"] = "conforming"
+Kind = Literal["known-bad", "conforming"]
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Replace `old` by `new` in one file of the repository. `old` must occur exactly once in that file,
+    so a patch that no longer applies (the code moved on) is reported, never silently skipped."""
+
+    path: str  # relative to the repository root, as the checkout lays it out: "reference/kubelet/kubelet.py"
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # unique across both kinds, kebab-case
+    rule: str  # the catalogued rule it breaks (known-bad) or exercises a freedom of (conforming)
+    what: str  # the behaviour, in a few words
+    patches: tuple[Patch, ...]
+    kind: Kind = KNOWN_BAD
+    allows: str = ""  # conforming only: the KEP section and sentence, or the upstream behaviour, allowing it
