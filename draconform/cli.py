@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("run", "serve", "rules", "allocate", "validate", "bench", "report", "mutants", "plugincheck")
+SUBCOMMANDS = ("run", "serve", "rules", "steps", "allocate", "validate", "bench", "report", "mutants", "plugincheck")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,26 +3,11 @@ features (an unused step is untested code that a reader takes for part of the la
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import Any
-
 from pytest_bdd.feature import get_features
 
-import draconform.steps
+from draconform.commands.steps import handle
 from draconform.paths import FEATURES_DIR
-
-
-def _step_definitions() -> list[tuple[str, Any, str]]:
-    """(type, parser, function name) of every step the step modules define."""
-    found = []
-    for module_info in pkgutil.iter_modules(draconform.steps.__path__):
-        module = importlib.import_module(f"draconform.steps.{module_info.name}")
-        for name, value in vars(module).items():
-            if name.startswith("pytestbdd_stepdef_"):
-                context = value._get_wrapped_function()()  # pytest-bdd's StepFunctionContext
-                found.append((context.type, context.parser, context.step_func.__name__))
-    return found
+from draconform.suite.vocabulary import step_definitions
 
 
 def _step_texts() -> set[tuple[str, str]]:
@@ -39,7 +24,25 @@ def _step_texts() -> set[tuple[str, str]]:
 
 def test_every_step_definition_is_used_by_a_scenario() -> None:
     texts = _step_texts()
-    unused = sorted({f"{function} ({kind}: {getattr(parser, 'name', parser)})"
-                     for kind, parser, function in _step_definitions()
-                     if not any(t == kind and parser.is_matching(text) for t, text in texts)})
+    unused = sorted({f"{step.function} ({step.keyword}: {step.pattern})" for step in step_definitions()
+                     if not any(step.matches(kind, text) for kind, text in texts)})
     assert unused == [], "step definitions no scenario uses"
+
+
+def test_the_vocabulary_reads_pytest_bdds_step_registry() -> None:
+    """Pins the pytest-bdd internals vocabulary.py reads: every step module's definitions are found, each
+    with a keyword, a parser that matches a real step line, and the line of its function."""
+    steps = step_definitions()
+    assert {step.module.rsplit(".", 1)[-1] for step in steps} >= {"objects", "scheduling", "observe", "kubelet"}
+    assert {step.keyword for step in steps} == {"given", "when", "then"}
+    runs = [step for step in steps if step.pattern == "the scheduler runs"]
+    assert runs and runs[0].matches("when", "the scheduler runs") and not runs[0].matches("then", "the scheduler runs")
+    assert all(step.line > 0 and step.file.is_file() for step in steps)
+
+
+def test_the_steps_command_lists_and_filters(capsys) -> None:  # type: ignore[no-untyped-def]
+    import argparse
+    assert handle(argparse.Namespace(pattern="scheduler runs", output="text")) == 0
+    shown = capsys.readouterr().out
+    assert "When  the scheduler runs" in shown and "scheduling.py" in shown
+    assert handle(argparse.Namespace(pattern="no step says this", output="text")) == 1
