@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 RESOURCE_API = "resource.k8s.io/v1"
 CLASSIC_API = "cdi.k8s.io/v1alpha1"
+# The finalizer kube-scheduler puts on a claim it allocates, so the claim is not deleted while allocated;
+# the kubelet and the resourceclaim controller take it off once the allocation is gone.
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from draconform.validation.problems import Path, Problem
+from draconform.validation.yamlscalars import SCALARS, LoadError, plain_tag
 
 # Anything but printable characters and `\n`: tabs, `\r`, YAML's other line breaks (NEL, LS, PS), a BOM,
 # control characters. Any of them sends the input to the event builder.
@@ -65,8 +66,6 @@ def read_block_yaml(text: bytes | str, track_lines: bool, max_depth: int) -> lis
             return None
     if _ODD.search(text) is not None:
         return None
-    from draconform.validation.loader import LoadError
-
     try:
         return _Reader(track_lines, max_depth).read(text)
     except (_Unsupported, LoadError, ValueError):
@@ -142,12 +141,10 @@ def _rest_is_blank(rest: str) -> None:
 
 class _Reader:
     def __init__(self, track_lines: bool, max_depth: int) -> None:
-        from draconform.validation import loader
-
         self.track = track_lines
         self.max_depth = max_depth
-        self.plain_tag = loader._plain_tag
-        self.scalars = loader._SCALARS
+        self.plain_tag = plain_tag
+        self.scalars = SCALARS
         self.stack: list[_Frame] = []
         self.docs: list[tuple[Any, int, dict[Path, int], list[Problem]]] = []
         self.root: Any = None

@@ -19,19 +19,17 @@ from pathlib import Path as FilePath
 from typing import Any
 
 import yaml
-from yaml.constructor import SafeConstructor
-from yaml.resolver import Resolver
 
 from draconform.sut import copy_object
 from draconform.validation.blockyaml import read_block_yaml
 from draconform.validation.problems import Path, Problem
+from draconform.validation.yamlscalars import SCALARS, STR_TAG, LoadError, plain_tag
 
 MAX_BYTES = 64 * 1024 * 1024  # default input limit: a large cluster's `kubectl get -o yaml` dump, not one request
 MAX_DEPTH = 64  # API objects nest about 15 deep
 MAX_ALIASES = 100  # alias references per document
 MAX_ALIAS_NODES = 10_000  # nodes an alias expansion may copy, per document
 
-_STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _FLOW_BRACKETS = re.compile(rb"[\[\]{}]")
 
@@ -45,15 +43,6 @@ def format_size(size: int) -> str:
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}B"
     return f"{size} bytes"
-
-
-class LoadError(Exception):
-    """The input cannot be read or parsed: reported with exit status 2."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
 
 
 class Document:
@@ -87,36 +76,6 @@ class Document:
             if found is not None:
                 return found
         return self.line
-
-
-class _Scalars(SafeConstructor):
-    """PyYAML's safe scalar rules (YAML 1.1 ints, floats, bools), but timestamps and binary stay text,
-    as they do when kubectl turns YAML into JSON."""
-
-    def scalar(self, tag: str, value: str, line: int) -> Any:
-        if tag == _STR or tag in ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"):
-            return value
-        if tag == "tag:yaml.org,2002:null":
-            return None
-        node = yaml.ScalarNode(tag, value)
-        if tag == "tag:yaml.org,2002:bool":
-            return self.construct_yaml_bool(node)
-        if tag == "tag:yaml.org,2002:int":
-            return self.construct_yaml_int(node)
-        if tag == "tag:yaml.org,2002:float":
-            return self.construct_yaml_float(node)
-        raise LoadError(f"unsupported YAML tag {tag!r}", line)
-
-
-_SCALARS = _Scalars()
-_RESOLVER = Resolver()
-
-
-@functools.lru_cache(maxsize=4096)
-def _plain_tag(value: str, implicit: tuple[bool, bool]) -> str:
-    """The tag of a plain scalar (PyYAML's implicit resolvers), remembered: a dump repeats the same values."""
-    tag: str = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
-    return tag
 
 
 class _Frame:
@@ -262,11 +221,11 @@ class _Builder:
             if not event.implicit[0]:  # quoted or block text: always a string
                 self._attach(event.value, 1, line, event.anchor)
                 return
-            tag = _plain_tag(event.value, event.implicit)
-        if tag == _STR:
+            tag = plain_tag(event.value, event.implicit)
+        if tag == STR_TAG:
             self._attach(event.value, 1, line, event.anchor)
             return
-        value = _MERGE_KEY if (self._expects_key() and tag == _MERGE) else _SCALARS.scalar(tag, event.value, line)
+        value = _MERGE_KEY if (self._expects_key() and tag == _MERGE) else SCALARS.scalar(tag, event.value, line)
         self._at_root(line)
         self._attach(value, 1, line, event.anchor)
 

@@ -8,6 +8,7 @@ pods."""
 from __future__ import annotations
 
 from draconform import faults
+from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.reference.apiserver.store import Store
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import (
@@ -15,7 +16,6 @@ from draconform.reference.podclaims import (
     pod_claims,
     pod_is_terminal,
 )
-from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj, copy_object
 
 STATUS_WRITE_ATTEMPTS = 5  # a pod's status written by a second component in between: read it again and retry

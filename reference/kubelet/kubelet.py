@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.reference.apiserver.store import Store
@@ -32,7 +33,6 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import PodClaim, is_reserved_for, pod_claims, pod_claims_with_extended
-from draconform.reference.scheduler.dynamicresources import DELETE_PROTECTION_FINALIZER
 from draconform.sut import ApiError, Obj, copy_object
 
 PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)

@@ -20,6 +20,7 @@ from typing import Any
 
 from draconform import faults
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.reference.allocator.interface import (
     AllocationError,
     Allocator,
@@ -63,7 +64,6 @@ from draconform.reference.scheduler.metrics import BindingConditionMetrics
 from draconform.sut import ApiError, Obj, copy_object
 
 NAME = "DynamicResources"
-DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 RESERVED_FOR_MAX = 256
 CONFLICT_RETRIES = 5
 BINDING_GATES = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
