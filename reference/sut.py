@@ -124,3 +124,18 @@ class ReferenceSystem:
 
     def patience(self, observation: str) -> Patience:
         return Patience()  # settle() has done all there is to do: a Then step looks once
+
+
+def columnar_system() -> ReferenceSystem:
+    """The reference with the polars allocation core (the default): `--sut draconform.reference.sut:columnar_system`."""
+    from draconform.reference.allocator.columnar import ColumnarAllocator
+
+    return ReferenceSystem(ColumnarAllocator)
+
+
+def oracle_system() -> ReferenceSystem:
+    """The reference with the readable oracle core, to check the suite against it:
+    `--sut draconform.reference.sut:oracle_system`."""
+    from draconform.reference.allocator.oracle import OracleAllocator
+
+    return ReferenceSystem(OracleAllocator)
