@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,17 +24,21 @@ from draconform.mutation.runner import (
     KILLED,
     SURVIVED,
     PatchError,
+    Plan,
     Verdict,
     apply_patches,
     check_patches,
     child_environment,
     copy_sources,
     run_one,
+    run_variants,
     source_file,
-)  # fmt: skip
+)
 from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
 from draconform.mutation.variant import KNOWN_BAD, Patch, Variant
 from draconform.paths import FEATURES_DIR
+from draconform.suite.selection import Selection
+from draconform.suite.tracing import take_inventory
 
 ALL = (*VARIANTS, *CONFORMING)
 CODE_ROOTS = [Path(draconform.__file__).parent, source_file("reference/x").parent, source_file("steps/x").parent]
@@ -118,13 +123,31 @@ def test_a_known_bad_variant_is_killed_on_the_patched_copy(tmp_path: Path) -> No
     assert any("api.feature" in killer for killer in killers)
 
 
-def test_a_conforming_variant_passes_on_the_patched_copy(tmp_path: Path) -> None:
-    variant = next(v for v in CONFORMING if v.name == "pending-event-other-wording")
-    status, killers, scenarios, _ = run_one(variant.name, variant.patches,
-                                            [FEATURES_DIR / "kep-5007" / "prebind.feature"], tmp_path, FEATURES_DIR,
-                                            timeout=300, first_failure=True)
-    assert (status, killers) == (SURVIVED, ())
-    assert scenarios > 0
+# CI's subset of `draconform mutants` (the whole run takes about ten minutes): a few known-bad variants on the
+# fast paths of the allocator and the kubelet, and every conforming variant, each over the feature files whose
+# scenarios cite its rule.
+CI_KNOWN_BAD = ("node-selector-values-ignored", "count-ignored", "release-drops-first-reservation")
+
+
+def _narrow_plan(variants: Sequence[Variant]) -> Plan:
+    inventory = take_inventory(Selection.create(FEATURES_DIR), load_catalogue())
+    paths = {v.name: tuple(sorted({FEATURES_DIR / ref.feature_file for ref in inventory.covering(v.rule)}))
+             for v in variants}
+    assert all(paths.values()), "every variant's rule is cited by a scenario"
+    return Plan(FEATURES_DIR, paths)
+
+
+def test_ci_subset_known_bad_variants_are_killed(tmp_path: Path) -> None:
+    chosen = [v for v in VARIANTS if v.name in CI_KNOWN_BAD]
+    verdicts = run_variants(chosen, _narrow_plan(chosen), load_catalogue(), tmp_path, 2, 600, True)
+    assert {v.variant.name: v.status for v in verdicts} == dict.fromkeys(CI_KNOWN_BAD, KILLED)
+
+
+def test_ci_subset_conforming_variants_pass(tmp_path: Path) -> None:
+    verdicts = run_variants(CONFORMING, _narrow_plan(CONFORMING), load_catalogue(), tmp_path, 2, 600, True)
+    false_failures = {v.variant.name: v.killers or v.detail for v in verdicts if v.status != SURVIVED}
+    assert false_failures == {}
+    assert all(v.scenarios > 0 for v in verdicts)
 
 
 def test_the_summary_judges_each_kind_its_own_way() -> None:
