@@ -157,6 +157,27 @@ VARIANTS: tuple[Variant, ...] = (
                   "        busy = device.key in self.busy and not mine\n"),
         ),
     ),
+    # The counting fast path of the columnar core: a node "fits" when each request alone has enough free
+    # candidates, where all requests together must have them (issue 25's finding), for many nodes (the scheduler's
+    # Filter) and for one.
+    Variant(
+        "counting-each-request-alone", "KEP-4381/DEVICE-IN-USE",
+        "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
+                  "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+        ),
+    ),
+    Variant(
+        "counting-one-node-each-request-alone", "KEP-4381/DEVICE-IN-USE",
+        "the verdict for one node takes it for fitting when each request alone has a free device",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "            enough = enough and free >= attempt.total\n",
+                  "            enough = enough and free >= need\n"),
+        ),
+    ),
     Variant(
         "restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
         "a restarted scheduler knows only allocations written after it started",
