@@ -171,3 +171,28 @@ def test_the_summary_judges_each_kind_its_own_way() -> None:
                                 "broken": [], "conforming": 2, "conforming_passed": 1, "false_failures": ["strict"],
                                 "killed_by_one_scenario": ["a"]}
     assert "killed_by_one_scenario" not in summary.to_json(verdicts, every_failure=False)["keps"][-1]
+
+
+def test_mutants_lists_both_kinds_and_filters_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    from draconform.cli import main
+
+    assert main(["mutants", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert {line.split()[0] for line in listed} == {KNOWN_BAD, CONFORMING_KIND}
+    assert len(listed) == len(ALL)
+    assert main(["mutants", "--list", "--kind", CONFORMING_KIND]) == 0
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == [v.name for v in CONFORMING]
+
+
+def test_mutants_stops_on_a_patch_that_no_longer_applies(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from draconform.cli import main
+    from draconform.commands import mutants
+
+    stale = Variant("stale-wording", "KEP-5007/EVENT-PENDING", "other words",
+                    (Patch("reference/scheduler/dynamicresources.py", "text the code no longer has", "x"),),
+                    kind=CONFORMING_KIND, allows="wording is free")
+    monkeypatch.setattr(mutants, "CONFORMING", (stale,))
+    assert main(["mutants", "--variant", "stale-wording"]) == 2
+    err = capsys.readouterr().err
+    assert "stale-wording: reference/scheduler/dynamicresources.py" in err and "text the code no longer has" in err
