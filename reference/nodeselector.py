@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from draconform import faults
 from draconform.sut import Obj
 
 
@@ -13,7 +12,7 @@ def _requirement_matches(requirement: dict[str, Any], value: str | None) -> bool
     operator = requirement.get("operator")
     values = requirement.get("values") or []
     if operator == "In":
-        return value is not None and (value in values or faults.on("node-selector-values-ignored"))
+        return value is not None and value in values
     if operator == "NotIn":
         return value is None or value not in values
     if operator == "Exists":

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from draconform import faults as faults_module
 from draconform.cli import main
+from draconform.mutation.catalogue import VARIANTS
+from draconform.mutation.runner import apply_patches, copy_sources
 from draconform.plugincheck.checks import CHECKS
 
 DRIVER, NODE = "gpu.example.com", "node-1"
@@ -60,16 +61,25 @@ def workdir() -> Iterator[Path]:
 class Plugin:
     """The standalone plugin process: started, and stopped at the end of the test whatever happened."""
 
-    def __init__(self, directory: Path, faults: Sequence[str] = (), switches: Sequence[str] = ()) -> None:
-        """`faults` are injected failures of calls; `switches` are the reference's fault switches (known bugs)."""
+    def __init__(self, directory: Path, faults: Sequence[str] = (), variant: str | None = None) -> None:
+        """`faults` are injected failures of calls; `variant` names a known-bad variant of the reference
+        (draconform.mutation.catalogue) the plugin runs as: a copy of the code with its patches applied."""
         command = [sys.executable, "-m", "draconform.reference.drivers.standalone", "--driver", DRIVER,
                    "--node", NODE, "--socket", str(directory / "dra.sock"), "--registration",
                    str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
                    "--claims", str(directory / "claims.yaml"), "--cdi-dir", str(directory / "cdi")]
         for fault in faults:
             command += ["--fault", fault]
-        env = {**os.environ, faults_module.ENV: ",".join(switches)}
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        env = dict(os.environ)
+        if variant is not None:
+            known_bad = next(v for v in VARIANTS if v.name == variant)
+            root = copy_sources(directory / "variant")
+            apply_patches(known_bad.name, known_bad.patches, root)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+        # Run from the test directory: `python -m` puts the working directory first on sys.path, and a
+        # checkout's own draconform/ there would win over the variant's copy.
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                        cwd=directory)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # blocks until the sockets serve, or the process ends
         stderr = self.process.stderr.read() if line.strip() != "ready" and self.process.stderr else ""
@@ -120,7 +130,7 @@ def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: P
     fails it, naming the IDs, and a spec file a runtime would refuse is named with its fault."""
     (workdir / "other").mkdir()
     (workdir / "other" / "broken.json").write_text('{"kind": "example.com/gpu", "devices": []}')
-    plugin = Plugin(workdir, switches=["plugin-writes-no-cdi-spec"])
+    plugin = Plugin(workdir, variant="plugin-writes-no-cdi-spec")
     try:
         _, unchecked = check(workdir)
         status, report = check(workdir, "--cdi-dir", str(workdir / "cdi"), "--cdi-dir", str(workdir / "other"),

@@ -1,10 +1,12 @@
-"""`draconform mutants`: measure the suite's power. Each known-bad variant of the reference
-implementation (a fault switch tied to the rule it breaks) is run against the feature folder of that
-rule's KEP and every other feature file citing the rule; the suite kills a variant when a scenario
-fails. Prints the kill rate per KEP (or JSON) and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no
-variant breaks, and writes REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate and every
-such MUST rule has a variant, 1 when not or when a run broke, 2 when the suite fails without any fault (then
-no verdict would mean anything)."""
+"""`draconform mutants`: measure the suite's two promises. Each variant of the reference implementation (text
+patches applied to a copy of the code, tied to a rule) is run against the feature folder of that rule's KEP
+and every other feature file citing the rule. A known-bad variant breaks the rule: the suite must kill it (a
+scenario fails). A conforming variant makes another choice the KEP allows: the suite must pass it (a failure
+is a false failure). Prints per KEP the known-bad variants killed and the conforming ones passed (or JSON)
+and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no variant breaks, and writes
+REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate, every conforming variant passes and
+every such MUST rule has a variant, 1 when not or when a run broke, 2 when a variant's patch no longer
+applies or the unpatched copy fails (then no verdict would mean anything)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,10 @@ from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
-from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS, Variant, must_rules, must_rules_without_variant
+from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS, must_rules, must_rules_without_variant
+from draconform.mutation.conforming import CONFORMING
+from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
+from draconform.mutation.variant import KNOWN_BAD, Variant
 from draconform.paths import FEATURES_DIR
 
 DEFAULT_MIN_KILL_RATE = 0.95
@@ -37,11 +42,13 @@ def _workers(value: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("mutants", help="measure suite power: the kill rate of known-bad variants",
+    parser = subparsers.add_parser("mutants", help="measure suite power: known-bad variants killed, conforming "
+                                   "variants passed",
                                    description=__doc__)
     parser.add_argument("--kep", action="append", metavar="KEP", help="only this KEP's variants, e.g. KEP-5007 "
                         "(repeatable)")
     parser.add_argument("--variant", action="append", metavar="NAME", help="only this variant (repeatable)")
+    parser.add_argument("--kind", choices=(KNOWN_BAD, CONFORMING_KIND), help="only variants of this kind")
     parser.add_argument("-n", dest="workers", type=_workers, default=1, metavar="N",
                         help="variants run at once, each in its own process, or 'auto' (default: 1)")
     parser.add_argument("--report-dir", type=Path, help="where each variant's reports and mutants.json go "
@@ -55,16 +62,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--every-failure", action="store_true",
                         help="run each variant's features to the end and list every scenario that kills it "
                         "(slower; by default a variant's run stops at its first failing scenario)")
-    parser.add_argument("--list", action="store_true", help="list the variants and their rules, run nothing")
+    parser.add_argument("--list", action="store_true", help="list the variants of both kinds and their rules, "
+                        "run nothing")
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
 
 
 def _select(args: argparse.Namespace, keps: dict[str, str]) -> list[Variant] | str:
     """The chosen variants, or why the selection is wrong."""
-    chosen = list(VARIANTS)
+    chosen = [*VARIANTS, *CONFORMING]
+    if args.kind:
+        chosen = [v for v in chosen if v.kind == args.kind]
     if args.variant:
-        unknown = sorted(set(args.variant) - {v.name for v in VARIANTS})
+        unknown = sorted(set(args.variant) - {v.name for v in (*VARIANTS, *CONFORMING)})
         if unknown:
             return f"unknown variant(s): {', '.join(unknown)} (see --list)"
         chosen = [v for v in chosen if v.name in args.variant]
@@ -80,7 +90,7 @@ def _select(args: argparse.Namespace, keps: dict[str, str]) -> list[Variant] | s
 def handle(args: argparse.Namespace) -> int:
     # Imported late, as in `draconform rules`: pytest-bdd must not be imported by the CLI's parser.
     from draconform.mutation import summary
-    from draconform.mutation.runner import HUNG, KILLED, SURVIVED, Plan, Verdict, run_one, run_variants
+    from draconform.mutation.runner import HUNG, KILLED, SURVIVED, Plan, Verdict, check_patches, run_one, run_variants
     from draconform.suite.selection import Selection
     from draconform.suite.tracing import take_inventory
 
@@ -89,35 +99,43 @@ def handle(args: argparse.Namespace) -> int:
     except CatalogueError as exc:
         diagnostic("mutants", str(exc))
         return EXIT_UNUSABLE
-    missing = sorted(v.rule for v in VARIANTS if v.rule not in catalogue)
+    everything = (*VARIANTS, *CONFORMING)
+    missing = sorted(v.rule for v in everything if v.rule not in catalogue)
     if missing:
         diagnostic("mutants", f"variants name rules the catalogue lacks: {', '.join(missing)}")
         return EXIT_UNUSABLE
-    keps = {v.rule: catalogue.rules[v.rule].kep for v in VARIANTS}
+    keps = {v.rule: catalogue.rules[v.rule].kep for v in everything}
     chosen = _select(args, keps)
     if isinstance(chosen, str):
         diagnostic("mutants", chosen)
         return EXIT_UNUSABLE
     if args.list:
         for variant in chosen:
-            print(f"{variant.name:<44} {variant.rule:<48} {variant.what}")
+            print(f"{variant.kind:<10} {variant.name:<44} {variant.rule:<48} {variant.what}")
         return 0
+    stale = [problem for variant in chosen for problem in check_patches(variant)]
+    if stale:
+        diagnostic("mutants", "variants whose patches no longer apply to the code:\n  " + "\n  ".join(stale))
+        return EXIT_UNUSABLE
 
     plan = Plan.create(chosen, catalogue, take_inventory(Selection.create(args.features_dir), catalogue),
                        args.features_dir)
     work_dir = args.report_dir or Path(tempfile.mkdtemp(prefix="draconform-mutants-"))
     work_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    status, killers, _, detail = run_one("baseline", [], plan.all_paths(), work_dir, args.features_dir)
+    status, killers, _, detail = run_one("baseline", (), plan.all_paths(), work_dir, args.features_dir)
     timeout = args.timeout or max(60.0, 10 * (time.monotonic() - started))
     if status != SURVIVED:
         shown = "\n  ".join(killers) or detail
-        diagnostic("mutants", f"the suite does not pass without faults ({work_dir / 'baseline'}):\n  {shown}")
+        diagnostic("mutants", f"the suite does not pass on the unpatched code ({work_dir / 'baseline'}):\n  {shown}")
         return EXIT_UNUSABLE
 
     def progress(verdict: Verdict) -> None:
-        mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")
-        print(f"{mark:<9} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
+        if verdict.variant.kind == CONFORMING_KIND:
+            mark = {KILLED: "FALSE-FAIL", HUNG: "FALSE-FAIL", SURVIVED: "passed"}.get(verdict.status, "BROKEN")
+        else:
+            mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")
+        print(f"{mark:<10} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
               "failed)", file=sys.stderr)
 
     verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, not args.every_failure,
@@ -135,5 +153,5 @@ def handle(args: argparse.Namespace) -> int:
               f"{', '.join(uncovered) or 'none'}")
         print(f"per-variant results: {work_dir / 'mutants.json'}")
     kep_scores = summary.scores(verdicts)
-    weak = [s for s in kep_scores if s.kill_rate < args.min_kill_rate or s.broken]
+    weak = [s for s in kep_scores if s.kill_rate < args.min_kill_rate or s.broken or not s.all_conforming_pass]
     return 1 if weak or uncovered else 0

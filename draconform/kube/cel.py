@@ -25,7 +25,6 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_strings
 
-from draconform import faults
 from draconform.kube.values import (
     LIST_KINDS,
     QUANTITY_TAG,
@@ -260,8 +259,6 @@ class SelectorEngine:
                 verdicts = _sandbox().evaluate(expression, inputs)
             else:
                 verdicts = [_verdict(selector.program, item) for item in inputs]
-            if faults.on("cel-errors-mean-no-match"):
-                verdicts = [False if isinstance(verdict, CelError) else verdict for verdict in verdicts]
             for (key, _), verdict in zip(missing, verdicts, strict=True):
                 self._verdicts[(expression, key)] = verdict
         return [self._verdicts[(expression, key)] for key, _ in devices]
@@ -392,7 +389,7 @@ def device_input(driver: str, attributes: Mapping[str, tuple[str, Any]], capacit
             value = [semver_value(item) for item in value]
         elif kind in LIST_KINDS:
             value = list(value)
-        if not domain and not faults.on("bare-attributes-outside-driver-domain"):
+        if not domain:
             domain = driver
         attrs.setdefault(domain, {})[ident] = value
     caps: dict[str, dict[str, Any]] = {driver: {}}

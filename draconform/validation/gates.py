@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from draconform import faults
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.validation.problems import MapKey, Path, Problem
 
@@ -154,8 +153,6 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
     for gated in _disabled(obj.get("kind", ""), gates):
         if old is not None and _kept_from(old, gated, gates):
             continue
-        if _keep_fault(gated):
-            continue
         for path, parent, key in list(_find(obj, gated.steps)):
             del parent[key]
             rule = RULE if known_to(gated, gates) else OLDER_RULE
@@ -178,22 +175,9 @@ def _disabled(kind: str, gates: FeatureGates) -> tuple[GatedField, ...]:
 
 def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> bool:
     """Whether an update keeps a disabled field because the stored object already used it: only a release
-    that knows the field can (the fault switch: an older API server treated as one with the gate off)."""
-    known = known_to(gated, gates) or faults.on("older-apiserver-keeps-stored-fields")
-    return known and in_use(old, gated) and not _refresh_fault(gated)
-
-
-def _keep_fault(gated: GatedField) -> bool:
-    """Fault switches for `draconform mutants`: an API server that keeps a disabled field."""
-    return (faults.on("binding-fields-kept-with-gate-off") and gated.gates == BINDING) or (
-        faults.on("groups-kept-with-gate-off") and "DRADeviceCompatibilityGroups" in gated.gates)
-
-
-def _refresh_fault(gated: GatedField) -> bool:
-    """Fault switches for `draconform mutants`: an API server that drops a disabled field on update even
-    though the stored object already has it."""
-    return (faults.on("stored-binding-fields-dropped-on-update") and gated.gates == BINDING) or (
-        faults.on("stored-groups-dropped-on-update") and "DRADeviceCompatibilityGroups" in gated.gates)
+    that knows the field can."""
+    known = known_to(gated, gates)
+    return known and in_use(old, gated)
 
 
 def _dropped_message(gated: GatedField, gates: FeatureGates) -> str:

@@ -13,7 +13,6 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.kube.values import parse_quantity
 from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
@@ -110,7 +109,7 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
                 yield Problem((*path, "bindingFailureConditions", index),
                               f"Invalid value: {json.dumps(item)}: must not also be a binding condition",
                               "DRA-API/BINDING-CONDITIONS-DISJOINT")
-    if bool(conditions) != bool(failures) and not faults.on("binding-lists-unpaired"):
+    if bool(conditions) != bool(failures):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
         yield Problem((*path, missing), f"Required value: required when `{present}` is set",

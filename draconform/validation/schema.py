@@ -22,7 +22,6 @@ import jsonschema_rs
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from draconform import faults
 from draconform.paths import SCHEMAS_DIR
 from draconform.validation.problems import MapKey, Path, Problem
 
@@ -47,7 +46,7 @@ def _registry_and_kinds() -> tuple[Registry, dict[tuple[str, str], dict[str, Any
     for path in sorted(SCHEMAS_DIR.rglob("*.schema.json")):
         if _SKIP_DIRS & set(path.relative_to(SCHEMAS_DIR).parts):
             continue
-        contents = _with_faults(json.loads(path.read_text(encoding="utf-8")))
+        contents = json.loads(path.read_text(encoding="utf-8"))
         resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
         raw.append((contents["$id"], contents))
         gvk = contents.get("x-kubernetes-group-version-kind")
@@ -55,28 +54,6 @@ def _registry_and_kinds() -> tuple[Registry, dict[tuple[str, str], dict[str, Any
             api_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
             kinds[(api_version, gvk["kind"])] = contents
     return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)
-
-
-def _with_faults(contents: dict[str, Any]) -> dict[str, Any]:
-    """Fault switches for `draconform mutants`: an API server that checks a KEP's limits less strictly."""
-    definitions = contents.get("$defs") or {}
-    if "bindingConditions" in definitions:
-        if faults.on("five-binding-conditions-accepted"):
-            definitions["bindingConditions"]["maxItems"] = 5
-        if faults.on("condition-type-syntax-unchecked"):
-            definitions["bindingConditions"]["items"] = {"type": "string"}
-        if faults.on("failure-conditions-may-repeat") and "device" in definitions:  # only one list checked
-            definitions["bindingFailureConditions"] = {**definitions["bindingConditions"], "uniqueItems": False}
-            definitions["device"]["properties"]["bindingFailureConditions"] = {
-                "$ref": "#/$defs/bindingFailureConditions"}
-    if "compatibilityGroups" in definitions:
-        if faults.on("three-groups-accepted"):
-            definitions["compatibilityGroups"]["maxItems"] = 3
-        if faults.on("repeated-groups-accepted"):
-            definitions["compatibilityGroups"]["uniqueItems"] = False
-        if faults.on("group-name-syntax-unchecked"):
-            definitions["compatibilityGroups"]["items"] = {"type": "string"}
-    return contents
 
 
 def supported_kinds() -> list[tuple[str, str]]:

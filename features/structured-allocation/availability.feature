@@ -50,6 +50,25 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then pod "greedy" is not scheduled
 
+    Scenario: A claim with two requests goes to the node with two free devices, not to one with one
+      Given a node "worker-2"
+      And node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And node "worker-2" has 2 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: twice}
+        spec:
+          devices:
+            requests:
+            - name: a
+              exactly: {deviceClassName: gpu}
+            - name: b
+              exactly: {deviceClassName: gpu}
+        """
+      And a pod "greedy" using claim "twice"
+      When the scheduler runs
+      Then pod "greedy" is bound to node "worker-2"
+
   Rule: KEP-4381/ADMIN-ACCESS  Admin access may share a device in use and holds nothing for others
 
     Scenario: A monitoring claim gets the GPU a workload holds, and the results say so

@@ -22,7 +22,6 @@ from typing import Any
 
 import polars as pl
 
-from draconform import faults
 from draconform.kube.cel import CelError, SelectorEngine, abbreviate
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
@@ -285,11 +284,8 @@ class ColumnarAllocator:
             self._put_slice(obj)
         for obj in store.view("DeviceClass"):
             self._classes[obj["metadata"]["name"]] = obj
-        for obj in [] if faults.on("restart-forgets-allocations") else store.view("ResourceClaim"):
+        for obj in store.view("ResourceClaim"):
             self._put_claim(obj)
-        if faults.on("restart-forgets-shares"):  # a ledger of shares fed by watch events only
-            self._sharing.clear()
-            self._shared_total.clear()
         self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
 
     # --- following the store -----------------------------------------------------------------------------
@@ -317,18 +313,14 @@ class ColumnarAllocator:
             else:
                 self._put_slice(obj)
         elif kind == "DeviceClass":
-            if event.type == "DELETED" and not faults.on("deleted-classes-remembered"):
+            if event.type == "DELETED":
                 self._classes.pop(name, None)
-            elif event.type == "DELETED":
-                pass  # the fault: the allocator keeps a class that is gone
             else:
                 self._classes[name] = obj
             self._slice_version += 1
         elif kind == "DeviceTaintRule":
-            if event.type == "DELETED" and not faults.on("deleted-taint-rules-remembered"):
+            if event.type == "DELETED":
                 self._taint_rules.pop(name, None)
-            elif event.type == "DELETED":
-                pass  # the fault: the allocator keeps the taint of a rule that is gone
             else:
                 self._taint_rules[name] = obj
             self._slice_version += 1
@@ -437,8 +429,7 @@ class ColumnarAllocator:
             "has_taints": [bool(raw.get("taints")) for raw in entries],
         }
         consumption: Columns = {column: [] for column in CONSUMPTION_SCHEMA}
-        # (With a deliberate bug switched on, everything is parsed now, when the store publishes it, as before.)
-        parsed = range(count) if slice_row["per_device"] or faults.ACTIVE else [
+        parsed = range(count) if slice_row["per_device"] else [
             i for i, raw in enumerate(entries) if raw.get("consumesCounters")]
         for index in parsed:
             device_id = ids[index]
@@ -506,8 +497,6 @@ class ColumnarAllocator:
         """Upstream picks a pool's generation per node: the newest among the slices reaching it. That one is
         complete when the node's own slices of it number resourceSliceCount, else when all its slices do; a newer
         generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""
-        if faults.on("older-generations-allocated"):
-            return ()
         entries = []
         for (driver, pool), rows in sorted(self._mixed_pools().items()):
             mine = [r for r in rows if self._slice_on_node(r, node)]
@@ -542,8 +531,7 @@ class ColumnarAllocator:
                               schema={"driver": pl.String, "pool": pl.String, "chosen": pl.Int64, "own": pl.Boolean})
         newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
         newest = newest.join(picked, on=POOL_KEY, how="left").with_columns(pl.col("own").fill_null(False))
-        if not faults.on("older-generations-allocated"):
-            newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))
+        newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))
         newest = newest.drop("newest", "chosen")
         new_slices = newest.select("slice")
         devices = devices.join(new_slices, on="slice", how="semi")
@@ -556,8 +544,6 @@ class ColumnarAllocator:
             ((pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first()))
             | pl.col("own").first()
         ).rename({"slice_count": "complete"})
-        if faults.on("incomplete-pools-allocated"):
-            complete = complete.with_columns(pl.lit(True).alias("complete"))
 
         # Invalid: duplicate device names, duplicate counter sets, consumption of unknown sets or counters.
         problems = [
@@ -581,8 +567,6 @@ class ColumnarAllocator:
                                              "counter").alias("reason")))
         invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
             pl.col("reason").str.join(", ").alias("invalid"))
-        if faults.on("invalid-pools-allocated"):
-            invalid = invalid.clear()
         # An incomplete pool is never checked for validity (upstream skips it first).
         pools = complete.join(invalid, on=POOL_KEY, how="left").with_columns(
             pl.when(pl.col("complete")).then(pl.col("invalid")).otherwise(None).alias("invalid"))
@@ -592,18 +576,16 @@ class ColumnarAllocator:
 
         newest_devices = devices.join(good, on=POOL_KEY, how="semi")
         usable = newest_devices
-        if not self.gates.binding and not faults.on("gate-off-allocates-binding-devices"):
+        if not self.gates.binding:
             usable = usable.filter(~pl.col("has_binding"))
-        if faults.on("pool-devices-need-a-node"):
-            usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))
         if not self.gates.partitionable:
             usable = usable.filter(~pl.col("consumes"))
-        if self.gates.compatibility is Mode.SKIP and not faults.on("gate-off-allocates-grouped-devices"):
+        if self.gates.compatibility is Mode.SKIP:
             usable = usable.filter(~pl.col("has_groups"))
-        usable = usable.sort("driver", "pool", "slice", "index", descending=faults.on("pools-in-reverse-order"))
+        usable = usable.sort("driver", "pool", "slice", "index")
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
         binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, per pool
+        if self.gates.binding:  # D-5007-8, per pool
             flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
@@ -638,7 +620,7 @@ class ColumnarAllocator:
         if missing:
             facts = [self._devices[device_id] for device_id in missing]
             outcomes: list[bool | CelError | None] = [None] * len(facts)
-            if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None and not faults.ACTIVE:
+            if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None:
                 # A string attribute compared with a literal is read straight from the device; only devices
                 # without it (a CEL error) or with another type go through the CEL runtime.
                 domain, ident, operator, literal = attribute_is.groups()
@@ -825,8 +807,6 @@ class ColumnarAllocator:
             extra = list(attempt.held.assumed) + list(attempt.shared)  # a shared device consumes its counters once
             if extra:
                 held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])
-            if faults.on("allocated-devices-consume-no-counters"):
-                held = held.clear()
             used = (view.consumption.join(held, on=["driver", "pool", "name"], how="semi")
                     .group_by(*POOL_KEY, "counter_set", "counter").agg(pl.col("amount").sum().alias("used")))
             left = view.counters.join(used, on=[*POOL_KEY, "counter_set", "counter"], how="left").with_columns(
@@ -854,10 +834,10 @@ class ColumnarAllocator:
         """`feasible` for many nodes in one pass: the attempt (plans, candidates, what is held) is set up once,
         then each node costs a few set lookups. Nodes that see another generation of some pool than the others
         (rare: while a driver republishes) each get their own attempt."""
-        if faults.ACTIVE or not nodes:  # a deliberate bug lives in the search: let every answer go through it
+        if not nodes:
             return [None] * len(nodes)
         self._sync()
-        if self._mixed_pools() and not faults.on("older-generations-allocated"):
+        if self._mixed_pools():
             groups: dict[Choice, list[int]] = {}
             for i, node in enumerate(nodes):
                 groups.setdefault(self._choice(node), []).append(i)
@@ -1070,10 +1050,6 @@ class ColumnarAllocator:
         search = _Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
                          self.gates, self._consumption_of, taints)
         fitted = search.run()
-        if not fitted and faults.on("groups-ignored-when-nothing-fits"):  # a tracker without a base admits all
-            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,
-                             self._consumption_of, taints)
-            fitted = search.run()
         if fitted:
             return NodeAllocation([
                 build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
@@ -1160,10 +1136,6 @@ class ColumnarAllocator:
 
 def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
     """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""
-    if faults.on("admin-access-holds-device"):
-        allocation = (claim.get("status") or {}).get("allocation") or {}
-        return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
-                for r in (allocation.get("devices") or {}).get("results") or []]
     return sorted(AllocatedState.of([claim], gates).exclusive)
 
 
@@ -1236,21 +1208,18 @@ class _Search:
                 if self._choose(alt, ids, claim, request, need - 1, position + 1):
                     return True
                 self._release(claim)
-                if faults.on("no-backtracking"):
-                    return False
         return False
 
     def _in_use(self, alt: Alternative, device: DeviceFacts, claim: int) -> bool:
         """Skipped before its selectors are looked at: taken in this claim, or held (unless admin access). A
         multi-allocatable device (KEP-5075) is in use only when a result without a shareID holds it whole."""
         if is_shared(device, self.gates):
-            return not alt.admin_access and device.key in self.held and not faults.on("allocated-devices-reused")
+            return not alt.admin_access and device.key in self.held
         mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])
-        twice = mine and faults.on("device-twice-in-claim")  # the fault: the claim's own picks count as free
-        if mine and not twice:
+        if mine:
             return True
-        busy = device.key in self.busy and not twice
-        return not alt.admin_access and (busy or device.key in self.held) and not faults.on("allocated-devices-reused")
+        busy = device.key in self.busy
+        return not alt.admin_access and (busy or device.key in self.held)
 
     def _try(self, alt: Alternative, device_id: int, claim: int, must: bool = False) -> bool:
         """Add the device if it fits: claim limit, exclusivity or capacity, counters, taints, groups,
@@ -1258,7 +1227,7 @@ class _Search:
         error."""
         device = self.devices[device_id]
         mine = self.chosen[claim]
-        full = len(mine) == MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked")
+        full = len(mine) == MAX_DEVICES_PER_CLAIM
         if full or self._in_use(alt, device, claim):
             return False
         shared = is_shared(device, self.gates)
@@ -1271,12 +1240,10 @@ class _Search:
                 consumption = None  # a device allocated whole records no consumedCapacity
             elif not self.ledger.admits(device, consumption):
                 return False  # several shares, even in one claim, while the capacity lasts (admin access too)
-        counts = not alt.admin_access and not (shared and (self.ledger.in_use(device) or faults.on(
-            "shares-take-no-counters")))
+        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
-        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not (
-                device.has_compatibility_groups and faults.on("grouped-devices-skip-counters")):
+        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
             return False  # amounts of one device never repeat a counter, so checking each alone is exact
         if self.gates.taints and (device.taints or self.taints.rules) and blocking_taints(
                 self.taints.of(device), alt.tolerations):

@@ -13,7 +13,6 @@ from fractions import Fraction
 from typing import Any
 from uuid import uuid4
 
-from draconform import faults
 from draconform.kube.cel import device_input
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import AttributeValue, parse_attribute, parse_quantity
@@ -32,7 +31,6 @@ from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
 MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim
-_FIRST_DECLARED: dict[tuple[str, str, str], Declared] = {}  # only for "candidate-groups-from-first-publication"
 
 
 @dataclass(frozen=True)
@@ -61,8 +59,7 @@ class Gates:
             taints=gates.enabled("DRADeviceTaints"),
             taint_rules=gates.enabled("DRADeviceTaints", "DRADeviceTaintRules"),
             partitionable=gates.enabled("DRAPartitionableDevices"),
-            binding=gates.enabled("DRADeviceBindingConditions", *(
-                () if faults.on("binding-needs-one-gate") else ("DRAResourceClaimDeviceStatus",))),
+            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),
             consumable_capacity=gates.enabled("DRAConsumableCapacity"),
             compatibility_groups=gates.enabled("DRADeviceCompatibilityGroups"),
             compatibility=Mode.of(gates),
@@ -134,19 +131,12 @@ def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates)
                 alts = [_alternative(index, req_name, sub.get("name", ""), sub, classes, gates, plan,
                                      f"{where}/{sub.get('name', '')}", allow_admin=False)
                         for sub in request["firstAvailable"]]
-                if faults.on("subrequests-tried-last-first"):
-                    alts.reverse()
-                if faults.on("only-first-subrequest-tried"):
-                    alts = alts[:1]
             else:
                 alts = [_alternative(index, req_name, None, request.get("exactly") or {}, classes, gates, plan, where,
                                      allow_admin=True)]
             plan.requests.append(alts)
         for raw in devices.get("constraints") or []:
             if raw.get("matchAttribute"):
-                if faults.on("match-constraints-dropped") or (
-                        faults.on("groups-replace-match-constraints") and gates.compatibility is Mode.ENFORCE):
-                    continue
                 plan.constraints.append(Constraint("match", raw["matchAttribute"],
                                                    frozenset(raw.get("requests") or ())))
             elif raw.get("distinctAttribute"):
@@ -154,8 +144,6 @@ def plan_claims(claims: Sequence[Obj], classes: Mapping[str, Obj], gates: Gates)
                     raise AllocationError(f"claim {name}: distinctAttribute constraints are not supported with "
                                           "DRAConsumableCapacity, DRADeviceBindingConditions, "
                                           "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")
-                if faults.on("distinct-constraints-dropped"):
-                    continue
                 plan.constraints.append(Constraint("distinct", raw["distinctAttribute"],
                                                    frozenset(raw.get("requests") or ())))
             else:
@@ -170,18 +158,16 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     if not class_name:
         raise AllocationError(f"{where}: no device class name")
     device_class = classes.get(class_name)
-    if device_class is None and faults.on("missing-class-matches-everything"):
-        device_class = {}
     if device_class is None:
         raise AllocationError(f"{where}: device class {class_name} does not exist")
     selectors: list[str] = []
-    class_selectors = [] if faults.on("class-selectors-ignored") else (device_class.get("spec") or {}).get("selectors")
+    class_selectors = (device_class.get("spec") or {}).get("selectors")
     for selector in list(class_selectors or []) + list(spec.get("selectors") or []):
         expression = (selector.get("cel") or {}).get("expression")
         if expression is None:
             raise AllocationError(f"{where}: a selector has no CEL expression (unknown selector type)")
         selectors.append(expression)
-    admin = bool(spec.get("adminAccess")) and allow_admin and not faults.on("admin-access-ignored")
+    admin = bool(spec.get("adminAccess")) and allow_admin
     if admin and not gates.admin_access:
         raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
     capacity: list[tuple[str, Fraction]] = []
@@ -197,10 +183,6 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     if mode not in ("ExactCount", "All"):
         raise AllocationError(f"{where}: unsupported allocation mode {mode}")
     count = int(spec.get("count") or 1) if mode == "ExactCount" else 0
-    if faults.on("count-ignored"):
-        count = 1
-    if faults.on("all-mode-takes-one") and mode == "All":
-        mode, count = "ExactCount", 1
     plan.class_configs.setdefault(class_name, list((device_class.get("spec") or {}).get("config") or []))
     return Alternative(index, request, sub, class_name, tuple(selectors), mode == "All", count, admin,
                        tuple(spec.get("tolerations") or ()), tuple(capacity))
@@ -212,7 +194,7 @@ def check_claim_size(plan: ClaimPlan, all_counts: Mapping[tuple[int, str], int])
     least = 0
     for alts in plan.requests:
         least += min(all_counts.get((alt.claim_index, alt.name), 0) if alt.all_mode else alt.count for alt in alts)
-    if least > MAX_DEVICES_PER_CLAIM and not faults.on("claim-limit-unchecked"):
+    if least > MAX_DEVICES_PER_CLAIM:
         raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "
                               f"of {MAX_DEVICES_PER_CLAIM}")
 
@@ -228,7 +210,7 @@ def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
     """Whether one of the request's tolerations matches a device taint (the node-taint matching rules)."""
     for toleration in tolerations:
         effect = toleration.get("effect") or ""
-        if effect and effect != taint.get("effect") and not faults.on("toleration-effect-ignored"):
+        if effect and effect != taint.get("effect"):
             continue
         key = toleration.get("key") or ""
         if key and key != taint.get("key"):
@@ -242,7 +224,7 @@ def tolerates(tolerations: Sequence[Obj], taint: Obj) -> bool:
 def blocking_taints(taints: Sequence[Obj], tolerations: Sequence[Obj]) -> list[Obj]:
     """Taints that keep a request off a device: NoSchedule and NoExecute ones it does not tolerate (None and
     unknown effects never block)."""
-    blocking = ("NoSchedule",) if faults.on("no-execute-taints-ignored") else ("NoSchedule", "NoExecute")
+    blocking = ("NoSchedule", "NoExecute")
     return [t for t in taints if t.get("effect") in blocking and not tolerates(tolerations, t)]
 
 
@@ -301,8 +283,6 @@ class DeviceTaints:
         return cls(tuple(store.list("DeviceTaintRule"))) if gates.taint_rules else cls()
 
     def of(self, device: DeviceFacts) -> tuple[Obj, ...]:
-        if faults.on("device-taint-rules-ignored"):
-            return device.taints
         added = tuple(spec["taint"] for spec in (rule.get("spec") or {} for rule in self.rules)
                       if isinstance(spec.get("taint"), dict) and _selects(spec.get("deviceSelector"), device))
         return device.taints + added if added else device.taints
@@ -334,9 +314,6 @@ def parse_device(spec: Obj, slice_name: str, slice_version: str, index: int, raw
         capacity[name] = capacities[name].value
     consumes = []
     declared = declared_groups(raw.get("consumesCounters") or [])
-    if faults.on("candidate-groups-from-first-publication"):  # a stale cache of what a device declared
-        key = (str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(raw.get("name", "")))
-        declared = _FIRST_DECLARED.setdefault(key, declared)
     for consumption in raw.get("consumesCounters") or []:
         counters = tuple((c, _quantity((v or {}).get("value", 0)))
                          for c, v in (consumption.get("counters") or {}).items())
@@ -389,17 +366,14 @@ def build_allocation(plan: ClaimPlan, picks: Sequence[Pick], node: Obj, gates: G
     for pick in picks:
         result: Obj = {"request": pick.alt.name, "driver": pick.device.driver, "pool": pick.device.pool,
                        "device": pick.device.name}
-        if pick.alt.admin_access or faults.on("admin-access-false-written"):
+        if pick.alt.admin_access:
             result["adminAccess"] = pick.alt.admin_access
-        if pick.alt.tolerations and not faults.on("tolerations-not-copied"):
+        if pick.alt.tolerations:
             result["tolerations"] = [dict(t) for t in pick.alt.tolerations]
         device = pick.device
-        if faults.on("conditions-copied-to-every-result"):
-            device = next((p.device for p in picks if p.device.binding_conditions), device)
         if gates.binding and device.binding_conditions:
             result["bindingConditions"] = list(device.binding_conditions)
-            if not faults.on("failure-conditions-not-copied"):
-                result["bindingFailureConditions"] = list(device.binding_failure_conditions)
+            result["bindingFailureConditions"] = list(device.binding_failure_conditions)
         if pick.consumed is not None:  # KEP-5075: a fresh share of the device and what it consumes
             result["shareID"] = str(uuid4())
             result["consumedCapacity"] = {name: format_amount(amount, pick.device.capacities[name].binary)
@@ -437,7 +411,7 @@ def _configs(plan: ClaimPlan, picks: Sequence[Pick]) -> list[Obj]:
     allocated = {pick.alt.name for pick in picks} | {pick.alt.request for pick in picks}
     for entry in claim_config:
         wanted = list(entry.get("requests") or [])
-        if not wanted or any(name in allocated for name in wanted) or faults.on("claim-config-for-every-request"):
+        if not wanted or any(name in allocated for name in wanted):
             item: Obj = {"source": "FromClaim", **_config_body(entry)}
             if wanted:
                 item["requests"] = wanted
@@ -452,8 +426,6 @@ def _omit_requests_covering_all(config: list[Obj], claim: Obj, chosen: dict[str,
     for item in config:
         names = set(item.get("requests") or ())
         reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)
-        if faults.on("config-requests-cleared-by-count"):
-            reaches_all = len(names) == len(top_level)
         if names and top_level and reaches_all:
             del item["requests"]
     return config
@@ -467,9 +439,8 @@ def allocation_node_selector(picks: Sequence[Pick], node: Obj, gates: Gates) -> 
     """Pinned to the node when any device is node-local (or binds to its node); otherwise the devices' selector
     terms merged into one; None when every device is usable everywhere."""
     node_name = str((node.get("metadata") or {}).get("name", ""))
-    binds_to_node = (gates.binding or faults.on("gate-off-honours-binds-to-node")) and not faults.on(
-        "binds-to-node-ignored")
-    if faults.on("allocation-always-pinned") or any(
+    binds_to_node = gates.binding
+    if any(
             p.device.node_name is not None or (binds_to_node and p.device.binds_to_node) for p in picks):
         pinned: Obj = pinned_to(node_name)
         return pinned

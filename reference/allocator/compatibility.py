@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 
 GATE = "DRADeviceCompatibilityGroups"
@@ -47,8 +46,6 @@ def groups_of(consumption: Mapping[str, Any]) -> Groups:
     """One consumesCounters entry's groups; unset, null and [] all mean "no groups" (the KEP's nil rule).
     A repeated name counts once, which is what set semantics make of it anyway."""
     raw = consumption.get("compatibilityGroups") or ()
-    if faults.on("empty-group-list-is-a-group") and consumption.get("compatibilityGroups") == []:
-        return ("",)
     return tuple(dict.fromkeys(str(group) for group in raw))
 
 
@@ -66,10 +63,8 @@ def declares_groups(declared: Declared) -> bool:
 def snapshot(declared: Declared) -> Snapshot | None:
     """The result's `compatibilityGroups` (D-5963-2): when the device declares a group anywhere, an entry
     for every counter set it consumes, `[]` where it declares none; otherwise no snapshot at all."""
-    if not declares_groups(declared) and not faults.on("snapshot-always-written"):
+    if not declares_groups(declared):
         return None
-    if faults.on("snapshot-omits-sets-without-groups"):
-        return {counter_set: list(groups) for counter_set, groups in declared if groups}
     return {counter_set: list(groups) for counter_set, groups in declared}
 
 
@@ -100,13 +95,13 @@ class SetState:
         """Empty admits anything; group-less admits only devices without groups; groups G admits a device
         whose groups meet G; mixed (only reachable through version skew) admits nothing."""
         if self.grouped:
-            if self.groupless and not faults.on("mixed-set-admits-shared-group"):
+            if self.groupless:
                 return False
             if not groups:
-                return faults.on("grouped-set-admits-groupless")
-            return faults.on("any-groups-compatible") or not self.groups.isdisjoint(groups)
+                return False
+            return not self.groups.isdisjoint(groups)
         if self.groupless:
-            return not groups or faults.on("groupless-set-admits-grouped")
+            return not groups
         return True
 
     def add(self, groups: Groups) -> SetState:
@@ -114,8 +109,6 @@ class SetState:
         if not groups:
             return SetState(self.grouped, self.groupless + 1, self.groups)
         narrowed = self.groups.intersection(groups) if self.grouped else frozenset(groups)
-        if self.grouped and faults.on("intersection-not-narrowed"):
-            narrowed = self.groups
         return SetState(self.grouped + 1, self.groupless, narrowed)
 
 
@@ -137,16 +130,11 @@ def result_holdings(result: Mapping[str, Any], published: Published) -> list[tup
     slices); otherwise group-less on each counter set its published slice entry consumes; nothing when the
     device is gone and has no snapshot (D-5963-2)."""
     driver, pool = str(result.get("driver", "")), str(result.get("pool", ""))
-    taken: Mapping[str, Any] | None = None if faults.on("snapshots-ignored") else result.get("compatibilityGroups")
-    if taken and faults.on("unpublished-devices-forgotten") and published(
-            (driver, pool, str(result.get("device", "")))) is None:
-        return []
+    taken: Mapping[str, Any] | None = result.get("compatibilityGroups")
     if taken:
         return [((driver, pool, str(counter_set)), tuple(dict.fromkeys(str(g) for g in groups or ())))
                 for counter_set, groups in taken.items()]
     sets = published((driver, pool, str(result.get("device", ""))))
-    if faults.on("unsnapshotted-results-ignored"):
-        return []
     return [((driver, pool, counter_set), ()) for counter_set in sets or ()]
 
 
@@ -154,8 +142,6 @@ def allocated_states(results: Iterable[Mapping[str, Any]], published: Published)
     """The state of every counter set touched by the given allocation results (whatever claim or pod they
     belong to; callers pass only results that hold their device, i.e. not admin-access ones)."""
     states: dict[CounterSetKey, SetState] = {}
-    if faults.on("other-claims-ignored-by-groups"):
-        return states
     for result in results:
         for key, groups in result_holdings(result, published):
             states[key] = states.get(key, EMPTY).add(groups)
@@ -175,7 +161,6 @@ class Tracker:
         self._base: Mapping[CounterSetKey, SetState] = base if base is not None else {}
         self._overlay: dict[CounterSetKey, SetState] = {}
         self._undo: list[list[tuple[CounterSetKey, SetState | None]]] = []
-        self.rejected = False  # read only by the fault switch "rejection-ends-search"
 
     def state(self, key: CounterSetKey) -> SetState:
         found = self._overlay.get(key)
@@ -186,22 +171,14 @@ class Tracker:
         if not declared:
             return True
         if self.mode is Mode.SKIP:  # grouped devices never get here; snapshotted groups block the set
-            return faults.on("gate-off-ignores-snapshots") or all(
+            return all(
                 self.state((driver, pool, s)).grouped == 0 for s, _ in declared)
-        if faults.on("only-first-counter-set-judged"):
-            declared = declared[:1]
-        if faults.on("groups-compared-across-counter-sets"):
-            states = [state for key, state in {**self._base, **self._overlay}.items() if key[:2] == (driver, pool)]
-            return all(state.admits(groups) for state in states for _, groups in declared)
         verdict = all(self.state((driver, pool, s)).admits(groups) for s, groups in declared)
-        if faults.on("rejection-ends-search"):  # the first rejection refuses every later candidate
-            self.rejected = self.rejected or not verdict
-            return verdict and not self.rejected
         return verdict
 
     def add(self, driver: str, pool: str, declared: Declared) -> None:
         record: list[tuple[CounterSetKey, SetState | None]] = []
-        if self.mode is Mode.ENFORCE and not faults.on("own-picks-not-tracked"):
+        if self.mode is Mode.ENFORCE:
             for counter_set, groups in declared:
                 key = (driver, pool, counter_set)
                 record.append((key, self._overlay.get(key)))

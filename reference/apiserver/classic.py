@@ -5,7 +5,6 @@ serves one API or the other, never both (docs/decisions.md D-3063-1)."""
 
 from __future__ import annotations
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Operation, Store
 from draconform.sut import FieldCause, Obj
@@ -23,8 +22,6 @@ def _apply_defaults(operation: Operation, new: Obj, old: Obj | None, gates: Feat
         if isinstance(spec, dict):
             spec.setdefault("allocationMode", DEFAULT_ALLOCATION_MODE)
         new["status"] = {"phase": "Pending", "userLimit": DEFAULT_USER_LIMIT}
-    if new["kind"] == "ResourceClass" and faults.on("classic-class-parameters-dropped"):
-        new.pop("parameters", None)  # the fault: a class's parameters pruned as unknown fields
     if new["kind"] == "Pod" and not gates.enabled(GATE):
         _drop_pod_claims(new, old)
     return new

@@ -12,9 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import CLASSIC_API, KINDS, KindInfo
+from draconform.kube.kinds import KINDS, KindInfo
 from draconform.reference.clock import FakeClock, format_time
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 from draconform.validation.gates import GatedField, unknown_fields, without_fields
@@ -118,7 +117,7 @@ class Store:
         form changed, as their relist after the restart would."""
         before = self._unknown
         self._gates = gates
-        self._unknown = () if faults.on("older-apiserver-serves-stored-fields") else unknown_fields(gates)
+        self._unknown = unknown_fields(gates)
         if self._unknown == before:
             return
         for key in sorted(self._objects, key=lambda k: (k[0], k[1] or "", k[2])):
@@ -334,16 +333,12 @@ class Store:
         if old is None:
             raise ApiError("NotFound", f"{key[0]} {self._display(key)} not found")
         wanted = meta.get("resourceVersion")
-        if faults.on("classic-writes-unconditional") and obj.get("apiVersion") == CLASSIC_API:
-            wanted = None  # the fault: a classic object's write from a stale read goes through (last write wins)
         if wanted and wanted != old["metadata"]["resourceVersion"]:
             raise ApiError(
                 "Conflict",
                 f"{key[0]} {self._display(key)}: the object has been modified; please apply your changes "
                 f"to the latest version (have {wanted}, stored {old['metadata']['resourceVersion']})",
             )
-        if faults.on("older-apiserver-keeps-stored-fields"):
-            return key, old
         return key, self._served(old)  # what this release decodes from storage is what the write starts from
 
     @staticmethod

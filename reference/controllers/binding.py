@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.external import (
@@ -66,8 +65,6 @@ class BindingController:
             key = device_id(result)
             if self.outcome == "ready":
                 wanted_types = result["bindingConditions"]
-                if faults.on("controller-reports-first-condition-only"):
-                    wanted_types = wanted_types[:1]
                 updates[key] = [
                     condition(wanted, "True", "DevicePrepared", "the device is ready for the pod", now)
                     for wanted in wanted_types

@@ -12,7 +12,6 @@ from datetime import timedelta
 
 from prometheus_client import Counter
 
-from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.events import EventRecorder
@@ -22,7 +21,6 @@ from draconform.validation.classic import API_VERSION, generated_claim_name
 
 INITIAL_RETRY = timedelta(seconds=1)
 MAX_RETRY = timedelta(minutes=5)
-GIVE_UP_AFTER = 5  # only under the fault classic-claim-create-gives-up
 
 
 class ClassicClaimController:
@@ -93,8 +91,6 @@ class ClassicClaimController:
     def _retry_later(self, key: tuple[str, str]) -> None:
         attempts = self._retries.get(key, 0) + 1
         self._retries[key] = attempts
-        if faults.on("classic-claim-create-gives-up") and attempts > GIVE_UP_AFTER:
-            return  # the fault: a create still failing after a few attempts is dropped
         delay = min(INITIAL_RETRY * (1 << min(attempts - 1, 16)), MAX_RETRY)
         self._clock.call_at(self._clock.now() + delay, lambda: self._fire(key, attempts))
 
@@ -124,7 +120,7 @@ def _claim_for(pod: Obj, name: str, template: Obj) -> Obj:
             **{key: dict(metadata[key]) for key in ("labels", "annotations") if metadata.get(key)},
             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
                                  "uid": pod["metadata"]["uid"], "blockOwnerDeletion": True,
-                                 "controller": not faults.on("classic-claim-not-controlled")}],
+                                 "controller": True}],
         },
         "spec": dict(template.get("spec") or {}),
     }

@@ -7,7 +7,6 @@ pods."""
 
 from __future__ import annotations
 
-from draconform import faults
 from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.reference.apiserver.store import Store
 from draconform.reference.events import EventRecorder
@@ -232,7 +231,7 @@ def _claim_from_template(pod: Obj, entry: str, template: Obj) -> Obj:
                     "kind": "Pod",
                     "name": pod["metadata"]["name"],
                     "uid": pod["metadata"]["uid"],
-                    "controller": not faults.on("generated-claim-not-controlled"),
+                    "controller": True,
                     "blockOwnerDeletion": True,
                 }
             ],

@@ -25,7 +25,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.external import (
@@ -79,8 +78,7 @@ class DynamicDeviceScaler:
     def sync(self) -> bool:
         acted = self._follower.sync()
         events = self._watch.drain()
-        if any(event.object["kind"] == "ResourceSlice" for event in events) and not faults.on(
-                "scaler-ignores-vanished-devices"):
+        if any(event.object["kind"] == "ResourceSlice" for event in events):
             self._reschedule_vanished()
         if events:
             self._detach_unused()
@@ -123,7 +121,7 @@ class DynamicDeviceScaler:
             taken = {d.get("name") for d in slice_["spec"].get("devices") or []}
             name = next(f"attached-{i}" for i in range(len(taken) + 1) if f"attached-{i}" not in taken)
             device = {k: copy_object(v) for k, v in published.items()
-                      if k not in BINDING_FIELDS or faults.on("attached-device-keeps-binding-conditions")}
+                      if k not in BINDING_FIELDS}
             device["name"] = name
             slice_["spec"].setdefault("devices", []).append(device)
             records[name] = {

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from draconform import faults
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.nodeselector import pinned_to
@@ -86,10 +85,8 @@ class ClassicDriverController:
 
     # --- which claims ----------------------------------------------------------------------------
     def _mine(self, claim: Obj) -> bool:
-        if faults.on("classic-driver-takes-every-claim"):  # the fault: other drivers' claims too
-            return True
         recorded = (claim.get("status") or {}).get("driverName")
-        if recorded and not faults.on("classic-driver-finds-claims-by-class"):
+        if recorded:
             return bool(recorded == self.behaviour.driver)
         resource_class = self._store.get("ResourceClass", claim["spec"].get("resourceClassName", ""))
         return resource_class is not None and resource_class.get("driverName") == self.behaviour.driver
@@ -105,9 +102,7 @@ class ClassicDriverController:
         if phase == "Allocated":
             return False
         immediate = claim["spec"].get("allocationMode", "Delayed") == "Immediate"
-        if faults.on("classic-immediate-waits-for-node"):  # the fault: an Immediate claim waits for a node too
-            immediate = False
-        if immediate or faults.on("classic-driver-allocates-delayed-at-once"):
+        if immediate:
             node = next((n for n in sorted(self.behaviour.capacity) if self._room_on(n)), None)
             return node is not None and self._allocate(claim, node)
         return self._negotiate(claim)
@@ -119,16 +114,10 @@ class ClassicDriverController:
         driver = scheduling.setdefault("driver", {})
         selected = scheduler.get("selectedNode")
         if selected and self._can_allocate_on(selected):
-            if faults.on("classic-driver-ignores-selected-node"):  # the fault: the first node with room instead
-                return self._allocate(claim, next(n for n in sorted(self.behaviour.capacity) if self._room_on(n)))
             return self._allocate(claim, selected)
         # Judge the scheduler's candidates (kept fresh as allocations come and go) ...
         potential = scheduler.get("potentialNodes") or []
-        if faults.on("classic-driver-judges-first-potential-node"):  # the fault: the rest are left unjudged
-            potential = potential[:1]
         unsuitable = {node for node in potential if not self._can_allocate_on(node)}
-        if faults.on("classic-unsuitable-nodes-never-shrink"):  # the fault: a node once listed stays listed
-            unsuitable |= set(driver.get("unsuitableNodes") or []) & set(potential)
         if selected and self.behaviour.on_failure == "unsuitable":
             unsuitable.add(selected)  # ... and say no to a selected node one of two ways (D-3063-4)
         changed = sorted(unsuitable) != (driver.get("unsuitableNodes") or [])
@@ -153,8 +142,7 @@ class ClassicDriverController:
             return self._set_finalizer(name, namespace, present=True)
         status = claim.setdefault("status", {})
         status["phase"] = "Allocated"
-        if not faults.on("classic-driver-name-not-recorded"):
-            status["driverName"] = self.behaviour.driver
+        status["driverName"] = self.behaviour.driver
         # Negotiation is over: only availableOnNodes stays, saying where the resource is usable.
         status["scheduling"] = {"driver": {"availableOnNodes": pinned_to(node)}}
         status["attributes"] = {NODE_ATTRIBUTE: node, "resource": f"{node}/{claim['metadata']['uid']}"}
@@ -169,9 +157,8 @@ class ClassicDriverController:
         if status.get("reservedFor"):
             return False
         wrote = False
-        stale = faults.on("classic-reallocate-keeps-available-on")  # the fault: the old availableOnNodes stays
-        if status.get("phase") != "Pending" or status.get("attributes") or (status.get("scheduling") and not stale):
-            kept = ("userLimit", "driverName", "scheduling") if stale else ("userLimit", "driverName")
+        if status.get("phase") != "Pending" or status.get("attributes") or status.get("scheduling"):
+            kept = ("userLimit", "driverName")
             claim["status"] = {key: status[key] for key in kept if key in status}
             claim["status"]["phase"] = "Pending"
             if not self._write_status(claim):

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from draconform import faults
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.reference.apiserver.store import Store
@@ -52,8 +51,6 @@ class ClassicNodePlugin:
     def prepare(self, resource_uid: str) -> Sequence[str]:
         self._received("prepare", resource_uid)
         if resource_uid in self.prepared:
-            if faults.on("classic-plugin-prepare-not-idempotent"):  # the fault: a second prepare is refused
-                raise ClassicPluginError("ALREADY_EXISTS", f"resource claim {resource_uid} is already prepared")
             return self.prepared[resource_uid]
         claim = self._claim(resource_uid)
         if claim is None:
@@ -63,22 +60,16 @@ class ClassicNodePlugin:
             raise ClassicPluginError("FAILED_PRECONDITION",
                                      f"resource claim {resource_uid} is not allocated on node {self.node}")
         devices = (f"k8s.{self.driver}/resource={resource_uid}",)
-        if faults.on("classic-plugin-cdi-names-unqualified"):  # the fault: a bare device name, no vendor/class
-            devices = (resource_uid,)
-        if not faults.on("classic-plugin-writes-no-cdi-spec"):
-            self.cdi[f"k8s.{self.driver}-{resource_uid}.json"] = spec_text(
-                f"k8s.{self.driver}/resource", {resource_uid: {"DRA_RESOURCE": resource_uid}})
+        self.cdi[f"k8s.{self.driver}-{resource_uid}.json"] = spec_text(
+            f"k8s.{self.driver}/resource", {resource_uid: {"DRA_RESOURCE": resource_uid}})
         self.prepared[resource_uid] = devices
         self.known.add(resource_uid)
         return devices
 
     def unprepare(self, resource_uid: str, cdi_devices: Sequence[str]) -> None:
         self._received("unprepare", resource_uid)
-        if faults.on("classic-plugin-unprepare-keeps-state") and resource_uid in self.prepared:
-            return  # the fault: answered OK, but the prepared answer is kept
         self.cdi.pop(f"k8s.{self.driver}-{resource_uid}.json", None)
         if self.prepared.pop(resource_uid, None) is not None:
             return
-        if resource_uid not in self.known and self._claim(resource_uid) is None and not faults.on(
-                "classic-plugin-unknown-unprepare-ok"):  # the fault: any UID is unprepared with OK
+        if resource_uid not in self.known and self._claim(resource_uid) is None:
             raise ClassicPluginError("NOT_FOUND", f"driver {self.driver} never knew resource claim {resource_uid}")

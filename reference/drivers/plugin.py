@@ -19,9 +19,8 @@ the claim is unprepared (DRA-PLUGIN/CDI-SPEC-FILES)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from draconform import faults
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
@@ -116,19 +115,9 @@ class NodePlugin:
         self.faults.before_call("prepare")
         answers: dict[str, PrepareResult] = {}
         for ref in claims:
-            if faults.on("first-refusal-refuses-the-rest") and any(a.error for a in answers.values()):
-                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")
-                continue
             known = self._prepared.get(ref.uid)
             if known is not None:
                 answers[ref.uid] = known.result
-                continue
-            refusals = [a for a in answers.values() if a.error]
-            if refusals and faults.on("refusal-spoils-later-preparations"):  # an error left over from the loop
-                answers[ref.uid] = replace(refusals[-1])
-                continue
-            if ref.uid in self._refused and faults.on("permanent-refusal-remembered-as-transient"):
-                answers[ref.uid] = PrepareResult(error=f"claim {ref.namespace}/{ref.name} failed before")
                 continue
             try:
                 prepared = self._prepare(ref)
@@ -139,8 +128,6 @@ class NodePlugin:
             self._write_cdi_spec(ref, prepared.result)
             self._prepared[ref.uid] = prepared
             answers[ref.uid] = prepared.result
-        if faults.on("permanent-marks-the-whole-call") and any(a.permanent for a in answers.values()):
-            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}
         return answers
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
@@ -148,25 +135,19 @@ class NodePlugin:
         answers = {}
         for ref in claims:
             held = self._prepared.get(ref.uid)
-            if held is None and faults.on("unprepare-of-unknown-claim-fails"):
-                answers[ref.uid] = f"claim {ref.namespace}/{ref.name} is not prepared on this node"
-                continue
             fault = self.faults.claim_fault("unprepare", [d.name for d in held.devices] if held else [])
             if fault is not None:
                 answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"
                 continue
             self._prepared.pop(ref.uid, None)
             self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
-            if faults.on("plugin-unprepare-removes-every-spec"):
-                for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:
-                    del self._cdi[name]
             answers[ref.uid] = ""
         return answers
 
     def _write_cdi_spec(self, ref: ClaimRef, result: PrepareResult) -> None:
         """The runtime must find every CDI device ID of the answer in a spec on the node, so the file is
         written before the answer goes out; each device's containers learn which device they got."""
-        if faults.on("plugin-writes-no-cdi-spec") or not result.devices:
+        if not result.devices:
             return
         devices = {d.device: {"DRA_DEVICE": d.device, "DRA_CLAIM": f"{ref.namespace}/{ref.name}"}
                    for d in result.devices}
@@ -228,8 +209,7 @@ class NodePlugin:
 
         for prepared in self._prepared.values():
             for device in prepared.devices:
-                if not faults.on("plugin-checks-only-its-own-claim"):
-                    hold(device)
+                hold(device)
         for device in devices:
             for counter_set, groups in device.declared:
                 key = (device.pool, counter_set)

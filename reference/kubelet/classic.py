@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TypeVar
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
@@ -99,15 +98,13 @@ class ClassicKubelets:
     # --- starting a pod ---------------------------------------------------------------------------
     def _start(self, pod: Obj, node: str, checkpoint: ClassicCheckpoint) -> bool:
         uid = pod["metadata"]["uid"]
-        if self._gates.enabled(GATE) or faults.on("classic-kubelet-gate-ignored"):
+        if self._gates.enabled(GATE):
             for _, name, _ in claim_names(pod):
                 claim = self._store.get("ResourceClaim", name, pod["metadata"]["namespace"])
                 if claim is None:
-                    if faults.on("classic-kubelet-runs-without-claim"):  # the fault: a missing claim is skipped
-                        continue
                     return self._say(pod, CLAIM_NOT_FOUND, f'resource claim "{name}" does not exist')
                 reserved = {entry.get("uid") for entry in (claim.get("status") or {}).get("reservedFor") or []}
-                if uid not in reserved and not (faults.on("classic-kubelet-any-reservation") and reserved):
+                if uid not in reserved:
                     return self._say(pod, CLAIM_NOT_RESERVED, f'resource claim "{name}" is not reserved for this pod')
                 if not self._prepare(pod, node, claim, checkpoint):
                     return True
@@ -155,8 +152,6 @@ class ClassicKubelets:
 
     def _unreserve(self, pod: Obj) -> bool:
         acted = False
-        if faults.on("classic-kubelet-leaves-reservation"):  # the fault: left to kube-controller-manager
-            return acted
         for _, name, _ in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, pod["metadata"]["namespace"])
             if claim is None:
@@ -196,8 +191,6 @@ class ClassicKubelets:
         self._attempts[uid] = attempts
         self._waiting.add(uid)
         delay = min(INITIAL_BACKOFF * (1 << min(attempts - 1, 16)), MAX_BACKOFF)
-        if faults.on("classic-kubelet-constant-backoff"):  # the fault: retried at a fixed interval
-            delay = INITIAL_BACKOFF
         self._clock.call_at(self._clock.now() + delay, lambda: self._wake(uid))
 
     def _wake(self, uid: str) -> None:

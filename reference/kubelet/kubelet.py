@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.kubeletplugin.client import PluginCallError
@@ -70,7 +69,6 @@ class Kubelet:
         self._pods: dict[PodKey, PodState] = {}
         self._dirty: set[PodKey] = set()
         self._stopped = False
-        self._joined: dict[str, set[str]] = {}  # only with fault checkpoint-misses-joining-pods: claim UID -> pods
 
     def stop(self) -> None:
         self._stopped = True
@@ -111,25 +109,13 @@ class Kubelet:
                 return False
             return self._forget(key, state)
         uid = pod["metadata"]["uid"]
-        fresh = state is None
         if state is None or state.uid != uid:
             if state is not None:  # a new pod under the same name; the old one is gone
                 self._pods[("", state.uid)] = PodState(state.uid, terminating=True)
                 self._mark(("", state.uid))
             state = self._pods[key] = PodState(uid)
-            if faults.on("failed-pod-status-rewritten-on-restart") and (pod.get("status") or {}).get(
-                    "reason") == PREPARE_FAILED:  # a kubelet meeting a pod it failed reports the failure afresh
-                status = pod["status"]
-                return self._set_phase(pod, "Failed", reason=PREPARE_FAILED,
-                                       message=f"{status.get('message')} (seen again by the kubelet)")
         phase = (pod.get("status") or {}).get("phase")
         finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")
-        if fresh and phase == "Failed" and not pod["metadata"].get("deletionTimestamp") and (
-                pod.get("status") or {}).get("reason") == PREPARE_FAILED and faults.on("restart-readmits-failed-pods"):
-            return self._start(pod, state)  # a pod this kubelet did not see fail is admitted again
-        if faults.on("failed-pod-unprepared-on-deletion") and phase == "Failed" and not pod["metadata"].get(
-                "deletionTimestamp"):
-            return False  # the failed pod's claims are left prepared and reserved until someone deletes it
         if finishing and not state.terminating:
             state.terminating, state.attempts, state.retry_at = True, 0, None  # termination does not wait
         if state.retry_at is not None and self._clock.now() < state.retry_at:
@@ -150,7 +136,7 @@ class Kubelet:
         return progressed
 
     def _start(self, pod: Obj, state: PodState) -> bool:
-        if not self._gates.enabled("DynamicResourceAllocation") and not faults.on("kubelet-without-dra-waits"):
+        if not self._gates.enabled("DynamicResourceAllocation"):
             return self._set_phase(pod, "Running")  # the skew row: started without its resources
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         claims: list[Obj] = []
@@ -188,9 +174,6 @@ class Kubelet:
             drivers = tuple(sorted({str(result.get("driver")) for result in results}))
             record = ClaimRecord(ClaimRef(meta["namespace"], meta["name"], meta["uid"]), drivers)
             self._checkpoint.claims[meta["uid"]] = record
-        if faults.on("checkpoint-misses-joining-pods") and record.prepared and pod_uid not in record.pods:
-            self._joined.setdefault(meta["uid"], set()).add(pod_uid)  # in memory only: a restart loses it
-            return record
         record.pods.add(pod_uid)
         return record
 
@@ -211,9 +194,6 @@ class Kubelet:
             try:
                 results = client.prepare([record.ref for record in pending])
             except PluginCallError as err:
-                if faults.on("failed-call-permanent") and self._gates.enabled(PERMANENT_GATE):
-                    permanent.append(str(err))  # the whole call's failure taken for permanent
-                    break
                 transient.append(str(err))
                 continue
             for record in pending:
@@ -223,8 +203,7 @@ class Kubelet:
                     transient.append(f"DRA driver {driver} left {where} out of its NodePrepareResources answer")
                 elif not result.failed:
                     record.prepared.add(driver)
-                elif result.permanent and self._gates.enabled(PERMANENT_GATE) and not (
-                        faults.on("last-claim-result-wins") and record is not pending[-1]):
+                elif result.permanent and self._gates.enabled(PERMANENT_GATE):
                     permanent.append(f"DRA driver {driver} reported a permanent error preparing {where}: "
                                      f"{result.error}")
                 else:
@@ -237,34 +216,11 @@ class Kubelet:
         """KEP-5322 "Pod Admission Failure": give up on the pod, in one status write."""
         message = "; ".join(permanent) + "; the error is permanent and the pod will not be retried"
         self._events.record(pod, "Warning", PREPARE_FAILED, message)
-        if faults.on("failed-pod-two-status-writes"):  # the reason written first, the phase in a second write
-            self._set_phase(pod, "Pending", reason=PREPARE_FAILED, message=message)
-            pod = self._store.peek("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"]) or pod
         failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)
-        if faults.on("failed-pod-status-rewritten"):  # the failure written again at every retry interval
-            self._rewrite_failed(pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)
-        if faults.on("failed-pod-deleted"):  # the failed pod evicted, as if a replacement were the kubelet's job
-            self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])
         return failed
-
-    def _rewrite_failed(self, namespace: str, name: str, message: str, attempt: int) -> None:
-        """Fault failed-pod-status-rewritten: the failed pod's status message rewritten after each retry interval,
-        as a kubelet that reports every attempt would, though it asks no plugin again."""
-        delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)
-
-        def rewrite() -> None:
-            pod = None if self._stopped else self._store.peek("Pod", name, namespace)
-            if pod is None or (pod.get("status") or {}).get("phase") != "Failed":
-                return
-            self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")
-            self._rewrite_failed(namespace, name, message, attempt + 1)
-
-        self._clock.call_at(self._clock.now() + delay, rewrite)
 
     def _terminate(self, pod: Obj, state: PodState) -> bool:
         key = (pod["metadata"]["namespace"], pod["metadata"]["name"])
-        if faults.on("reservation-dropped-before-unprepare"):
-            self._drop_reservations(pod)  # the pod leaves reservedFor whether or not its claims are unprepared
         progressed, done = self._unprepare_for(key, state, pod)
         if not done:
             return progressed
@@ -283,14 +239,9 @@ class Kubelet:
         """Unprepare the claims this pod is the last user of on the node. Returns (progressed, done)."""
         release = []
         records = self._checkpoint.of_pod(state.uid)
-        if self._joined:  # fault checkpoint-misses-joining-pods
-            records += [self._checkpoint.claims[uid] for uid, pods in self._joined.items()
-                        if state.uid in pods and uid in self._checkpoint.claims]
         for record in records:
-            joined = self._joined.get(record.ref.uid, set())
-            if (record.pods | joined) - {state.uid}:
+            if record.pods - {state.uid}:
                 record.pods.discard(state.uid)  # another pod on the node still uses the claim
-                joined.discard(state.uid)
             else:
                 release.append(record)
         if not release:
@@ -332,8 +283,6 @@ class Kubelet:
             if claim is None or not is_reserved_for(claim, uid):
                 continue
             remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]
-            if faults.on("release-drops-first-reservation"):  # the oldest consumer, whoever went
-                remaining = claim["status"]["reservedFor"][1:]
             if remaining:
                 claim["status"]["reservedFor"] = remaining
             else:
@@ -364,8 +313,6 @@ class Kubelet:
     # --- helpers ---------------------------------------------------------------------------------------
     def _claims_of(self, pod: Obj) -> list[PodClaim]:
         """The pod's claims, with the claim for its extended resources while DRAExtendedResource is on."""
-        if faults.on("kubelet-ignores-extended-claim"):
-            return pod_claims(pod)  # the extended claim left to kube-controller-manager, which waits for us
         return pod_claims_with_extended(pod) if self._gates.enabled("DRAExtendedResource") else pod_claims(pod)
 
     def _wait(self, pod: Obj, state: PodState, reason: str) -> bool:

@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
-from draconform import faults
 from draconform.reference.clock import parse_time
 from draconform.sut import Obj
 
@@ -67,15 +66,13 @@ def device_conditions(claim: Obj, result: Obj) -> dict[str, Obj]:
     the result, by type. The claim has no other place the scheduler reads conditions from."""
     wanted = device_id(result)
     for entry in (claim.get("status") or {}).get("devices") or []:
-        if device_id(entry) == wanted or faults.on("conditions-from-any-device"):
+        if device_id(entry) == wanted:
             return {c.get("type", ""): c for c in entry.get("conditions") or []}
     return {}
 
 
 def _is_true(conditions: Mapping[str, Obj], condition_type: str) -> bool:
     status = (conditions.get(condition_type) or {}).get("status")
-    if faults.on("status-not-false-is-met"):
-        return status != "False"
     return status == TRUE
 
 
@@ -93,10 +90,6 @@ def binding_deadline(claim: Obj, timeout: timedelta, entered: datetime) -> datet
     the claim and every restarted scheduler get the same deadline; a claim allocated without a
     timestamp (by an older component) falls back to when this pod entered PreBind."""
     stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")
-    if faults.on("timeout-from-prebind-entry"):
-        stamp = None
-    if not stamp and faults.on("missing-timestamp-times-out-at-once"):
-        return entered
     return (parse_time(stamp) if stamp else entered) + timeout
 
 
@@ -112,17 +105,7 @@ def claim_verdict(claim: Obj, now: datetime, timeout: timedelta, entered: dateti
         for result in results
         for wanted in result["bindingConditions"]
     )
-    if faults.on("any-condition-true-is-ready"):
-        ready = any(
-            _is_true(device_conditions(claim, result), wanted)
-            for result in results
-            for wanted in result["bindingConditions"]
-        )
-    if ready and faults.on("ready-wins-over-failure"):
-        return READY
     for result in results:
-        if faults.on("failure-ignored") or (faults.on("failure-checked-only-on-entry") and now != entered):
-            break
         found = failed_condition(claim, result)
         if found is not None:
             return Verdict(
@@ -133,7 +116,7 @@ def claim_verdict(claim: Obj, now: datetime, timeout: timedelta, entered: dateti
     if ready:
         return READY
     deadline = binding_deadline(claim, timeout, entered)
-    if now >= deadline and not faults.on("never-times-out"):
+    if now >= deadline:
         return Verdict(Outcome.TIMEOUT, f"claim {name} binding timeout", deadline)
     return Verdict(Outcome.WAITING, f"claim {name} waits for its binding conditions", deadline)
 
@@ -142,8 +125,6 @@ def pod_verdict(verdicts: Iterable[Verdict]) -> Verdict:
     """A pod with several claims binds only when all are ready; any failure aborts at once; otherwise a
     timed-out claim aborts; otherwise the pod waits until its earliest claim deadline."""
     collected = list(verdicts)
-    if faults.on("pod-waits-on-first-claim-only"):
-        collected = collected[:1]
     for outcome in (Outcome.FAILURE, Outcome.TIMEOUT):
         hits = [v for v in collected if v.outcome == outcome]
         if hits:
@@ -164,18 +145,13 @@ def cleared_status(claim: Obj, pod_uid: str) -> Obj:
     consumer still holds the claim, so a stale failure condition cannot abort the next attempt."""
     status: Obj = dict(claim.get("status") or {})
     remaining = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != pod_uid]
-    if faults.on("clear-drops-only-reservation"):
-        status["reservedFor"] = remaining
-        return status
-    if remaining and not faults.on("clear-deallocates-shared-claim"):
+    if remaining:
         status["reservedFor"] = remaining
         return status
     status.pop("reservedFor", None)
     allocated = {device_id(result) for result in allocated_results(claim)}
     status.pop("allocation", None)
     kept = [entry for entry in status.get("devices") or [] if device_id(entry) not in allocated]
-    if faults.on("clear-keeps-device-status"):
-        kept = list(status.get("devices") or [])
     if kept:
         status["devices"] = kept
     else:
@@ -187,10 +163,8 @@ def parse_binding_timeout(args: Mapping[str, Any]) -> timedelta:
     """The DRA plugin argument `bindingTimeout`: seconds as a number, or a duration such as "90s",
     "5m" or "1h"; default 10 minutes, at least 1 second (as upstream validates it)."""
     raw = args.get("bindingTimeout")
-    if faults.on("binding-timeout-argument-ignored"):
-        raw = None
     if raw is None:
-        return timedelta(minutes=5) if faults.on("default-timeout-five-minutes") else DEFAULT_BINDING_TIMEOUT
+        return DEFAULT_BINDING_TIMEOUT
     if isinstance(raw, bool):
         raise ValueError(f"bindingTimeout must be a duration, got {raw!r}")
     if isinstance(raw, int | float):

@@ -11,7 +11,6 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store
 from draconform.reference.nodeselector import selector_matches
@@ -38,14 +37,12 @@ def consumer_reference(pod: Obj) -> Obj:
 
 
 def distinct_users(claim: Obj) -> set[str]:
-    if faults.on("classic-users-by-name"):  # the fault: users told apart by name, not UID
-        return {entry.get("name", "") for entry in (claim.get("status") or {}).get("reservedFor") or []}
     return {entry.get("uid", "") for entry in (claim.get("status") or {}).get("reservedFor") or []}
 
 
 def user_key(pod: Obj) -> str:
     """What a pod is known by among a claim's users (docs/decisions.md D-3063-5: its UID)."""
-    return str(pod["metadata"]["name"] if faults.on("classic-users-by-name") else pod["metadata"]["uid"])
+    return str(pod["metadata"]["uid"])
 
 
 def is_allocated(claim: Obj) -> bool:
@@ -110,7 +107,7 @@ class ClassicDynamicResources:
 
     # --- Pre-filter ------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
-        gate = self._gates.enabled(GATE) or faults.on("classic-scheduler-gate-ignored")
+        gate = self._gates.enabled(GATE)
         if not pod["spec"].get("resourceClaims") or not gate:
             return Status(Code.SKIP)  # without the feature a scheduler does not know claims exist
         claims = []
@@ -118,16 +115,14 @@ class ClassicDynamicResources:
         for entry, name, generated in claim_names(pod):
             claim = self._store.get("ResourceClaim", name, namespace)
             if claim is None:
-                if faults.on("classic-missing-claim-ignored"):  # the fault: a claim not there yet is skipped
-                    continue
                 return Status(Code.UNSCHEDULABLE,
                               f'waiting for resource claim "{name}" (entry "{entry}") to be created')
-            if generated and not _owned_by(claim, pod) and not faults.on("classic-unowned-claim-used"):
+            if generated and not _owned_by(claim, pod):
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                               f'resource claim "{name}" was not created for this pod')
-            if claim["metadata"].get("deletionTimestamp") and not faults.on("classic-deleted-claim-handed-out"):
+            if claim["metadata"].get("deletionTimestamp"):
                 return Status(Code.UNSCHEDULABLE, f'resource claim "{name}" is being deleted')
-            if not is_delayed(claim) and not is_allocated(claim) and not faults.on("classic-immediate-negotiated"):
+            if not is_delayed(claim) and not is_allocated(claim):
                 return Status(Code.UNSCHEDULABLE,
                               f'resource claim "{name}" with immediate allocation is not allocated yet')
             if (claim.get("status") or {}).get("phase") == "Reallocate":
@@ -142,11 +137,6 @@ class ClassicDynamicResources:
     def _has_room(claim: Obj, pod: Obj) -> bool:
         users = distinct_users(claim)
         limit = (claim.get("status") or {}).get("userLimit", 1)
-        if faults.on("classic-user-limit-ignored"):  # the fault: reservedFor may grow past userLimit
-            return True
-        if faults.on("classic-containers-counted-as-users"):  # the fault: each container using it is a user
-            fits = len(users) + max(1, _containers_using(pod, claim)) <= limit
-            return user_key(pod) in users or limit == UNLIMITED_USERS or fits
         return user_key(pod) in users or limit == UNLIMITED_USERS or len(users) < limit
 
     # --- Filter: a deny-list for pending claims, availableOnNodes for all ---------------------------
@@ -162,8 +152,7 @@ class ClassicDynamicResources:
                 if is_allocated(claim):
                     pod_claims.excluded.setdefault(name, set()).add(node_name(node))
                 reasons.append(f'resource claim "{name}" is not available on this node')
-            elif (not is_allocated(claim) and node_name(node) in (driver_status.get("unsuitableNodes") or [])
-                  and not faults.on("classic-unsuitable-nodes-ignored")):
+            elif (not is_allocated(claim) and node_name(node) in (driver_status.get("unsuitableNodes") or [])):
                 reasons.append(f'resource claim "{name}" cannot be allocated on this node')
         if reasons:
             return Status(Code.UNSCHEDULABLE, "; ".join(reasons))
@@ -172,7 +161,7 @@ class ClassicDynamicResources:
     # --- Post-filter: free one allocation that keeps the pod off nodes ----------------------------
     def post_filter(self, state: CycleState, pod: Obj, rejections: dict[str, Status]) -> Status:
         pod_claims: PodClaims | None = state.data.get(STATE_KEY)
-        if pod_claims is None or faults.on("classic-never-deallocates"):
+        if pod_claims is None:
             return Status(Code.UNSCHEDULABLE)
         for claim in pod_claims.claims:
             if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):
@@ -193,11 +182,11 @@ class ClassicDynamicResources:
             return SUCCESS  # Pre-filter skipped the pod: it uses no claims the plugin handles
         potential = sorted(node_name(node) for node in nodes)
         for index, claim in enumerate(pod_claims.claims):
-            if (not is_delayed(claim) and not faults.on("classic-immediate-negotiated")) or is_allocated(claim):
+            if not is_delayed(claim) or is_allocated(claim):
                 continue
             scheduling = claim.setdefault("status", {}).setdefault("scheduling", {})
             scheduler = scheduling.setdefault("scheduler", {})
-            if scheduler.get("potentialNodes") == potential and not faults.on("classic-potential-nodes-always-written"):
+            if scheduler.get("potentialNodes") == potential:
                 continue  # written only when it changes
             scheduler["potentialNodes"] = potential
             try:
@@ -229,7 +218,7 @@ class ClassicDynamicResources:
 
     def _select_node(self, pod_claims: PodClaims, pending: list[Obj], node: str) -> Status:
         for claim in pending:
-            if not is_delayed(claim) and not faults.on("classic-immediate-negotiated"):
+            if not is_delayed(claim):
                 continue  # only the driver picks a node for an Immediate claim
             scheduler = claim.setdefault("status", {}).setdefault("scheduling", {}).setdefault("scheduler", {})
             if scheduler.get("selectedNode") != node:
@@ -238,8 +227,6 @@ class ClassicDynamicResources:
                     self._store.update_status(claim)
                 except ApiError as error:
                     return Status(Code.ERROR, f"selecting node: {error}")
-        if faults.on("classic-binds-before-allocation"):  # the fault: selecting a node is taken for done
-            return SUCCESS
         names = ", ".join(f'"{claim["metadata"]["name"]}"' for claim in pending)
         return Status(Code.UNSCHEDULABLE, f"waiting for the driver to allocate resource claim {names} on node {node}")
 

@@ -18,7 +18,6 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.reference.allocator.interface import (
@@ -68,7 +67,6 @@ RESERVED_FOR_MAX = 256
 CONFLICT_RETRIES = 5
 BINDING_GATES = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
 PENDING_REASON = "BindingConditionsPending"
-_LATCHED: dict[int, bool] = {}  # read only by the fault switch "binding-gates-latched-at-first-start"
 WAIT = NAME + "/binding-wait"  # CycleState key of a pod's BindingWait
 
 
@@ -130,9 +128,7 @@ class DynamicResources:
         self._allocator = allocator
         self._clock = clock
         self._events = events
-        self.binding = gates.enabled(*BINDING_GATES[:1] if faults.on("binding-needs-one-gate") else BINDING_GATES)
-        if faults.on("binding-gates-latched-at-first-start"):  # a restart keeps what the first scheduler had
-            self.binding = _LATCHED.setdefault(id(store), self.binding)
+        self.binding = gates.enabled(*BINDING_GATES)
         self.extended_resources = gates.enabled("DRAExtendedResource")
         self.binding_timeout = parse_binding_timeout(args)
         self.metrics = BindingConditionMetrics(metrics) if self.binding else None
@@ -154,8 +150,6 @@ class DynamicResources:
     def awaits_generated_claims(self, pod: Obj) -> bool:
         """Upstream's PreEnqueue: a pod whose claims from templates are not created yet is not tried at all
         (no event, no condition); the pod update that names them brings it back."""
-        if faults.on("ungenerated-claims-skipped"):
-            return False
         return any(entry.claim is None for entry in pod_claims(pod))
 
     # --- PreFilter -----------------------------------------------------------------------------
@@ -167,8 +161,6 @@ class DynamicResources:
         claims: list[Obj] = []
         for entry in entries:
             if entry.claim is None:
-                if faults.on("ungenerated-claims-skipped"):  # only resourceClaimName entries are looked at
-                    continue
                 return Status(
                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                     f"waiting for the ResourceClaim of entry {entry.entry!r} to be created from "
@@ -431,16 +423,11 @@ class DynamicResources:
             return SUCCESS
         if not any(map(requires_binding_conditions, written)):
             self._observe("success", False, entered)
-            if faults.on("pending-event-without-conditions"):
-                self._events.record(pod, "Normal", PENDING_REASON, "checked the binding conditions")
-            return SUCCESS
-        if faults.on("restart-binds-allocated-claims") and not claims_state.unallocated:
-            self._observe("success", True, entered)
             return SUCCESS
         wait = BindingWait(entered, [_ref(claim) for claim in written])
         state.data[WAIT] = wait
         status = self._decide(wait, pod, written)
-        if status.code == Code.PENDING and not faults.on("pending-event-missing"):
+        if status.code == Code.PENDING:
             self._events.record(
                 pod, "Normal", PENDING_REASON,
                 f"waiting for the binding conditions of its devices before binding to node {node_name(node)}",
@@ -467,26 +454,19 @@ class DynamicResources:
         uid = pod["metadata"]["uid"]
         verdicts: list[Verdict] = []
         for ref, claim in zip(wait.claims, claims, strict=True):
-            if claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim) or not (
-                is_reserved_for(claim, uid) or faults.on("reservation-written-after-wait")
-            ):
+            if (claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim)
+                    or not is_reserved_for(claim, uid)):
                 verdicts.append(Verdict(Outcome.FAILURE, f"claim {ref.name} is no longer allocated for the pod"))
             else:
                 verdicts.append(claim_verdict(claim, now, self.binding_timeout, wait.entered))
         overall = pod_verdict(verdicts)
         if overall.outcome == Outcome.READY:
-            if faults.on("reservation-written-after-wait"):
-                for claim in claims:
-                    if claim is not None:
-                        self._write_claim(claim, pod)
             self._observe("success", True, wait.entered)
             return SUCCESS
         if overall.outcome == Outcome.WAITING:
             wait.deadline = overall.deadline
             return Status(Code.PENDING, overall.message)
         for claim, verdict in zip(claims, verdicts, strict=True):
-            if verdict.outcome == Outcome.TIMEOUT and faults.on("timeout-leaves-claim-allocated"):
-                continue
             if claim is not None and verdict.outcome in (Outcome.FAILURE, Outcome.TIMEOUT):
                 self._clear(claim, pod)
         self._observe(overall.outcome.value, True, wait.entered)
@@ -494,13 +474,7 @@ class DynamicResources:
 
     def _observe(self, status: str, requires: bool, entered: datetime) -> None:
         if self.metrics is not None:
-            if status == "timeout" and faults.on("timeout-counted-as-failure"):
-                status = "failure"
-            if faults.on("metric-counts-pods-without-conditions"):
-                requires = True
             seconds = (self._clock.now() - entered).total_seconds()
-            if faults.on("prebind-duration-without-wait"):
-                seconds = 0.0
             self.metrics.observe(status, requires, seconds)
 
     def _clear(self, claim: Obj, pod: Obj) -> None:
@@ -537,7 +511,6 @@ class DynamicResources:
                 raise ApiError("NotFound", "claim was deleted while the pod was being bound")
             status = latest.setdefault("status", {})
             changed = False
-            reserve = True
             if assumed is not None:
                 if status.get("allocation"):
                     raise ApiError("Conflict", "claim was allocated by someone else meanwhile")
@@ -546,13 +519,7 @@ class DynamicResources:
                     allocation["allocationTimestamp"] = format_time(self._clock.now())
                 status["allocation"] = allocation
                 changed = True
-                reserve = not (faults.on("reservation-written-after-wait") and _needs_conditions(allocation))
-            elif self.binding and status.get("allocation") and faults.on("allocation-timestamp-overwritten"):
-                status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())
-                changed = True
-            if assumed is None and faults.on("joining-pod-not-reserved"):
-                reserve = False  # only the write that allocates adds the pod to reservedFor
-            if reserve and not is_reserved_for(latest, pod["metadata"]["uid"]):
+            if not is_reserved_for(latest, pod["metadata"]["uid"]):
                 status.setdefault("reservedFor", []).append(consumer_reference(pod))
                 changed = True
             if not changed:
@@ -618,8 +585,6 @@ def _allocated_elsewhere(claims_state: PodClaimsState, node: Obj) -> Status | No
     """The rejection of a node that an already allocated claim of the pod cannot be used on, or None."""
     for claim in claims_state.claims:
         allocation = _allocation(claim)
-        if faults.on("allocation-node-ignored"):  # an allocated claim is taken to fit on any node
-            continue
         if allocation and not selector_matches(allocation.get("nodeSelector"), node):
             return Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

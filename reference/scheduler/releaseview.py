@@ -16,28 +16,15 @@ from __future__ import annotations
 import builtins
 from typing import cast
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Store, Watch, WatchEvent
 from draconform.sut import Obj
-from draconform.validation.gates import GATED_FIELDS, GatedField, unknown_fields, without_fields
-
-GROUPS_GATE = "DRADeviceCompatibilityGroups"
+from draconform.validation.gates import GatedField, unknown_fields, without_fields
 
 
 def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
     """The fields a scheduler with `gates` cannot see: those its release does not know."""
-    hidden = [gated for gated in unknown_fields(gates) if not _seen_anyway(gated)]
-    if faults.on("gate-off-scheduler-acts-as-older") and gates.known(GROUPS_GATE) and not gates.enabled(GROUPS_GATE):
-        hidden += [gated for gated in GATED_FIELDS if GROUPS_GATE in gated.gates]
-    return tuple(hidden)
-
-
-def _seen_anyway(gated: GatedField) -> bool:
-    """Fault switches for `draconform mutants`: an older scheduler that sees fields of a gate it cannot know
-    (and so treats them as a scheduler with the gate off would)."""
-    return (faults.on("older-scheduler-sees-binding-fields") and "DRADeviceBindingConditions" in gated.gates) or (
-        faults.on("older-scheduler-skips-grouped-devices") and GROUPS_GATE in gated.gates)
+    return tuple(unknown_fields(gates))
 
 
 class _DecodingWatch:

@@ -12,9 +12,7 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
-from draconform import faults
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import CLASSIC_API
 from draconform.reference.allocator.interface import AllocatorFactory, Nodes
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
@@ -50,9 +48,6 @@ class SchedulerConfig:
     args: dict[str, Any] = field(default_factory=dict)  # DRA plugin arguments, e.g. bindingTimeout
 
 
-_FIRST_GATES: dict[int, FeatureGates] = {}  # read only by the fault switch "scheduler-gates-latched-at-first-start"
-
-
 _OK, _CODE = attrgetter("ok"), attrgetter("code")
 
 
@@ -75,9 +70,6 @@ class Scheduler:
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
         self._stopped = False
-        if faults.on("scheduler-gates-latched-at-first-start"):  # a restart keeps the first scheduler's gates
-            config = SchedulerConfig(_FIRST_GATES.setdefault(id(store), config.gates), config.args)
-            self.config = config
         if dra is None:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
@@ -151,9 +143,6 @@ class Scheduler:
             self._sorted_nodes = None
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
-            if (faults.on("classic-retry-only-on-allocation") and obj.get("apiVersion") == CLASSIC_API
-                    and (obj.get("status") or {}).get("phase") != "Allocated"):
-                return  # the fault: a classic claim's change other than its allocation brings no pod back
             if event.type == "MODIFIED" and _only_device_status_changed(event.old, obj):
                 return  # a queueing hint: conditions reported by a driver free no device for anyone
         # A change to nodes or DRA objects may make unschedulable pods fit.
@@ -324,7 +313,7 @@ class Scheduler:
             )
             latest.setdefault("status", {})["conditions"] = conditions
             self._store.update_status(latest, copy_result=False)
-        if status.code == Code.ERROR and not faults.on("failed-binding-parks-pod-unschedulable"):
+        if status.code == Code.ERROR:
             self.queue.add_backoff(_key(pod))
         else:
             self.queue.add_unschedulable(_key(pod))

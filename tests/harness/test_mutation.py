@@ -1,81 +1,78 @@
-"""The mutation check itself (`draconform mutants`): fault switches are off unless asked for and change
-behaviour when on; the catalogue of variants names only catalogued rules, gives every MUST rule of the
-KEPs it covers a variant, and names only switches the code reads; a run with a fault on is judged by its
-report. The kill rate itself is measured by `tox -e mutants`, not here (it takes minutes)."""
+"""The mutation check itself (`draconform mutants`): every variant's patches apply to the current code once
+each (what keeps variants true as the code moves), no fault switch is left in the code a normal run executes,
+the runner runs a patched copy of the code (a known-bad variant is killed, a conforming one passes), the
+catalogue of variants names only catalogued rules and gives every MUST rule of the KEPs it covers a variant,
+and the summary judges each kind its own way. The full measurement is `tox -e mutants` (it takes minutes)."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+import subprocess
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 import draconform
-from draconform import faults
 from draconform.catalogue import load_catalogue
 from draconform.mutation import summary
-from draconform.mutation.catalogue import VARIANTS, Variant, must_rules, must_rules_without_variant
-from draconform.mutation.runner import HUNG, KILLED, SURVIVED, Verdict, run_one
+from draconform.mutation.catalogue import VARIANTS, must_rules, must_rules_without_variant
+from draconform.mutation.conforming import CONFORMING
+from draconform.mutation.runner import (
+    HUNG,
+    KILLED,
+    SURVIVED,
+    PatchError,
+    Plan,
+    Verdict,
+    apply_patches,
+    check_patches,
+    child_environment,
+    copy_sources,
+    run_one,
+    run_variants,
+    source_file,
+)
+from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
+from draconform.mutation.variant import KNOWN_BAD, Patch, Variant
 from draconform.paths import FEATURES_DIR
-from draconform.reference.allocator.compatibility import EMPTY
-from draconform.reference.scheduler.bindingconditions import Outcome, claim_verdict
+from draconform.suite.selection import Selection
+from draconform.suite.tracing import take_inventory
 
-SOURCE_ROOTS = [Path(draconform.__file__).parent, Path(draconform.__file__).parent.parent / "reference"]
-SWITCH = re.compile(r'faults\.on\(\s*"([a-z0-9-]+)"\s*\)')
-
-
-def _switches_in_code() -> set[str]:
-    found: set[str] = set()
-    for root in SOURCE_ROOTS:
-        for path in root.rglob("*.py"):
-            if path.name != "faults.py":
-                found.update(SWITCH.findall(path.read_text(encoding="utf-8")))
-    return found
+ALL = (*VARIANTS, *CONFORMING)
+CODE_ROOTS = [Path(draconform.__file__).parent, source_file("reference/x").parent, source_file("steps/x").parent]
+SWITCH = re.compile(r"(?<![.\w])faults\.(?:on|ACTIVE)\b|draconform\.faults\b|from draconform import faults|"
+                    r"DRACONFORM_FAULTS")
 
 
-def test_no_fault_is_on_without_the_environment_variable() -> None:
-    assert not faults.ACTIVE
-    assert not faults.on(VARIANTS[0].name)
+@pytest.mark.parametrize("variant", ALL, ids=lambda variant: variant.name)
+def test_every_patch_applies_to_the_current_code_once(variant: Variant) -> None:
+    assert variant.patches, "a variant without patches is the reference itself"
+    assert check_patches(variant) == []
 
 
-def test_the_environment_variable_names_faults(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(faults.ENV, " never-times-out, ,pools-in-reverse-order")
-    assert faults._from_environment() == {"never-times-out", "pools-in-reverse-order"}
+def test_no_fault_switch_is_left_in_the_code() -> None:
+    found = [f"{path}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}"
+             for root in CODE_ROOTS for path in sorted(root.rglob("*.py"))
+             for text in [path.read_text(encoding="utf-8")] for match in SWITCH.finditer(text)]
+    assert found == []
 
 
-def test_a_fault_switch_changes_behaviour(monkeypatch: pytest.MonkeyPatch) -> None:
-    groupless = EMPTY.add(())
-    assert not groupless.admits(("mig",))
-    monkeypatch.setattr(faults, "ACTIVE", frozenset({"groupless-set-admits-grouped"}))
-    assert groupless.admits(("mig",))
-
-
-def test_a_binding_fault_changes_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    claim = {
-        "metadata": {"name": "c"},
-        "status": {
-            "allocation": {"allocationTimestamp": "2026-01-01T00:00:00Z", "devices": {"results": [
-                {"driver": "d", "pool": "p", "device": "x", "bindingConditions": ["a", "b"],
-                 "bindingFailureConditions": ["f"]}]}},
-            "devices": [{"driver": "d", "pool": "p", "device": "x", "conditions": [
-                {"type": "a", "status": "True"}, {"type": "b", "status": "False"}]}],
-        },
-    }  # fmt: skip
-    assert claim_verdict(claim, now, timedelta(minutes=10), now).outcome == Outcome.WAITING
-    monkeypatch.setattr(faults, "ACTIVE", frozenset({"any-condition-true-is-ready"}))
-    assert claim_verdict(claim, now, timedelta(minutes=10), now).outcome == Outcome.READY
-
-
-def test_variant_names_are_unique() -> None:
-    names = [variant.name for variant in VARIANTS]
+def test_variant_names_are_unique_across_both_kinds() -> None:
+    names = [variant.name for variant in ALL]
     assert len(names) == len(set(names))
+
+
+def test_each_list_holds_its_own_kind() -> None:
+    assert {v.kind for v in VARIANTS} == {KNOWN_BAD}
+    assert {v.kind for v in CONFORMING} <= {CONFORMING_KIND}
+    assert all(v.allows for v in CONFORMING), "a conforming variant names what allows its choice"
 
 
 def test_variants_name_only_catalogued_rules() -> None:
     catalogue = load_catalogue()
-    assert [v.rule for v in VARIANTS if v.rule not in catalogue] == []
+    assert [v.rule for v in ALL if v.rule not in catalogue] == []
 
 
 def test_every_must_rule_of_the_covered_keps_has_a_variant() -> None:
@@ -90,36 +87,112 @@ def test_a_must_rule_without_a_variant_is_reported() -> None:
     assert must_rules_without_variant(catalogue, dropped) == ["KEP-5963/GROUP-LIMITS"]
 
 
-def test_every_variant_is_a_switch_the_code_reads_and_back() -> None:
-    in_code = _switches_in_code()
-    names = {variant.name for variant in VARIANTS}
-    assert sorted(names - in_code) == [], "variants whose switch no code reads (a no-op variant)"
-    assert sorted(in_code - names) == [], "switches in the code that no variant names"
+def test_a_patch_that_no_longer_applies_names_the_variant_the_file_and_the_snippet(tmp_path: Path) -> None:
+    gone = Variant("gone", "KEP-5007/TIMEOUT", "bug", (Patch("reference/nodeselector.py", "no such text", "x"),))
+    twice = Variant("twice", "KEP-5007/TIMEOUT", "bug", (Patch("reference/nodeselector.py", "def ", "x"),))
+    assert check_patches(gone) == ["variant gone: reference/nodeselector.py: the snippet occurs 0 times, not once: "
+                                   "'no such text'"]
+    assert "variant twice: reference/nodeselector.py" in check_patches(twice)[0]
+    root = copy_sources(tmp_path)
+    with pytest.raises(PatchError, match=r"variant gone: reference/nodeselector\.py: .* 0 times.*\nno such text"):
+        apply_patches("gone", gone.patches, root)
 
 
-def test_a_run_with_a_fault_on_is_killed(tmp_path: Path) -> None:
-    status, killers, scenarios, _ = run_one(
-        "five", ["five-binding-conditions-accepted"], [FEATURES_DIR / "kep-5007" / "api.feature"], tmp_path,
-        FEATURES_DIR, timeout=300, first_failure=True,
-    )
+def test_the_copy_is_what_a_child_imports_with_the_patches_applied(tmp_path: Path) -> None:
+    variant = next(v for v in VARIANTS if v.name == "node-selector-values-ignored")
+    root = copy_sources(tmp_path)
+    apply_patches(variant.name, variant.patches, root)
+    probe = ("import draconform, draconform.reference.nodeselector as n, draconform.steps, draconform.features\n"
+             "print(draconform.__file__, n.__file__, draconform.steps.__file__, draconform.features.__file__)\n"
+             "print(n._requirement_matches({'operator': 'In', 'values': ['a']}, 'b'))")
+    out = subprocess.run([sys.executable, "-c", probe], env=child_environment(root), cwd=root, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert all(Path(path).is_relative_to(root / "draconform") for path in out[:4]), out
+    assert out[4] == "True", "the patched copy runs: an In requirement matches any value"
+    assert "values" in (root / "draconform" / "reference" / "nodeselector.py").read_text()
+    assert source_file("reference/nodeselector.py").read_text() != (
+        root / "draconform" / "reference" / "nodeselector.py").read_text(), "the checkout itself is untouched"
+
+
+def test_a_known_bad_variant_is_killed_on_the_patched_copy(tmp_path: Path) -> None:
+    variant = next(v for v in VARIANTS if v.name == "five-binding-conditions-accepted")
+    status, killers, scenarios, _ = run_one(variant.name, variant.patches, [FEATURES_DIR / "kep-5007" / "api.feature"],
+                                            tmp_path, FEATURES_DIR, timeout=300, first_failure=True)
     assert status == KILLED
     assert scenarios > 0
     assert any("api.feature" in killer for killer in killers)
 
 
-def test_the_kill_rate_counts_hung_runs_as_killed_and_lists_survivors() -> None:
-    def verdict(name: str, rule: str, kep: str, status: str, killers: int) -> Verdict:
-        return Verdict(Variant(name, rule, "bug"), kep, status, tuple(f"s{i}" for i in range(killers)), 5)
+# CI's subset of `draconform mutants` (the whole run takes about ten minutes): a few known-bad variants on the
+# fast paths of the allocator and the kubelet, and every conforming variant, each over the feature files whose
+# scenarios cite its rule.
+CI_KNOWN_BAD = ("node-selector-values-ignored", "count-ignored", "release-drops-first-reservation")
 
-    verdicts = [verdict("a", "KEP-1/A", "KEP-1", KILLED, 1), verdict("b", "KEP-1/B", "KEP-1", HUNG, 1),
-                verdict("c", "KEP-1/C", "KEP-1", SURVIVED, 0), verdict("d", "KEP-2/D", "KEP-2", KILLED, 3)]
+
+def _narrow_plan(variants: Sequence[Variant]) -> Plan:
+    inventory = take_inventory(Selection.create(FEATURES_DIR), load_catalogue())
+    paths = {v.name: tuple(sorted({FEATURES_DIR / ref.feature_file for ref in inventory.covering(v.rule)}))
+             for v in variants}
+    assert all(paths.values()), "every variant's rule is cited by a scenario"
+    return Plan(FEATURES_DIR, paths)
+
+
+def test_ci_subset_known_bad_variants_are_killed(tmp_path: Path) -> None:
+    chosen = [v for v in VARIANTS if v.name in CI_KNOWN_BAD]
+    verdicts = run_variants(chosen, _narrow_plan(chosen), load_catalogue(), tmp_path, 2, 600, True)
+    assert {v.variant.name: v.status for v in verdicts} == dict.fromkeys(CI_KNOWN_BAD, KILLED)
+
+
+def test_ci_subset_conforming_variants_pass(tmp_path: Path) -> None:
+    verdicts = run_variants(CONFORMING, _narrow_plan(CONFORMING), load_catalogue(), tmp_path, 2, 600, True)
+    false_failures = {v.variant.name: v.killers or v.detail for v in verdicts if v.status != SURVIVED}
+    assert false_failures == {}
+    assert all(v.scenarios > 0 for v in verdicts)
+
+
+def test_the_summary_judges_each_kind_its_own_way() -> None:
+    def verdict(name: str, kep: str, status: str, killers: int, kind: str = KNOWN_BAD) -> Verdict:
+        variant = Variant(name, f"{kep}/R", "bug", (), kind=kind)  # type: ignore[arg-type]
+        return Verdict(variant, kep, status, tuple(f"s{i}" for i in range(killers)), 5)
+
+    verdicts = [verdict("a", "KEP-1", KILLED, 1), verdict("b", "KEP-1", HUNG, 1), verdict("c", "KEP-1", SURVIVED, 0),
+                verdict("d", "KEP-2", KILLED, 3), verdict("ok", "KEP-1", SURVIVED, 0, CONFORMING_KIND),
+                verdict("strict", "KEP-2", KILLED, 1, CONFORMING_KIND)]
     scores = {score.kep: score for score in summary.scores(verdicts)}
     assert (scores["KEP-1"].variants, scores["KEP-1"].killed, scores["KEP-1"].survived) == (3, 2, ("c",))
     assert scores["KEP-1"].thin == ("a",)
+    assert (scores["KEP-1"].conforming, scores["KEP-1"].passed, scores["KEP-1"].all_conforming_pass) == (1, 1, True)
     assert scores["KEP-2"].kill_rate == 1.0
+    assert (scores["KEP-2"].false_failures, scores["KEP-2"].all_conforming_pass) == (("strict",), False)
     table = summary.text_table(summary.scores(verdicts))
-    assert "KEP-1" in table and "66.7%" in table and "c" in table
+    assert "KEP-1" in table and "66.7%" in table and "FALSE FAILURES: strict" in table
     data = summary.to_json(verdicts, every_failure=True)
     assert data["keps"][-1] == {"kep": "total", "variants": 4, "killed": 3, "kill_rate": 0.75, "survived": ["c"],
-                                "broken": [], "killed_by_one_scenario": ["a"]}
+                                "broken": [], "conforming": 2, "conforming_passed": 1, "false_failures": ["strict"],
+                                "killed_by_one_scenario": ["a"]}
     assert "killed_by_one_scenario" not in summary.to_json(verdicts, every_failure=False)["keps"][-1]
+
+
+def test_mutants_lists_both_kinds_and_filters_by_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    from draconform.cli import main
+
+    assert main(["mutants", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert {line.split()[0] for line in listed} == {KNOWN_BAD, CONFORMING_KIND}
+    assert len(listed) == len(ALL)
+    assert main(["mutants", "--list", "--kind", CONFORMING_KIND]) == 0
+    assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == [v.name for v in CONFORMING]
+
+
+def test_mutants_stops_on_a_patch_that_no_longer_applies(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from draconform.cli import main
+    from draconform.commands import mutants
+
+    stale = Variant("stale-wording", "KEP-5007/EVENT-PENDING", "other words",
+                    (Patch("reference/scheduler/dynamicresources.py", "text the code no longer has", "x"),),
+                    kind=CONFORMING_KIND, allows="wording is free")
+    monkeypatch.setattr(mutants, "CONFORMING", (stale,))
+    assert main(["mutants", "--variant", "stale-wording"]) == 2
+    err = capsys.readouterr().err
+    assert "stale-wording: reference/scheduler/dynamicresources.py" in err and "text the code no longer has" in err

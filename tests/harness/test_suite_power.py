@@ -14,6 +14,7 @@ import pytest
 
 from draconform.catalogue import load_catalogue
 from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS
+from draconform.mutation.conforming import CONFORMING
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import take_inventory
@@ -181,3 +182,10 @@ def test_a_variant_named_as_evidence_breaks_its_rule() -> None:
     for rule, (_cited, reason) in _table(SINGLE_TABLE).items():
         for name in NAMED_VARIANT.findall(reason):
             assert variants.get(name) == rule, f"{rule}: variant {name!r} is not tied to it"
+
+
+# --- conforming variants: the freedoms a KEP gives, each with the variant that takes it --------------------
+def test_every_conforming_variant_is_named_in_the_audit() -> None:
+    """The audit lists each freedom with its variant; a conforming variant it does not name is unaccounted for."""
+    named = set(re.findall(r"`([a-z0-9-]+)`", _text()))
+    assert sorted(v.name for v in CONFORMING if v.name not in named) == []

@@ -1,0 +1,1 @@
+"""Known-bad variants per KEP; `draconform.mutation.catalogue.VARIANTS` lists them all."""

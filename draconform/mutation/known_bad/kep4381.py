@@ -1,0 +1,422 @@
+"""Known-bad variants of KEP-4381 (the structured allocator): each a set of text patches that turns the
+correct code back into one bug breaking the rule it names (applied to a copy by the mutation runner)."""
+
+from __future__ import annotations
+
+from draconform.mutation.variant import Patch, Variant
+
+VARIANTS: tuple[Variant, ...] = (
+    # --- KEP-4381: the structured allocator -----------------------------------------------------------
+    Variant(
+        "older-generations-allocated", "KEP-4381/POOL-NEWEST-GENERATION",
+        "devices of older generations count",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""\n',
+                  ('        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""\n'
+                   "        return ()\n")),
+            Patch("reference/allocator/columnar.py",
+                  '        newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))\n',
+                  ""),
+            Patch("reference/allocator/columnar.py",
+                  ("        if self._mixed_pools():\n"
+                   "            groups: dict[Choice, list[int]] = {}\n"
+                   "            for i, node in enumerate(nodes):\n"
+                   "                groups.setdefault(self._choice(node), []).append(i)\n"
+                   "        else:\n"
+                   "            groups = {(): list(range(len(nodes)))}\n"),
+                  "        groups = {(): list(range(len(nodes)))}\n"),
+        ),
+    ),
+    Variant(
+        "incomplete-pools-allocated", "KEP-4381/POOL-INCOMPLETE",
+        "incomplete pools are used",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '        ).rename({"slice_count": "complete"})\n',
+                  ('        ).rename({"slice_count": "complete"})\n'
+                   '        complete = complete.with_columns(pl.lit(True).alias("complete"))\n')),
+        ),
+    ),
+    Variant(
+        "invalid-pools-allocated", "KEP-4381/POOL-INVALID",
+        "invalid pools are used",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '            pl.col("reason").str.join(", ").alias("invalid"))\n',
+                  ('            pl.col("reason").str.join(", ").alias("invalid"))\n'
+                   "        invalid = invalid.clear()\n")),
+        ),
+    ),
+    Variant(
+        "node-selector-values-ignored", "KEP-4381/NODE-REACH",
+        "an In requirement matches any value",
+        (
+            Patch("reference/nodeselector.py",
+                  "        return value is not None and value in values\n",
+                  "        return value is not None\n"),
+        ),
+    ),
+    Variant(
+        "class-selectors-ignored", "KEP-4381/SELECTORS",
+        "the DeviceClass's selectors are not applied",
+        (
+            Patch("reference/allocator/common.py",
+                  '    class_selectors = (device_class.get("spec") or {}).get("selectors")\n',
+                  "    class_selectors = []\n"),
+        ),
+    ),
+    Variant(
+        "missing-class-matches-everything", "KEP-4381/CLASS-MISSING",
+        "a missing DeviceClass selects every device",
+        (
+            Patch("reference/allocator/common.py",
+                  "    device_class = classes.get(class_name)\n",
+                  ("    device_class = classes.get(class_name)\n"
+                   "    if device_class is None:\n"
+                   "        device_class = {}\n")),
+        ),
+    ),
+    Variant(
+        "deleted-classes-remembered", "KEP-4381/CLASS-MISSING",
+        "the allocator keeps a DeviceClass after it is deleted",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "                self._classes.pop(name, None)\n",
+                  "                pass\n"),
+        ),
+    ),
+    Variant(
+        "count-ignored", "KEP-4381/EXACT-COUNT",
+        "ExactCount gives one device whatever the count",
+        (
+            Patch("reference/allocator/common.py",
+                  '    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n',
+                  ('    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n'
+                   "    count = 1\n")),
+        ),
+    ),
+    Variant(
+        "all-mode-takes-one", "KEP-4381/ALL-MODE",
+        "All mode gives one device",
+        (
+            Patch("reference/allocator/common.py",
+                  '    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n',
+                  ('    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n'
+                   '    if mode == "All":\n'
+                   '        mode, count = "ExactCount", 1\n')),
+        ),
+    ),
+    Variant(
+        "subrequests-tried-last-first", "KEP-4381/FIRST-AVAILABLE",
+        "firstAvailable is tried from the end",
+        (
+            Patch("reference/allocator/common.py",
+                  '                        for sub in request["firstAvailable"]]\n',
+                  ('                        for sub in request["firstAvailable"]]\n'
+                   "                alts.reverse()\n")),
+        ),
+    ),
+    Variant(
+        "only-first-subrequest-tried", "KEP-4381/FIRST-AVAILABLE",
+        "only the first subrequest is tried",
+        (
+            Patch("reference/allocator/common.py",
+                  '                        for sub in request["firstAvailable"]]\n',
+                  ('                        for sub in request["firstAvailable"]]\n'
+                   "                alts = alts[:1]\n")),
+        ),
+    ),
+    Variant(
+        "allocated-devices-reused", "KEP-4381/DEVICE-IN-USE",
+        "devices held by other claims are allocated",
+        (
+            Patch("reference/allocator/columnar.py",
+                  ("            return not alt.admin_access and device.key in self.held\n"
+                   "        mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])\n"
+                   "        if mine:\n"
+                   "            return True\n"
+                   "        busy = device.key in self.busy\n"
+                   "        return not alt.admin_access and (busy or device.key in self.held)\n"),
+                  ("            return False\n"
+                   "        mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])\n"
+                   "        if mine:\n"
+                   "            return True\n"
+                   "        busy = device.key in self.busy\n"
+                   "        return False\n")),
+        ),
+    ),
+    Variant(
+        "device-twice-in-claim", "KEP-4381/DEVICE-IN-USE",
+        "one claim may get the same device twice",
+        (
+            Patch("reference/allocator/columnar.py",
+                  ("        if mine:\n"
+                   "            return True\n"
+                   "        busy = device.key in self.busy\n"),
+                  "        busy = device.key in self.busy and not mine\n"),
+        ),
+    ),
+    # The counting fast path of the columnar core: a node "fits" when each request alone has enough free
+    # candidates, where all requests together must have them (issue 25's finding), for many nodes (the scheduler's
+    # Filter) and for one.
+    Variant(
+        "counting-each-request-alone", "KEP-4381/DEVICE-IN-USE",
+        "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
+                  "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+        ),
+    ),
+    Variant(
+        "counting-one-node-each-request-alone", "KEP-4381/DEVICE-IN-USE",
+        "the verdict for one node takes it for fitting when each request alone has a free device",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "            enough = enough and free >= attempt.total\n",
+                  "            enough = enough and free >= need\n"),
+        ),
+    ),
+    Variant(
+        "restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
+        "a restarted scheduler knows only allocations written after it started",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '        for obj in store.view("ResourceClaim"):\n',
+                  "        for obj in []:\n"),
+        ),
+    ),
+    Variant(
+        "admin-access-ignored", "KEP-4381/ADMIN-ACCESS",
+        "adminAccess is treated as an ordinary request",
+        (
+            Patch("reference/allocator/common.py",
+                  '    admin = bool(spec.get("adminAccess")) and allow_admin\n',
+                  "    admin = False\n"),
+        ),
+    ),
+    Variant(
+        "admin-access-holds-device", "KEP-4381/ADMIN-ACCESS",
+        "an admin-access allocation holds its device",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""\n',
+                  ('    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""\n'
+                   '    allocation = (claim.get("status") or {}).get("allocation") or {}\n'
+                   '    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))\n'
+                   '            for r in (allocation.get("devices") or {}).get("results") or []]\n')),
+        ),
+    ),
+    Variant(
+        "toleration-effect-ignored", "KEP-4381/TAINTS",
+        "a toleration's effect is not compared",
+        (
+            Patch("reference/allocator/common.py",
+                  ('        if effect and effect != taint.get("effect"):\n'
+                   "            continue\n"),
+                  ""),
+        ),
+    ),
+    Variant(
+        "no-execute-taints-ignored", "KEP-4381/TAINTS",
+        "NoExecute taints do not block",
+        (
+            Patch("reference/allocator/common.py",
+                  '    blocking = ("NoSchedule", "NoExecute")\n',
+                  '    blocking = ("NoSchedule",)\n'),
+        ),
+    ),
+    Variant(
+        "tolerations-not-copied", "KEP-4381/TAINTS",
+        "results do not carry the request's tolerations",
+        (
+            Patch("reference/allocator/common.py",
+                  ("        if pick.alt.tolerations:\n"
+                   '            result["tolerations"] = [dict(t) for t in pick.alt.tolerations]\n'),
+                  ""),
+        ),
+    ),
+    Variant(
+        "device-taint-rules-ignored", "KEP-4381/DEVICE-TAINT-RULES",
+        "the allocator sees only the taints drivers publish, not those of DeviceTaintRules",
+        (
+            Patch("reference/allocator/common.py",
+                  "    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:\n",
+                  ("    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:\n"
+                   "        return device.taints\n")),
+        ),
+    ),
+    Variant(
+        "deleted-taint-rules-remembered", "KEP-4381/DEVICE-TAINT-RULES",
+        "the allocator keeps the taint of a DeviceTaintRule after the rule is deleted",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "                self._taint_rules.pop(name, None)\n",
+                  "                pass\n"),
+        ),
+    ),
+    Variant(
+        "allocated-devices-consume-no-counters", "KEP-4381/COUNTERS",
+        "counters ignore what allocated devices consume",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])\n',
+                  ('                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])\n'
+                   "            held = held.clear()\n")),
+        ),
+    ),
+    Variant(
+        "match-constraints-dropped", "KEP-4381/MATCH-ATTRIBUTE",
+        "matchAttribute constraints are ignored",
+        (
+            Patch("reference/allocator/common.py",
+                  '            if raw.get("matchAttribute"):\n',
+                  ('            if raw.get("matchAttribute"):\n'
+                   "                continue\n")),
+        ),
+    ),
+    Variant(
+        "distinct-constraints-dropped", "KEP-4381/DISTINCT-ATTRIBUTE",
+        "distinctAttribute constraints are ignored",
+        (
+            Patch("reference/allocator/common.py",
+                  '                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")\n',
+                  ('                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")\n'
+                   "                continue\n")),
+        ),
+    ),
+    Variant(
+        "pools-in-reverse-order", "KEP-4381/SEARCH-ORDER",
+        "pools, slices and devices are searched from the end",
+        (
+            Patch("reference/allocator/columnar.py",
+                  '        usable = usable.sort("driver", "pool", "slice", "index")\n',
+                  '        usable = usable.sort("driver", "pool", "slice", "index", descending=True)\n'),
+        ),
+    ),
+    Variant(
+        "no-backtracking", "KEP-4381/SEARCH-ORDER",
+        "a failed later request does not undo earlier choices",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "                self._release(claim)\n",
+                  ("                self._release(claim)\n"
+                   "                return False\n")),
+        ),
+    ),
+    Variant(
+        "claim-limit-unchecked", "KEP-4381/CLAIM-LIMIT",
+        "claims needing more than 32 devices are not refused",
+        (
+            Patch("reference/allocator/common.py",
+                  ("    if least > MAX_DEVICES_PER_CLAIM:\n"
+                   '        raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "\n'
+                   '                              f"of {MAX_DEVICES_PER_CLAIM}")\n'),
+                  ""),
+            Patch("reference/allocator/columnar.py",
+                  "        full = len(mine) == MAX_DEVICES_PER_CLAIM\n",
+                  "        full = False\n"),
+        ),
+    ),
+    Variant(
+        "gate-off-honours-binds-to-node", "KEP-4381/BINDING-CONDITIONS-GATED",
+        "with a binding gate off, bindsToNode still pins the allocation",
+        (
+            Patch("reference/allocator/common.py",
+                  "    binds_to_node = gates.binding\n",
+                  "    binds_to_node = True\n"),
+        ),
+    ),
+    Variant(
+        "binding-devices-not-last", "KEP-4381/BINDING-CONDITIONS-LAST",
+        "devices with binding conditions are not moved behind the others",
+        (
+            Patch("reference/allocator/columnar.py",
+                  ("        if self.gates.binding:  # D-5007-8, per pool\n"
+                   '            flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()\n'
+                   '            for row in newest.join(flagged, on="slice", how="semi").to_dicts():\n'
+                   '                binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)\n'),
+                  ""),
+        ),
+    ),
+    Variant(
+        "conditions-copied-to-every-result", "KEP-4381/BINDING-CONDITIONS-COPIED",
+        "every result of a claim gets the conditions of one of its devices",
+        (
+            Patch("reference/allocator/common.py",
+                  "        device = pick.device\n",
+                  ("        device = pick.device\n"
+                   "        device = next((p.device for p in picks if p.device.binding_conditions), device)\n")),
+        ),
+    ),
+    Variant(
+        "admin-access-false-written", "KEP-4381/RESULT-FIELDS",
+        "results say adminAccess: false",
+        (
+            Patch("reference/allocator/common.py",
+                  ("        if pick.alt.admin_access:\n"
+                   '            result["adminAccess"] = pick.alt.admin_access\n'),
+                  '        result["adminAccess"] = pick.alt.admin_access\n'),
+        ),
+    ),
+    Variant(
+        "allocation-always-pinned", "KEP-4381/RESULT-NODE-SELECTOR",
+        "every allocation is pinned to the node, even of devices usable everywhere",
+        (
+            Patch("reference/allocator/common.py",
+                  ("    if any(\n"
+                   "            p.device.node_name is not None or (binds_to_node and p.device.binds_to_node) for p in picks):\n"
+                   "        pinned: Obj = pinned_to(node_name)\n"
+                   "        return pinned\n"),
+                  ("    pinned: Obj = pinned_to(node_name)\n"
+                   "    return pinned\n")),
+        ),
+    ),
+    Variant(
+        "claim-config-for-every-request", "KEP-4381/RESULT-CONFIG",
+        "claim configs for requests that got nothing are copied too",
+        (
+            Patch("reference/allocator/common.py",
+                  ("        if not wanted or any(name in allocated for name in wanted):\n"
+                   '            item: Obj = {"source": "FromClaim", **_config_body(entry)}\n'
+                   "            if wanted:\n"
+                   '                item["requests"] = wanted\n'
+                   "            config.append(item)\n"),
+                  ('        item: Obj = {"source": "FromClaim", **_config_body(entry)}\n'
+                   "        if wanted:\n"
+                   '            item["requests"] = wanted\n'
+                   "        config.append(item)\n")),
+        ),
+    ),
+    Variant(
+        "config-requests-cleared-by-count", "KEP-4381/RESULT-CONFIG",
+        "a config naming as many entries as the claim has requests loses its requests (upstream's old check)",
+        (
+            Patch("reference/allocator/common.py",
+                  "        reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)\n",
+                  ("        reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)\n"
+                   "        reaches_all = len(names) == len(top_level)\n")),
+        ),
+    ),
+    Variant(
+        "bare-attributes-outside-driver-domain", "KEP-4381/CEL-ENVIRONMENT",
+        "unqualified attributes are not in the driver's domain",
+        (
+            Patch("draconform/kube/cel.py",
+                  ("        if not domain:\n"
+                   "            domain = driver\n"),
+                  ""),
+        ),
+    ),
+    Variant(
+        "cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS",
+        "a selector that fails at evaluation means no match",
+        (
+            Patch("draconform/kube/cel.py",
+                  "                verdicts = [_verdict(selector.program, item) for item in inputs]\n",
+                  ("                verdicts = [_verdict(selector.program, item) for item in inputs]\n"
+                   "            verdicts = [False if isinstance(verdict, CelError) else verdict for verdict in verdicts]\n")),
+        ),
+    ),
+)

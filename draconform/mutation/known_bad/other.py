@@ -1,0 +1,373 @@
+"""Known-bad variants of the other catalogues (KEP-3063, KEP-5322, KEP-5075, KEP-5004, DRA-PLUGIN, DRA-API): each a set of text patches that turns the
+correct code back into one bug breaking the rule it names (applied to a copy by the mutation runner)."""
+
+from __future__ import annotations
+
+from draconform.mutation.variant import Patch, Variant
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant(
+        "plugin-writes-no-cdi-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
+        "the kubelet plugin answers with CDI device IDs no spec file on the node defines",
+        (
+            Patch("reference/drivers/plugin.py",
+                  ("        if not result.devices:\n"
+                   "            return\n"),
+                  "        return\n"),
+        ),
+    ),
+    Variant(
+        "plugin-unprepare-removes-every-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
+        "unpreparing one claim removes the CDI spec files of every claim the driver prepared",
+        (
+            Patch("reference/drivers/plugin.py",
+                  "            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n",
+                  ("            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n"
+                   '            for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:\n'
+                   "                del self._cdi[name]\n")),
+        ),
+    ),
+    Variant(
+        "release-drops-first-reservation", "KEP-3063/RESERVATION-RELEASED",
+        "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]\n',
+                  ('            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]\n'
+                   '            remaining = claim["status"]["reservedFor"][1:]\n')),
+        ),
+    ),
+    Variant(
+        "last-claim-result-wins", "KEP-5322/ANY-CLAIM-FAILS-POD",
+        "the kubelet judges a prepare call by its last claim's answer, so a permanent failure of an earlier claim is retried",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  "                elif result.permanent and self._gates.enabled(PERMANENT_GATE):\n",
+                  "                elif result.permanent and self._gates.enabled(PERMANENT_GATE) and not record is not pending[-1]:\n"),
+        ),
+    ),
+    Variant(
+        "restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
+        "a restarted scheduler forgets the shares of multi-allocatable devices already allocated",
+        (
+            Patch("reference/allocator/columnar.py",
+                  ("            self._put_claim(obj)\n"
+                   "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n"),
+                  ("            self._put_claim(obj)\n"
+                   "        self._sharing.clear()\n"
+                   "        self._shared_total.clear()\n"
+                   "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n")),
+        ),
+    ),
+    # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,
+    # DRA-API (docs/suite-power.md, "P5: the other catalogues") ------------------------------------------
+    Variant(
+        "failed-call-permanent", "KEP-5322/TRANSIENT-RETRIED",
+        "with the gate on, a prepare call that fails as a whole (a crashed plugin) is taken for a permanent error",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  "            except PluginCallError as err:\n",
+                  ("            except PluginCallError as err:\n"
+                   "                if self._gates.enabled(PERMANENT_GATE):\n"
+                   "                    permanent.append(str(err))  # the whole call's failure taken for permanent\n"
+                   "                    break\n")),
+        ),
+    ),
+    Variant(
+        "failed-pod-unprepared-on-deletion", "KEP-5322/UNPREPARE-AFTER-PERMANENT",
+        "the claims of a pod failed on a permanent error are unprepared and released only once the pod is deleted",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")\n',
+                  ('        finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")\n'
+                   '        if phase == "Failed" and not pod["metadata"].get(\n'
+                   '                "deletionTimestamp"):\n'
+                   "            return False  # the failed pod's claims are left prepared and reserved until someone deletes it\n")),
+        ),
+    ),
+    Variant(
+        "failed-pod-two-status-writes", "KEP-5322/ONE-STATUS-WRITE",
+        "the kubelet fails a pod in two status writes: the reason and message first, the phase Failed after",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        self._events.record(pod, "Warning", PREPARE_FAILED, message)\n',
+                  ('        self._events.record(pod, "Warning", PREPARE_FAILED, message)\n'
+                   '        self._set_phase(pod, "Pending", reason=PREPARE_FAILED, message=message)\n'
+                   '        pod = self._store.peek("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"]) or pod\n')),
+        ),
+    ),
+    Variant(
+        "failed-pod-status-rewritten", "KEP-5322/ONE-STATUS-WRITE",
+        "the kubelet rewrites a failed pod's status message at every retry interval, though it asks no plugin again",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  "        return failed\n",
+                  ('        self._rewrite_failed(pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)\n'
+                   "        return failed\n"
+                   "\n"
+                   "    def _rewrite_failed(self, namespace: str, name: str, message: str, attempt: int) -> None:\n"
+                   '        """The failed pod\'s status message rewritten after each retry interval,\n'
+                   '            as a kubelet that reports every attempt would, though it asks no plugin again."""\n'
+                   "        delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)\n"
+                   "\n"
+                   "        def rewrite() -> None:\n"
+                   '            pod = None if self._stopped else self._store.peek("Pod", name, namespace)\n'
+                   '            if pod is None or (pod.get("status") or {}).get("phase") != "Failed":\n'
+                   "                return\n"
+                   '            self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")\n'
+                   "            self._rewrite_failed(namespace, name, message, attempt + 1)\n"
+                   "\n"
+                   "        self._clock.call_at(self._clock.now() + delay, rewrite)\n")),
+        ),
+    ),
+    Variant(
+        "failed-pod-status-rewritten-on-restart", "KEP-5322/ONE-STATUS-WRITE",
+        "a restarted kubelet writes the status of a pod it had failed again, with a new message",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  "            state = self._pods[key] = PodState(uid)\n",
+                  ("            state = self._pods[key] = PodState(uid)\n"
+                   '            if (pod.get("status") or {}).get(\n'
+                   '                    "reason") == PREPARE_FAILED:  # a kubelet meeting a pod it failed reports the failure afresh\n'
+                   '                status = pod["status"]\n'
+                   '                return self._set_phase(pod, "Failed", reason=PREPARE_FAILED,\n'
+                   '                                       message=f"{status.get(\'message\')} (seen again by the kubelet)")\n')),
+        ),
+    ),
+    Variant(
+        "ungenerated-claims-skipped", "KEP-3063/MISSING-CLAIM-BLOCKS-POD",
+        "a template entry whose claim is not generated yet is skipped, so the pod is bound without it",
+        (
+            Patch("reference/scheduler/dynamicresources.py",
+                  '        (no event, no condition); the pod update that names them brings it back."""\n',
+                  ('        (no event, no condition); the pod update that names them brings it back."""\n'
+                   "        return False\n")),
+            Patch("reference/scheduler/dynamicresources.py",
+                  "            if entry.claim is None:\n",
+                  ("            if entry.claim is None:\n"
+                   "                continue\n")),
+        ),
+    ),
+    Variant(
+        "joining-pod-not-reserved", "KEP-3063/RESERVED-FOR-POD",
+        "a pod is added to reservedFor only in the write that allocates the claim, not when it joins an allocated one",
+        (
+            Patch("reference/scheduler/dynamicresources.py",
+                  "            changed = False\n",
+                  ("            changed = False\n"
+                   "            reserve = True\n")),
+            Patch("reference/scheduler/dynamicresources.py",
+                  '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n',
+                  ("            if assumed is None:\n"
+                   "                reserve = False  # only the write that allocates adds the pod to reservedFor\n"
+                   "            if reserve and not is_reserved_for(\n"
+                   '                    latest, pod["metadata"]["uid"]):\n')),
+        ),
+    ),
+    Variant(
+        "failure-conditions-may-repeat", "DRA-API/BINDING-CONDITIONS-UNIQUE",
+        "the API server checks only bindingConditions for repeats, not bindingFailureConditions",
+        (
+            Patch("draconform/validation/schema.py",
+                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
+                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
+                   "        contents = _loosened(contents)\n")),
+            Patch("draconform/validation/schema.py",
+                  "    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)\n",
+                  ("    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)\n"
+                   "\n"
+                   "\n"
+                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
+                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
+                   '    definitions = contents.get("$defs") or {}\n'
+                   '    if "bindingConditions" in definitions:\n'
+                   '        if "device" in definitions:  # only one list checked\n'
+                   '            definitions["bindingFailureConditions"] = {**definitions["bindingConditions"], "uniqueItems": False}\n'
+                   '            definitions["device"]["properties"]["bindingFailureConditions"] = {\n'
+                   '                "$ref": "#/$defs/bindingFailureConditions"}\n'
+                   "    return contents\n")),
+        ),
+    ),
+    Variant(
+        "checkpoint-misses-joining-pods", "KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE",
+        "the kubelet's checkpoint records a claim's pods only when it calls the plugin, so a pod that joins a prepared claim is forgotten across a restart",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  "        self._stopped = False\n",
+                  ("        self._stopped = False\n"
+                   "        self._joined: dict[str, set[str]] = {}  # claim UID -> pods that joined it, in memory only\n")),
+            Patch("reference/kubelet/kubelet.py",
+                  '            self._checkpoint.claims[meta["uid"]] = record\n',
+                  ('            self._checkpoint.claims[meta["uid"]] = record\n'
+                   "        if record.prepared and pod_uid not in record.pods:\n"
+                   '            self._joined.setdefault(meta["uid"], set()).add(pod_uid)  # in memory only: a restart loses it\n'
+                   "            return record\n")),
+            Patch("reference/kubelet/kubelet.py",
+                  "        for record in records:\n",
+                  ("        records += [self._checkpoint.claims[uid] for uid, pods in self._joined.items()\n"
+                   "                    if state.uid in pods and uid in self._checkpoint.claims]\n"
+                   "        for record in records:\n"
+                   "            joined = self._joined.get(record.ref.uid, set())\n"
+                   "            if (record.pods | joined) - {state.uid}:\n"
+                   "                record.pods.discard(state.uid)\n"
+                   "                joined.discard(state.uid)\n"
+                   "                continue\n")),
+        ),
+    ),
+    Variant(
+        "shares-take-no-counters", "KEP-5075/COUNTERS-ONCE",
+        "the shares of a multi-allocatable device take none of the counters it consumes",
+        (
+            Patch("reference/allocator/columnar.py",
+                  "        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))\n",
+                  "        counts = not alt.admin_access and not shared\n"),
+        ),
+    ),
+    Variant(
+        "kubelet-ignores-extended-claim", "KEP-5004/RELEASED-WITH-POD",
+        "the kubelet leaves the claim for a pod's extended resources alone, so a finished pod keeps it reserved",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        """The pod\'s claims, with the claim for its extended resources while DRAExtendedResource is on."""\n',
+                  ('        """The pod\'s claims, with the claim for its extended resources while DRAExtendedResource is on."""\n'
+                   "        return pod_claims(pod)  # the extended claim left to kube-controller-manager, which waits for us\n")),
+        ),
+    ),
+    Variant(
+        "restart-readmits-failed-pods", "KEP-5322/FAILED-STAYS-FAILED",
+        "a restarted kubelet admits a pod that failed on a permanent error again, and prepares its claims",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        uid = pod["metadata"]["uid"]\n',
+                  ('        uid = pod["metadata"]["uid"]\n'
+                   "        fresh = state is None\n")),
+            Patch("reference/kubelet/kubelet.py",
+                  '        finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")\n',
+                  ('        finishing = bool(pod["metadata"].get("deletionTimestamp")) or phase in ("Succeeded", "Failed")\n'
+                   '        if fresh and phase == "Failed" and not pod["metadata"].get("deletionTimestamp") and (\n'
+                   '                pod.get("status") or {}).get("reason") == PREPARE_FAILED:\n'
+                   "            return self._start(pod, state)  # a pod this kubelet did not see fail is admitted again\n")),
+        ),
+    ),
+    # Rules one scenario is enough for: the variant the one scenario kills, as evidence.
+    Variant(
+        "failed-pod-deleted", "KEP-5322/NO-EVICTION",
+        "the kubelet deletes the pod it failed on a permanent error",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)\n',
+                  ('        failed = self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=message)\n'
+                   '        self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"])\n')),
+        ),
+    ),
+    Variant(
+        "permanent-marks-the-whole-call", "KEP-5322/PERMANENT-NEEDS-ERROR",
+        "the driver marks every answer of a call permanent when one claim fails permanently",
+        (
+            Patch("reference/drivers/plugin.py",
+                  "from dataclasses import dataclass, field\n",
+                  ("from dataclasses import dataclass, field\n"
+                   "\n"
+                   "from dataclasses import replace\n")),
+            Patch("reference/drivers/plugin.py",
+                  "            answers[ref.uid] = prepared.result\n",
+                  ("            answers[ref.uid] = prepared.result\n"
+                   "        if any(a.permanent for a in answers.values()):\n"
+                   "            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}\n")),
+        ),
+    ),
+    Variant(
+        "permanent-refusal-remembered-as-transient", "KEP-5322/DRIVER-EXPECTS-REPEAT",
+        "the driver answers a repeat of a permanently refused claim with an error not marked permanent",
+        (
+            Patch("reference/drivers/plugin.py",
+                  "                answers[ref.uid] = known.result\n",
+                  ("                answers[ref.uid] = known.result\n"
+                   "                continue\n"
+                   "            if ref.uid in self._refused:\n"
+                   '                answers[ref.uid] = PrepareResult(error=f"claim {ref.namespace}/{ref.name} failed before")\n')),
+        ),
+    ),
+    Variant(
+        "unprepare-of-unknown-claim-fails", "KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT",
+        "the driver refuses to unprepare a claim it never prepared",
+        (
+            Patch("reference/drivers/plugin.py",
+                  "            held = self._prepared.get(ref.uid)\n",
+                  ("            held = self._prepared.get(ref.uid)\n"
+                   "            if held is None:\n"
+                   '                answers[ref.uid] = f"claim {ref.namespace}/{ref.name} is not prepared on this node"\n'
+                   "                continue\n")),
+        ),
+    ),
+    Variant(
+        "allocation-node-ignored", "KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES",
+        "an allocated claim of the pod does not restrict the nodes the pod may go to",
+        (
+            Patch("reference/scheduler/dynamicresources.py",
+                  "        allocation = _allocation(claim)\n",
+                  ("        allocation = _allocation(claim)\n"
+                   "        continue\n")),
+        ),
+    ),
+    Variant(
+        "first-refusal-refuses-the-rest", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
+        "after one claim of a call fails, the plugin refuses the claims after it",
+        (
+            Patch("reference/drivers/plugin.py",
+                  ("        for ref in claims:\n"
+                   "            known = self._prepared.get(ref.uid)\n"),
+                  ("        for ref in claims:\n"
+                   "            if any(a.error for a in answers.values()):\n"
+                   '                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")\n'
+                   "                continue\n"
+                   "            known = self._prepared.get(ref.uid)\n")),
+        ),
+    ),
+    Variant(
+        "generated-claim-not-controlled", "KEP-3063/TEMPLATE-CLAIM-CREATED",
+        "the claim generated from a template names the pod as an owner but not as its controller",
+        (
+            Patch("reference/controllers/resourceclaim.py",
+                  '                    "controller": True,\n',
+                  '                    "controller": False,\n'),
+        ),
+    ),
+    Variant(
+        "reservation-dropped-before-unprepare", "KEP-3063/KUBELET-RELEASE-AFTER-UNPREPARE",
+        "the kubelet takes a deleted pod out of reservedFor before its claims are unprepared",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  '        key = (pod["metadata"]["namespace"], pod["metadata"]["name"])\n',
+                  ('        key = (pod["metadata"]["namespace"], pod["metadata"]["name"])\n'
+                   "        self._drop_reservations(pod)  # the pod leaves reservedFor whether or not its claims are unprepared\n")),
+        ),
+    ),
+    Variant(
+        "kubelet-without-dra-waits", "KEP-3063/KUBELET-FEATURE-OFF",
+        "a kubelet with DynamicResourceAllocation off still waits for the pod's claims and prepares them",
+        (
+            Patch("reference/kubelet/kubelet.py",
+                  ('        if not self._gates.enabled("DynamicResourceAllocation"):\n'
+                   '            return self._set_phase(pod, "Running")  # the skew row: started without its resources\n'),
+                  ""),
+        ),
+    ),
+    Variant(
+        "refusal-spoils-later-preparations", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
+        "after one claim of a call fails, claims the plugin still has to prepare get that failure; claims it prepared before are answered from its checkpoint",
+        (
+            Patch("reference/drivers/plugin.py",
+                  "from dataclasses import dataclass, field\n",
+                  ("from dataclasses import dataclass, field\n"
+                   "\n"
+                   "from dataclasses import replace\n")),
+            Patch("reference/drivers/plugin.py",
+                  "                answers[ref.uid] = known.result\n",
+                  ("                answers[ref.uid] = known.result\n"
+                   "                continue\n"
+                   "            if (refusals := [a for a in answers.values() if a.error]):\n"
+                   "                answers[ref.uid] = replace(refusals[-1])  # an error left over from the loop\n")),
+        ),
+    ),
+)
