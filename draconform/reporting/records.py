@@ -92,6 +92,20 @@ class HarnessError:
 
 
 @dataclass(frozen=True)
+class Interruption:
+    """The run was stopped before every selected scenario ran (Ctrl-C, or SIGTERM from a CI cancel): what
+    stopped it and how many scenarios of the selection never ran. Its reports are not a verdict."""
+
+    signal: str  # SIGINT or SIGTERM
+    not_run: int  # selected scenarios (outline rows counted one each) without a result
+    selected: int  # every scenario the selection holds
+
+    def sentence(self) -> str:
+        return (f"interrupted by {self.signal}: {self.not_run} of {self.selected} scenarios not run; "
+                "these reports are not a conformance verdict")
+
+
+@dataclass(frozen=True)
 class RunInfo:
     name: str
     sut: str | None  # module:factory, None when the run did not use the SUT seam
@@ -100,6 +114,7 @@ class RunInfo:
     workers: int  # 0 = serial
     selection: tuple[str, ...] = ()  # narrowed-to paths, relative to the features directory
     claims: Claims = field(default_factory=Claims)  # profiles, features, implementation metadata
+    interruption: Interruption | None = None  # the run stopped before every selected scenario ran
 
 
 @dataclass(frozen=True)
@@ -114,6 +129,7 @@ class Run:
     scenarios: Sequence[ScenarioRecord]
     errors: Sequence[HarnessError] = field(default_factory=tuple)
     not_selected: frozenset[str] = frozenset()  # rules with scenarios only outside a narrowed run's selection
+    not_run: frozenset[str] = frozenset()  # rules with selected scenarios an interruption kept from running
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", tuple(sorted(self.rules, key=lambda rule: rule.id)))
