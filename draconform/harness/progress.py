@@ -126,6 +126,7 @@ class Progress:
             self.say(f"draconform run {self.config.getoption('draconform_run_name')}: {total} scenarios in "
                      f"{len(self.totals)} KEP folder{'s' * (len(self.totals) != 1)}, {how}")
 
+    @pytest.hookimpl(trylast=True)  # after the recorder kept the record: a signal between the two loses neither
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = next((value for name, value in report.user_properties if name == RECORD_PROPERTY), None)
         if not isinstance(data, dict):
