@@ -33,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--slices", type=Path, metavar="FILE", help="derive claims from the driver's ResourceSlices")
     parser.add_argument("--write-claims", type=Path, metavar="FILE",
                         help="with --slices: write the derived claims to FILE and exit without checking")
-    parser.add_argument("--supports", type=Path, metavar="FILE", help="what the driver declares (YAML; see README)")
+    parser.add_argument("--supports", type=Path, metavar="FILE",
+                        help="what the driver declares, YAML: `versions:` (the DRAPlugin versions it serves), "
+                             "`permanentErrors: {claims: [NS/NAME]}` (claims it must refuse permanently, KEP-5322), "
+                             "`compatibilityGroups: {incompatibleClaims: [[A, B]]}` (claims it must not prepare at "
+                             "once, KEP-5963); the checks needing a declaration are skipped without it")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="deadline of each gRPC call (default: 10)")
     parser.add_argument("--cdi-dir", type=Path, action="append", metavar="DIR",

@@ -42,7 +42,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=__doc__,
     )
     parser.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="feature files or directories to run (default: all)"
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="feature files or directories to run, or a KEP folder of the installed features by name, e.g. kep-5004 "
+             "(default: all; `draconform rules` lists them)"
     )
     parser.add_argument(
         "-n", dest="workers", type=_workers, default=0, metavar="N",
@@ -54,7 +56,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--name", help="the run's name and folder (default: 'reference' for the reference implementation)"
     )
-    parser.add_argument("--sut", metavar="MODULE:FACTORY", help=f"the system under test (default: {DEFAULT_SUT})")
+    parser.add_argument("--sut", metavar="MODULE:FACTORY",
+                        help=f"the system under test: a zero-argument callable returning a draconform.sut."
+                             f"SystemUnderTest, checked once before any scenario (default: {DEFAULT_SUT}); "
+                             "`draconform init-sut FILE` writes a skeleton to start from")
     claims = parser.add_argument_group("claims and implementation metadata (override --options)")
     claims.add_argument("--options", type=Path, metavar="FILE", help="a DRAConformanceOptions YAML file")
     claims.add_argument(
@@ -75,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     claims.add_argument(
         "--submit", action="store_true",
         help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
-        "(the report YAML and a README saying how to reproduce it)",
+        "(the report YAML and a README.md in it saying how to reproduce the run)",
     )  # fmt: skip
     live = parser.add_argument_group(
         "a live cluster", "run the scenarios against the cluster a kubeconfig names, one at a time, each in its own "
@@ -182,6 +187,40 @@ def _check_profiles(claims: Claims, features_dir: Path) -> None:
         raise OptionsError(f"profiles: unknown profile {', '.join(unknown)}; the catalogue has {', '.join(known)}")
 
 
+def resolve_paths(paths: list[Path], features_dir: Path) -> tuple[Path, ...]:
+    """A path that does not exist but names a folder or file of the features folder (`kep-5004`,
+    `kep-5004/extended-resources.feature`) is that one: a KEP can be run by name outside a checkout."""
+    return tuple(features_dir / path if not path.exists() and (features_dir / path).exists() else path
+                 for path in paths)
+
+
+def check_sut(spec: str) -> str | None:
+    """Why `--sut spec` cannot give a system under test (it does not import, names no callable, or the factory
+    raises), found once before any scenario runs; None when it can."""
+    from draconform.harness.wording import describe
+    from draconform.sut import load_factory
+
+    hint = "; is its folder on PYTHONPATH? (draconform does not search the current directory)"
+    try:
+        factory = load_factory(spec)
+    except ModuleNotFoundError as exc:
+        return f"--sut {spec}: cannot import module {exc.name!r}{hint}"
+    except AttributeError as exc:
+        return f"--sut {spec}: the module has no {exc.name or spec.partition(':')[2]!r}"
+    except (ValueError, ImportError) as exc:
+        return f"--sut {spec}: {describe(exc)}"
+    except Exception as exc:  # the module itself raised while importing
+        return f"--sut {spec}: importing the module raised {describe(exc)}"
+    try:
+        system = factory()
+    except Exception as exc:
+        return f"--sut {spec}: the factory raised {describe(exc)}"
+    close = getattr(system, "close", None)
+    if callable(close):
+        close()
+    return None
+
+
 def wants_progress() -> bool:
     """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
     return sys.stderr.isatty()
@@ -201,8 +240,13 @@ def handle(args: argparse.Namespace) -> int:
     except OptionsError as exc:
         diagnostic("run", str(exc))
         return EXIT_UNUSABLE
+    if args.sut is not None and live is None:
+        problem = check_sut(args.sut)
+        if problem is not None:
+            diagnostic("run", problem + "; no scenario ran")
+            return EXIT_UNUSABLE
     options = RunOptions(
-        paths=tuple(args.paths),
+        paths=resolve_paths(args.paths, args.features_dir),
         workers=args.workers,
         report_dir=args.report_dir,
         name=args.name,

@@ -44,7 +44,7 @@ from draconform.reporting.results import Results
 from draconform.reporting.submission import write_submission
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import feature_files, parse_feature, scenario_tags, take_inventory, trace
-from draconform.sut import Unsupported
+from draconform.sut import Unsupported, missing_method
 
 RECORD_PROPERTY = "draconform.scenario"
 EXAMPLE_PARAM = "_pytest_bdd_example"  # the parameter pytest-bdd gives outline rows
@@ -97,7 +97,7 @@ def folder_of(feature_file: str) -> str:
 
 def classify(exc: BaseException) -> StepStatus:
     """What an exception raised by a step means for conformance."""
-    if isinstance(exc, (Unsupported, pytest.skip.Exception)):
+    if isinstance(exc, (Unsupported, pytest.skip.Exception)) or missing_method(exc):
         return "skipped"
     if isinstance(exc, (AssertionError, pytest.fail.Exception)):
         return "failed"
@@ -275,7 +275,9 @@ class Recorder:
         _builder(request).end_step(step, "passed")
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Step, exception: Exception) -> None:
-        _builder(request).end_step(step, classify(exception), describe(exception))
+        missing = missing_method(exception)
+        message = f"Unsupported: {missing}" if missing else describe(exception)
+        _builder(request).end_step(step, classify(exception), message)
 
     def pytest_bdd_step_func_lookup_error(
         self, request: pytest.FixtureRequest, step: Step, exception: Exception
@@ -290,10 +292,13 @@ class Recorder:
         builder = item.stash.get(_BUILDER, None)
         if builder is None:  # not a scenario
             return report
-        if call.excinfo is not None and isinstance(call.excinfo.value, Unsupported):
-            # The SUT cannot do what the scenario needs: no verdict on conformance.
+        if call.excinfo is not None and (isinstance(call.excinfo.value, Unsupported)
+                                         or missing_method(call.excinfo.value)):
+            # The SUT cannot do what the scenario needs (or lacks the seam method): no verdict on conformance.
+            exc = call.excinfo.value
             report.outcome = "skipped"
-            report.longrepr = (str(item.path), (item.location[1] or 0) + 1, describe(call.excinfo.value))
+            report.longrepr = (str(item.path), (item.location[1] or 0) + 1,
+                               f"Unsupported: {missing_method(exc)}" if missing_method(exc) else describe(exc))
         builder.add_phase(report, call)
         if report.when == "teardown":
             report.user_properties.append((RECORD_PROPERTY, builder.finish().to_dict()))

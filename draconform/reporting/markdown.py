@@ -79,7 +79,8 @@ def _skips(run: Run) -> list[dict[str, Any]]:
         if scenario.status == "skipped":
             groups.setdefault((scenario.skip_reason or "no reason given").strip(), []).append(scenario)
     return [{"reason": reason, "scenarios": members,
-             "named": ", ".join(f"`{s.location}`" for s in members[:MAX_PER_REASON])}
+             "named": ", ".join(f"`{location}`" for location in list(dict.fromkeys(s.location for s in members))
+                                [:MAX_PER_REASON])}
             for reason, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))]
 
 
