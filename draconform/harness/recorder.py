@@ -39,6 +39,8 @@ from draconform.reporting.records import (
     ScenarioRecord,
     StepRecord,
     StepStatus,
+    signal_name,
+    stop_on_sigterm,
 )
 from draconform.reporting.results import Results
 from draconform.reporting.submission import write_submission
@@ -52,28 +54,6 @@ EXAMPLE_PARAM = "_pytest_bdd_example"  # the parameter pytest-bdd gives outline 
 
 class UnknownRule(Exception):
     """A scenario cites a rule that is not in the catalogue, or cites none."""
-
-
-class Stopped(KeyboardInterrupt):
-    """A signal asked the run to stop (SIGTERM, from a CI cancel): it ends the run as Ctrl-C does, so the
-    scenarios finished so far still reach the reports, marked interrupted."""
-
-    def __init__(self, signal_name: str) -> None:
-        super().__init__(f"stopped by {signal_name}")
-        self.signal_name = signal_name
-
-
-def _stop_on_sigterm() -> object:
-    """Make SIGTERM end the run as SIGINT does; return the handler it replaces. Only the main thread may set a
-    handler: a run started from another thread keeps the default."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise Stopped(signal.Signals(signum).name)
-
-    try:
-        return signal.signal(signal.SIGTERM, stop)
-    except ValueError:
-        return None
 
 
 def count_scenarios(selection: Selection) -> dict[str, int]:
@@ -241,14 +221,13 @@ class Recorder:
         self.results: Results | None = None
         self.interrupted_by: str | None = None  # SIGINT or SIGTERM once a signal stopped the run
         self.interruption: Interruption | None = None
-        self.saved_sigterm = _stop_on_sigterm()
+        self.restore_sigterm = stop_on_sigterm()
 
     def pytest_unconfigure(self) -> None:
-        if self.saved_sigterm is not None:
-            signal.signal(signal.SIGTERM, self.saved_sigterm)  # type: ignore[arg-type]
+        self.restore_sigterm()
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        self.interrupted_by = getattr(excinfo.value, "signal_name", "SIGINT")
+        self.interrupted_by = signal_name(excinfo.value)
 
     # --- where scenarios run -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

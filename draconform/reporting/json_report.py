@@ -12,7 +12,7 @@ from draconform.reporting.records import Run, ScenarioRecord
 from draconform.reporting.results import ProfileVerdict, Results, RuleResult
 
 SCHEMA_ID = "https://draconform.dev/schemas/harness/report.schema.json"
-VERSION = 2
+VERSION = 3  # 3: run.interrupted, the "not run" status, core and features per profile verdict
 
 
 def _present(**fields: Any) -> dict[str, Any]:

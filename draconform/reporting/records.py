@@ -3,7 +3,8 @@ produces them (on xdist workers they travel to the controller as dicts); every w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import signal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -103,6 +104,34 @@ class Interruption:
     def sentence(self) -> str:
         return (f"interrupted by {self.signal}: {self.not_run} of {self.selected} scenarios not run; "
                 "these reports are not a conformance verdict")
+
+
+class Stopped(KeyboardInterrupt):
+    """A signal asked the run to stop (SIGTERM, from a CI cancel): it ends the run as Ctrl-C does, so the results
+    so far still reach the reports, marked interrupted."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(f"stopped by {signal_name}")
+        self.signal_name = signal_name
+
+
+def signal_name(interrupt: BaseException) -> str:
+    """Which signal a KeyboardInterrupt stands for: SIGTERM through `Stopped`, else Ctrl-C's SIGINT."""
+    return getattr(interrupt, "signal_name", "SIGINT")
+
+
+def stop_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM end the run as SIGINT does; return what puts the previous handler back. Only the main thread
+    may set a handler: a run started from another thread keeps the default."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signal.Signals(signum).name)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, previous) and None
 
 
 @dataclass(frozen=True)

@@ -145,3 +145,52 @@ def test_report_verify_refuses_an_interrupted_run(root: Path, capsys: pytest.Cap
     out = capsys.readouterr().out
     assert "summary.interrupted: the run was interrupted by SIGTERM with 3 of 6 scenarios not run" in out
     assert "an interrupted run is no submission" in out
+
+
+SLICES = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpus}
+spec:
+  driver: gpu.example.com
+  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
+  nodeName: node-1
+  devices:
+  - name: gpu-0
+"""
+
+
+def test_a_stopped_plugin_check_writes_its_reports_marked_interrupted() -> None:
+    """plugin-check against a socket that accepts a connection and never answers: once the check's call has
+    connected (the test's accept returns), SIGTERM stops it; the checks done and not done reach the reports."""
+    import shutil
+    import socket
+    import tempfile
+
+    directory = Path(tempfile.mkdtemp(prefix="dcf-stop-", dir="/tmp"))  # a unix socket path must be short
+    try:
+        (directory / "slices.yaml").write_text(SLICES)
+        common = ["--endpoint", f"unix://{directory}/dra.sock", "--driver", "gpu.example.com", "--node", "node-1"]
+        assert main(["plugin-check", *common, "--slices", str(directory / "slices.yaml"),
+                     "--write-claims", str(directory / "claims.yaml")]) == 0
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+            listener.bind(str(directory / "dra.sock"))
+            listener.listen()
+            child = subprocess.Popen(
+                [sys.executable, "-m", "draconform.cli", "plugin-check", *common, "--claims",
+                 str(directory / "claims.yaml"), "--timeout", "600", "--report-dir", str(directory / "reports"),
+                 "--name", "stopped"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            connection, _ = listener.accept()  # a check is calling the plugin: the run is under way
+            with connection:
+                os.killpg(child.pid, signal.SIGTERM)
+                output, _ = child.communicate(timeout=120)
+        assert child.returncode == 128 + signal.SIGTERM.value, output
+        assert "Traceback" not in output and "INTERRUPTED by SIGTERM" in output
+        report = json.loads((directory / "reports" / "stopped" / "report.json").read_text())
+        stop = report["run"]["interrupted"]
+        assert stop["signal"] == "SIGTERM" and stop["not_run"] >= 1
+        assert stop["not_run"] + len(report["scenarios"]) == stop["selected"]
+        assert "not run" in {rule["status"] for rule in report["rules"]}
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
