@@ -6,11 +6,13 @@ once it shows the quick scenarios done while a step waits to be stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -86,6 +88,14 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
+def _end_of_stream_when_gone(child: subprocess.Popen[str], fifo: Path) -> None:
+    """Should the run end without ever opening the event stream (a broken run), open and close it once, so that
+    the test's reader sees the end of the stream instead of waiting for ever."""
+    child.wait()
+    with contextlib.suppress(OSError):  # the reader is gone already: nothing waits
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
 def interrupted_run(root: Path, name: str, sig: signal.Signals, *args: str) -> tuple[int, str, Path]:
     """Start the run in its own process group, read its events until the quick scenarios are done, send `sig` to
     the group (as a terminal's Ctrl-C or a CI cancel does), and return its status, output and report folder."""
@@ -98,6 +108,7 @@ def interrupted_run(root: Path, name: str, sig: signal.Signals, *args: str) -> t
                "--events", str(fifo), "--organization", "example", "--project", "stopper", *args]
     child = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
+    threading.Thread(target=_end_of_stream_when_gone, args=(child, fifo), daemon=True).start()
     with fifo.open(encoding="utf-8") as events:  # blocks until the run opens it for writing
         done = 0
         for line in events:
@@ -105,6 +116,7 @@ def interrupted_run(root: Path, name: str, sig: signal.Signals, *args: str) -> t
                 done += 1
             if done == QUICK:
                 break
+        assert done == QUICK, f"the run ended before {QUICK} scenarios finished: {child.communicate()[0]}"
         os.killpg(child.pid, sig)
         rest = events.read()  # drain until the run closes the stream, so it never blocks on a full pipe
     output, _ = child.communicate(timeout=120)
@@ -112,7 +124,8 @@ def interrupted_run(root: Path, name: str, sig: signal.Signals, *args: str) -> t
     return child.returncode, output, root / "reports" / name
 
 
-@pytest.mark.parametrize(("sig", "workers"), [(signal.SIGINT, "0"), (signal.SIGTERM, "0"), (signal.SIGTERM, "2")])
+@pytest.mark.parametrize(("sig", "workers"), [(signal.SIGINT, "0"), (signal.SIGTERM, "0"), (signal.SIGINT, "2"),
+                                             (signal.SIGTERM, "2")])
 def test_a_stopped_run_writes_every_report_marked_interrupted(root: Path, sig: signal.Signals, workers: str) -> None:
     name = f"{sig.name.lower()}-{workers}"
     status, output, reports = interrupted_run(root, name, sig, "-n", workers)
