@@ -172,9 +172,12 @@ class ProfileVerdict:
         all_must = [r for r in rules if r.rule.level in MUST_LEVELS]
         core = tally((r.status for r in all_must if not features_of(r.rule)), RULE_STATUSES)
         names = sorted({f for r in all_must for f in features_of(r.rule)})
+        judged_ids = {r.rule.id for r in must}
         features = tuple(
-            FeatureResult(name, claims_feature(claims, name),
-                          tally((r.status for r in all_must if name in features_of(r.rule)), RULE_STATUSES))
+            # A claimed feature counts its judged rules (a rule needing an unclaimed feature too is not judged).
+            FeatureResult(name, claims_feature(claims, name), tally(
+                (r.status for r in all_must if name in features_of(r.rule)
+                 and (r.rule.id in judged_ids or not claims_feature(claims, name))), RULE_STATUSES))
             for name in names
         )
         failed = tuple(r.rule.id for r in must if r.status == "failed")

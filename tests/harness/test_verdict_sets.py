@@ -92,3 +92,15 @@ def test_conditions_read_by_type_and_reason_and_objects_as_yaml() -> None:
     assert "<" not in text and "'apiVersion'" not in text
     assert yaml.safe_load(text.split("the pod is", 1)[1]) == pod
     assert describe(KeyError("x")) == "KeyError: 'x'"
+
+
+def test_a_rule_needing_a_claimed_and_an_unclaimed_feature_is_not_counted_for_the_claimed_one() -> None:
+    demo = run([rule("BOTH", gates=("DRADeviceTaints", "DRADeviceTaintRules")),
+                rule("ONE", gates=("DRADeviceTaints",))],
+               [scenario("one", rules=(f"{KEP}/ONE",)),
+                scenario("both", "skipped", rules=(f"{KEP}/BOTH",), line=20, skip_reason="not claimed")])
+    [verdict] = Results.of(replace(demo, info=replace(demo.info, claims=Claims(features=("DRADeviceTaints",))))
+                           ).verdicts()
+    counts = {f.feature: (f.claimed, f.must["passed"], f.must["total"]) for f in verdict.features}
+    assert counts == {"DRADeviceTaints": (True, 1, 1), "DRADeviceTaintRules": (False, 0, 1)}
+    assert verdict.verdict == "success"
