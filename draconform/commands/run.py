@@ -1,10 +1,25 @@
 """`draconform run`: run the conformance suite against a system under test and write the reports
-(report.json, junit.xml, cucumber.json, report.md) into REPORT_DIR/NAME.
+(report.json, junit.xml, cucumber.json, report.md, report.html, conformance-report.yaml) into REPORT_DIR/NAME.
 
-A run may claim profiles (--profile) and the features the system under test supports (--feature); the
-rules outside are skipped before their scenarios run, with the reason. The implementation's metadata
-goes into every report. All of it can come from an options file kept beside a driver (--options; see
-schemas/harness/conformance-options.schema.json); flags override the file."""
+Claims. A run may claim profiles (--profile core,driver) and name the extended features, i.e. the feature gates
+beyond DynamicResourceAllocation, that the system under test supports (--feature DRAPartitionableDevices,...).
+Rules outside the claims are skipped before their scenarios run, with the reason. Each claimed profile is judged
+on its core MUST rules (those needing no feature gate) and those of the claimed features: success, failure,
+partial, or incomplete for an interrupted run; the reports say which set the verdict is about.
+
+Metadata and claims can come from an options file kept beside a driver (--options FILE); flags override it:
+
+  apiVersion: draconform.dev/v1alpha1
+  kind: DRAConformanceOptions
+  implementation: {organization: example, project: gpu-driver, version: v0.4.0, url: https://example.com}
+  kubernetesVersion: "1.37"
+  profiles: [core, driver]
+  features: [DRAPartitionableDevices, DRADeviceTaints]
+
+Exit status: 0 nothing failed or errored and something passed; 1 a scenario failed or errored, or none passed
+(--allow-nothing-passed accepts that); 2 unusable invocation (a bad path, options file or --sut, reported before
+any scenario runs); 130 or 143 when Ctrl-C or SIGTERM stopped the run: the scenarios finished so far are in
+the reports, which are marked interrupted and which `draconform report verify` refuses as a submission."""
 
 from __future__ import annotations
 
@@ -40,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run",
         help="run the conformance suite and write the reports",
         description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "paths", nargs="*", type=Path, metavar="PATH",
@@ -68,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     claims.add_argument(
         "--feature", dest="features", action="append", metavar="GATE",
-        help="a feature gate the SUT supports; repeat or comma-separate (default: all)",
+        help="an extended feature (feature gate) the SUT supports, judged beside the core rules; repeat or "
+             "comma-separate (default: all); rules of the others are skipped and judge nothing",
     )  # fmt: skip
     claims.add_argument("--organization", help="who ships the implementation")
     claims.add_argument("--project", help="the implementation's project name")

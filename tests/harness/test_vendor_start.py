@@ -96,3 +96,16 @@ def test_a_kep_folder_runs_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert resolve_paths([Path("kep-5004")], FEATURES_DIR) == (FEATURES_DIR / "kep-5004",)
     (tmp_path / "mine.feature").write_text("")
     assert resolve_paths([Path("mine.feature")], FEATURES_DIR) == (Path("mine.feature"),)  # an existing path wins
+
+
+def test_help_texts_stand_without_the_readme() -> None:
+    """The installed package ships no README: no command's help may send the reader there."""
+    import argparse
+
+    from draconform.cli import build_parser
+
+    parser = build_parser()
+    [commands] = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    texts = [parser.format_help(), *(sub.format_help() for sub in commands.choices.values())]
+    assert all("see readme" not in text.lower() for text in texts)
+    assert "init-sut" in texts[0] and "--version" in texts[0]
