@@ -131,7 +131,11 @@ def stop_on_sigterm() -> Callable[[], None]:
         previous = signal.signal(signal.SIGTERM, stop)
     except ValueError:
         return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, previous) and None
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 @dataclass(frozen=True)
