@@ -95,7 +95,7 @@ def test_the_submission_folder_has_the_report_and_a_readme_saying_how_to_reprodu
     assert report == tmp_path / "1.36" / "example-gpu-driver" / "v0.4.0-default-report.yaml"
     text = readme.read_text()
     assert "```sh\ndraconform run --profile core\n```" in text
-    assert "| core | failure | 1/2 | 1/1 |" in text
+    assert "| core | failure | core | 1/2 | 1/1 |" in text
     assert f"draconform report verify {report.name}" in text
     assert verify(report.parent).ok
 
