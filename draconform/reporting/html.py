@@ -70,8 +70,22 @@ def outlines(result: RuleResult) -> list[Outline]:
     for scenario in result.scenarios:
         if scenario.example is not None:
             groups.setdefault(scenario.location, []).append(scenario)
-    return [Outline(location, rows[0].name.split(" [", 1)[0], tuple(rows[0].example or {}), tuple(rows))
+    return [Outline(location, _common_words([row.name.split(" [", 1)[0] for row in rows]),
+                    tuple(rows[0].example or {}), tuple(rows))
             for location, rows in groups.items()]
+
+
+def _common_words(names: list[str]) -> str:
+    """What the rows' names share (each row fills the outline's placeholders in its own way): the longest common
+    run of leading words, with "…" where they part."""
+    split = [name.split() for name in names]
+    shared = []
+    for words in zip(*split, strict=False):
+        if any(word != words[0] for word in words):
+            break
+        shared.append(words[0])
+    whole = all(len(words) == len(shared) for words in split)
+    return " ".join(shared) + ("" if whole else " …")
 
 
 def render_html(run: Run) -> str:
