@@ -230,8 +230,9 @@ def verify(path: Path) -> Verification:
 
 
 def incomplete(document: dict[str, Any]) -> list[str]:
-    """Why a run, however faithfully reported, is no submission: it was interrupted, or it lost scenarios to
-    harness errors (a feature file that did not load, a worker that crashed)."""
+    """Why a run, however faithfully reported, is no submission: it was interrupted, it was narrowed to some
+    feature files, or it lost scenarios to harness errors (a feature file that did not load, a worker that
+    crashed)."""
     summary = document["summary"]
     problems = []
     stop = summary["interrupted"]
@@ -239,6 +240,11 @@ def incomplete(document: dict[str, Any]) -> list[str]:
         problems.append(f"summary.interrupted: the run was interrupted by {stop['signal']} with {stop['notRun']} of "
                         f"{stop['selected']} scenarios not run; an interrupted run is no submission, run it again to "
                         "the end")
+    selection = document["reproduce"]["selection"]
+    if selection:
+        problems.append(f"reproduce.selection: the run was narrowed to {', '.join(selection)}, so the rules of the "
+                        "other feature files were never judged; a submission runs every feature file (its claimed "
+                        "profiles and features choose what is judged)")
     if summary["harnessErrors"]:
         problems.append(f"summary.harnessErrors: {summary['harnessErrors']} harness error(s) kept scenarios from "
                         "running (see report.json's errors); an incomplete run is no submission")
