@@ -227,6 +227,8 @@ class Recorder:
         self.restore_sigterm()
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if str(excinfo.value).startswith("stopping after"):
+            return  # xdist ends a run that reached --maxfail (-x) this way: a stop asked for, not a signal
         self.interrupted_by = signal_name(excinfo.value)
 
     # --- where scenarios run -------------------------------------------------------------------
@@ -367,7 +369,7 @@ class Recorder:
         run = self.run(self.config.getoption("draconform_run_name") or Path(directory).name)
         self.written = write_reports(run, Path(directory))
         submit = self.config.getoption("draconform_submit_dir")
-        if submit is not None:
+        if submit is not None and run.info.interruption is None:  # an interrupted run is no submission
             self.written += write_submission(run, Path(submit))
         self.results = Results.of(run)
 
