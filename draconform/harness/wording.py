@@ -54,26 +54,46 @@ def _comparison(line: str) -> list[str]:
     return [f"observed: {as_yaml(left)}", f"expected: {as_yaml(right)}"]
 
 
+_REPR_START = re.compile(r"(?<![\w.])[A-Z]\w*\(")  # `PrepareResult(` : a dataclass's repr begins
+
+
 def humanize(text: str) -> str:
-    """Every Python literal list or dict in `text` as YAML; the rest as it is."""
+    """Every Python literal list or dict, and every dataclass repr (`Name(field=value, ...)`), in `text` as YAML;
+    the rest as it is."""
     out: list[str] = []
     index = 0
     while index < len(text):
         char = text[index]
-        if char in "[{":
-            end = _closing(text, index)
-            if end is not None:
-                try:
-                    value = ast.literal_eval(text[index : end + 1])
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    value = None
-                if isinstance(value, (list, dict, set, tuple)):
-                    out.append(as_yaml(value))
-                    index = end + 1
-                    continue
+        start = _REPR_START.match(text, index)
+        if char in "[{" or start:
+            bracket = start.end() - 1 if start else index
+            end = _closing(text, bracket)
+            value = _value(text[index : end + 1]) if end is not None else None
+            if end is not None and isinstance(value, (list, dict, set, tuple)):
+                out.append(as_yaml(value))
+                index = end + 1
+                continue
         out.append(char)
         index += 1
     return "".join(out)
+
+
+def _value(source: str) -> Any:
+    """A Python literal, or a dataclass repr as the dict of its fields; None when `source` is neither."""
+    try:
+        return _plain(ast.parse(source, mode="eval").body)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _plain(node: ast.expr) -> Any:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+        return {keyword.arg: _plain(keyword.value) for keyword in node.keywords if keyword.arg}
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_plain(item) for item in node.elts]
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        return {_plain(key): _plain(value) for key, value in zip(node.keys, node.values, strict=True)}  # type: ignore[arg-type]
+    return ast.literal_eval(node)
 
 
 def _closing(text: str, start: int) -> int | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from draconform.catalogue import load_catalogue
 from draconform.claims import Claims, Implementation
+from draconform.harness.wording import humanize
 from draconform.kubeletplugin.client import PluginCallError, registration_info
 from draconform.kubeletplugin.types import PrepareResult
 from draconform.plugincheck.checks import CHECKS, Check, CheckResult, Target, run_check
@@ -79,6 +80,7 @@ def _record(check: Check, index: int, result: CheckResult) -> ScenarioRecord:
         feature=FEATURE, feature_file=f"plugin-check/{check.rule.split('/')[0].lower()}", feature_line=1,
         feature_tags=("plugin-check",), rule=f"{check.rule}  {check.title}", keyword="Check", name=check.title,
         line=index, example=None, example_index=None, rules=(check.rule,), tags=("plugin-check",),
-        status=result.status, duration_s=result.duration_s, steps=result.steps, message=result.message,
+        status=result.status, duration_s=result.duration_s, steps=result.steps,
+        message=humanize(result.message) if result.message else None,  # a dataclass's repr as YAML
         skip_reason=result.skip_reason,
     )

@@ -104,3 +104,15 @@ def test_a_rule_needing_a_claimed_and_an_unclaimed_feature_is_not_counted_for_th
     counts = {f.feature: (f.claimed, f.must["passed"], f.must["total"]) for f in verdict.features}
     assert counts == {"DRADeviceTaints": (True, 1, 1), "DRADeviceTaintRules": (False, 0, 1)}
     assert verdict.verdict == "success"
+
+
+def test_a_dataclass_repr_reads_as_yaml() -> None:
+    """plugin-check's messages quote the plugin's answers: as YAML, never as `PrepareResult(devices=(...))`."""
+    from draconform.harness.wording import humanize
+
+    text = humanize("the answer was PrepareResult(devices=(Device(requests=('device',), pool_name='node-1', "
+                    "device_name='gpu-0'),), error=None)")
+    assert "PrepareResult(" not in text and "Device(" not in text
+    assert yaml.safe_load(text.split("the answer was", 1)[1]) == {
+        "devices": [{"requests": ["device"], "pool_name": "node-1", "device_name": "gpu-0"}], "error": None}
+    assert humanize("KeyError(x) and Foo(1, 2) stay") == "KeyError(x) and Foo(1, 2) stay"
