@@ -32,6 +32,7 @@ from draconform.suite.selection import Selection
 BROKEN = frozenset({"failed", "error"})
 DIGEST_SCENARIOS = 20  # failures the digest shows in full; report.md and report.html hold every one
 DIGEST_LINES = 6  # lines of a failure's message the digest shows
+SKIP_REASONS = 5  # skip reasons the end of a run names
 
 
 def scenario_line(record: ScenarioRecord) -> str:
@@ -62,9 +63,22 @@ def digest(run: Run) -> list[str]:
     return lines
 
 
+def skip_reasons(run: Run) -> list[str]:
+    """The most frequent reasons scenarios were skipped, with their counts: what a system under test lacks."""
+    reasons = Counter((s.skip_reason or "no reason given").strip().splitlines()[0] for s in run.scenarios
+                      if s.status == "skipped")
+    if not reasons:
+        return []
+    lines = [f"skipped, by reason ({sum(reasons.values())} scenarios):"]
+    lines += [f"  {count:4}  {reason}" for reason, count in reasons.most_common(SKIP_REASONS)]
+    if len(reasons) > SKIP_REASONS:
+        lines.append(f"  … and {len(reasons) - SKIP_REASONS} other reasons (report.md lists them all)")
+    return lines
+
+
 def closing(results: Results, written: list[str]) -> list[str]:
-    """The last lines of a run: digest, verdicts, counts, interruption, reports."""
-    lines = digest(results.run)
+    """The last lines of a run: digest, skip reasons, verdicts, counts, interruption, reports."""
+    lines = digest(results.run) + skip_reasons(results.run)
     lines += [f"{v.profile}: {v.verdict} — {v.summary}" for v in results.verdicts()]
     lines.append(f"draconform {results.summary_line()}")
     stop = results.run.info.interruption
