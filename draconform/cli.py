@@ -9,14 +9,31 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("run", "serve", "rules", "steps", "allocate", "validate", "bench", "report", "mutants", "plugincheck")
+SUBCOMMANDS = (
+    "run", "serve", "rules", "steps", "allocate", "validate", "bench", "report", "mutants", "plugincheck", "initsut",
+)
+
+
+def version() -> str:
+    """The installed distribution's version ("unknown" for a checkout on sys.path without an install)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("draconform")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="draconform",
-        description="Conformance harness for Kubernetes Dynamic Resource Allocation (DRA).",
+        description="Conformance harness for Kubernetes Dynamic Resource Allocation (DRA): run the conformance "
+        "suite against the reference implementation or your own system under test, check a live kubelet plugin, "
+        "validate manifests, allocate offline, and verify, diff and tabulate reports. `draconform COMMAND --help` "
+        "describes each command.",
     )
+    parser.add_argument("--version", action="version", version=f"draconform {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"draconform.commands.{name}").register(subparsers)

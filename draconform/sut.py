@@ -244,3 +244,49 @@ def load_factory(spec: str = DEFAULT_SUT) -> Callable[[], SystemUnderTest]:
     if not callable(factory):
         raise ValueError(f"--sut {spec!r} is not callable")
     return factory  # type: ignore[no-any-return]
+
+
+# --- a vendor's starting point ------------------------------------------------------------------------------------
+
+SEAM_METHODS: tuple[str, ...] = tuple(
+    name for name, value in vars(SystemUnderTest).items() if not name.startswith("_") and callable(value)
+)
+
+
+def _not_implemented(name: str) -> Callable[..., Any]:
+    def method(self: object, *args: Any, **kwargs: Any) -> Any:
+        raise Unsupported(f"{type(self).__name__} does not implement {name}()")
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = getattr(SystemUnderTest, name).__doc__
+    return method
+
+
+class BaseSystem:
+    """A system under test that supports nothing yet: every seam method raises `Unsupported`, so each scenario
+    is skipped with the name of the method it needs, until a subclass implements it. Subclass it, override the
+    methods your implementation can do (their docstrings are those of `SystemUnderTest`), and point `draconform run
+    --sut your_module:YourSystem` at the class; `draconform init-sut FILE` writes such a subclass to start from.
+
+    `patience` answers "look once" (the right answer for a system whose `settle()` finishes all work); a live
+    cluster should give its observations time instead. A `close()` method, if defined, is called after each
+    scenario."""
+
+    def patience(self, observation: str) -> Patience:
+        return Patience()
+
+
+for _name in SEAM_METHODS:
+    if _name not in vars(BaseSystem):
+        setattr(BaseSystem, _name, _not_implemented(_name))
+
+
+def missing_method(exc: BaseException) -> str | None:
+    """The seam method a system under test lacks, when `exc` is the AttributeError of calling it (a SUT need not
+    subclass `BaseSystem`): that is "unsupported", not a broken harness."""
+    if not isinstance(exc, AttributeError) or exc.name not in SEAM_METHODS:
+        return None
+    owner = getattr(exc, "obj", None)
+    if owner is None or type(owner).__module__ == "builtins":
+        return None
+    return f"{type(owner).__name__} does not implement {exc.name}()"

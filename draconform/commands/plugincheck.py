@@ -12,6 +12,7 @@ check passed or was skipped, 1 a check failed, 2 bad invocation or input."""
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
@@ -33,7 +34,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--slices", type=Path, metavar="FILE", help="derive claims from the driver's ResourceSlices")
     parser.add_argument("--write-claims", type=Path, metavar="FILE",
                         help="with --slices: write the derived claims to FILE and exit without checking")
-    parser.add_argument("--supports", type=Path, metavar="FILE", help="what the driver declares (YAML; see README)")
+    parser.add_argument("--supports", type=Path, metavar="FILE",
+                        help="what the driver declares, YAML: `versions:` (the DRAPlugin versions it serves), "
+                             "`permanentErrors: {claims: [NS/NAME]}` (claims it must refuse permanently, KEP-5322), "
+                             "`compatibilityGroups: {incompatibleClaims: [[A, B]]}` (claims it must not prepare at "
+                             "once, KEP-5963); the checks needing a declaration are skipped without it")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="deadline of each gRPC call (default: 10)")
     parser.add_argument("--cdi-dir", type=Path, action="append", metavar="DIR",
@@ -80,5 +85,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"{record.status.upper():8} {record.rules[0]}: {record.name}" + (f" ({reason})" if reason else ""))
     print(outcome.results.summary_line())
     print(f"reports: {', '.join(str(path) for path in outcome.written)}")
+    stop = outcome.run.info.interruption
+    if stop is not None:  # the reports say so too; exit as a shell reports a process a signal ended
+        print(f"INTERRUPTED by {stop.signal}: {stop.not_run} of {stop.selected} checks not run; the reports are "
+              "marked interrupted and are not a verdict")
+        return 128 + signal.Signals[stop.signal].value
     failed = any(record.status in ("failed", "error") for record in outcome.run.scenarios)
     return EXIT_FAILED if failed else EXIT_PASSED

@@ -1,10 +1,25 @@
 """`draconform run`: run the conformance suite against a system under test and write the reports
-(report.json, junit.xml, cucumber.json, report.md) into REPORT_DIR/NAME.
+(report.json, junit.xml, cucumber.json, report.md, report.html, conformance-report.yaml) into REPORT_DIR/NAME.
 
-A run may claim profiles (--profile) and the features the system under test supports (--feature); the
-rules outside are skipped before their scenarios run, with the reason. The implementation's metadata
-goes into every report. All of it can come from an options file kept beside a driver (--options; see
-schemas/harness/conformance-options.schema.json); flags override the file."""
+Claims. A run may claim profiles (--profile core,driver) and name the extended features, i.e. the feature gates
+beyond DynamicResourceAllocation, that the system under test supports (--feature DRAPartitionableDevices,...).
+Rules outside the claims are skipped before their scenarios run, with the reason. Each claimed profile is judged
+on its core MUST rules (those needing no feature gate) and those of the claimed features: success, failure,
+partial, or incomplete for an interrupted run; the reports say which set the verdict is about.
+
+Metadata and claims can come from an options file kept beside a driver (--options FILE); flags override it:
+
+  apiVersion: draconform.dev/v1alpha1
+  kind: DRAConformanceOptions
+  implementation: {organization: example, project: gpu-driver, version: v0.4.0, url: https://example.com}
+  kubernetesVersion: "1.37"
+  profiles: [core, driver]
+  features: [DRAPartitionableDevices, DRADeviceTaints]
+
+Exit status: 0 nothing failed or errored and something passed; 1 a scenario failed or errored, or none passed
+(--allow-nothing-passed accepts that); 2 unusable invocation (a bad path, options file or --sut, reported before
+any scenario runs); 130 or 143 when Ctrl-C or SIGTERM stopped the run: the scenarios finished so far are in
+the reports, which are marked interrupted and which `draconform report verify` refuses as a submission."""
 
 from __future__ import annotations
 
@@ -40,9 +55,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run",
         help="run the conformance suite and write the reports",
         description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="feature files or directories to run (default: all)"
+        "paths", nargs="*", type=Path, metavar="PATH",
+        help="feature files or directories to run, or a KEP folder of the installed features by name, e.g. kep-5004 "
+             "(default: all; `draconform rules` lists them)"
     )
     parser.add_argument(
         "-n", dest="workers", type=_workers, default=0, metavar="N",
@@ -54,7 +72,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--name", help="the run's name and folder (default: 'reference' for the reference implementation)"
     )
-    parser.add_argument("--sut", metavar="MODULE:FACTORY", help=f"the system under test (default: {DEFAULT_SUT})")
+    parser.add_argument("--sut", metavar="MODULE:FACTORY",
+                        help=f"the system under test: a zero-argument callable returning a draconform.sut."
+                             f"SystemUnderTest, checked once before any scenario (default: {DEFAULT_SUT}); "
+                             "`draconform init-sut FILE` writes a skeleton to start from")
     claims = parser.add_argument_group("claims and implementation metadata (override --options)")
     claims.add_argument("--options", type=Path, metavar="FILE", help="a DRAConformanceOptions YAML file")
     claims.add_argument(
@@ -63,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     claims.add_argument(
         "--feature", dest="features", action="append", metavar="GATE",
-        help="a feature gate the SUT supports; repeat or comma-separate (default: all)",
+        help="an extended feature (feature gate) the SUT supports, judged beside the core rules; repeat or "
+             "comma-separate (default: all); rules of the others are skipped and judge nothing",
     )  # fmt: skip
     claims.add_argument("--organization", help="who ships the implementation")
     claims.add_argument("--project", help="the implementation's project name")
@@ -75,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     claims.add_argument(
         "--submit", action="store_true",
         help="also write the submission folder REPORT_DIR/<kubernetes-version>/<org>-<project>/ "
-        "(the report YAML and a README saying how to reproduce it)",
+        "(the report YAML and a README.md in it saying how to reproduce the run)",
     )  # fmt: skip
     live = parser.add_argument_group(
         "a live cluster", "run the scenarios against the cluster a kubeconfig names, one at a time, each in its own "
@@ -182,6 +204,40 @@ def _check_profiles(claims: Claims, features_dir: Path) -> None:
         raise OptionsError(f"profiles: unknown profile {', '.join(unknown)}; the catalogue has {', '.join(known)}")
 
 
+def resolve_paths(paths: list[Path], features_dir: Path) -> tuple[Path, ...]:
+    """A path that does not exist but names a folder or file of the features folder (`kep-5004`,
+    `kep-5004/extended-resources.feature`) is that one: a KEP can be run by name outside a checkout."""
+    return tuple(features_dir / path if not path.exists() and (features_dir / path).exists() else path
+                 for path in paths)
+
+
+def check_sut(spec: str) -> str | None:
+    """Why `--sut spec` cannot give a system under test (it does not import, names no callable, or the factory
+    raises), found once before any scenario runs; None when it can."""
+    from draconform.harness.wording import describe
+    from draconform.sut import load_factory
+
+    hint = "; is its folder on PYTHONPATH? (draconform does not search the current directory)"
+    try:
+        factory = load_factory(spec)
+    except ModuleNotFoundError as exc:
+        return f"--sut {spec}: cannot import module {exc.name!r}{hint}"
+    except AttributeError as exc:
+        return f"--sut {spec}: the module has no {exc.name or spec.partition(':')[2]!r}"
+    except (ValueError, ImportError) as exc:
+        return f"--sut {spec}: {describe(exc)}"
+    except Exception as exc:  # the module itself raised while importing
+        return f"--sut {spec}: importing the module raised {describe(exc)}"
+    try:
+        system = factory()
+    except Exception as exc:
+        return f"--sut {spec}: the factory raised {describe(exc)}"
+    close = getattr(system, "close", None)
+    if callable(close):
+        close()
+    return None
+
+
 def wants_progress() -> bool:
     """A live display only for a person at a terminal; logs and pipes keep pytest's plain output."""
     return sys.stderr.isatty()
@@ -201,8 +257,13 @@ def handle(args: argparse.Namespace) -> int:
     except OptionsError as exc:
         diagnostic("run", str(exc))
         return EXIT_UNUSABLE
+    if args.sut is not None and live is None:
+        problem = check_sut(args.sut)
+        if problem is not None:
+            diagnostic("run", problem + "; no scenario ran")
+            return EXIT_UNUSABLE
     options = RunOptions(
-        paths=tuple(args.paths),
+        paths=resolve_paths(args.paths, args.features_dir),
         workers=args.workers,
         report_dir=args.report_dir,
         name=args.name,

@@ -22,13 +22,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    description=__doc__)
     parser.add_argument("--dir", type=Path, default=Path(".draconform-serve"),
                         help="where kubeconfig, cluster.yaml and the component logs go (default: .draconform-serve)")
-    parser.add_argument("--port", type=int, default=0, help="the API port on 127.0.0.1 (default: any free port)")
+    parser.add_argument("--port", type=_port, default=0,
+                        help="the API port on 127.0.0.1, 1-65535 (default: any free port)")
     parser.add_argument("--release", default=CURRENT_RELEASE, help=f"Kubernetes release (default: {CURRENT_RELEASE})")
     parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
                         help="gates set away from the release's defaults, for every component")
     parser.add_argument("--binding-timeout", type=float, metavar="SECONDS",
                         help="the scheduler's DRA bindingTimeout (default: the scheduler's, 600)")
     parser.set_defaults(handler=handle)
+
+
+def _port(text: str) -> int:
+    """A TCP port, or 0 for any free one; anything else is a usage error (exit 2), not a traceback."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 1 to 65535 (or 0 for any free port), got {text!r}")
+    return port
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -39,7 +51,7 @@ def handle(args: argparse.Namespace) -> int:
         scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
         cluster = ClusterConfig(args.release, gates, scheduler_args)
         served = ServedCluster(args.dir, cluster, args.port)
-    except (ValueError, ConfigError) as error:
+    except (ValueError, ConfigError, OSError) as error:
         diagnostic("serve", str(error))
         return EXIT_UNUSABLE
     served.start()

@@ -12,34 +12,41 @@ cites a rule missing from the catalogue is an `error` before any step runs."""
 
 from __future__ import annotations
 
+import signal
 import time
+from collections import Counter
 from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from pytest_bdd.exceptions import GherkinParseError
 from pytest_bdd.parser import Examples, ScenarioTemplate, Step
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 from pytest_bdd.utils import registry_get_safe
 
 from draconform.catalogue import Catalogue, CatalogueError, Rule, load_catalogue
 from draconform.claims import Claims
+from draconform.harness.wording import describe
 from draconform.reporting import write_reports
 from draconform.reporting.records import (
     HarnessError,
+    Interruption,
     Outcome,
     Run,
     RunInfo,
     ScenarioRecord,
     StepRecord,
     StepStatus,
+    signal_name,
+    stop_on_sigterm,
 )
 from draconform.reporting.results import Results
 from draconform.reporting.submission import write_submission
 from draconform.suite.selection import Selection
-from draconform.suite.tracing import scenario_tags, take_inventory, trace
-from draconform.sut import Unsupported
+from draconform.suite.tracing import feature_files, parse_feature, scenario_tags, take_inventory, trace
+from draconform.sut import Unsupported, missing_method
 
 RECORD_PROPERTY = "draconform.scenario"
 EXAMPLE_PARAM = "_pytest_bdd_example"  # the parameter pytest-bdd gives outline rows
@@ -49,15 +56,28 @@ class UnknownRule(Exception):
     """A scenario cites a rule that is not in the catalogue, or cites none."""
 
 
-def describe(exc: BaseException) -> str:
-    """The message reports show for an exception: its type and text, without a traceback."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def count_scenarios(selection: Selection) -> dict[str, int]:
+    """Scenarios per KEP folder, as the run will record them (an outline counts one per Examples row); files
+    that do not parse count nothing (the recorder reports them as harness errors)."""
+    totals: Counter[str] = Counter()
+    for path in feature_files(selection):
+        try:
+            feature = parse_feature(path, selection)
+        except GherkinParseError:
+            continue
+        rows = sum(sum(len(table.examples) for table in t.examples) or 1 for t in feature.scenarios.values())
+        totals[folder_of(selection.relative(path))] += rows
+    return dict(sorted(totals.items()))
+
+
+def folder_of(feature_file: str) -> str:
+    """The KEP folder a feature file lies in (`kep-3063/scheduling.feature` -> `kep-3063`)."""
+    return feature_file.split("/", 1)[0] if "/" in feature_file else "."
 
 
 def classify(exc: BaseException) -> StepStatus:
     """What an exception raised by a step means for conformance."""
-    if isinstance(exc, (Unsupported, pytest.skip.Exception)):
+    if isinstance(exc, (Unsupported, pytest.skip.Exception)) or missing_method(exc):
         return "skipped"
     if isinstance(exc, (AssertionError, pytest.fail.Exception)):
         return "failed"
@@ -199,6 +219,17 @@ class Recorder:
         self.clock = time.perf_counter()
         self.written: list[Path] = []
         self.results: Results | None = None
+        self.interrupted_by: str | None = None  # SIGINT or SIGTERM once a signal stopped the run
+        self.interruption: Interruption | None = None
+        self.restore_sigterm = stop_on_sigterm()
+
+    def pytest_unconfigure(self) -> None:
+        self.restore_sigterm()
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if str(excinfo.value).startswith("stopping after"):
+            return  # xdist ends a run that reached --maxfail (-x) this way: a stop asked for, not a signal
+        self.interrupted_by = signal_name(excinfo.value)
 
     # --- where scenarios run -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -225,7 +256,9 @@ class Recorder:
         _builder(request).end_step(step, "passed")
 
     def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: Step, exception: Exception) -> None:
-        _builder(request).end_step(step, classify(exception), describe(exception))
+        missing = missing_method(exception)
+        message = f"Unsupported: {missing}" if missing else describe(exception)
+        _builder(request).end_step(step, classify(exception), message)
 
     def pytest_bdd_step_func_lookup_error(
         self, request: pytest.FixtureRequest, step: Step, exception: Exception
@@ -240,10 +273,13 @@ class Recorder:
         builder = item.stash.get(_BUILDER, None)
         if builder is None:  # not a scenario
             return report
-        if call.excinfo is not None and isinstance(call.excinfo.value, Unsupported):
-            # The SUT cannot do what the scenario needs: no verdict on conformance.
+        if call.excinfo is not None and (isinstance(call.excinfo.value, Unsupported)
+                                         or missing_method(call.excinfo.value)):
+            # The SUT cannot do what the scenario needs (or lacks the seam method): no verdict on conformance.
+            exc = call.excinfo.value
             report.outcome = "skipped"
-            report.longrepr = (str(item.path), (item.location[1] or 0) + 1, describe(call.excinfo.value))
+            report.longrepr = (str(item.path), (item.location[1] or 0) + 1,
+                               f"Unsupported: {missing_method(exc)}" if missing_method(exc) else describe(exc))
         builder.add_phase(report, call)
         if report.when == "teardown":
             report.user_properties.append((RECORD_PROPERTY, builder.finish().to_dict()))
@@ -278,6 +314,19 @@ class Recorder:
         if self.selection.narrowed:
             keps = {self.catalogue.rules[r].kep for s in self.records for r in s.rules if r in self.catalogue}
             rules = [rule for rule in rules if rule.kep in keps]
+        not_run: frozenset[str] = frozenset()
+        if self.interrupted_by is not None:
+            selected = sum(count_scenarios(self.selection).values())
+            self.interruption = Interruption(self.interrupted_by, max(selected - len(self.records), 0), selected)
+            # The KEPs of every selected scenario are accounted for, ran or not; rules whose selected scenarios
+            # never ran are "not run", neither untested nor passed.
+            inventory = take_inventory(self.selection, self.catalogue)
+            ran = {rule_id for record in self.records for rule_id in record.rules}
+            selected_rules = {rule_id for ref in inventory.scenarios for rule_id in ref.rules}
+            not_run = frozenset(selected_rules - ran)
+            if self.selection.narrowed:
+                keps = {self.catalogue.rules[r].kep for r in selected_rules | ran if r in self.catalogue}
+                rules = [rule for rule in self.catalogue.rules.values() if rule.kep in keps]
         info = RunInfo(
             name=name,
             sut=self.config.getoption("sut", default=None),
@@ -286,11 +335,13 @@ class Recorder:
             workers=len(self.config.getoption("tx", default=None) or ()),
             selection=tuple(self.selection.relative(path) for path in self.selection.paths),
             claims=self.claims,
+            interruption=self.interruption,
         )
         errors = list(self.errors)
         if self.catalogue_error is not None:
             errors.append(HarnessError("rule catalogue", self.catalogue_error))
-        return Run(info, rules, self.catalogue.titles, self.records, errors, self._not_selected(rules))
+        return Run(info, rules, self.catalogue.titles, self.records, errors, self._not_selected(rules) - not_run,
+                   not_run)
 
     def _not_selected(self, rules: list[Rule]) -> frozenset[str]:
         """In a narrowed run, the rules whose scenarios all lie outside the selection: "not selected", not
@@ -305,19 +356,22 @@ class Recorder:
         directory = self.config.getoption("draconform_report_dir")
         if self.is_worker or directory is None:
             return
+        # A second Ctrl-C or SIGTERM while the reports are written would leave them half written.
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)} \
+            if self.interrupted_by is not None else {}
+        try:
+            self._write(directory)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _write(self, directory: str) -> None:
         run = self.run(self.config.getoption("draconform_run_name") or Path(directory).name)
         self.written = write_reports(run, Path(directory))
         submit = self.config.getoption("draconform_submit_dir")
-        if submit is not None:
+        if submit is not None and run.info.interruption is None:  # an interrupted run is no submission
             self.written += write_submission(run, Path(submit))
         self.results = Results.of(run)
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.results is None:
-            return
-        terminalreporter.write_sep("=", "draconform conformance")
-        terminalreporter.write_line(self.results.summary_line())
-        terminalreporter.write_line(f"reports: {', '.join(str(path) for path in self.written)}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

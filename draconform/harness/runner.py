@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -87,8 +88,10 @@ def pytest_args(options: RunOptions) -> list[str]:
     args += ["--draconform-claims", options.claims.to_json()]
     if options.submit:
         args += ["--draconform-submit-dir", str(options.report_dir)]
-    if options.progress:  # the display replaces pytest's dots, which would tear it apart
-        args += ["--draconform-progress", "-p", "no:terminal"]
+    # The run's own console (harness/progress.py) replaces pytest's, which names generated test functions.
+    args += ["-p", "no:terminal"]
+    if options.progress:
+        args += ["--draconform-progress"]
     if options.events is not None:
         args += ["--draconform-events", str(options.events)]
     return [*args, str(SUITE_MODULE)]
@@ -116,9 +119,26 @@ def run(options: RunOptions) -> int:
     selection = Selection.create(options.features_dir, options.paths)
     with _environment(selection.environ() | (options.live.environ() if options.live else {})):
         status = int(pytest.main(pytest_args(options)))
+    interrupted = _interrupted(options.output_dir / "report.json")
+    if interrupted is not None:
+        return interrupted
     if status == 0 and not options.allow_nothing_passed:
         return _nothing_passed(options.output_dir / "report.json")
     return status
+
+
+def _interrupted(report: Path) -> int | None:
+    """An interrupted run exits as a shell reports a process a signal ended (128 + its number: 130 for
+    SIGINT, 143 for SIGTERM), after saying so; None for a run that finished."""
+    try:
+        stop = json.loads(report.read_text(encoding="utf-8"))["run"].get("interrupted")
+    except (OSError, ValueError, KeyError):
+        return None
+    if not stop:
+        return None
+    print(f"draconform run: interrupted by {stop['signal']}: {stop['not_run']} of {stop['selected']} scenarios "
+          f"not run; the reports in {report.parent} are marked interrupted and are not a verdict", file=sys.stderr)
+    return 128 + int(getattr(signal.Signals, stop["signal"], signal.SIGINT))
 
 
 def _nothing_passed(report: Path) -> int:

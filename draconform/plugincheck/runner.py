@@ -10,12 +10,13 @@ from pathlib import Path
 
 from draconform.catalogue import load_catalogue
 from draconform.claims import Claims, Implementation
+from draconform.harness.wording import humanize
 from draconform.kubeletplugin.client import PluginCallError, registration_info
 from draconform.kubeletplugin.types import PrepareResult
-from draconform.plugincheck.checks import CHECKS, Target, run_check
+from draconform.plugincheck.checks import CHECKS, Check, CheckResult, Target, run_check
 from draconform.plugincheck.claims import Support, TestClaim
 from draconform.reporting import write_reports
-from draconform.reporting.records import Run, RunInfo, ScenarioRecord
+from draconform.reporting.records import Interruption, Run, RunInfo, ScenarioRecord, signal_name, stop_on_sigterm
 from draconform.reporting.results import Results
 
 FEATURE = "draconform plugin-check: a live kubelet plugin"
@@ -50,22 +51,36 @@ def check_plugin(target: Target, claims: Sequence[TestClaim], support: Support, 
     clock = time.perf_counter()
     answers: list[PrepareResult] = []
     records = []
-    for index, check in enumerate(CHECKS, 1):
-        result = run_check(check, target, claims, support, answers)
-        records.append(ScenarioRecord(
-            feature=FEATURE, feature_file=f"plugin-check/{check.rule.split('/')[0].lower()}", feature_line=1,
-            feature_tags=("plugin-check",), rule=f"{check.rule}  {check.title}", keyword="Check", name=check.title,
-            line=index, example=None, example_index=None, rules=(check.rule,), tags=("plugin-check",),
-            status=result.status, duration_s=result.duration_s, steps=result.steps, message=result.message,
-            skip_reason=result.skip_reason,
-        ))
+    stopped: str | None = None  # Ctrl-C or SIGTERM: the checks so far still reach the reports, marked interrupted
+    restore = stop_on_sigterm()
+    try:
+        for index, check in enumerate(CHECKS, 1):
+            result = run_check(check, target, claims, support, answers)
+            records.append(_record(check, index, result))
+    except KeyboardInterrupt as interrupt:
+        stopped = signal_name(interrupt)
+    finally:
+        restore()
     checked = {check.rule for check in CHECKS}
     rules = [rule for rule in catalogue.rules.values() if rule.id in checked or rule.kep == "DRA-PLUGIN"]
+    interruption = Interruption(stopped, len(CHECKS) - len(records), len(CHECKS)) if stopped else None
     info = RunInfo(
         name=name, sut=f"plugin-check {target.endpoint}", started=started,
         duration_s=round(time.perf_counter() - clock, 3), workers=0,
-        claims=Claims(implementation=implementation(target, driver_version)),
+        claims=Claims(implementation=implementation(target, driver_version)), interruption=interruption,
     )
-    run = Run(info, rules, catalogue.titles, records)
+    not_run = frozenset(check.rule for check in CHECKS[len(records):]) if stopped else frozenset()
+    run = Run(info, rules, catalogue.titles, records, not_run=not_run)
     written = write_reports(run, report_dir / name)
     return CheckRun(run, Results.of(run), written)
+
+
+def _record(check: Check, index: int, result: CheckResult) -> ScenarioRecord:
+    return ScenarioRecord(
+        feature=FEATURE, feature_file=f"plugin-check/{check.rule.split('/')[0].lower()}", feature_line=1,
+        feature_tags=("plugin-check",), rule=f"{check.rule}  {check.title}", keyword="Check", name=check.title,
+        line=index, example=None, example_index=None, rules=(check.rule,), tags=("plugin-check",),
+        status=result.status, duration_s=result.duration_s, steps=result.steps,
+        message=humanize(result.message) if result.message else None,  # a dataclass's repr as YAML
+        skip_reason=result.skip_reason,
+    )

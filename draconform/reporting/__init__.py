@@ -28,18 +28,20 @@ WRITERS: dict[str, Callable[[Run], str]] = {
 
 
 TIMINGS_FILE = "timings.json"  # kept out of version control (.gitignore): it changes on every run
+# Written with the run's durations: a CI test tab shows them. Like timings.json it changes on every run.
+TIMED = frozenset({SUBMISSION_FILE, "junit.xml"})
 
 
 def write_reports(run: Run, directory: Path) -> list[Path]:
     """Write every format into `directory` (created if needed); return the files written. Durations and the
-    start time go to `timings.json` only, so a committed report changes only when outcomes do; the
-    submission keeps its date, as a submission must say when it ran."""
+    start time go to `timings.json` and `junit.xml` only, so a committed report changes only when outcomes do;
+    the submission keeps its date, as a submission must say when it ran."""
     directory.mkdir(parents=True, exist_ok=True)
     stable = without_timings(run)
     written = []
     for filename, render in WRITERS.items():
         path = directory / filename
-        path.write_text(render(run if filename == SUBMISSION_FILE else stable), encoding="utf-8")
+        path.write_text(render(run if filename in TIMED else stable), encoding="utf-8")
         written.append(path)
     path = directory / TIMINGS_FILE
     path.write_text(json.dumps(timings(run), indent=2) + "\n", encoding="utf-8")

@@ -1,6 +1,6 @@
 """Reports side by side: `diff` (what changed between two runs, and whether anything got worse) and
 `matrix` (rules x implementations, in the manner of Autobahn's matrix). Both read `report.json`,
-version 1 or 2; a version 1 report has no profile verdicts, so the diff compares those only when
+version 1, 2 or 3; a version 1 report has no profile verdicts, so the diff compares those only when
 both reports carry them."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import polars as pl
 
 from draconform.reporting.templating import environment
 
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 BROKEN = frozenset({"failed", "error"})
 SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️",
-          None: "·"}
+          "not run": "⏹️", None: "·"}
 
 
 class ReportError(ValueError):
@@ -54,7 +54,7 @@ def load_report(path: Path) -> Report:
         raise ReportError(f"{file}: cannot read a report: {exc}") from exc
     if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
         found = data.get("version") if isinstance(data, dict) else None
-        raise ReportError(f"{file}: version: expected a draconform report.json of version 1 or 2, found {found!r}")
+        raise ReportError(f"{file}: version: expected a draconform report.json of version 1, 2 or 3, found {found!r}")
     return Report(file, data)
 
 
@@ -91,7 +91,7 @@ class Diff:
 
     @property
     def worse_verdicts(self) -> list[Change]:
-        rank = {"success": 0, "partial": 1, "failure": 2}
+        rank = {"success": 0, "partial": 1, "incomplete": 1, "failure": 2}
         return [c for c in self.verdicts if rank.get(c.new or "", -1) > rank.get(c.old or "", -1) >= 0]
 
     @property

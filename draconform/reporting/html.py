@@ -11,7 +11,7 @@ from typing import Any
 
 from draconform.reporting.markdown import claims_line, implementation_line
 from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
-from draconform.reporting.results import RULE_STATUSES, Results, tally
+from draconform.reporting.results import RULE_STATUSES, Results, RuleResult, feature_set, tally
 from draconform.reporting.submission import tool_version
 from draconform.reporting.templating import environment
 
@@ -54,6 +54,40 @@ def outcomes(scenarios: Sequence[ScenarioRecord]) -> str:
     return ", ".join(f"{counts[key]} {key}" for key in OUTCOMES if counts[key]) or "none"
 
 
+@dataclass(frozen=True)
+class Outline:
+    """The rows of one Scenario Outline a rule cites, shown as a table (a skew outline's states, for one)."""
+
+    location: str
+    name: str
+    columns: tuple[str, ...]
+    rows: tuple[ScenarioRecord, ...]
+
+
+def outlines(result: RuleResult) -> list[Outline]:
+    """A rule's outline rows grouped into one table per outline, in file order."""
+    groups: dict[str, list[ScenarioRecord]] = {}
+    for scenario in result.scenarios:
+        if scenario.example is not None:
+            groups.setdefault(scenario.location, []).append(scenario)
+    return [Outline(location, _common_words([row.name.split(" [", 1)[0] for row in rows]),
+                    tuple(rows[0].example or {}), tuple(rows))
+            for location, rows in groups.items()]
+
+
+def _common_words(names: list[str]) -> str:
+    """What the rows' names share (each row fills the outline's placeholders in its own way): the longest common
+    run of leading words, with "…" where they part."""
+    split = [name.split() for name in names]
+    shared = []
+    for words in zip(*split, strict=False):
+        if any(word != words[0] for word in words):
+            break
+        shared.append(words[0])
+    whole = all(len(words) == len(shared) for words in split)
+    return " ".join(shared) + ("" if whole else " …")
+
+
 def render_html(run: Run) -> str:
     results = Results.of(run)
     info = run.info
@@ -73,6 +107,9 @@ def render_html(run: Run) -> str:
         statuses=RULE_STATUSES,
         results=results.rules,
         outcomes={r.rule.id: outcomes(r.scenarios) for r in results.rules},
+        outlines={r.rule.id: outlines(r) for r in results.rules},
+        singles={r.rule.id: [s for s in r.scenarios if s.example is None] for r in results.rules},
+        feature_set=feature_set,
         keps=results.keps(),
         levels=sorted({r.rule.level for r in results.rules}),
         profiles=results.profiles(),

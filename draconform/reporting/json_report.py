@@ -12,7 +12,7 @@ from draconform.reporting.records import Run, ScenarioRecord
 from draconform.reporting.results import ProfileVerdict, Results, RuleResult
 
 SCHEMA_ID = "https://draconform.dev/schemas/harness/report.schema.json"
-VERSION = 2
+VERSION = 3  # 3: run.interrupted, the "not run" status, core and features per profile verdict
 
 
 def _present(**fields: Any) -> dict[str, Any]:
@@ -76,9 +76,12 @@ def verdict_entry(verdict: ProfileVerdict) -> dict[str, Any]:
         "profile": verdict.profile,
         "verdict": verdict.verdict,
         "summary": verdict.summary,
+        "conformant_for": ["core", *verdict.conformant_for],
         "must": verdict.must,
         "should_may": verdict.optional,
         "failed_rules": list(verdict.failed_rules),
+        "core": verdict.core,
+        "features": [{"feature": f.feature, "claimed": f.claimed, "must": f.must} for f in verdict.features],
     }
 
 
@@ -96,6 +99,8 @@ def report_data(run: Run) -> dict[str, Any]:
             "workers": info.workers,
             "selection": list(info.selection),
             "command": info.claims.command,
+            "interrupted": ({"signal": info.interruption.signal, "not_run": info.interruption.not_run,
+                             "selected": info.interruption.selected} if info.interruption else None),
         },
         "implementation": implementation_entry(info.claims),
         "claims": {

@@ -1,5 +1,8 @@
 """`junit.xml` for CI test tabs: one testsuite per feature file, one testcase per scenario named as in
-the feature file (not after a generated Python function), with the cited rule IDs as properties."""
+the feature file (not after a generated Python function), with the cited rule IDs as properties, the time it
+took (a CI tab sorts by it; this is the one report file that holds durations besides `timings.json`, so it is
+not committed), and a failure's text naming the step and the rule. An interrupted run adds an error test
+case saying so, so that the CI tab is not green."""
 
 from __future__ import annotations
 
@@ -49,7 +52,9 @@ def _testcase(parent: ET.Element, scenario: ScenarioRecord) -> None:
         message = scenario.message or ""
         outcome = ET.SubElement(case, element, message=message, type=scenario.status)
         step = scenario.failing_step
-        outcome.text = f"{step.keyword} {step.text} (line {step.line})\n{message}" if step else message
+        rules = ", ".join(scenario.rules) or "no rule"
+        where = f"at {step.keyword} {step.text} ({scenario.feature_file}:{step.line})" if step else "before any step"
+        outcome.text = f"{scenario.status} {where}; rules {rules}\n{message}"
 
 
 def _implementation(suite: ET.Element, claims: Claims) -> None:
@@ -63,17 +68,21 @@ def _implementation(suite: ET.Element, claims: Claims) -> None:
 
 def render_junit(run: Run) -> str:
     scenarios = list(run.scenarios)
-    root = ET.Element("testsuites", {"name": f"draconform {run.info.name}", **_counts(scenarios, len(run.errors))})
+    stop = run.info.interruption
+    problems = [(error.where, error.message) for error in run.errors]
+    if stop is not None:
+        problems.append(("run interrupted", stop.sentence()))
+    root = ET.Element("testsuites", {"name": f"draconform {run.info.name}", **_counts(scenarios, len(problems))})
     for feature_file, group in groupby(scenarios, key=lambda s: s.feature_file):
         members = list(group)
         suite = ET.SubElement(root, "testsuite", {"name": feature_file, **_counts(members)})
         _implementation(suite, run.info.claims)
         for scenario in members:
             _testcase(suite, scenario)
-    if run.errors:
-        suite = ET.SubElement(root, "testsuite", {"name": "draconform harness", **_counts([], len(run.errors))})
-        for error in run.errors:
-            case = ET.SubElement(suite, "testcase", classname="draconform harness", name=error.where)
-            ET.SubElement(case, "error", message=error.message, type="error").text = error.message
+    if problems:
+        suite = ET.SubElement(root, "testsuite", {"name": "draconform harness", **_counts([], len(problems))})
+        for where, message in problems:
+            case = ET.SubElement(suite, "testcase", classname="draconform harness", name=where)
+            ET.SubElement(case, "error", message=message, type="error").text = message
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

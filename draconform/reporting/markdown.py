@@ -1,63 +1,49 @@
-"""`report.md` for people: a per-KEP summary, the traceability matrix rule -> scenarios -> outcome,
-the untested rules with the reason they are, and every failure, error and skip with its message."""
+"""`report.md` for people, rendered by Jinja2 from `templates/report.md.j2`: the verdict per profile (core apart
+from the extended features claimed), a summary per KEP and profile, the traceability matrix rule -> outcome, the
+untested rules with the reason they are, the failures and errors, the skips grouped by reason, and the
+decisions the rules rest on. It stays readable in a browser or a terminal: prose wrapped at `WIDTH` columns,
+at most `MAX_FAILURES` failures in full and a bounded list per skip reason; every detail is in report.html and
+report.json."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
-from draconform.reporting.results import RULE_STATUSES, Results, RuleResult
+from draconform.reporting.results import RULE_STATUSES, Results, RuleResult, feature_set, tally
+from draconform.reporting.templating import environment
 
-_SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️"}
-_VERDICT = {"success": "✅", "partial": "🟡", "failure": "❌", "not claimed": "⚪"}
+SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️",
+          "not run": "⏹️"}
+VERDICT = {"success": "✅", "partial": "🟡", "failure": "❌", "incomplete": "⏹️", "not claimed": "⚪"}
 DECISION_MARK = "⚖️"
+WIDTH = 110  # columns of wrapped prose
+MAX_FAILURES = 40  # failures shown in full; the rest are named in one line each
+MAX_MESSAGE_LINES = 25  # lines of one failure's message
+MAX_PER_REASON = 8  # scenarios named under one skip reason
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """Text fit for one table cell."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _first_line(text: str | None) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[0] if lines else ""
+def wrap(text: str, indent: str = "", first: str | None = None) -> str:
+    """Prose wrapped at WIDTH columns; `first` prefixes the first line (a list bullet), `indent` the others."""
+    return textwrap.fill(" ".join(text.split()), WIDTH, initial_indent=indent if first is None else first,
+                         subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
 
 
-def _row(cells: Iterable[object]) -> str:
-    return "| " + " | ".join(str(cell) for cell in cells) + " |"
-
-
-def _table(header: Sequence[str], rows: Iterable[Iterable[object]], numeric_from: int) -> list[str]:
-    align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
-    return [_row(header), _row(align), *(_row(row) for row in rows)]
-
-
-def _status(status: str) -> str:
-    return f"{_SYMBOL[status]} {status}"
-
-
-def _scenario_line(scenario: ScenarioRecord) -> str:
-    text = f"{_SYMBOL[scenario.status]} `{scenario.location}` {scenario.name}"
-    detail = scenario.skip_reason if scenario.status == "skipped" else scenario.message
-    return text + (f": {_first_line(detail)}" if detail else "")
-
-
-def _header(results: Results) -> list[str]:
-    info = results.run.info
-    workers = f"{info.workers} workers" if info.workers else "serial"
-    lines = [
-        f"# DRA conformance report: {info.name}",
-        "",
-        f"- Implementation: {implementation_line(info.claims)}",
-        f"- System under test: `{info.sut or 'not configured'}`",
-        (f"- Started {info.started.isoformat(timespec='seconds')}, took {info.duration_s:.1f} s, {workers}"
-         if info.started else f"- Run with {workers}; timings are in `timings.json` beside this report"),
-    ]
-    if info.selection:
-        paths = ", ".join(f"`{path}`" for path in info.selection)
-        lines.append(f"- Narrowed to {paths}: only the KEPs its scenarios cite are accounted for")
-    lines.append(f"- {results.summary_line()}")
-    return lines
+def clip(text: str | None, lines: int = MAX_MESSAGE_LINES) -> str:
+    """A message of at most `lines` lines, each at most 4 * WIDTH characters."""
+    kept = (text or "").strip().splitlines()
+    shown = [line if len(line) <= 4 * WIDTH else line[: 4 * WIDTH] + " …" for line in kept[:lines]]
+    if len(kept) > lines:
+        shown.append(f"… {len(kept) - lines} more lines in report.html and report.json")
+    return "\n".join(shown)
 
 
 def implementation_line(claims: Claims) -> str:
@@ -76,116 +62,83 @@ def claims_line(claims: Claims) -> str:
     return f"Claims {profiles}; supports {features}"
 
 
-def _conformance(results: Results) -> list[str]:
-    claims = results.run.info.claims
-    lines = ["## Conformance by profile", "", f"{claims_line(claims)}.", ""]
-    rows = [
-        [f"**{v.profile}**", f"{_VERDICT[v.verdict]} {v.verdict}", _cell(v.summary),
-         f"{v.must['passed']}/{v.must['total']}", f"{v.optional['passed']}/{v.optional['total']}"]
-        for v in results.verdicts()
-    ]  # fmt: skip
-    header = ["Profile", "Verdict", "Summary", "MUST passed", "SHOULD/MAY passed"]
-    return lines + _table(header, rows, numeric_from=3)
-
-
-def _summary(results: Results) -> list[str]:
-    rows = []
-    for kep in results.keps():
-        title = results.run.kep_titles.get(kep, "")
-        for index, profile in enumerate(results.profiles(kep)):
-            counts = results.rule_counts(kep=kep, profile=profile)
-            name = f"{kep} {title}".strip() if index == 0 else ""
-            rows.append([_cell(name), profile, *(counts[key] for key in (*RULE_STATUSES, "total"))])
-    counts = results.rule_counts()
-    rows.append(["**All**", "", *(counts[key] for key in (*RULE_STATUSES, "total"))])
-    header = ["KEP", "Profile", *(status.capitalize() for status in RULE_STATUSES), "Rules"]
-    return ["## Rules by KEP and profile", "", *_table(header, rows, numeric_from=2)]
+def outcome_counts(scenarios: Sequence[ScenarioRecord]) -> str:
+    """"2 passed, 1 failed": a rule's scenarios at a glance."""
+    counts = tally((s.status for s in scenarios), ("passed", "failed", "error", "skipped"))
+    return ", ".join(f"{counts[key]} {key}" for key in ("passed", "failed", "error", "skipped") if counts[key]) or "—"
 
 
 def _rule_id(result: RuleResult) -> str:
     return f"{result.rule.id} {DECISION_MARK}" if result.rule.decision else result.rule.id
 
 
-def _matrix(results: Results) -> list[str]:
-    lines = ["## Traceability"]
-    if any(result.rule.decision for result in results.rules):
-        lines += ["", f"{DECISION_MARK} marks a rule that rests on a project decision (listed at the end)."]
+def _skips(run: Run) -> list[dict[str, Any]]:
+    """Skipped scenarios grouped by reason, the most frequent reason first."""
+    groups: dict[str, list[ScenarioRecord]] = {}
+    for scenario in run.scenarios:
+        if scenario.status == "skipped":
+            groups.setdefault((scenario.skip_reason or "no reason given").strip(), []).append(scenario)
+    return [{"reason": reason, "scenarios": members,
+             "named": ", ".join(f"`{location}`" for location in list(dict.fromkeys(s.location for s in members))
+                                [:MAX_PER_REASON])}
+            for reason, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))]
+
+
+def _matrix(results: Results) -> list[dict[str, Any]]:
+    return [{"kep": kep, "title": results.run.kep_titles.get(kep, ""),
+             "rows": [[_rule_id(r), r.rule.level, r.rule.profile, f"{SYMBOL[r.status]} {r.status}",
+                       outcome_counts(r.scenarios)] for r in results.select(kep=kep)]}
+            for kep in results.keps()]
+
+
+def _summary_rows(results: Results) -> list[list[object]]:
+    rows: list[list[object]] = []
     for kep in results.keps():
-        rows = [
-            [
-                _rule_id(result),
-                result.rule.level,
-                result.rule.profile,
-                _status(result.status),
-                "<br>".join(_cell(_scenario_line(s)) for s in result.scenarios) or "—",
-            ]
-            for result in results.select(kep=kep)
-        ]
-        title = results.run.kep_titles.get(kep)
-        lines += ["", f"### {kep}" + (f": {title}" if title else ""), ""]
-        lines += _table(["Rule", "Level", "Profile", "Status", "Scenarios"], rows, numeric_from=5)
-    return lines
+        title = results.run.kep_titles.get(kep, "")
+        for index, profile in enumerate(results.profiles(kep)):
+            counts = results.rule_counts(kep=kep, profile=profile)
+            name = f"{kep} {title}".strip() if index == 0 else ""
+            rows.append([cell(name), profile, *(counts[key] for key in (*RULE_STATUSES, "total"))])
+    counts = results.rule_counts()
+    rows.append(["**All**", "", *(counts[key] for key in (*RULE_STATUSES, "total"))])
+    return rows
 
 
-def _untested(results: Results) -> list[str]:
-    untested = [r for r in results.rules if r.status == "untested"]
-    if not untested:
-        return []
-    lines = ["## Untested rules", ""]
-    for result in untested:
-        rule = result.rule
-        line = f"- **{_rule_id(result)}** ({rule.level}, {rule.section}): {rule.text}"
-        lines.append(line + (f" *Why untested:* {rule.untested_reason}" if rule.untested_reason else ""))
-    return lines
+def table(header: Sequence[str], rows: Iterable[Iterable[object]], numeric_from: int) -> str:
+    def row(cells: Iterable[object]) -> str:
+        return "| " + " | ".join(str(c) for c in cells) + " |"
 
-
-def _problems(run: Run) -> list[str]:
-    broken = [s for s in run.scenarios if s.status in ("failed", "error")]
-    lines: list[str] = []
-    if broken:
-        lines += ["## Failures and errors", ""]
-        for scenario in broken:
-            step = scenario.failing_step
-            where = f"at `{step.keyword} {step.text}` (line {step.line})" if step else "before any step ran"
-            lines += [
-                f"### {_SYMBOL[scenario.status]} {scenario.status}: `{scenario.location}` {scenario.name}",
-                "",
-                f"Rules: {', '.join(scenario.rules) or 'none'}; {where}.",
-                "",
-                "```",
-                (scenario.message or "").strip(),
-                "```",
-                "",
-            ]
-    skipped = [s for s in run.scenarios if s.status == "skipped"]
-    if skipped:
-        lines += ["## Skipped scenarios", "", *(f"- {_scenario_line(s)}" for s in skipped), ""]
-    if run.errors:
-        lines += [
-            "## Harness errors",
-            "",
-            *(f"- `{e.where}`: {'; '.join(e.message.splitlines())}" for e in run.errors),
-            "",
-        ]
-    return lines
-
-
-def _decisions(results: Results) -> list[str]:
-    resting = [r.rule for r in results.rules if r.rule.decision]
-    if not resting:
-        return []
-    return ["## Rules resting on a decision", "", *(f"- **{rule.id}**: {rule.decision}" for rule in resting)]
+    align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
+    return "\n".join([row(header), row(align), *(row(r) for r in rows)])
 
 
 def render_markdown(run: Run) -> str:
     results = Results.of(run)
-    sections = [
-        _header(results),
-        _conformance(results),
-        _summary(results),
-        _matrix(results),
-        _untested(results),
-        _problems(run),
-        _decisions(results),
-    ]
-    return "\n\n".join("\n".join(section).rstrip("\n") for section in sections if section) + "\n"
+    broken = [s for s in run.scenarios if s.status in ("failed", "error")]
+    text = environment().get_template("report.md.j2").render(
+        run=run,
+        info=run.info,
+        results=results,
+        implementation=implementation_line(run.info.claims),
+        claims=claims_line(run.info.claims),
+        verdicts=results.verdicts(),
+        summary_header=["KEP", "Profile", *(status.capitalize() for status in RULE_STATUSES), "Rules"],
+        summary_rows=_summary_rows(results),
+        matrix=_matrix(results),
+        untested=[r for r in results.rules if r.status == "untested"],
+        broken=broken[:MAX_FAILURES],
+        more_broken=broken[MAX_FAILURES:],
+        skips=_skips(run),
+        decisions=[r.rule for r in results.rules if r.rule.decision],
+        symbol=SYMBOL,
+        verdict_symbol=VERDICT,
+        decision_mark=DECISION_MARK,
+        max_per_reason=MAX_PER_REASON,
+        feature_set=feature_set,
+        table=table,
+        wrap=wrap,
+        clip=clip,
+        cell=cell,
+        rule_id=_rule_id,
+    )
+    return text.rstrip("\n") + "\n"

@@ -3,7 +3,8 @@ produces them (on xdist workers they travel to the controller as dicts); every w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import signal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
@@ -92,6 +93,52 @@ class HarnessError:
 
 
 @dataclass(frozen=True)
+class Interruption:
+    """The run was stopped before every selected scenario ran (Ctrl-C, or SIGTERM from a CI cancel): what
+    stopped it and how many scenarios of the selection never ran. Its reports are not a verdict."""
+
+    signal: str  # SIGINT or SIGTERM
+    not_run: int  # selected scenarios (outline rows counted one each) without a result
+    selected: int  # every scenario the selection holds
+
+    def sentence(self) -> str:
+        return (f"interrupted by {self.signal}: {self.not_run} of {self.selected} scenarios not run; "
+                "these reports are not a conformance verdict")
+
+
+class Stopped(KeyboardInterrupt):
+    """A signal asked the run to stop (SIGTERM, from a CI cancel): it ends the run as Ctrl-C does, so the results
+    so far still reach the reports, marked interrupted."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(f"stopped by {signal_name}")
+        self.signal_name = signal_name
+
+
+def signal_name(interrupt: BaseException) -> str:
+    """Which signal a KeyboardInterrupt stands for: SIGTERM through `Stopped`, else Ctrl-C's SIGINT."""
+    return getattr(interrupt, "signal_name", "SIGINT")
+
+
+def stop_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM end the run as SIGINT does; return what puts the previous handler back. Only the main thread
+    may set a handler: a run started from another thread keeps the default."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped(signal.Signals(signum).name)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return lambda: None
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
+@dataclass(frozen=True)
 class RunInfo:
     name: str
     sut: str | None  # module:factory, None when the run did not use the SUT seam
@@ -100,6 +147,7 @@ class RunInfo:
     workers: int  # 0 = serial
     selection: tuple[str, ...] = ()  # narrowed-to paths, relative to the features directory
     claims: Claims = field(default_factory=Claims)  # profiles, features, implementation metadata
+    interruption: Interruption | None = None  # the run stopped before every selected scenario ran
 
 
 @dataclass(frozen=True)
@@ -114,6 +162,7 @@ class Run:
     scenarios: Sequence[ScenarioRecord]
     errors: Sequence[HarnessError] = field(default_factory=tuple)
     not_selected: frozenset[str] = frozenset()  # rules with scenarios only outside a narrowed run's selection
+    not_run: frozenset[str] = frozenset()  # rules with selected scenarios an interruption kept from running
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", tuple(sorted(self.rules, key=lambda rule: rule.id)))

@@ -9,14 +9,28 @@ from dataclasses import dataclass
 from typing import Literal
 
 from draconform.catalogue import Rule
+from draconform.claims import IMPLIED_GATES, Claims
 from draconform.reporting.records import OUTCOMES, Outcome, Run, ScenarioRecord
 
-RuleStatus = Literal["passed", "failed", "error", "skipped", "untested", "not selected"]
+RuleStatus = Literal["passed", "failed", "error", "skipped", "untested", "not selected", "not run"]
 # "not selected": a narrowed run left out every scenario of the rule (it has some, elsewhere).
-RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested", "not selected")
+# "not run": the run was interrupted before any selected scenario of the rule ran.
+RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested", "not selected", "not run")
 # A profile's verdict rests on its MUST rules; SHOULD and MAY results are reported beside it.
 MUST_LEVELS = frozenset({"MUST", "MUST NOT"})
-Verdict = Literal["success", "partial", "failure", "not claimed"]
+# incomplete: the run was interrupted and no MUST rule failed before it stopped: no verdict either way.
+Verdict = Literal["success", "partial", "failure", "incomplete", "not claimed"]
+CORE = "core"  # the name of a profile's rules that need no feature beyond DRA itself
+
+
+def claims_feature(claims: Claims, feature: str) -> bool:
+    """Whether the run claims an extended feature: every one when it names none."""
+    return claims.features is None or feature in claims.features
+
+
+def features_of(rule: Rule) -> tuple[str, ...]:
+    """The extended features (feature gates) a rule needs beyond DRA itself; none for a core rule."""
+    return tuple(gate for gate in rule.gates if gate not in IMPLIED_GATES)
 _PRECEDENCE: tuple[RuleStatus, ...] = ("failed", "error", "passed", "skipped")
 
 
@@ -32,6 +46,8 @@ def rule_status(outcomes: Iterable[Outcome]) -> RuleStatus:
 
 def _status(rule: Rule, scenarios: Iterable[ScenarioRecord], run: Run) -> RuleStatus:
     status = rule_status(s.status for s in scenarios)
+    if status == "untested" and rule.id in run.not_run:
+        return "not run"
     return "not selected" if status == "untested" and rule.id in run.not_selected else status
 
 
@@ -97,6 +113,8 @@ class Results:
         line = f"{_phrase(scenarios, OUTCOMES, 'scenario')}; {_phrase(rules, RULE_STATUSES, 'rule')}"
         if self.run.errors:
             line += f"; {len(self.run.errors)} harness error{'s' * (len(self.run.errors) != 1)}"
+        if self.run.info.interruption is not None:
+            line += f"; {self.run.info.interruption.sentence()}"
         return line
 
 
@@ -107,50 +125,106 @@ def _phrase(counts: dict[str, int], keys: Iterable[str], noun: str) -> str:
 
 
 @dataclass(frozen=True)
+class FeatureResult:
+    """A profile's MUST rules that need one extended feature, and whether the run claims the feature."""
+
+    feature: str
+    claimed: bool
+    must: dict[str, int]
+
+
+@dataclass(frozen=True)
 class ProfileVerdict:
-    """Gateway API style: `success` when every MUST rule of a claimed profile passed, `failure` when
-    any failed, `partial` otherwise (some errored, were skipped or are untested)."""
+    """Gateway API style, core apart from extended features: a profile's rules that need no feature beyond
+    DRA are its core; a rule needing a feature gate belongs to that extended feature. The verdict rests on the
+    MUST rules of core and of every feature the run claims (all, without --feature): `success` when each
+    passed, `failure` when one failed, `partial` otherwise (some errored, were skipped or are untested),
+    `incomplete` when the run was interrupted before it could tell. Rules of unclaimed features are listed
+    apart and judge nothing."""
 
     profile: str
     verdict: Verdict
-    must: dict[str, int]  # rule counts of the MUST / MUST NOT rules
-    optional: dict[str, int]  # rule counts of the SHOULD / SHOULD NOT / MAY rules
-    failed_rules: tuple[str, ...]  # MUST rules that failed
+    must: dict[str, int]  # rule counts of the judged MUST / MUST NOT rules (core and claimed features)
+    optional: dict[str, int]  # rule counts of the judged SHOULD / SHOULD NOT / MAY rules
+    failed_rules: tuple[str, ...]  # judged MUST rules that failed
     summary: str  # one sentence for people
+    core: dict[str, int]  # rule counts of the core MUST rules
+    features: tuple[FeatureResult, ...] = ()  # per extended feature with MUST rules in the profile
+
+    @property
+    def conformant_for(self) -> tuple[str, ...]:
+        """The set the verdict is about: core and these claimed features."""
+        return tuple(f.feature for f in self.features if f.claimed)
+
+    @property
+    def unclaimed(self) -> tuple[str, ...]:
+        return tuple(f.feature for f in self.features if not f.claimed)
 
     @classmethod
     def of(cls, results: Results, profile: str) -> ProfileVerdict:
+        claims = results.run.info.claims
         rules = results.select(profile=profile)
-        must = [r for r in rules if r.rule.level in MUST_LEVELS]
+        # An unclaimed profile keeps every count, so the reader still sees what it holds.
+        judged = [r for r in rules if claims.exclusion(r.rule) is None or not claims.claims_profile(profile)]
+        must = [r for r in judged if r.rule.level in MUST_LEVELS]
         must_counts = tally((r.status for r in must), RULE_STATUSES)
-        optional = tally((r.status for r in rules if r.rule.level not in MUST_LEVELS), RULE_STATUSES)
+        optional = tally((r.status for r in judged if r.rule.level not in MUST_LEVELS), RULE_STATUSES)
+        all_must = [r for r in rules if r.rule.level in MUST_LEVELS]
+        core = tally((r.status for r in all_must if not features_of(r.rule)), RULE_STATUSES)
+        names = sorted({f for r in all_must for f in features_of(r.rule)})
+        judged_ids = {r.rule.id for r in must}
+        features = tuple(
+            # A claimed feature counts its judged rules (a rule needing an unclaimed feature too is not judged).
+            FeatureResult(name, claims_feature(claims, name), tally(
+                (r.status for r in all_must if name in features_of(r.rule)
+                 and (r.rule.id in judged_ids or not claims_feature(claims, name))), RULE_STATUSES))
+            for name in names
+        )
         failed = tuple(r.rule.id for r in must if r.status == "failed")
-        verdict: Verdict
-        if not results.run.info.claims.claims_profile(profile):
-            verdict = "not claimed"
-        elif failed:
-            verdict = "failure"
-        elif must_counts["passed"] == must_counts["total"]:
-            verdict = "success"
-        else:
-            verdict = "partial"
-        summary = _sentence(profile, verdict, must_counts, optional, failed)
-        return cls(profile, verdict, must_counts, optional, failed, summary)
+        verdict = verdict_of(claims.claims_profile(profile), must_counts, results.run.info.interruption is not None)
+        summary = _sentence(profile, verdict, must_counts, optional, failed, features, results.run)
+        return cls(profile, verdict, must_counts, optional, failed, summary, core, features)
 
 
-def _sentence(
-    profile: str, verdict: Verdict, must: dict[str, int], optional: dict[str, int], failed: tuple[str, ...]
-) -> str:
+def verdict_of(claimed: bool, must: dict[str, int], interrupted: bool) -> Verdict:
+    """A profile's verdict from the counts of its judged MUST rules alone (`report verify` re-derives it)."""
+    if not claimed:
+        return "not claimed"
+    if must["failed"]:
+        return "failure"
+    if interrupted:
+        return "incomplete"
+    return "success" if must["passed"] == must["total"] else "partial"
+
+
+def feature_set(features: Iterable[str]) -> str:
+    """"core and A, B" (or "core" alone): what a verdict is about."""
+    names = list(features)
+    return "core and " + ", ".join(names) if names else "core"
+
+
+def _sentence(profile: str, verdict: Verdict, must: dict[str, int], optional: dict[str, int],
+              failed: tuple[str, ...], features: tuple[FeatureResult, ...], run: Run) -> str:
     if verdict == "not claimed":
         total = must["total"] + optional["total"]
         return f"Profile {profile} is not claimed by this run; its {total} rules were not judged."
-    if verdict == "success":
-        text = f"Profile {profile} conforms: all {must['total']} MUST rules passed"
+    # Which set the verdict is about, where the profile has extended features to tell apart.
+    about = f" for {feature_set(f.feature for f in features if f.claimed)}" if features else ""
+    if verdict == "incomplete":
+        stop = run.info.interruption
+        text = (f"Profile {profile} is not judged: the run was interrupted by {stop.signal if stop else 'a signal'}"
+                f" with {stop.not_run if stop else 'some'} scenarios not run; "
+                f"{must['passed']} of {must['total']} MUST rules{about} passed before it stopped, none failed")
+    elif verdict == "success":
+        text = f"Profile {profile} conforms{about}: all {must['total']} MUST rules passed"
     else:
-        text = f"Profile {profile} {'does not conform' if failed else 'is partly verified'}: "
+        text = f"Profile {profile} {'does not conform' if failed else 'is partly verified'}{about}: "
         text += f"{must['passed']} of {must['total']} MUST rules passed"
         others = [f"{must[key]} {key}" for key in RULE_STATUSES if key != "passed" and must[key]]
         text += f" ({', '.join(others)}" + (f": {', '.join(failed)}" if failed else "") + ")"
     if optional["total"]:
         text += f"; {optional['passed']} of {optional['total']} SHOULD/MAY rules passed"
+    unclaimed = [f.feature for f in features if not f.claimed]
+    if unclaimed:
+        text += f"; features not claimed, not judged: {', '.join(unclaimed)}"
     return text + "."

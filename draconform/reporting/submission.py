@@ -24,7 +24,7 @@ import yaml
 
 from draconform.paths import SCHEMAS_DIR
 from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
-from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, Verdict, tally
+from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, tally, verdict_of
 from draconform.reporting.templating import environment
 
 API_VERSION = "draconform.dev/v1alpha1"
@@ -56,15 +56,6 @@ def _counts(statuses: Iterable[str], keys: Iterable[str]) -> dict[str, int]:
     return dict(tally(statuses, keys))
 
 
-def verdict_of(claimed: bool, must: dict[str, int]) -> Verdict:
-    """The same rule as `results.ProfileVerdict`, from counts alone, so that `verify` can re-derive it."""
-    if not claimed:
-        return "not claimed"
-    if must["failed"]:
-        return "failure"
-    return "success" if must["passed"] == must["total"] else "partial"
-
-
 def submission_data(run: Run) -> dict[str, Any]:
     results = Results.of(run)
     info = run.info
@@ -82,9 +73,12 @@ def submission_data(run: Run) -> dict[str, Any]:
                 "claimed": verdict.verdict != "not claimed",
                 "result": verdict.verdict,
                 "summary": verdict.summary,
+                "conformantFor": ["core", *verdict.conformant_for],
                 "must": verdict.must,
                 "shouldMay": verdict.optional,
                 "failedRules": list(verdict.failed_rules),
+                "core": verdict.core,
+                "features": [{"name": f.feature, "claimed": f.claimed, "must": f.must} for f in verdict.features],
                 # Named, not only counted: a reader sees exactly what was shown to work.
                 "passedScenarios": [scenario_name(s) for s in mine if s.status == "passed"],
                 "failedScenarios": [scenario_name(s) for s in mine if s.status in ("failed", "error")],
@@ -120,6 +114,8 @@ def submission_data(run: Run) -> dict[str, Any]:
             "scenarios": results.scenario_counts(),
             "rules": results.rule_counts(),
             "harnessErrors": len(run.errors),
+            "interrupted": ({"signal": info.interruption.signal, "notRun": info.interruption.not_run,
+                             "selected": info.interruption.selected} if info.interruption else None),
         },
         "profiles": profiles,
         "rules": [
@@ -233,6 +229,28 @@ def verify(path: Path) -> Verification:
     return Verification(report, tuple(_consistency(document)))
 
 
+def incomplete(document: dict[str, Any]) -> list[str]:
+    """Why a run, however faithfully reported, is no submission: it was interrupted, it was narrowed to some
+    feature files, or it lost scenarios to harness errors (a feature file that did not load, a worker that
+    crashed)."""
+    summary = document["summary"]
+    problems = []
+    stop = summary["interrupted"]
+    if stop is not None:
+        problems.append(f"summary.interrupted: the run was interrupted by {stop['signal']} with {stop['notRun']} of "
+                        f"{stop['selected']} scenarios not run; an interrupted run is no submission, run it again to "
+                        "the end")
+    selection = document["reproduce"]["selection"]
+    if selection:
+        problems.append(f"reproduce.selection: the run was narrowed to {', '.join(selection)}, so the rules of the "
+                        "other feature files were never judged; a submission runs every feature file (its claimed "
+                        "profiles and features choose what is judged)")
+    if summary["harnessErrors"]:
+        problems.append(f"summary.harnessErrors: {summary['harnessErrors']} harness error(s) kept scenarios from "
+                        "running (see report.json's errors); an incomplete run is no submission")
+    return problems
+
+
 def _consistency(document: dict[str, Any]) -> list[str]:
     problems: list[str] = []
 
@@ -253,9 +271,12 @@ def _consistency(document: dict[str, Any]) -> list[str]:
     check("summary.rules", document["summary"]["rules"], _counts((r["status"] for r in rules), RULE_STATUSES))
     check("summary.scenarios", document["summary"]["scenarios"], _counts((s["status"] for s in scenarios), OUTCOMES))
     profile_of = {r["id"]: r["profile"] for r in rules}
+    interrupted = document["summary"]["interrupted"] is not None
     for index, profile in enumerate(document["profiles"]):
         where = f"profiles[{index}] ({profile['name']})"
-        mine = [r for r in rules if r["profile"] == profile["name"]]
+        # Judged: every rule of a claimed profile but those of unclaimed features (all of an unclaimed one).
+        mine = [r for r in rules
+                if r["profile"] == profile["name"] and (not profile["claimed"] or "notClaimed" not in r)]
         must = _counts((r["status"] for r in mine if r["level"] in MUST_LEVELS), RULE_STATUSES)
         check(f"{where}.must", profile["must"], must)
         check(
@@ -263,7 +284,7 @@ def _consistency(document: dict[str, Any]) -> list[str]:
             profile["shouldMay"],
             _counts((r["status"] for r in mine if r["level"] not in MUST_LEVELS), RULE_STATUSES),
         )
-        check(f"{where}.result", profile["result"], verdict_of(profile["claimed"], must))
+        check(f"{where}.result", profile["result"], verdict_of(profile["claimed"], must, interrupted))
         passed = [
             s["name"]
             for s in scenarios
@@ -274,6 +295,7 @@ def _consistency(document: dict[str, Any]) -> list[str]:
     for profile in document["profiles"]:
         if profile["claimed"] != (claimed is None or profile["name"] in claimed):
             problems.append(f"profiles ({profile['name']}): claimed is {profile['claimed']}, but claims say otherwise")
+    problems += incomplete(document)
     stated = document["digest"]["value"]
     if stated != digest(document):
         problems.append(

@@ -179,7 +179,7 @@ def test_profile_verdicts_and_metadata_reach_every_report(claimed: Outcome) -> N
     assert report["run"]["command"].endswith("--project gpu-plugin")
     markdown = (claimed.reports / "report.md").read_text()
     assert "- Implementation: example / gpu-plugin v0.4.0; Kubernetes 1.36; mode default;" in markdown
-    assert "| **extended** | ⚪ not claimed |" in markdown
+    assert "### extended: ⚪ not claimed" in markdown
     junit = ET.parse(claimed.reports / "junit.xml").getroot()
     names = {p.get("name"): p.get("value") for p in junit.iter("property") if p.get("name", "").startswith("impl")}
     assert names["implementation.organization"] == "example" and names["implementation.version"] == "v0.4.0"

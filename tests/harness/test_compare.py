@@ -38,7 +38,7 @@ def _new() -> Run:
     )  # fmt: skip
 
 
-def _write(tmp_path: Path, name: str, demo: Run, version: int = 2) -> Path:
+def _write(tmp_path: Path, name: str, demo: Run, version: int = 3) -> Path:
     data = json.loads(render_json(demo))
     if version == 1:  # what the first report format looked like: no verdicts, claims or metadata
         data = {k: v for k, v in data.items() if k not in ("conformance", "claims", "implementation")} | {"version": 1}
@@ -98,7 +98,7 @@ def test_diff_reads_a_version_1_report_without_verdicts(tmp_path: Path, capsys: 
     broken = tmp_path / "broken.json"
     broken.write_text('{"version": 7}')
     assert main(["report", "diff", str(old), str(broken)]) == 2
-    expected = "broken.json: version: expected a draconform report.json of version 1 or 2, found 7"
+    expected = "broken.json: version: expected a draconform report.json of version 1, 2 or 3, found 7"
     assert expected in capsys.readouterr().err
 
 

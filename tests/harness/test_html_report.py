@@ -179,3 +179,66 @@ def test_a_rules_details_show_its_decision_and_scenarios(page: object) -> None:
     assert "Why untested: no kubelet yet" in row.text
     decisions = page.find_element(By.ID, "decisions")  # type: ignore[attr-defined]
     assert f"{KEP}/D: D-7" in decisions.text
+
+
+def test_the_contents_link_to_sections_that_exist() -> None:
+    page = render_html(_failing_run())
+    contents = page.split('<nav class="contents"', 1)[1].split("</nav>", 1)[0]
+    targets = re.findall(r'href="#([^"]+)"', contents)
+    assert {"conformance", "by-kep", "traceability", "failures", "decisions-heading"} <= set(targets)
+    for target in targets:
+        assert f'id="{target}"' in page
+
+
+def test_an_interrupted_run_says_so_at_the_top() -> None:
+    from draconform.reporting.records import Interruption
+
+    run = _failing_run()
+    stopped = replace(run, info=replace(run.info, interruption=Interruption("SIGTERM", 7, 15)))
+    page = render_html(stopped)
+    assert 'id="interrupted"' in page and "Interrupted by SIGTERM: 7 of 15 scenarios did not run" in page
+    assert 'id="interrupted"' not in render_html(run)
+
+
+def test_an_outlines_rows_are_a_table_with_its_columns() -> None:
+    page = render_html(_failing_run())
+    table = page.split('<table class="rows" data-outline="kep-1/demo.feature:50">', 1)[1].split("</table>", 1)[0]
+    assert "<th>a</th><th>outcome</th>" in table
+    assert table.count("<td>1</td>") == 1 and table.count("<td>2</td>") == 1
+
+
+def test_a_clicked_total_shows_its_rules(page: object) -> None:
+    from selenium.webdriver.common.by import By
+
+    _reset(page)
+    page.find_element(By.CSS_SELECTOR, "#totals a[data-status=failed]").click()  # type: ignore[attr-defined]
+    assert _visible_rules(page) == [f"{KEP}/B"]
+    page.find_element(By.CSS_SELECTOR, "#totals a[data-status=total]").click()  # type: ignore[attr-defined]
+    assert len(_visible_rules(page)) == 5
+
+
+def test_a_decision_link_opens_its_rule_below_the_sticky_filters(page: object) -> None:
+    from selenium.webdriver.common.by import By
+
+    _reset(page)
+    _choose(page, "status", "passed")  # the rule is hidden by a filter: the link must still show it
+    page.find_element(By.CSS_SELECTOR, f"#decisions a[href='#rule-{KEP}-D']").click()  # type: ignore[attr-defined]
+    row = page.find_element(By.ID, f"rule-{KEP}-D")  # type: ignore[attr-defined]
+    assert row.is_displayed()
+    assert row.find_element(By.TAG_NAME, "details").get_attribute("open") is not None
+    filters = page.find_element(By.ID, "filters").rect  # type: ignore[attr-defined]
+    top = page.execute_script("return arguments[0].getBoundingClientRect().top;", row)  # type: ignore[attr-defined]
+    assert top >= filters["height"] - 1  # not hidden under the sticky bar
+
+
+def test_every_status_badge_is_visible(page: object) -> None:
+    from selenium.webdriver.common.by import By
+
+    for status in ("not-selected", "not-run", "untested"):
+        page.execute_script(  # type: ignore[attr-defined]
+            "var b = document.createElement('span'); b.className = 'badge ' + arguments[0];"
+            "b.id = 'probe-' + arguments[0]; b.textContent = arguments[0]; document.body.appendChild(b);", status)
+        badge = page.find_element(By.ID, f"probe-{status}")  # type: ignore[attr-defined]
+        background = badge.value_of_css_property("background-color")
+        assert background not in ("rgba(0, 0, 0, 0)", "transparent"), status
+        assert badge.value_of_css_property("color") != background

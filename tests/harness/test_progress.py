@@ -41,8 +41,15 @@ def test_events_stream_one_line_per_scenario_between_start_and_finish(workspace:
     assert lines[-1]["event"] == "run-finished"
     assert lines[-1]["summary"]["rules"] == report["summary"]["rules"]
     assert str(outcome.reports / "report.json") in lines[-1]["reports"]
-    # Not on a terminal (the subprocess's output is a pipe): pytest's own output, no progress bars.
-    assert "draconform conformance" in outcome.output and "━" not in outcome.output
+    # Not on a terminal (the subprocess's output is a pipe): plain lines naming feature:line, scenario and rules,
+    # never pytest's generated test names, and no progress bars.
+    assert "FAILED  kep-9999/bad.feature:6  The total is wrong  [KEP-9999/BROKEN]" in outcome.output
+    assert "kep-9999: 9 of 9 scenarios done" in outcome.output
+    # At the end: the failure digest with the step and message, the skip reasons, the verdicts.
+    assert "      at Then the total is 3 (line 9)\n      assert 2 == 3\n      observed: 2\n" in outcome.output
+    assert "skipped, by reason (2 scenarios):" in outcome.output
+    assert "core: failure — Profile core does not conform" in outcome.output
+    assert "test_" not in outcome.output and "━" not in outcome.output
 
 
 @pytest.mark.parametrize("tty", [True, False])

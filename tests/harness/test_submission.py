@@ -95,7 +95,7 @@ def test_the_submission_folder_has_the_report_and_a_readme_saying_how_to_reprodu
     assert report == tmp_path / "1.36" / "example-gpu-driver" / "v0.4.0-default-report.yaml"
     text = readme.read_text()
     assert "```sh\ndraconform run --profile core\n```" in text
-    assert "| core | failure | 1/2 | 1/1 |" in text
+    assert "| core | failure | core | 1/2 | 1/1 |" in text
     assert f"draconform report verify {report.name}" in text
     assert verify(report.parent).ok
 
@@ -131,3 +131,15 @@ def test_a_vendor_run_with_submit_writes_a_folder_that_verifies(workspace: Works
     assert (outcome.reports / "conformance-report.yaml").read_text() == (folder / "v1-default-report.yaml").read_text()
     nameless = draconform_run(workspace, "nameless", "--submit", "--sut", "tests:factory")
     assert nameless.status == 2 and "--submit needs the implementation's organization and project" in nameless.output
+
+
+def test_verify_refuses_a_narrowed_or_broken_run_and_says_why(tmp_path: Path) -> None:
+    from draconform.reporting.records import HarnessError
+
+    demo = _run()
+    narrowed = replace(demo, info=replace(demo.info, selection=("kep-1/demo.feature",)))
+    problems = verify(_write(tmp_path, render_submission(narrowed))).problems
+    assert any(p.startswith("reproduce.selection: the run was narrowed to kep-1/demo.feature") for p in problems)
+    broken = replace(demo, errors=(HarnessError("test_features.py", "a worker crashed"),))
+    problems = verify(_write(tmp_path, render_submission(broken))).problems
+    assert any(p.startswith("summary.harnessErrors: 1 harness error(s) kept scenarios from running") for p in problems)

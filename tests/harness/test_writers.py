@@ -96,7 +96,8 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
     assert GHOST not in rules  # an uncatalogued ID never becomes a rule; its scenario is an error
     assert data["summary"] == {
         "scenarios": {"passed": 4, "failed": 1, "error": 2, "skipped": 1, "total": 8},
-        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "untested": 1, "not selected": 0, "total": 5},
+        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "untested": 1, "not selected": 0, "not run": 0,
+                  "total": 5},
         "harness_errors": 1,
     }
     assert data["profiles"]["extended"] == {
@@ -106,6 +107,7 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
         "skipped": 0,
         "untested": 0,
         "not selected": 0,
+        "not run": 0,
         "total": 1,
     }
     assert data["keps"][0]["profiles"]["core"]["total"] == 4
@@ -154,7 +156,8 @@ def test_junit_has_one_testcase_per_scenario_with_rules_as_properties() -> None:
     ]
     failure = failed.find("failure")
     assert failure is not None and failure.get("message") == "AssertionError: assert 1 == 2"
-    assert "Then it holds (line 5)" in (failure.text or "")
+    assert "failed at Then it holds (kep-1/demo.feature:5); rules KEP-1/B" in (failure.text or "")
+    assert failed.get("time") == "0.500"  # the scenario's real duration, for the CI tab
     error = cases["never starts"].find("error")
     assert error is not None and GHOST in (error.get("message") or "")
     skipped = cases["is skipped"].find("skipped")
@@ -190,16 +193,16 @@ def test_cucumber_json_keeps_every_scenario_with_step_results() -> None:
 def test_markdown_summarises_per_kep_and_profile_and_lists_untested_rules() -> None:
     text = render_markdown(_run())
     lines = text.splitlines()
-    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 1 | 0 | 4 |" in lines
-    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 0 | 1 |" in lines
+    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 1 | 0 | 0 | 4 |" in lines
+    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 1 |" in lines
     assert "| KEP-1/D ⚖️ | MUST | core | ⬜ untested | — |" in lines
-    assert any(
-        line.startswith("| KEP-1/B | MUST | core | ❌ failed | ❌ `kep-1/demo.feature:20` fails: ") for line in lines
-    )
+    assert "| KEP-1/B | MUST | core | ❌ failed | 1 passed, 1 failed |" in lines
     assert "*Why untested:* no kubelet yet" in text
     assert "- **KEP-1/D**: D-7: the KEP is read as requiring X" in lines
     assert "### ⚠️ error: `kep-1/demo.feature:40` never starts" in lines
     assert "- `test_features.py`: FeatureError: bad.feature:3: unexpected token" in lines
+    assert "- **1 skipped:** Unsupported: no clock" in lines  # skips grouped by reason
+    assert max(len(line) for line in lines if not line.startswith("|")) <= 120  # wrapped prose
 
 
 def test_summary_line_counts_scenarios_and_rules() -> None:
