@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import polars as pl
@@ -25,7 +26,7 @@ import polars as pl
 from draconform import faults
 from draconform.kube.cel import CelError, SelectorEngine, abbreviate
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
+from draconform.kube.values import LIST_KINDS, constraint_admits, lookup_attribute, parse_quantity
 from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -174,6 +175,9 @@ class _PoolView:
     candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
     # the nodes a candidate or a problem pool reaches, per set of selector lists (see `_shortcut`)
     relevant: dict[tuple[tuple[str, ...], ...], frozenset[str]] = field(default_factory=dict)
+    # D-4381-9: per slice with perDeviceNodeSelection, its usable devices as (rank, device id), in rank order: on a
+    # node the slice reaches, the devices of other nodes have their selectors evaluated too (an error counts)
+    per_device: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -603,11 +607,17 @@ class ColumnarAllocator:
         usable = usable.sort("driver", "pool", "slice", "index", descending=faults.on("pools-in-reverse-order"))
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
         binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if self.gates.binding and not faults.on("binding-devices-not-last"):  # D-5007-8, per pool
+        if not self.gates.stable_allocator and not faults.on("binding-devices-not-last"):  # D-5007-8, per pool
             flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
 
+        per_device: dict[str, list[tuple[int, int]]] = {}
+        per_device_slices = newest.filter(pl.col("per_device")).get_column("slice").to_list()
+        if per_device_slices:
+            for name, rank, device_id in usable.filter(pl.col("slice").is_in(per_device_slices)).select(
+                    "slice", "rank", "device_id").iter_rows():
+                per_device.setdefault(name, []).append((rank, device_id))
         view = _PoolView(
             usable=usable,
             newest_devices=newest_devices,
@@ -616,6 +626,7 @@ class ColumnarAllocator:
             problem_slices=problem_slices,
             any_consumes=bool(usable.get_column("consumes").any()),
             binding_slices=binding_slices,
+            per_device=per_device,
         )
         self._views[choice] = view
         return view
@@ -648,7 +659,9 @@ class ColumnarAllocator:
                         outcomes[index] = (value == literal) == (operator == "==")
             rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
             try:
-                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, facts[i].cel_input) for i in rest])
+                shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
+                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
+                                                               for i in rest])
             except CelError as exc:  # a compile error: it counts for each device the selector is applied to
                 found = [exc] * len(rest)
             for index, result in zip(rest, found, strict=True):
@@ -706,17 +719,18 @@ class ColumnarAllocator:
         attempt.whole = True
         self._shortcut(attempt, attempt.view)
 
-    def _node_candidates(self, attempt: _Attempt, node_name: str) -> dict[tuple[int, str], _AltCandidates]:
+    def _node_candidates(self, attempt: _Attempt, node: Obj) -> dict[tuple[int, str], _AltCandidates]:
         """The candidates a search on one node can reach, judged for that node only: a single allocation (as
         `draconform allocate` makes it, node after node until one fits) evaluates selectors on the devices of the
         nodes it tries, as upstream's allocator does, not on the whole cluster's."""
         by_selectors: dict[tuple[str, ...], _AltCandidates] = {}
         found = {}
+        node_name, reaching = str(node["metadata"]["name"]), self._per_device_here(attempt.view, node)
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
                     if alt.selectors not in by_selectors:
-                        by_selectors[alt.selectors] = self._select(attempt.view, alt.selectors, node_name)
+                        by_selectors[alt.selectors] = self._select(attempt.view, alt.selectors, node_name, reaching)
                     found[(alt.claim_index, alt.name)] = by_selectors[alt.selectors]
         return found
 
@@ -728,6 +742,8 @@ class ColumnarAllocator:
             return
         if any(row["node_name"] is None for row in view.problem_slices):
             return
+        if view.per_device and any(found.errors for found in attempt.candidates.values()):
+            return  # D-4381-9: an error of a device of another node may count on a node the slice reaches
         if any(not plan.requests for plan in attempt.plans):
             return
         try:
@@ -759,12 +775,14 @@ class ColumnarAllocator:
             view.candidates[alt.selectors] = found
         return found
 
-    def _select(self, view: _PoolView, selectors: tuple[str, ...], node: str | None = None) -> _AltCandidates:
+    def _select(self, view: _PoolView, selectors: tuple[str, ...], node: str | None = None,
+                reaching: Sequence[str] = ()) -> _AltCandidates:
         """The candidates among every usable device (for all nodes at once), or among those a search on `node` can
-        reach (its own and those not bound to one node). Per device, in search order: the first false selector
-        drops it, the first error marks it, and later selectors are not evaluated for it."""
+        reach (its own, those not bound to one node, and every device of the per-device slices in `reaching`).
+        Per device, in search order: the first false selector drops it, the first error marks it, and later
+        selectors are not evaluated for it."""
         frame = view.usable if node is None else view.usable.filter(
-            (pl.col("node_name") == node) | pl.col("node_name").is_null())
+            (pl.col("node_name") == node) | pl.col("node_name").is_null() | pl.col("slice").is_in(list(reaching)))
         ids = frame.get_column("device_id").to_list()
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
@@ -1041,7 +1059,7 @@ class ColumnarAllocator:
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node_name)
+        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node)
         view = attempt.view
         problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
         last = self._pools_last(view, node)
@@ -1050,7 +1068,7 @@ class ColumnarAllocator:
             for alts in plan.requests:
                 for alt in alts:
                     found = candidates[(alt.claim_index, alt.name)]
-                    ids = self._merge(found, node, last)
+                    ids = self._merge(found, node, last, view)
                     if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
                         if problems:
                             pool = problems[0]
@@ -1110,11 +1128,17 @@ class ColumnarAllocator:
             self._compat_base = base
         return Tracker(mode, base[1])
 
-    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]]) -> list[int]:
+    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
+               view: _PoolView | None = None) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order, the pools in
-        `last` moved behind the others."""
+        `last` moved behind the others. D-4381-9: a device of another node in a per-device slice reaching this
+        node is in the list where its selectors fail with an error (the search reports it when it gets there)."""
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
+        if view is not None and view.per_device and found.errors:
+            elsewhere = [(rank, d) for name in self._per_device_here(view, node) for rank, d in view.per_device[name]
+                         if d in found.errors and not self._device_on_node(self._devices[d], node)]
+            shared = sorted(shared + elsewhere) if elsewhere else shared
         merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
         if last:
             late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]
@@ -1122,6 +1146,11 @@ class ColumnarAllocator:
                 merged = [d for d, x in zip(merged, late, strict=True) if not x] + [
                     d for d, x in zip(merged, late, strict=True) if x]
         return merged
+
+    def _per_device_here(self, view: _PoolView, node: Obj) -> list[str]:
+        """The slices with perDeviceNodeSelection that reach the node: some device of theirs is usable there."""
+        return [name for name in view.per_device if name in self._blocks and any(
+            self._device_on_node(self._devices[d], node) for d in self._blocks[name].device_ids)]
 
     def _pools_last(self, view: _PoolView, node: Obj) -> frozenset[tuple[str, str]]:
         """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
@@ -1188,7 +1217,8 @@ class _Search:
         self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
             [] for _ in self.plans]
         self.counted: list[list[bool]] = [[] for _ in self.plans]
-        self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+        # taken by this attempt, admin access too, counted per pick (several claims' admin picks of one device)
+        self.busy: dict[DeviceKey, int] = {}
         self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
@@ -1292,7 +1322,11 @@ class _Search:
                 chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
                                            constraint.attribute) for other_alt, other, _ in mine
                           if constraint.applies(other_alt)]
-                holds = constraint_admits(constraint.kind, value, [v for v in chosen if v is not None])
+                present = [v for v in chosen if v is not None]
+                holds = constraint_admits(constraint.kind, value, present)
+                if holds and present and constraint.kind == "match" and not self.gates.list_attributes:
+                    # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
+                    holds = not any(v[0] in LIST_KINDS for v in (value, *present))
             if not holds:
                 if must:
                     raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
@@ -1302,9 +1336,9 @@ class _Search:
         self.counted[claim].append(counts)
         if consumption is not None:
             self.ledger.add(device, consumption)
+        if not shared:  # D-4381-7: in use for the rest of the attempt, an admin-access pick too
+            self.busy[device.key] = self.busy.get(device.key, 0) + 1
         if not alt.admin_access:
-            if not shared:
-                self.busy.add(device.key)
             self.compat.add(device.driver, device.pool, device.compatibility_groups)
             for key, amount in needs:
                 self.left[key] = self.left.get(key, Fraction(0)) - amount
@@ -1316,10 +1350,12 @@ class _Search:
         device = self.devices[device_id]
         if consumed is not None:
             self.ledger.undo(device, dict(consumed))
+        else:  # a device taken whole (a share records what it consumes)
+            self.busy[device.key] -= 1
+            if not self.busy[device.key]:
+                del self.busy[device.key]
         if alt.admin_access:
             return
-        if consumed is None:
-            self.busy.discard(device.key)
         self.compat.undo()
         for counter_set, counters in device.consumes if counted else ():
             for counter, amount in counters:
