@@ -26,7 +26,7 @@ import polars as pl
 from draconform import faults
 from draconform.kube.cel import CelError, SelectorEngine, abbreviate
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.values import LIST_KINDS, constraint_admits, lookup_attribute, parse_quantity
+from draconform.kube.values import LIST_KINDS, constraint_admits, lookup_attribute, parse_attribute, parse_quantity
 from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -69,11 +69,12 @@ _ATTRIBUTE_IS = re.compile(r"""^\s*device\.attributes\["([A-Za-z0-9.-]+)"\]\.([A
                            r"""["]([A-Za-z0-9._/ -]*)["]\s*$""")
 
 
-def _string_attribute(device: DeviceFacts, domain: str, ident: str) -> str | None:
+def _string_attribute(attributes: Obj, driver: str, domain: str, ident: str) -> str | None:
     """A string attribute as CEL's `device.attributes[domain].ident` reads it (bare names are in the driver's
-    domain); None when it is absent, not a string, or written both ways (left to the CEL runtime)."""
-    qualified = device.attributes.get(f"{domain}/{ident}")
-    bare = device.attributes.get(ident) if domain == device.driver else None
+    domain), from the published attributes; None when it is absent, not a string, or written both ways (left to
+    the CEL runtime)."""
+    qualified = parse_attribute(attributes.get(f"{domain}/{ident}"))
+    bare = parse_attribute(attributes.get(ident)) if domain == driver else None
     if qualified is not None and bare is not None:
         return None
     value = qualified if qualified is not None else bare
@@ -139,6 +140,11 @@ class _Devices:
         """The devices of one slice (`ids[i]` is `entries[i]`)."""
         where = (spec, slice_name, version, entries)
         self._entries.update(zip(ids, ((where, index) for index in range(len(ids))), strict=True))
+
+    def published(self, device_id: int) -> tuple[str, Obj]:
+        """The device's driver and its entry as published, without parsing it."""
+        (spec, _, _, entries), index = self._entries[device_id]
+        return str(spec.get("driver", "")), entries[index]
 
     def drop(self, device_id: int) -> None:
         self._entries.pop(device_id, None)
@@ -647,17 +653,26 @@ class ColumnarAllocator:
         known = view.verdicts.setdefault(expression, {})
         missing = [device_id for device_id in ids if device_id not in known]
         if missing:
-            facts = [self._devices[device_id] for device_id in missing]
-            outcomes: list[bool | CelError | None] = [None] * len(facts)
+            outcomes: list[bool | CelError | None] = [None] * len(missing)
             if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None and not faults.ACTIVE:
-                # A string attribute compared with a literal is read straight from the device; only devices
-                # without it (a CEL error) or with another type go through the CEL runtime.
+                # A string attribute compared with a literal is read straight from the published entry, which
+                # is not parsed for it; only devices without it (a CEL error) or with another type go through
+                # the CEL runtime.
                 domain, ident, operator, literal = attribute_is.groups()
-                for index, device in enumerate(facts):
-                    value = _string_attribute(device, domain, ident)
+                published, qualified, same = self._devices.published, f"{domain}/{ident}", operator == "=="
+                for index, device_id in enumerate(missing):
+                    driver, raw = published(device_id)
+                    attributes = raw.get("attributes") or {}
+                    full, bare = attributes.get(qualified), attributes.get(ident) if domain == driver else None
+                    one = full if bare is None else bare if full is None else None
+                    if isinstance(one, dict) and len(one) == 1 and isinstance(one.get("string"), str):
+                        outcomes[index] = (one["string"] == literal) == same  # the usual case, read at once
+                        continue
+                    value = _string_attribute(attributes, driver, domain, ident)
                     if value is not None:
-                        outcomes[index] = (value == literal) == (operator == "==")
+                        outcomes[index] = (value == literal) == same
             rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
+            facts = {index: self._devices[missing[index]] for index in rest}
             try:
                 shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
                 found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
@@ -666,10 +681,11 @@ class ColumnarAllocator:
                 found = [exc] * len(rest)
             for index, result in zip(rest, found, strict=True):
                 outcomes[index] = result
-            for device_id, device, outcome in zip(missing, facts, outcomes, strict=True):
+            for device_id, outcome in zip(missing, outcomes, strict=True):
                 if isinstance(outcome, Exception):
                     known[device_id] = -1
-                    view.errors[(expression, device_id)] = (f"device {device.driver}/{device.pool}/{device.name}: "
+                    driver, pool, name = self._keys[device_id]
+                    view.errors[(expression, device_id)] = (f"device {driver}/{pool}/{name}: "
                                                             f"selector {abbreviate(expression)}: {outcome}")
                 else:
                     known[device_id] = int(outcome is True)
