@@ -258,7 +258,7 @@ class ColumnarAllocator:
         one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
         self.store = store
         self.gates = Gates.of(gates)
-        self.engine = SelectorEngine()
+        self._engine: SelectorEngine | None = None  # made at the first selector that needs the CEL runtime
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
         self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, _SliceBlock] = {}
@@ -301,6 +301,15 @@ class ColumnarAllocator:
             self._sharing.clear()
             self._shared_total.clear()
         self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
+
+    @property
+    def engine(self) -> SelectorEngine:
+        """The CEL runtime, set up when a selector first needs it: the commonest selectors (`device.driver` or a
+        string attribute compared with a literal) are read from the columns and the entries, and a core that
+        never meets another does not pay for the CEL environment."""
+        if self._engine is None:
+            self._engine = SelectorEngine()
+        return self._engine
 
     # --- following the store -----------------------------------------------------------------------------
 
@@ -354,8 +363,9 @@ class ColumnarAllocator:
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
-        self._set_held(key, _held_devices(claim, self.gates))
-        self._set_sharing(key, AllocatedState.of([claim], self.gates).shared)
+        state = AllocatedState.of([claim], self.gates)  # read once for what it holds whole and its shares
+        self._set_held(key, _held_devices(claim, self.gates, state))
+        self._set_sharing(key, state.shared)
 
     def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
         """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
@@ -1203,13 +1213,14 @@ class ColumnarAllocator:
         return bool(device.all_nodes)
 
 
-def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
-    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""
+def _held_devices(claim: Obj, gates: Gates, state: AllocatedState | None = None) -> list[DeviceKey]:
+    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on);
+    `state` is the claim's `AllocatedState` where the caller has read it already."""
     if faults.on("admin-access-holds-device"):
         allocation = (claim.get("status") or {}).get("allocation") or {}
         return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
                 for r in (allocation.get("devices") or {}).get("results") or []]
-    return sorted(AllocatedState.of([claim], gates).exclusive)
+    return sorted((state or AllocatedState.of([claim], gates)).exclusive)
 
 
 class _Search:
