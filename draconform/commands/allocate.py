@@ -176,7 +176,9 @@ def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
-    found = _cycle(allocator, nodes, lambda node: cluster.claims_for(node, gates), not cluster.extended_pods(gates))
+    # One node (--node) is judged on its own: the core's pass over every node would judge the whole input.
+    batch = len(nodes) > 1 and not cluster.extended_pods(gates)
+    found = _cycle(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
     if found.chosen is not None and found.error is None:
         node, claims, allocations = found.chosen
         if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
@@ -259,7 +261,7 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
     explained: set[tuple[str, str]] = set()
     for claim in cluster.pending:
         shown = _display(claim)
-        alone = _cycle(allocator, nodes, lambda node, claim=claim: ([claim], []), True)
+        alone = _cycle(allocator, nodes, lambda node, claim=claim: ([claim], []), len(nodes) > 1)
         missing = _missing_classes(claim, known_classes)
         if missing:
             reason, message = "missing-class", alone.error or "; ".join(missing)
