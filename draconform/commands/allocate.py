@@ -261,7 +261,7 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
     explained: set[tuple[str, str]] = set()
     for claim in cluster.pending:
         shown = _display(claim)
-        alone = _cycle(allocator, nodes, lambda node, claim=claim: ([claim], []), len(nodes) > 1)
+        alone = _cycle(allocator, nodes, _only(claim), len(nodes) > 1)
         missing = _missing_classes(claim, known_classes)
         if missing:
             reason, message = "missing-class", alone.error or "; ".join(missing)
@@ -273,9 +273,9 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
             reason, message = "attempt-error", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), but "
                                                 f"the attempt for all claims failed: {together.error}")
         else:
-            lines = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
+            why = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
             reason, message = "together", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), not "
-                                           "together with the other claims" + (f": {lines}" if lines else ""))
+                                           "together with the other claims" + (f": {why}" if why else ""))
         explained.add(("ResourceClaim", shown))
         out.append((cluster.finding("ResourceClaim", shown, f"cannot be allocated ({reason}): {message}"),
                     claim["metadata"].get("namespace", ""), reason))
@@ -295,9 +295,16 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
     return out
 
 
+def _only(claim: Obj) -> Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]:
+    """The claims to allocate on any node when one claim is tried on its own."""
+    def claims_for(node: Obj) -> tuple[list[Obj], list[tuple[str, str]]]:
+        return [claim], []
+    return claims_for
+
+
 def _missing_classes(claim: Obj, known: set[str]) -> list[str]:
     """`request R: device class C does not exist` for each request or alternative naming a class not given."""
-    found = []
+    found: list[str] = []
     for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
         subs = [(request.get("name", ""), request.get("exactly") or {})] if "exactly" in request else [
             (f"{request.get('name', '')}/{sub.get('name', '')}", sub) for sub in request.get("firstAvailable") or []]

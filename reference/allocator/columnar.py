@@ -669,18 +669,18 @@ class ColumnarAllocator:
                 # is not parsed for it; only devices without it (a CEL error) or with another type go through
                 # the CEL runtime.
                 domain, ident, operator, literal = attribute_is.groups()
-                published, qualified, same = self._devices.published, f"{domain}/{ident}", operator == "=="
+                published, qualified, equal = self._devices.published, f"{domain}/{ident}", operator == "=="
                 for index, device_id in enumerate(missing):
                     driver, raw = published(device_id)
                     attributes = raw.get("attributes") or {}
                     full, bare = attributes.get(qualified), attributes.get(ident) if domain == driver else None
                     one = full if bare is None else bare if full is None else None
                     if isinstance(one, dict) and len(one) == 1 and isinstance(one.get("string"), str):
-                        outcomes[index] = (one["string"] == literal) == same  # the usual case, read at once
+                        outcomes[index] = (one["string"] == literal) == equal  # the usual case, read at once
                         continue
                     value = _string_attribute(attributes, driver, domain, ident)
                     if value is not None:
-                        outcomes[index] = (value == literal) == same
+                        outcomes[index] = (value == literal) == equal
             rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
             facts = {index: self._devices[missing[index]] for index in rest}
             try:

@@ -20,9 +20,9 @@ GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
 STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
 
 
-def run(core: AllocatorFactory, objects: list[dict[str, Any]], claims: list[dict[str, Any]], on: str = "node-1",
+def run(core: AllocatorFactory, objects: list[dict[str, Any]], claims: list[dict[str, Any]],
         **gate_values: bool) -> NodeAllocation:
-    return core(store_with(*objects), gates(**gate_values)).allocate(node(on), claims)
+    return core(store_with(*objects), gates(**gate_values)).allocate(node("node-1"), claims)
 
 
 def devices_of(answer: NodeAllocation) -> list[list[str]]:
