@@ -119,6 +119,8 @@ def _attempt_figures(name: str, options: BenchOptions, store: Store, nodes: list
                     f"fit, then the allocation on one; CPU time {cpu * 1000:.2f} ms); {go}", "columnar"),
         Measurement(name, "ms", build * 1000, "building the core's frames from the store before the attempt",
                     "columnar"),
+        Measurement(name, "ms", (build + first) * 1000, f"a fresh core: building it, then its first attempt; {go}",
+                    "columnar"),
         Measurement(name, "ms", again * 1000, "the same attempt again on unchanged state", "columnar"),
         Measurement(name, "ms", everywhere * 1000, "an allocation on every node (as upstream's Filter makes)",
                     "columnar"),

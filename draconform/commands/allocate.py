@@ -2,20 +2,28 @@
 plugin would in one scheduling attempt, and print the claims with `status.allocation` filled in.
 
 Claims that already carry an allocation hold their devices (and counters); the others are allocated together,
-in document order, on `--node`, or else on the first node (by name) that fits all of them. Pods that name a
+in document order, on `--node`, or else on the first node (by name) that fits all of them. The nodes are
+filtered as one kube-scheduler cycle does: in name order until percentageOfNodesToScore's share of feasible
+nodes is found, and an allocation error on any node visited fails the whole attempt, even when another node
+fits. Pods that name a
 ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
 that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
 advertise the resource, called `<pod>-extended-resources`. Input is read as `draconform validate` reads it:
 every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
 driver's CRDs) ignored with one line on stderr.
 
-Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated: no node fits, or an
-allocation error (missing DeviceClass, invalid pool with no alternative, All over an incomplete pool, CEL
-error), one finding per claim on stdout; 2 unusable input or invocation (file, line, object and field)."""
+Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated, one finding per claim on
+stdout (with -o json a JSON object with `allocated`, `exitStatus` and `findings`) giving its own reason:
+missing-class (a request names a DeviceClass the input lacks), error (its own allocation error: CEL error,
+All over an incomplete pool, ...), shortage (on its own it fits on no node), together (it fits on its own,
+not beside the other claims) or attempt-error (it fits on its own, but the attempt for all claims stopped at
+another claim's error); 2 unusable input or invocation (file, line, object and field)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import gc
 import json
 import re
@@ -23,6 +31,7 @@ import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -149,9 +158,16 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
         gc.unfreeze()
 
 
-def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
-    from draconform.reference.allocator.interface import AllocationError
+@dataclass
+class Cycle:
+    """What one scheduling cycle over the nodes found (see `_cycle`)."""
 
+    chosen: tuple[Obj, list[Obj], list[Obj] | None] | None = None  # node, its claims, allocations (None: not made)
+    error: str | None = None  # "node N: allocation error: ...": the cycle stopped there
+    reasons: dict[tuple[str, str], list[str]] = dataclasses.field(default_factory=dict)  # (kind, shown) -> why
+
+
+def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
@@ -160,40 +176,141 @@ def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
-    reasons: dict[tuple[str, str], list[str]] = {}  # (kind, namespace/name) -> why, per node
-    errors: list[str] = []
-    for node in nodes:
-        name = node["metadata"]["name"]
-        claims, unserved = cluster.claims_for(node, gates)
-        if unserved:
-            for pod_name, resource in unserved:
-                reasons.setdefault(("Pod", pod_name), []).append(
-                    f"node {name}: cannot fit resource {resource} (not advertised, no DeviceClass for it)")
-            continue
+    # One node (--node) is judged on its own: the core's pass over every node would judge the whole input.
+    batch = len(nodes) > 1 and not cluster.extended_pods(gates)
+    found = _cycle(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
+    if found.chosen is not None and found.error is None:
+        node, claims, allocations = found.chosen
         if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
-            diagnostic("allocate", f"node {name}: nothing to allocate, the device plugin serves the pods' "
-                                   "extended resources")
-            write(args.output, [])
-            return EXIT_ALLOCATED
-        try:
-            answer = allocator.allocate(node, claims)
-        except AllocationError as error:
-            errors.append(f"node {name}: allocation error: {error}")
-            continue
-        if answer.allocations is not None:
-            write(args.output, [_with_allocation(claim, allocation)
-                                for claim, allocation in zip(claims, answer.allocations, strict=True)])
-            return EXIT_ALLOCATED
-        for claim in claims:
-            why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
-            reasons.setdefault(("ResourceClaim", _display(claim)), []).append(f"node {name}: {why}")
-    if errors:
-        # An error (missing class, CEL error) is about the whole attempt: reported at the first claim.
-        first = ("ResourceClaim", _display(cluster.pending[0])) if cluster.pending else next(iter(reasons))
-        reasons = {first: errors}
-    print_findings([cluster.finding(kind, shown, "cannot be allocated: " + "; ".join(lines))
-                    for (kind, shown), lines in reasons.items()])
+            diagnostic("allocate", f"node {node['metadata']['name']}: nothing to allocate, the device plugin "
+                                   "serves the pods' extended resources")
+        elif allocations is None:  # the core said it fits without allocating: allocate now
+            allocations = allocator.allocate(node, claims).allocations
+        write(args.output, [_with_allocation(claim, allocation)
+                            for claim, allocation in zip(claims, allocations or [], strict=True)])
+        return EXIT_ALLOCATED
+    findings = _failures(allocator, nodes, cluster, gates, found)
+    if args.output == "json":
+        sys.stdout.write(json.dumps({"allocated": False, "exitStatus": EXIT_UNALLOCATABLE,
+                                     "findings": [{**finding.as_json(), "namespace": namespace, "reason": reason}
+                                                  for finding, namespace, reason in findings]}, indent=2) + "\n")
+    else:
+        print_findings([finding for finding, _, _ in findings])
     return EXIT_UNALLOCATABLE
+
+
+def _cycle(allocator: Any, nodes: list[Obj], claims_for: Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]],
+           batch: bool) -> Cycle:
+    """kube-scheduler's Filter walk over the nodes, in name order: it stops once percentageOfNodesToScore's
+    share of feasible nodes is found, and at the first node whose Filter fails with an error (an allocation
+    error aborts the whole cycle, even when some node fits). The chosen node is the first feasible one by
+    name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at once where it can, as
+    the DRA plugin asks it; a node it cannot judge is allocated on."""
+    from draconform.reference.allocator.interface import AllocationError, feasible_on
+    from draconform.reference.scheduler.scheduler import feasible_nodes_to_find
+
+    found = Cycle()
+    wanted, feasible, checked = feasible_nodes_to_find(len(nodes)), 0, 0
+    while checked < len(nodes) and feasible < wanted:
+        group = nodes[checked:checked + wanted - feasible]  # no node the one-by-one walk would not reach
+        checked += len(group)
+        verdicts: list[Any] = [None] * len(group)
+        if batch:
+            with contextlib.suppress(AllocationError):  # else node by node: the first node asked reports it
+                verdicts = feasible_on(allocator, group, claims_for(group[0])[0])
+        for node, verdict in zip(group, verdicts, strict=True):
+            name = node["metadata"]["name"]
+            claims, unserved = claims_for(node)
+            for pod_name, extended in unserved:
+                found.reasons.setdefault(("Pod", pod_name), []).append(
+                    f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
+            if unserved:
+                continue
+            allocations: list[Obj] | None = None
+            if claims and (verdict is None or not verdict.fits):
+                try:
+                    answer = allocator.allocate(node, claims) if verdict is None else verdict
+                except AllocationError as error:
+                    found.error = f"node {name}: allocation error: {error}"
+                    return found
+                if not answer.fits:
+                    for claim in claims:
+                        why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other "
+                                                                            "claims")
+                        found.reasons.setdefault(("ResourceClaim", _display(claim)), []).append(f"node {name}: {why}")
+                    continue
+                allocations = getattr(answer, "allocations", None)
+            feasible += 1
+            if found.chosen is None:
+                found.chosen = (node, claims, allocations)
+            if feasible >= wanted:
+                break
+    return found
+
+
+def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
+              together: Cycle) -> list[tuple[Finding, str, str]]:
+    """One finding per claim that cannot be allocated, with its own reason (and the reason's short name):
+    `missing-class` (a request names a DeviceClass the input lacks), `error` (its own allocation error),
+    `shortage` (on its own it fits on no node), `together` (it fits on its own, not beside the other claims)
+    or `attempt-error` (it fits on its own, but the one attempt for all claims stopped at another claim's
+    error). Each pending claim is tried on its own to tell these apart; pods and the claims made for their
+    extended resources keep the reasons the attempt for all claims gave."""
+    known_classes = {obj["metadata"]["name"] for obj in cluster.classes}
+    out: list[tuple[Finding, str, str]] = []
+    explained: set[tuple[str, str]] = set()
+    for claim in cluster.pending:
+        shown = _display(claim)
+        alone = _cycle(allocator, nodes, _only(claim), len(nodes) > 1)
+        missing = _missing_classes(claim, known_classes)
+        if missing:
+            reason, message = "missing-class", alone.error or "; ".join(missing)
+        elif alone.error is not None:
+            reason, message = "error", alone.error
+        elif alone.chosen is None:
+            reason, message = "shortage", "; ".join(alone.reasons.get(("ResourceClaim", shown), ["no node fits it"]))
+        elif together.error is not None:
+            reason, message = "attempt-error", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), but "
+                                                f"the attempt for all claims failed: {together.error}")
+        else:
+            why = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
+            reason, message = "together", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), not "
+                                           "together with the other claims" + (f": {why}" if why else ""))
+        explained.add(("ResourceClaim", shown))
+        out.append((cluster.finding("ResourceClaim", shown, f"cannot be allocated ({reason}): {message}"),
+                    claim["metadata"].get("namespace", ""), reason))
+    for (kind, shown), lines in together.reasons.items():
+        if (kind, shown) not in explained:
+            reason = "shortage" if kind == "Pod" else "together"
+            out.append((cluster.finding(kind, shown, f"cannot be allocated ({reason}): " + "; ".join(lines)),
+                        shown.rpartition("/")[0], reason))
+    if together.error is not None and not any(reason in ("error", "missing-class", "attempt-error")
+                                              for _, _, reason in out):
+        # only the attempt for all claims met the error (a claim made for a pod's extended resources, or a
+        # device the search reached only beside the other claims): said once, at the first pod or claim
+        pods = [pod for pod, _ in cluster.extended_pods(gates)]
+        kind, shown = ("Pod", _display(pods[0])) if pods else ("ResourceClaim", _display(cluster.pending[0]))
+        out.append((cluster.finding(kind, shown, f"cannot be allocated (error): the attempt for all claims "
+                                                 f"failed: {together.error}"), shown.rpartition("/")[0], "error"))
+    return out
+
+
+def _only(claim: Obj) -> Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]:
+    """The claims to allocate on any node when one claim is tried on its own."""
+    def claims_for(node: Obj) -> tuple[list[Obj], list[tuple[str, str]]]:
+        return [claim], []
+    return claims_for
+
+
+def _missing_classes(claim: Obj, known: set[str]) -> list[str]:
+    """`request R: device class C does not exist` for each request or alternative naming a class not given."""
+    found: list[str] = []
+    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+        subs = [(request.get("name", ""), request.get("exactly") or {})] if "exactly" in request else [
+            (f"{request.get('name', '')}/{sub.get('name', '')}", sub) for sub in request.get("firstAvailable") or []]
+        found.extend(f"request {name}: device class {spec.get('deviceClassName')} does not exist"
+                     for name, spec in subs if spec.get("deviceClassName") not in known)
+    return found
 
 
 def allocator_class(kind: str) -> Callable[..., Any]:

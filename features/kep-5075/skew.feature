@@ -50,6 +50,24 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
       When the scheduler runs
       Then pod "app" is not scheduled
 
+    # D-4381-8: with DRADeviceBindingConditions off too, upstream runs its stable allocator, which has no
+    # capacity requests: the claim gets the NIC whole, whatever it asks for.
+    Scenario: With DRADeviceBindingConditions off as well, the capacity asked for is ignored
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=off,DRADeviceBindingConditions=off"
+      And the objects of manifest "shared-nic.yaml"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: fast}
+        spec:
+          devices:
+            requests:
+            - {name: nic, exactly: {deviceClassName: nic, capacity: {requests: {bandwidth: 20G}}}}
+        """
+      And a pod "app" using claim "fast"
+      When the scheduler runs
+      Then pod "app" is bound to node "worker-1"
+      And claim "fast" is allocated device "eth1"
+
     Scenario Outline: A share allocated while the gate was on holds the NIC whole once kube-scheduler has it <gate>
       Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
       And the objects of manifest "shared-nic.yaml"

@@ -97,6 +97,17 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       And claim "workload" is allocated device "gpu-0"
       And claim "monitor" is allocated device "gpu-0"
 
+    # D-4381-7: within one scheduling attempt every pick is in use for the later requests, admin access too.
+    Scenario: In one pod, the GPU a claim took with admin access is not given to the workload claim after it
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And the objects of manifest "monitor-admin-access.yaml"
+      And a claim "workload" for one "gpu" device
+      And a pod "trainer" using claims "monitor, workload"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "monitor" is allocated device "gpu-0"
+      And claim "workload" is allocated device "gpu-1"
+
     Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And kube-scheduler with feature gates "DRAAdminAccess=off"

@@ -98,3 +98,36 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
         | an unknown attribute         | device.attributes["gpu.example.com"].memory > 1             |
         | a result that is not a bool  | device.attributes["gpu.example.com"].model                  |
         | a runaway comprehension      | [1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true))))) |
+
+    # D-4381-11: a Filter error on any node the cycle visits fails the cycle, even where another node fits.
+    Scenario: An error on one node fails the pod although another node has a matching device
+      Given a node "worker-2"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-2-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-2, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-2
+          devices:
+          - name: gpu-0
+            attributes:
+              model: {string: A100}
+              example.com/memoryClass: {string: hbm3}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: probe}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["example.com"].memoryClass == "hbm3"'}
+        """
+      And a pod "trainer" using claim "probe"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled with reason "SchedulerError"
+      And claim "probe" is not allocated

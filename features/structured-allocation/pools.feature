@@ -299,3 +299,36 @@ Feature: Which published devices count: pools, generations and node reach (struc
       When the scheduler runs
       Then pod "trainer" is bound to node "worker-2"
       And claim "training" is usable only on node "worker-2"
+
+    # D-4381-9: on a node the slice reaches, every device of it meets the selectors before its own node is
+    # checked, so a device of a node the scheduler never visits (worker-9 has no Node) can still raise an error.
+    Scenario: A device of another node in a per-device slice is evaluated before its node is checked
+      Given the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          perDeviceNodeSelection: true
+          devices:
+          - name: gpu-on-9
+            nodeName: worker-9
+          - name: gpu-on-2
+            nodeName: worker-2
+            attributes: {model: {string: A100}}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: training}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}
+        """
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled with reason "SchedulerError"
+      And claim "training" is not allocated

@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import polars as pl
 
 from draconform.kube.cel import CelError, SelectorEngine, abbreviate
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.values import constraint_admits, lookup_attribute, parse_quantity
+from draconform.kube.values import LIST_KINDS, constraint_admits, lookup_attribute, parse_attribute, parse_quantity
 from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.common import (
     MAX_DEVICES_PER_CLAIM,
@@ -67,11 +68,12 @@ _ATTRIBUTE_IS = re.compile(r"""^\s*device\.attributes\["([A-Za-z0-9.-]+)"\]\.([A
                            r"""["]([A-Za-z0-9._/ -]*)["]\s*$""")
 
 
-def _string_attribute(device: DeviceFacts, domain: str, ident: str) -> str | None:
+def _string_attribute(attributes: Obj, driver: str, domain: str, ident: str) -> str | None:
     """A string attribute as CEL's `device.attributes[domain].ident` reads it (bare names are in the driver's
-    domain); None when it is absent, not a string, or written both ways (left to the CEL runtime)."""
-    qualified = device.attributes.get(f"{domain}/{ident}")
-    bare = device.attributes.get(ident) if domain == device.driver else None
+    domain), from the published attributes; None when it is absent, not a string, or written both ways (left to
+    the CEL runtime)."""
+    qualified = parse_attribute(attributes.get(f"{domain}/{ident}"))
+    bare = parse_attribute(attributes.get(ident)) if domain == driver else None
     if qualified is not None and bare is not None:
         return None
     value = qualified if qualified is not None else bare
@@ -138,6 +140,11 @@ class _Devices:
         where = (spec, slice_name, version, entries)
         self._entries.update(zip(ids, ((where, index) for index in range(len(ids))), strict=True))
 
+    def published(self, device_id: int) -> tuple[str, Obj]:
+        """The device's driver and its entry as published, without parsing it."""
+        (spec, _, _, entries), index = self._entries[device_id]
+        return str(spec.get("driver", "")), entries[index]
+
     def drop(self, device_id: int) -> None:
         self._entries.pop(device_id, None)
         self._facts.pop(device_id, None)
@@ -173,6 +180,9 @@ class _PoolView:
     candidates: dict[tuple[str, ...], _AltCandidates] = field(default_factory=dict)  # per selector list
     # the nodes a candidate or a problem pool reaches, per set of selector lists (see `_shortcut`)
     relevant: dict[tuple[tuple[str, ...], ...], frozenset[str]] = field(default_factory=dict)
+    # D-4381-9: per slice with perDeviceNodeSelection, its usable devices as (rank, device id), in rank order: on a
+    # node the slice reaches, the devices of other nodes have their selectors evaluated too (an error counts)
+    per_device: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -247,7 +257,7 @@ class ColumnarAllocator:
         one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
         self.store = store
         self.gates = Gates.of(gates)
-        self.engine = SelectorEngine()
+        self._engine: SelectorEngine | None = None  # made at the first selector that needs the CEL runtime
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
         self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, _SliceBlock] = {}
@@ -287,6 +297,15 @@ class ColumnarAllocator:
         for obj in store.view("ResourceClaim"):
             self._put_claim(obj)
         self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
+
+    @property
+    def engine(self) -> SelectorEngine:
+        """The CEL runtime, set up when a selector first needs it: the commonest selectors (`device.driver` or a
+        string attribute compared with a literal) are read from the columns and the entries, and a core that
+        never meets another does not pay for the CEL environment."""
+        if self._engine is None:
+            self._engine = SelectorEngine()
+        return self._engine
 
     # --- following the store -----------------------------------------------------------------------------
 
@@ -336,8 +355,9 @@ class ColumnarAllocator:
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
         self._claim_results.put(key, claim)
-        self._set_held(key, _held_devices(claim, self.gates))
-        self._set_sharing(key, AllocatedState.of([claim], self.gates).shared)
+        state = AllocatedState.of([claim], self.gates)  # read once for what it holds whole and its shares
+        self._set_held(key, _held_devices(claim, self.gates, state))
+        self._set_sharing(key, state.shared)
 
     def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
         """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
@@ -585,11 +605,17 @@ class ColumnarAllocator:
         usable = usable.sort("driver", "pool", "slice", "index")
         usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
         binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        if self.gates.binding:  # D-5007-8, per pool
+        if not self.gates.stable_allocator:  # D-5007-8, per pool
             flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
             for row in newest.join(flagged, on="slice", how="semi").to_dicts():
                 binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
 
+        per_device: dict[str, list[tuple[int, int]]] = {}
+        per_device_slices = newest.filter(pl.col("per_device")).get_column("slice").to_list()
+        if per_device_slices:
+            for name, rank, device_id in usable.filter(pl.col("slice").is_in(per_device_slices)).select(
+                    "slice", "rank", "device_id").iter_rows():
+                per_device.setdefault(name, []).append((rank, device_id))
         view = _PoolView(
             usable=usable,
             newest_devices=newest_devices,
@@ -598,6 +624,7 @@ class ColumnarAllocator:
             problem_slices=problem_slices,
             any_consumes=bool(usable.get_column("consumes").any()),
             binding_slices=binding_slices,
+            per_device=per_device,
         )
         self._views[choice] = view
         return view
@@ -618,27 +645,39 @@ class ColumnarAllocator:
         known = view.verdicts.setdefault(expression, {})
         missing = [device_id for device_id in ids if device_id not in known]
         if missing:
-            facts = [self._devices[device_id] for device_id in missing]
-            outcomes: list[bool | CelError | None] = [None] * len(facts)
+            outcomes: list[bool | CelError | None] = [None] * len(missing)
             if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None:
-                # A string attribute compared with a literal is read straight from the device; only devices
-                # without it (a CEL error) or with another type go through the CEL runtime.
+                # A string attribute compared with a literal is read straight from the published entry, which
+                # is not parsed for it; only devices without it (a CEL error) or with another type go through
+                # the CEL runtime.
                 domain, ident, operator, literal = attribute_is.groups()
-                for index, device in enumerate(facts):
-                    value = _string_attribute(device, domain, ident)
+                published, qualified, equal = self._devices.published, f"{domain}/{ident}", operator == "=="
+                for index, device_id in enumerate(missing):
+                    driver, raw = published(device_id)
+                    attributes = raw.get("attributes") or {}
+                    full, bare = attributes.get(qualified), attributes.get(ident) if domain == driver else None
+                    one = full if bare is None else bare if full is None else None
+                    if isinstance(one, dict) and len(one) == 1 and isinstance(one.get("string"), str):
+                        outcomes[index] = (one["string"] == literal) == equal  # the usual case, read at once
+                        continue
+                    value = _string_attribute(attributes, driver, domain, ident)
                     if value is not None:
-                        outcomes[index] = (value == literal) == (operator == "==")
+                        outcomes[index] = (value == literal) == equal
             rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
+            facts = {index: self._devices[missing[index]] for index in rest}
             try:
-                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, facts[i].cel_input) for i in rest])
+                shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
+                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
+                                                               for i in rest])
             except CelError as exc:  # a compile error: it counts for each device the selector is applied to
                 found = [exc] * len(rest)
             for index, result in zip(rest, found, strict=True):
                 outcomes[index] = result
-            for device_id, device, outcome in zip(missing, facts, outcomes, strict=True):
+            for device_id, outcome in zip(missing, outcomes, strict=True):
                 if isinstance(outcome, Exception):
                     known[device_id] = -1
-                    view.errors[(expression, device_id)] = (f"device {device.driver}/{device.pool}/{device.name}: "
+                    driver, pool, name = self._keys[device_id]
+                    view.errors[(expression, device_id)] = (f"device {driver}/{pool}/{name}: "
                                                             f"selector {abbreviate(expression)}: {outcome}")
                 else:
                     known[device_id] = int(outcome is True)
@@ -688,17 +727,18 @@ class ColumnarAllocator:
         attempt.whole = True
         self._shortcut(attempt, attempt.view)
 
-    def _node_candidates(self, attempt: _Attempt, node_name: str) -> dict[tuple[int, str], _AltCandidates]:
+    def _node_candidates(self, attempt: _Attempt, node: Obj) -> dict[tuple[int, str], _AltCandidates]:
         """The candidates a search on one node can reach, judged for that node only: a single allocation (as
         `draconform allocate` makes it, node after node until one fits) evaluates selectors on the devices of the
         nodes it tries, as upstream's allocator does, not on the whole cluster's."""
         by_selectors: dict[tuple[str, ...], _AltCandidates] = {}
         found = {}
+        node_name, reaching = str(node["metadata"]["name"]), self._per_device_here(attempt.view, node)
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
                     if alt.selectors not in by_selectors:
-                        by_selectors[alt.selectors] = self._select(attempt.view, alt.selectors, node_name)
+                        by_selectors[alt.selectors] = self._select(attempt.view, alt.selectors, node_name, reaching)
                     found[(alt.claim_index, alt.name)] = by_selectors[alt.selectors]
         return found
 
@@ -710,6 +750,8 @@ class ColumnarAllocator:
             return
         if any(row["node_name"] is None for row in view.problem_slices):
             return
+        if view.per_device and any(found.errors for found in attempt.candidates.values()):
+            return  # D-4381-9: an error of a device of another node may count on a node the slice reaches
         if any(not plan.requests for plan in attempt.plans):
             return
         try:
@@ -741,12 +783,14 @@ class ColumnarAllocator:
             view.candidates[alt.selectors] = found
         return found
 
-    def _select(self, view: _PoolView, selectors: tuple[str, ...], node: str | None = None) -> _AltCandidates:
+    def _select(self, view: _PoolView, selectors: tuple[str, ...], node: str | None = None,
+                reaching: Sequence[str] = ()) -> _AltCandidates:
         """The candidates among every usable device (for all nodes at once), or among those a search on `node` can
-        reach (its own and those not bound to one node). Per device, in search order: the first false selector
-        drops it, the first error marks it, and later selectors are not evaluated for it."""
+        reach (its own, those not bound to one node, and every device of the per-device slices in `reaching`).
+        Per device, in search order: the first false selector drops it, the first error marks it, and later
+        selectors are not evaluated for it."""
         frame = view.usable if node is None else view.usable.filter(
-            (pl.col("node_name") == node) | pl.col("node_name").is_null())
+            (pl.col("node_name") == node) | pl.col("node_name").is_null() | pl.col("slice").is_in(list(reaching)))
         ids = frame.get_column("device_id").to_list()
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
@@ -1021,7 +1065,7 @@ class ColumnarAllocator:
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node_name)
+        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node)
         view = attempt.view
         problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
         last = self._pools_last(view, node)
@@ -1030,7 +1074,7 @@ class ColumnarAllocator:
             for alts in plan.requests:
                 for alt in alts:
                     found = candidates[(alt.claim_index, alt.name)]
-                    ids = self._merge(found, node, last)
+                    ids = self._merge(found, node, last, view)
                     if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
                         if problems:
                             pool = problems[0]
@@ -1086,11 +1130,17 @@ class ColumnarAllocator:
             self._compat_base = base
         return Tracker(mode, base[1])
 
-    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]]) -> list[int]:
+    def _merge(self, found: _AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
+               view: _PoolView | None = None) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order, the pools in
-        `last` moved behind the others."""
+        `last` moved behind the others. D-4381-9: a device of another node in a per-device slice reaching this
+        node is in the list where its selectors fail with an error (the search reports it when it gets there)."""
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
         shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
+        if view is not None and view.per_device and found.errors:
+            elsewhere = [(rank, d) for name in self._per_device_here(view, node) for rank, d in view.per_device[name]
+                         if d in found.errors and not self._device_on_node(self._devices[d], node)]
+            shared = sorted(shared + elsewhere) if elsewhere else shared
         merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
         if last:
             late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]
@@ -1098,6 +1148,11 @@ class ColumnarAllocator:
                 merged = [d for d, x in zip(merged, late, strict=True) if not x] + [
                     d for d, x in zip(merged, late, strict=True) if x]
         return merged
+
+    def _per_device_here(self, view: _PoolView, node: Obj) -> list[str]:
+        """The slices with perDeviceNodeSelection that reach the node: some device of theirs is usable there."""
+        return [name for name in view.per_device if name in self._blocks and any(
+            self._device_on_node(self._devices[d], node) for d in self._blocks[name].device_ids)]
 
     def _pools_last(self, view: _PoolView, node: Obj) -> frozenset[tuple[str, str]]:
         """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
@@ -1134,9 +1189,10 @@ class ColumnarAllocator:
         return bool(device.all_nodes)
 
 
-def _held_devices(claim: Obj, gates: Gates) -> list[DeviceKey]:
-    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""
-    return sorted(AllocatedState.of([claim], gates).exclusive)
+def _held_devices(claim: Obj, gates: Gates, state: AllocatedState | None = None) -> list[DeviceKey]:
+    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on);
+    `state` is the claim's `AllocatedState` where the caller has read it already."""
+    return sorted((state or AllocatedState.of([claim], gates)).exclusive)
 
 
 class _Search:
@@ -1160,7 +1216,8 @@ class _Search:
         self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
             [] for _ in self.plans]
         self.counted: list[list[bool]] = [[] for _ in self.plans]
-        self.busy: set[DeviceKey] = set()  # taken exclusively by this attempt
+        # taken by this attempt, admin access too, counted per pick (several claims' admin picks of one device)
+        self.busy: dict[DeviceKey, int] = {}
         self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
@@ -1259,7 +1316,11 @@ class _Search:
                 chosen = [lookup_attribute(self.devices[other].attributes, self.devices[other].driver,
                                            constraint.attribute) for other_alt, other, _ in mine
                           if constraint.applies(other_alt)]
-                holds = constraint_admits(constraint.kind, value, [v for v in chosen if v is not None])
+                present = [v for v in chosen if v is not None]
+                holds = constraint_admits(constraint.kind, value, present)
+                if holds and present and constraint.kind == "match" and not self.gates.list_attributes:
+                    # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
+                    holds = not any(v[0] in LIST_KINDS for v in (value, *present))
             if not holds:
                 if must:
                     raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
@@ -1269,9 +1330,9 @@ class _Search:
         self.counted[claim].append(counts)
         if consumption is not None:
             self.ledger.add(device, consumption)
+        if not shared:  # D-4381-7: in use for the rest of the attempt, an admin-access pick too
+            self.busy[device.key] = self.busy.get(device.key, 0) + 1
         if not alt.admin_access:
-            if not shared:
-                self.busy.add(device.key)
             self.compat.add(device.driver, device.pool, device.compatibility_groups)
             for key, amount in needs:
                 self.left[key] = self.left.get(key, Fraction(0)) - amount
@@ -1283,10 +1344,12 @@ class _Search:
         device = self.devices[device_id]
         if consumed is not None:
             self.ledger.undo(device, dict(consumed))
+        else:  # a device taken whole (a share records what it consumes)
+            self.busy[device.key] -= 1
+            if not self.busy[device.key]:
+                del self.busy[device.key]
         if alt.admin_access:
             return
-        if consumed is None:
-            self.busy.discard(device.key)
         self.compat.undo()
         for counter_set, counters in device.consumes if counted else ():
             for counter, amount in counters:

@@ -48,8 +48,12 @@ class Gates:
     compatibility: Mode  # KEP-5963: ignore (older scheduler), skip (gate off) or enforce (gate on)
     # Upstream runs its oldest ("stable") allocator only when no gate needs a newer one; that one refuses
     # distinctAttribute. Any of consumable capacity, binding conditions with device status, list-type
-    # attributes or compatibility groups selects a newer allocator, which enforces it.
+    # attributes or compatibility groups selects a newer allocator, which enforces it. The stable allocator also
+    # ignores capacity.requests and shows CEL allowMultipleAllocations as false (D-4381-8), and it alone keeps
+    # pools with binding-condition devices in name order (D-5007-8).
     stable_allocator: bool = False
+    # DRAListTypeAttributes: with it off, matchAttribute compares scalars only (D-4381-10)
+    list_attributes: bool = True
 
     @classmethod
     def of(cls, gates: FeatureGates) -> Gates:
@@ -66,6 +70,7 @@ class Gates:
             stable_allocator=not gates.enabled("DRAConsumableCapacity")
             and not gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
             and not gates.enabled("DRAListTypeAttributes") and not gates.enabled("DRADeviceCompatibilityGroups"),
+            list_attributes=gates.enabled("DRAListTypeAttributes"),
         )
 
 
@@ -171,7 +176,8 @@ def _alternative(index: int, request: str, sub: str | None, spec: Obj, classes: 
     if admin and not gates.admin_access:
         raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
     capacity: list[tuple[str, Fraction]] = []
-    if (spec.get("capacity") or {}).get("requests"):
+    # D-4381-8: upstream's stable allocator has no capacity requests at all, so it ignores them.
+    if (spec.get("capacity") or {}).get("requests") and not gates.stable_allocator:
         if not gates.consumable_capacity:
             raise AllocationError(f"{where}: capacity requests are not enabled (feature gate DRAConsumableCapacity)")
         for capacity_name, amount in sorted(spec["capacity"]["requests"].items()):
@@ -263,8 +269,11 @@ class DeviceFacts:
     def cel_key(self) -> tuple[str, str, str, str, str]:
         return self.driver, self.pool, self.slice_name, self.slice_version, self.name
 
-    def cel_input(self) -> dict[str, Any]:
-        built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity, self.allow_multiple)
+    def cel_input(self, multiple_shown: bool = True) -> dict[str, Any]:
+        """The CEL `device`; `multiple_shown` False for upstream's stable allocator, whose CEL input has no
+        allowMultipleAllocations (it reads false, D-4381-8)."""
+        built: dict[str, Any] = device_input(self.driver, self.attributes, self.capacity,
+                                             self.allow_multiple and multiple_shown)
         return built
 
 

@@ -14,15 +14,18 @@ allocation and D-5007-8 in docs/decisions.md):
    in the cluster do; a newer generation elsewhere then leaves the pool out on this node (being replaced).
    An incomplete pool is never checked further; a
    complete pool with duplicate device or counter-set names, or a device consuming an unknown counter set or
-   counter, is invalid. Pools are ordered by driver and name; with the binding-condition gates on, a pool
-   holding any device with binding conditions (in the slices that reach the node) comes after all others.
-   Inside a pool: slices by name, devices in slice order.
+   counter, is invalid. Pools are ordered by driver and name; unless the gates leave upstream's stable
+   allocator running, a pool holding any device with binding conditions (in the slices that reach the node)
+   comes after all others. Inside a pool: slices by name, devices in slice order; a slice with
+   perDeviceNodeSelection reaching the node brings all its devices, each checked for the node after its
+   selectors.
 2. Check every claim's requests before searching (missing class, gates, modes). An allocationMode All
    request lists its devices now: every matching device on the node that can serve its capacity, or an
    error when a pool reaching the node is incomplete or invalid. A claim that needs more than 32 devices at
    the least is an error.
 3. Search depth first: claims, requests (firstAvailable: alternatives in order), devices in pool order.
-   For one device: skip it when in use; evaluate its selectors (class first, then request, cached; a CEL
+   For one device: skip it when in use (an earlier pick of the attempt, admin access too, counts);
+   evaluate its selectors (class first, then request, cached; a CEL
    error stops the whole attempt, so selectors are only evaluated where the search reaches); then capacity
    (KEP-5075: with DRAConsumableCapacity a multi-allocatable device takes shares, several per claim, while
    what all its shares consume fits; it takes its counters with its first share), counters, taints,
@@ -260,10 +263,13 @@ class Attempt:
         self.prioritized = gates.enabled("DRAPrioritizedList")
         self.admin_gate = gates.enabled("DRAAdminAccess")
         self.consumable = gates.enabled("DRAConsumableCapacity")
-        # Upstream's oldest allocator, chosen when none of these gates asks for a newer one, has no
-        # distinctAttribute.
-        self.distinct = self.consumable or self.binding or gates.enabled("DRAListTypeAttributes") or gates.enabled(
-            COMPATIBILITY_GATE)
+        # Upstream's oldest ("stable") allocator runs when none of these gates asks for a newer one: it has no
+        # distinctAttribute, ignores capacity.requests, shows CEL allowMultipleAllocations as false (D-4381-8) and
+        # keeps pools in name order (D-5007-8).
+        self.list_attributes = gates.enabled("DRAListTypeAttributes")
+        self.stable = not (self.consumable or self.binding or self.list_attributes
+                           or gates.enabled(COMPATIBILITY_GATE))
+        self.distinct = not self.stable
         # An older scheduler needs no case of its own: it reads the API without the field (releaseview).
         self.compatibility = "enforce" if gates.enabled(COMPATIBILITY_GATE) else "skip"
         allocated = [c for c in self.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
@@ -369,10 +375,11 @@ class Attempt:
         return self.reaches(spec)
 
     def pools_for_node(self) -> list[Pool]:
-        """The pools reaching the node, in search order (D-5007-8 for the binding gates: a pool with any
-        device with binding conditions in a slice reaching the node goes last)."""
+        """The pools reaching the node, in search order (D-5007-8, in every allocator but the stable one,
+        whatever the binding gates say: a pool with any device with binding conditions in a slice reaching the
+        node goes last)."""
         here = [pool for _, pool in sorted(self.node_pools.items())]
-        if self.binding:
+        if not self.stable:
             def has_conditions(pool: Pool) -> bool:
                 return any(raw.get("bindingConditions") for s in pool.slices if self.slice_reaches(s)
                            for raw in s["spec"].get("devices") or [])
@@ -380,7 +387,9 @@ class Attempt:
         return here
 
     def devices_here(self, pool: Pool) -> list[Device]:
-        return [d for d in pool.devices if self.reaches(d.placement)]
+        """The devices of the pool's slices that reach the node: with perDeviceNodeSelection every device of
+        such a slice, those of other nodes too (`selectable` checks a device's node after its selectors, D-4381-9)."""
+        return [d for d in pool.devices if self.slice_reaches(d.slice)]
 
     # --- 2. requests ---------------------------------------------------------------------------------------
     def read_requests(self) -> list[list[list[Request]]]:
@@ -420,7 +429,7 @@ class Attempt:
         if spec.get("adminAccess") and not self.admin_gate:
             raise AllocationError(f"{where}: admin access is not enabled (feature gate DRAAdminAccess)")
         amounts = []
-        if (spec.get("capacity") or {}).get("requests"):
+        if (spec.get("capacity") or {}).get("requests") and not self.stable:  # D-4381-8: stable ignores them
             if not self.consumable:
                 raise AllocationError(f"{where}: capacity requests are not enabled (feature gate "
                                       "DRAConsumableCapacity)")
@@ -454,7 +463,9 @@ class Attempt:
     # --- selectors -----------------------------------------------------------------------------------------
     def selectable(self, request: Request, device: Device) -> bool:
         """Gates first (devices this scheduler may not use are never looked at), then the class selectors and
-        the request's, stopping at the first false one; a CEL error stops the attempt. Cached per pair."""
+        the request's, stopping at the first false one (a CEL error stops the attempt), and only then whether
+        the device reaches the node (D-4381-9: a device of another node in a per-device slice is evaluated too).
+        Cached per pair."""
         raw = device.raw
         if raw.get("bindingConditions") and not self.binding:
             return False
@@ -465,7 +476,7 @@ class Attempt:
         key = (f"{request.claim}/{request.name}", device.key)
         if key not in self.matches:
             self.matches[key] = all(self.selector_true(expression, request, device)
-                                    for expression in request.selectors)
+                                    for expression in request.selectors) and self.reaches(device.placement)
         return self.matches[key]
 
     def selector_true(self, expression: str, request: Request, device: Device) -> bool:
@@ -476,7 +487,7 @@ class Attempt:
                 if parsed is not None:
                     attributes[name] = parsed
             capacity = {name: entry.value for name, entry in device.capacities().items()}
-            built: dict[str, Any] = device_input(device.driver, attributes, capacity, device.multi)
+            built: dict[str, Any] = device_input(device.driver, attributes, capacity, device.multi and not self.stable)
             return built
 
         cel_key = (device.driver, device.pool, device.slice["metadata"]["name"],
@@ -583,8 +594,9 @@ class Attempt:
             return not request.admin and device.key in self.in_use
         if any(p.device.key == device.key for p in self.picks[claim]):
             return True
+        # D-4381-7: an earlier pick of this attempt holds the device for the rest of it, admin access too
         return not request.admin and (device.key in self.in_use or any(
-            p.device.key == device.key and not p.request.admin for picks in self.picks for p in picks))
+            p.device.key == device.key for picks in self.picks for p in picks))
 
     def try_add(self, request: Request, device: Device, claim: int, must: bool) -> bool:
         if self.busy(request, device, claim):
@@ -667,12 +679,16 @@ class Attempt:
         if mine is None:
             return False
         others = []
+        lists = mine[0] in LIST_KINDS
         for pick in self.picks[claim]:
             if names and pick.request.parent not in names and pick.request.name not in names:
                 continue
             theirs = pick.device.attribute(attribute)
             if theirs is not None:
                 others.append(_items(theirs))
+                lists = lists or theirs[0] in LIST_KINDS
+        if kind == "match" and not self.list_attributes and others and lists:
+            return False  # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
         if kind == "match":
             return any(all(any(_same_value(value, other) for other in items) for items in others)
                        for value in _items(mine))

@@ -52,7 +52,7 @@ def test_exit_1_when_no_node_fits_with_a_reason_per_claim(capsys: pytest.Capture
                                 "--feature-gates", "DRAPartitionableDevices=false")
     assert status == 1
     assert f"{EXAMPLES / 'partitions.yaml'}:" in out
-    assert "ResourceClaim/trainer-gpu: cannot be allocated: node worker-1:" in out
+    assert "ResourceClaim/trainer-gpu: cannot be allocated (shortage): node worker-1:" in out
     assert "generated for Pod default/trainer" in out
 
 
@@ -110,3 +110,106 @@ def test_exit_2_for_an_unreadable_file_and_an_unknown_gate(capsys: pytest.Captur
     assert allocate(capsys, str(tmp_path / "absent.yaml"))[0] == 2
     status, _, err = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), "--feature-gates", "NoSuchGate=true")
     assert status == 2 and "NoSuchGate" in err
+
+
+# --- one scheduling cycle (issue 29) and a finding per claim with its own reason (issue 31) -------------------
+
+def _manifests(*documents: str) -> str:
+    return "\n---\n".join(documents)
+
+
+GPU_CLASS = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel: {expression: 'device.driver == "gpu.example.com"'}"""
+
+
+def _node_gpus(node: str, count: int, model: str | None = "A100") -> str:
+    attributes = f"attributes: {{model: {{string: {model}}}}}" if model else "attributes: {}"
+    devices = "\n".join(f"  - {{name: gpu-{i}, {attributes}}}" for i in range(count))
+    return f"""apiVersion: v1
+kind: Node
+metadata: {{name: {node}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-gpus}}
+spec:
+  driver: gpu.example.com
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}
+  nodeName: {node}
+  devices:
+{devices}"""
+
+
+def _claim(name: str, count: int = 1, class_name: str = "gpu", selector: str | None = None) -> str:
+    selectors = f", selectors: [{{cel: {{expression: '{selector}'}}}}]" if selector else ""
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {{name: {name}, namespace: default}}
+spec:
+  devices:
+    requests:
+    - {{name: gpus, exactly: {{deviceClassName: {class_name}, count: {count}{selectors}}}}}"""
+
+
+A100 = 'device.attributes["gpu.example.com"].model == "A100"'
+
+
+@pytest.mark.parametrize("broken", ["worker-1", "worker-2"])
+def test_an_allocation_error_on_any_node_the_cycle_visits_fails_the_attempt(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, broken: str) -> None:
+    """kube-scheduler filters every node of a small cluster and a Filter error aborts the cycle: the node that
+    fits does not get the claim, the error is shown and the exit status is 1."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 1, None if broken == "worker-1" else "A100"),
+                               _node_gpus("worker-2", 1, None if broken == "worker-2" else "A100"),
+                               _claim("trainer", selector=A100)))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 1
+    assert f"ResourceClaim/trainer: cannot be allocated (error): node {broken}: allocation error:" in out
+    assert "model" in out
+
+
+def test_each_failing_claim_gets_its_own_reason_in_text_and_json(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    """A claim naming a missing class no longer hides the 9-GPU claim's shortage, and neither finding lands
+    under the other claim."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 8), _claim("nine", count=9),
+                               _claim("net", class_name="nic.example.com")))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 1
+    lines = out.splitlines()
+    (nine,) = [line for line in lines if "ResourceClaim/nine:" in line]
+    (net,) = [line for line in lines if "ResourceClaim/net:" in line]
+    assert "(shortage)" in nine and "needs 9 matching device(s) of class gpu, 8 match" in nine
+    assert "(missing-class)" in net and "device class nic.example.com does not exist" in net
+    assert "nic.example.com" not in nine
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    assert status == 1
+    report = json.loads(out)
+    assert report["allocated"] is False and report["exitStatus"] == 1
+    reasons = {(f["namespace"], f["name"]): f["reason"] for f in report["findings"]}
+    assert reasons == {("default", "nine"): "shortage", ("default", "net"): "missing-class"}
+    assert all(f["file"] == str(path) and f["line"] > 0 for f in report["findings"])
+
+
+def test_claims_that_fit_alone_say_what_stopped_them(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 1), _claim("first"), _claim("second")))
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    assert status == 1
+    found = {f["name"]: f for f in json.loads(out)["findings"]}
+    assert found["first"]["reason"] == found["second"]["reason"] == "together"
+    assert "fits on its own (node worker-1), not together with the other claims" in found["second"]["message"]
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), _claim("fine"),
+                                 _claim("probe", selector='device.attributes["gpu.example.com"].nosuch == 1')))
+    status, out, _ = allocate(capsys, str(broken), "-o", "json")
+    assert status == 1
+    found = {f["name"]: f for f in json.loads(out)["findings"]}
+    assert found["probe"]["reason"] == "error" and "nosuch" in found["probe"]["message"]
+    assert found["fine"]["reason"] == "attempt-error" and "nosuch" in found["fine"]["message"]

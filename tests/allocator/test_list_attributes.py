@@ -1,7 +1,6 @@
 """Both allocation cores on devices that use the alpha fields the API store now keeps: list-type attributes
 (DRAListTypeAttributes) reach CEL as lists, a device with nodeAllocatableResources is allocated like any
-other, and a constraint over a list-type attribute is never satisfied (the cores compare values pairwise,
-upstream compares lists as sets)."""
+other, and constraints compare list-type attributes as sets with the gate on, not at all with it off."""
 
 from __future__ import annotations
 
@@ -70,15 +69,21 @@ def test_list_attributes_are_cel_lists(core: AllocatorFactory, expression: str, 
     assert select(core, expression) == devices
 
 
-def test_constraints_over_list_attributes_use_set_semantics(core: AllocatorFactory) -> None:
-    """matchAttribute: one value common to every chosen device's list; distinctAttribute: lists pairwise
-    disjoint (upstream's set semantics; a scalar counts as a set of one)."""
+def chooser(core: AllocatorFactory, **gate_values: bool) -> Any:
     store = store_with(CPU_CLASS, SLICE)
 
     def chosen(count: int, constraint: dict[str, str]) -> list[str] | None:
         request = claim("c", exactly("req", "cpu", count=count), constraints=[constraint])
-        answer = core(store, gates()).allocate(node("node-1"), [request])
+        answer = core(store, gates(**gate_values)).allocate(node("node-1"), [request])
         return None if answer.allocations is None else [d for *_, d in picked(answer.allocations[0])]
+
+    return chosen
+
+
+def test_constraints_over_list_attributes_use_set_semantics(core: AllocatorFactory) -> None:
+    """With DRAListTypeAttributes on, matchAttribute: one value common to every chosen device's list;
+    distinctAttribute: lists pairwise disjoint (upstream's set semantics; a scalar counts as a set of one)."""
+    chosen = chooser(core, DRAListTypeAttributes=True)
 
     assert chosen(2, {"matchAttribute": f"{DRIVER}/socket"}) == ["ccx-0", "ccx-1"]
     assert chosen(2, {"matchAttribute": f"{DRIVER}/numaNodes"}) == ["ccx-0", "ccx-1"]  # both near NUMA 0
@@ -141,3 +146,12 @@ def test_includes_holds_for_what_a_list_holds_or_a_scalar_equals(expression: str
                  "firmware": {"versions": ["1.2.0", "2.0.0-rc.1"]}}
     attributes = {name: parse_attribute(raw) for name, raw in published.items()}
     assert SelectorEngine().matches(expression, expression, lambda: device_input(DRIVER, attributes, {})) is expected
+
+
+def test_without_the_gate_match_attribute_compares_no_list_values(core: AllocatorFactory) -> None:
+    """D-4381-10: with DRAListTypeAttributes off the scheduler runs an allocator whose matchAttribute knows only
+    scalar types: the first device under the constraint joins it, a second fails when either value is a list."""
+    chosen = chooser(core, DRAListTypeAttributes=False)
+    assert chosen(2, {"matchAttribute": f"{DRIVER}/socket"}) == ["ccx-0", "ccx-1"]
+    assert chosen(1, {"matchAttribute": f"{DRIVER}/numaNodes"}) == ["ccx-0"]
+    assert chosen(2, {"matchAttribute": f"{DRIVER}/numaNodes"}) is None  # ccx-0 and ccx-1 share NUMA node 0

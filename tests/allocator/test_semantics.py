@@ -312,11 +312,17 @@ def test_pools_with_binding_conditions_come_last_and_conditions_are_copied(core:
 
 
 def test_a_plain_device_of_a_pool_with_conditions_waits_for_the_other_pools(core: AllocatorFactory) -> None:
+    """D-5007-8: every allocator upstream picks orders such a pool last, whatever the binding gates say (and
+    then refuses its devices with conditions when they are off); only the stable allocator, picked when
+    DRAConsumableCapacity is off as well, keeps name order."""
     objects = [GPU_CLASS, resource_slice("a-pool", [dev("plain-a"), dev("fabric", **ATTACH)], allNodes=True),
                resource_slice("b-pool", [dev("plain-b")], allNodes=True)]
     assert devices_of(run(core, objects, [claim("c", exactly("req"))])) == [["req=plain-b"]]
     off = run(core, objects, [claim("c", exactly("req"))], DRADeviceBindingConditions=False)
-    assert devices_of(off) == [["req=plain-a"]]
+    assert devices_of(off) == [["req=plain-b"]]
+    stable = run(core, objects, [claim("c", exactly("req"))], DRADeviceBindingConditions=False,
+                 DRAConsumableCapacity=False)
+    assert devices_of(stable) == [["req=plain-a"]]
 
 
 def test_binds_to_node_pins_a_network_device_to_the_node(core: AllocatorFactory) -> None:

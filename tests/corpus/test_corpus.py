@@ -159,7 +159,7 @@ def test_allocate_reads_the_same_mixed_files(capsys: pytest.CaptureFixture[str],
 def test_allocate_honours_a_device_taint_rule(capsys: pytest.CaptureFixture[str], core: str) -> None:
     status, out, _ = allocate(capsys, *FILES, str(CORPUS / "taint-rule-v1beta2.yaml"), "--allocator", core)
     assert status == 1
-    assert "ResourceClaim/" in out and ": cannot be allocated: node worker-1:" in out
+    assert "ResourceClaim/" in out and ": cannot be allocated (together): " in out and "node worker-1: " in out
 
 
 def test_allocate_refuses_an_alias_bomb_cleanly(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

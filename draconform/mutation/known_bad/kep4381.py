@@ -201,9 +201,8 @@ VARIANTS: tuple[Variant, ...] = (
         "an admin-access allocation holds its device",
         (
             Patch("reference/allocator/columnar.py",
-                  '    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""\n',
-                  ('    """The devices a claim holds whole: not admin-access results, nor shares (with DRAConsumableCapacity on)."""\n'
-                   '    allocation = (claim.get("status") or {}).get("allocation") or {}\n'
+                  '    return sorted((state or AllocatedState.of([claim], gates)).exclusive)\n',
+                  ('    allocation = (claim.get("status") or {}).get("allocation") or {}\n'
                    '    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))\n'
                    '            for r in (allocation.get("devices") or {}).get("results") or []]\n')),
         ),
@@ -333,7 +332,7 @@ VARIANTS: tuple[Variant, ...] = (
         "devices with binding conditions are not moved behind the others",
         (
             Patch("reference/allocator/columnar.py",
-                  ("        if self.gates.binding:  # D-5007-8, per pool\n"
+                  ("        if not self.gates.stable_allocator:  # D-5007-8, per pool\n"
                    '            flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()\n'
                    '            for row in newest.join(flagged, on="slice", how="semi").to_dicts():\n'
                    '                binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)\n'),
