@@ -1,0 +1,123 @@
+"""Steps for the lifecycle paths a pod or claim takes besides the ordinary ones (KEP-3063 "kubelet / Managing
+resources", "NodePrepareResource Errors"; KEP-5322 "API"): a pod force-deleted with a grace period of 0, an
+ordinary update of a claim that carries status, a claim the pod does not own, plugin answers the KEPs say how
+to read, and whether unpreparing took away the CDI devices preparing defined. Everything goes through the seam."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from pytest_bdd import given, parsers, then, when
+
+from draconform.kube.cdi import parse_specs
+from draconform.steps.common import NAMESPACE, must_get, observes, seam_method
+from draconform.sut import PluginFault, SystemUnderTest
+
+
+@when(parsers.parse('pod "{pod}" is force-deleted with a grace period of 0'))
+def force_delete_pod(sut: SystemUnderTest, pod: str) -> None:
+    """`kubectl delete pod --force --grace-period=0`: the pod object goes at once, whatever its kubelet does."""
+    sut.delete("Pod", pod, NAMESPACE, grace_period_seconds=0)
+    sut.settle()
+
+
+@when(parsers.parse('the user updates claim "{claim}" through the main resource, changing its status to:'))
+def update_claim_main_resource(sut: SystemUnderTest, claim: str, docstring: str) -> None:
+    """An ordinary update (not the status subresource) of the claim, carrying a label change and another
+    status. kube-apiserver accepts it, stores the label and keeps the stored status."""
+    obj = must_get(sut, "ResourceClaim", claim)
+    obj["metadata"].setdefault("labels", {})["draconform.io/touched"] = "yes"
+    obj["status"] = yaml.safe_load(docstring) or {}
+    sut.update(obj)
+    sut.settle()
+
+
+@then(parsers.parse('claim "{claim}" carries the label the user wrote'))
+@observes("claim")
+def claim_has_touched_label(sut: SystemUnderTest, claim: str) -> None:
+    obj = must_get(sut, "ResourceClaim", claim)
+    labels = obj["metadata"].get("labels") or {}
+    assert labels.get("draconform.io/touched") == "yes", f"the update of claim {claim!r} was not stored: {labels}"
+
+
+# --- plugin answers the KEPs say how to read (the seam's PluginFault kinds beyond the usual ones) ---------------
+ANSWER = (r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" answers prepare '
+          r"(?P<what>with NOT_FOUND|with permanent_error set and no error|with an error next to its devices)"
+          r"(?: (?P<times>\d+) times?)?")
+ANSWER_KINDS = {"with NOT_FOUND": "not-found", "with permanent_error set and no error": "permanent-without-error",
+                "with an error next to its devices": "error-with-devices"}
+
+
+@given(parsers.re(ANSWER))
+@when(parsers.re(ANSWER))
+def plugin_answers(sut: SystemUnderTest, driver: str, node: str, what: str, times: str | None) -> None:
+    """A test driver's plugin told to answer so: a NOT_FOUND status for the whole call (KEP-3063), or per claim
+    permanent_error with an empty error, or an error beside the devices (KEP-5322 API)."""
+    sut.inject_plugin_fault(driver, node, PluginFault(ANSWER_KINDS[what], "prepare", int(times) if times else None))
+
+
+# --- a claim the pod does not own ------------------------------------------------------------------------------
+@when(parsers.parse('the status of pod "{pod}" names claim "{claim}" for its entry "{entry}"'))
+def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: str) -> None:
+    """What kube-controller-manager writes once it created a template's claim, written here for a claim it did
+    not create."""
+    obj = must_get(sut, "Pod", pod)
+    obj.setdefault("status", {})["resourceClaimStatuses"] = [{"name": entry, "resourceClaimName": claim}]
+    sut.update_status(obj)
+    sut.settle()
+
+
+@when(parsers.parse('claim "{claim}" is allocated device "{device}" of driver "{driver}" on node "{node}" and '
+                    'reserved for pod "{pod}"'))
+def claim_allocated_and_reserved(sut: SystemUnderTest, claim: str, device: str, driver: str, node: str,
+                                 pod: str) -> None:
+    """As a scheduler would have left it: allocated on the node (pool named after the node) and reserved for the
+    pod, by the pod's UID."""
+    pod_obj = must_get(sut, "Pod", pod)
+    obj = must_get(sut, "ResourceClaim", claim)
+    request = obj["spec"]["devices"]["requests"][0]["name"]
+    obj["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": request, "driver": driver, "pool": node, "device": device}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+        },
+        "reservedFor": [{"resource": "pods", "name": pod, "uid": pod_obj["metadata"]["uid"]}],
+    }
+    sut.update_status(obj)
+    sut.settle()
+
+
+# --- what preparing set up on the node, and whether unpreparing took it away ----------------------------------
+@pytest.fixture
+def cdi_notes() -> dict[str, frozenset[str]]:
+    """node -> the CDI device IDs its spec files defined when a step noted them."""
+    return {}
+
+
+def _defined(sut: SystemUnderTest, node: str) -> frozenset[str]:
+    return parse_specs(seam_method(sut, "node_cdi_spec_files", "read a node's CDI spec files")(node)).defined
+
+
+@when(parsers.parse('the CDI devices defined on node "{node}" are noted'))
+def note_cdi_devices(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
+    cdi_notes[node] = _defined(sut, node)
+
+
+@then(parsers.parse('node "{node}" defines CDI devices beyond those noted'))
+@observes("object")
+def cdi_devices_grew(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
+    """Preparing a claim defined its devices for the container runtime (so a later check that they went means
+    something)."""
+    now = _defined(sut, node)
+    assert now - cdi_notes[node], f"node {node!r} defines no CDI device beyond those noted: {sorted(now)}"
+
+
+@then(parsers.parse('node "{node}" defines exactly the CDI devices noted'))
+@observes("object")
+def cdi_devices_as_noted(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
+    """What the unprepared claim's preparation defined is gone, and what other claims still use is not."""
+    now = _defined(sut, node)
+    noted = cdi_notes[node]
+    assert now == noted, (f"node {node!r}: CDI devices still defined that were not noted: {sorted(now - noted)}; "
+                          f"noted ones gone: {sorted(noted - now)}")
