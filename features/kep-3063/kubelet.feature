@@ -336,6 +336,7 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       And dra-driver restarts as "new, gate on" (DRAHandlePermanentDriverFailures)
       And 1 minute passes
       Then pod "trainer" is Running
+      And node "node-1" defines CDI devices beyond those noted
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
       When pod "trainer" is deleted
       And the scheduler runs

@@ -1,0 +1,155 @@
+"""Known-bad variants for the KEP statements that issue 32 turned into rules (KEP-3063 lifecycle paths and
+kubelet duties, KEP-5322's reading of plugin answers): each is a text patch to a copy of the code that breaks
+one rule the way a plausible implementation would, and the suite must kill it (the lead wires this tuple into
+the mutants catalogue)."""
+
+from __future__ import annotations
+
+from draconform.mutation.variant import Patch, Variant
+
+CLAIM_CONTROLLER = "reference/controllers/resourceclaim.py"
+KUBELET = "reference/kubelet/kubelet.py"
+NODES = "reference/kubelet/nodes.py"
+PLUGIN = "reference/drivers/plugin.py"
+DRIVER = "reference/drivers/driver.py"
+STORE = "reference/apiserver/store.py"
+COLUMNAR = "reference/allocator/columnar.py"
+POD_VALIDATION = "draconform/validation/pod.py"
+VERSIONS = "draconform/validation/versions.py"
+
+STATEMENT_VARIANTS: tuple[Variant, ...] = (
+    # --- KEP-3063: lifecycle paths ----------------------------------------------------------------------------
+    Variant(
+        "vanished-pod-keeps-reservation", "KEP-3063/VANISHED-POD-RELEASED",
+        "the claim controller keeps reservedFor entries of pods that no longer exist, leaving them to a kubelet",
+        (Patch(CLAIM_CONTROLLER,
+               '        if pod is None or pod["metadata"]["uid"] != entry.get("uid"):\n            return False\n',
+               '        if pod is None:\n            return True  # the kubelet releases it\n'
+               '        if pod["metadata"]["uid"] != entry.get("uid"):\n            return False\n'),),
+    ),
+    Variant(
+        "no-pod-gc-for-deleted-nodes", "KEP-3063/VANISHED-POD-RELEASED",
+        "the pods of a deleted node are never garbage-collected, so their claims stay reserved",
+        (Patch(NODES,
+               "                self._clock.call_at(self._clock.now() + ORPHAN_QUARANTINE, "
+               "lambda: self._collect_orphans(name))\n",
+               ""),),
+    ),
+    Variant(
+        "pod-starts-without-unregistered-driver", "KEP-3063/KUBELET-WAITS-FOR-PLUGIN",
+        "a claim whose driver has no plugin on the node is skipped and the pod starts without it",
+        (Patch(KUBELET,
+               "            except PluginUnavailable as err:\n                transient.append(str(err))\n",
+               "            except PluginUnavailable:\n"),),
+    ),
+    Variant(
+        "requests-counted-one-by-one", "KEP-3063/CLAIM-REQUESTS-ON-ONE-NODE",
+        "the filter counts each request against the node's free devices on its own, not all of them together",
+        (Patch(COLUMNAR,
+               "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
+               "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+         Patch(COLUMNAR,
+               "            enough = enough and free >= attempt.total\n",
+               "            enough = enough and free >= need\n")),
+    ),
+    Variant(
+        "v1beta1-tolerations-left-on-request", "KEP-3063/SERVED-VERSIONS-ROUND-TRIP",
+        "converting a v1beta1 request leaves its tolerations behind instead of moving them under exactly",
+        (Patch(VERSIONS,
+               '_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", '
+               '"tolerations",\n',
+               '_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",\n'),),
+    ),
+    # --- KEP-3063: API and kubelet ----------------------------------------------------------------------------
+    Variant(
+        "claim-update-writes-status", "KEP-3063/CLAIM-STATUS-SUBRESOURCE",
+        "an ordinary update of a claim stores the status it carries",
+        (Patch(STORE,
+               '            if "status" in old:\n                new["status"] = copy_object(old["status"])\n',
+               '            if "status" in obj:\n                new["status"] = copy_object(obj["status"])\n'),),
+    ),
+    Variant(
+        "not-found-gives-up", "KEP-3063/KUBELET-RETRY-NOT-FOUND",
+        "a prepare call failing with NOT_FOUND is taken for final and the pod fails",
+        (Patch(KUBELET,
+               "            except PluginCallError as err:\n"
+               '                if faults.on("failed-call-permanent")',
+               "            except PluginCallError as err:\n"
+               '                if err.code == "NOT_FOUND":\n'
+               "                    permanent.append(str(err))\n"
+               "                    break\n"
+               '                if faults.on("failed-call-permanent")'),),
+    ),
+    Variant(
+        "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
+        "unpreparing a claim forgets it but leaves its CDI spec file on the node",
+        (Patch(PLUGIN, "            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
+    ),
+    Variant(
+        "unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
+        "a plugin that could not tear a claim down answers success",
+        (Patch(PLUGIN,
+               '                answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim '
+               '{ref.namespace}/{ref.name}"\n',
+               '                answers[ref.uid] = ""  # the failure swallowed\n'),),
+    ),
+    Variant(
+        "pod-claims-count-only-immutable", "KEP-3063/POD-CLAIMS-IMMUTABLE",
+        "a pod update may change its claims as long as their number stays",
+        (Patch(POD_VALIDATION,
+               '    if isinstance(old_spec, dict) and old_spec.get("resourceClaims") != spec.get("resourceClaims"):\n',
+               '    if isinstance(old_spec, dict) and len(old_spec.get("resourceClaims") or []) != len(\n'
+               '            spec.get("resourceClaims") or []):\n'),),
+    ),
+    Variant(
+        "kubelet-trusts-status-claim-name", "KEP-3063/KUBELET-REFUSES-UNOWNED-CLAIM",
+        "the kubelet uses whatever claim the pod's status names for a template entry, owner or not",
+        (Patch(KUBELET,
+               "            if entry.template is not None and not any(\n",
+               "            if False and entry.template is not None and not any(\n"),),
+    ),
+    Variant(
+        "gate-off-fails-running-pods", "KEP-3063/KUBELET-GATE-OFF-KEEPS-RUNNING-PODS",
+        "a kubelet restarted with the feature off fails the running pods that have claims",
+        (Patch(KUBELET,
+               '        if phase == "Running":\n            return False\n        return self._start(pod, state)\n',
+               '        if phase == "Running" and (self._gates.enabled("DynamicResourceAllocation")\n'
+               "                                   or not self._claims_of(pod)):\n"
+               "            return False\n"
+               '        if phase == "Running":\n'
+               '            return self._set_phase(pod, "Failed", reason="UnexpectedAdmissionError")\n'
+               "        return self._start(pod, state)\n"),),
+    ),
+    Variant(
+        "release-without-gate-taken-for-gate-on", "KEP-3063/KUBELET-SKEW-OLD-NODE",
+        "only an explicit gate setting turns DRA off; a kubelet release without the gate prepares claims",
+        (Patch(KUBELET,
+               '        if not self._gates.enabled("DynamicResourceAllocation") and not faults.on(',
+               '        if self._gates.known("DynamicResourceAllocation") and not self._gates.enabled(\n'
+               '                "DynamicResourceAllocation") and not faults.on('),),
+    ),
+    Variant(
+        "driver-upgrade-wipes-node-state", "KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS",
+        "a restarted driver clears its state on the nodes, taking away running pods' CDI devices",
+        (Patch(DRIVER,
+               "        self._publisher.tainted |= previous._publisher.tainted\n",
+               "        self._publisher.tainted |= previous._publisher.tainted\n"
+               "        for files in self._checkpoint.cdi.values():\n"
+               "            files.clear()\n"),),
+    ),
+    # --- KEP-5322: reading a plugin's answer ------------------------------------------------------------------
+    Variant(
+        "permanent-flag-without-error-fails", "KEP-5322/PERMANENT-WITHOUT-ERROR-SUCCEEDS",
+        "permanent_error set on a successful answer is taken for a permanent failure",
+        (Patch(KUBELET,
+               "                elif not result.failed:\n",
+               "                elif not result.failed and not result.permanent:\n"),),
+    ),
+    Variant(
+        "devices-beside-error-used", "KEP-5322/ERROR-DEVICES-IGNORED",
+        "an answer that names devices counts as prepared even though it carries an error",
+        (Patch(KUBELET,
+               "                elif not result.failed:\n",
+               "                elif not result.failed or result.devices:\n"),),
+    ),
+)
