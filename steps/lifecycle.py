@@ -10,7 +10,7 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
-from draconform.steps.common import NAMESPACE, must_get, observes, seam_method
+from draconform.steps.common import NAMESPACE, ScenarioContext, assert_same, manifest, must_get, observes, seam_method
 from draconform.sut import PluginFault, SystemUnderTest
 
 
@@ -121,3 +121,15 @@ def cdi_devices_as_noted(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[st
     noted = cdi_notes[node]
     assert now == noted, (f"node {node!r}: CDI devices still defined that were not noted: {sorted(now - noted)}; "
                           f"noted ones gone: {sorted(noted - now)}")
+
+
+# --- objects written in an older served version ---------------------------------------------------------------
+@then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate) '
+                 r'"(?P<name>[^"]+)" has the spec of (?P=kind) "(?P<expected>[^"]+)" in manifest "(?P<source>[^"]+)"'))
+@observes("object")
+def stored_spec_as_manifest(sut: SystemUnderTest, ctx: ScenarioContext, kind: str, name: str, expected: str,
+                            source: str) -> None:
+    """The stored object (read in v1) has exactly the spec of the named object of the manifest."""
+    wanted = [obj for obj in manifest(ctx, source) if obj.get("kind") == kind and obj["metadata"]["name"] == expected]
+    assert len(wanted) == 1, f"manifest {source!r} has {len(wanted)} {kind} objects named {expected!r}, not one"
+    assert_same(must_get(sut, kind, name).get("spec"), wanted[0].get("spec"), f"the spec of the stored {kind} {name!r}")
