@@ -23,6 +23,7 @@ pytest_plugins = [
     "draconform.steps.kubelet",
     "draconform.steps.classic",
     "draconform.steps.lifecycle",
+    "draconform.steps.conditions",
     "draconform.steps.validation",
     "draconform.harness.recorder",
 ]

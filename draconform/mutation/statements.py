@@ -1,7 +1,7 @@
 """Known-bad variants for the KEP statements that issue 32 turned into rules (KEP-3063 lifecycle paths and
-kubelet duties, KEP-5322's reading of plugin answers): each is a text patch to a copy of the code that breaks
-one rule the way a plausible implementation would, and the suite must kill it (the lead wires this tuple into
-the mutants catalogue)."""
+kubelet duties, KEP-5322's reading of plugin answers, KEP-5007's binding details): each is a text patch to a
+copy of the code that breaks one rule the way a plausible implementation would, and the suite must kill it
+(the lead wires this tuple into the mutants catalogue)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ STORE = "reference/apiserver/store.py"
 COLUMNAR = "reference/allocator/columnar.py"
 POD_VALIDATION = "draconform/validation/pod.py"
 VERSIONS = "draconform/validation/versions.py"
+ALLOCATOR_COMMON = "reference/allocator/common.py"
+BINDING = "reference/scheduler/bindingconditions.py"
 
 STATEMENT_VARIANTS: tuple[Variant, ...] = (
     # --- KEP-3063: lifecycle paths ----------------------------------------------------------------------------
@@ -151,5 +153,51 @@ STATEMENT_VARIANTS: tuple[Variant, ...] = (
         (Patch(KUBELET,
                "                elif not result.failed:\n",
                "                elif not result.failed or result.devices:\n"),),
+    ),
+    # --- KEP-5007: binding details ------------------------------------------------------------------------------
+    Variant(
+        "binds-to-node-needs-conditions", "KEP-5007/BINDS-TO-NODE",
+        "bindsToNode pins the allocation only when the device also has binding conditions",
+        (Patch(ALLOCATOR_COMMON,
+               "(binds_to_node and p.device.binds_to_node) for p in picks):\n",
+               "(binds_to_node and p.device.binds_to_node\n"
+               "                 and bool(p.device.binding_conditions)) for p in picks):\n"),),
+    ),
+    Variant(
+        "conditions-older-than-allocation-stale", "KEP-5007/PREBIND-STATUS-ONLY",
+        "a True condition whose lastTransitionTime predates the allocation is taken for stale",
+        (Patch(BINDING,
+               "    ready = all(\n        _is_true(device_conditions(claim, result), wanted)\n",
+               '    allocated_at = ((claim.get("status") or {}).get("allocation") or {}).get(\n'
+               '        "allocationTimestamp") or ""\n'
+               "    ready = all(\n        _is_true(device_conditions(claim, result), wanted)\n"
+               "        and str(device_conditions(claim, result)[wanted].get(\n"
+               '            "lastTransitionTime", "")) >= allocated_at\n'),),
+    ),
+    Variant(
+        "failure-condition-any-status", "KEP-5007/PREBIND-STATUS-ONLY",
+        "a failure condition counts as soon as it is reported, whatever its status",
+        (Patch(BINDING,
+               "        if _is_true(conditions, failure):\n            return conditions[failure]\n",
+               "        if failure in conditions:\n            return conditions[failure]\n"),),
+    ),
+    Variant(
+        "only-first-failure-condition", "KEP-5007/PREBIND-FAILURE",
+        "only a device's first binding failure condition is looked at",
+        (Patch(BINDING,
+               '    for failure in result.get("bindingFailureConditions") or []:\n',
+               '    for failure in (result.get("bindingFailureConditions") or [])[:1]:\n'),),
+    ),
+    Variant(
+        "binding-failure-names-no-claim", "KEP-3063/UNSCHEDULABLE-EXPLAINED",
+        "the scheduler's message for a failed binding does not say which claim failed",
+        (Patch(BINDING, '                f"claim {name} binding failed: device',
+               '                f"binding failed: device'),),
+    ),
+    Variant(
+        "timeout-reported-as-failure", "KEP-5007/TIMEOUT",
+        "a binding that timed out is reported as a failed one",
+        (Patch(BINDING, '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding timeout", deadline)',
+               '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding failed", deadline)'),),
     ),
 )
