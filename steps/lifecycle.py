@@ -49,7 +49,6 @@ ANSWER_KINDS = {"with NOT_FOUND": "not-found", "with permanent_error set and no 
 
 
 @given(parsers.re(ANSWER))
-@when(parsers.re(ANSWER))
 def plugin_answers(sut: SystemUnderTest, driver: str, node: str, what: str, times: str | None) -> None:
     """A test driver's plugin told to answer so: a NOT_FOUND status for the whole call (KEP-3063), or per claim
     permanent_error with an empty error, or an error beside the devices (KEP-5322 API)."""
