@@ -10,6 +10,7 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
+from draconform.kubeletplugin.client import PluginCallError, registration_info
 from draconform.steps.common import NAMESPACE, ScenarioContext, assert_same, manifest, must_get, observes, seam_method
 from draconform.sut import PluginFault, SystemUnderTest
 
@@ -132,3 +133,20 @@ def stored_spec_as_manifest(sut: SystemUnderTest, ctx: ScenarioContext, kind: st
     wanted = [obj for obj in manifest(ctx, source) if obj.get("kind") == kind and obj["metadata"]["name"] == expected]
     assert len(wanted) == 1, f"manifest {source!r} has {len(wanted)} {kind} objects named {expected!r}, not one"
     assert_same(must_get(sut, kind, name).get("spec"), wanted[0].get("spec"), f"the spec of the stored {kind} {name!r}")
+
+
+# --- a node without the driver's kubelet plugin ---------------------------------------------------------------
+@given(parsers.parse('driver "{driver}" has no kubelet plugin registered on node "{node}"'))
+def no_plugin_registered(sut: SystemUnderTest, driver: str, node: str) -> None:
+    """Nothing answers on the driver's registration socket of the node, as the kubelet's plugin watcher would find
+    it. A SUT that cannot reach a node's plugin sockets (a cluster's kubelets out of the harness's reach) raises
+    Unsupported here, so a scenario about the kubelet waiting for a plugin is skipped rather than misjudged."""
+    try:
+        endpoint = sut.kubelet_plugin_registration_endpoint(driver, node)
+    except ValueError:
+        return  # the reference: the driver runs nowhere yet, so it has no socket on any node
+    try:
+        info = registration_info(endpoint, timeout=2.0)
+    except PluginCallError:
+        return
+    raise AssertionError(f"driver {driver!r} already has a plugin registered on node {node!r}: {info}")

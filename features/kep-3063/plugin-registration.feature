@@ -23,7 +23,8 @@ Feature: A pod waits for its driver's kubelet plugin to register on the node
   Rule: KEP-3063/KUBELET-WAITS-FOR-PLUGIN  Without the driver's plugin on the node the pod waits, and starts once it registers
 
     Scenario: The pod stays Pending with an event while no plugin is registered, then runs once it is
-      Given a claim "model" for one "gpu" device
+      Given driver "gpu.example.com" has no kubelet plugin registered on node "node-1"
+      And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
       Then pod "trainer" is bound to node "node-1"
