@@ -109,7 +109,7 @@ class PluginFault:
     device: str | None = None
 
 
-PLUGIN_FAULT_KINDS = ("transient", "permanent", "hang", "crash")
+PLUGIN_FAULT_KINDS: tuple[str, ...] = ("transient", "permanent", "hang", "crash")
 # Answers of a plugin that a kubelet must read the KEPs' way (KEP-3063 NodePrepareResource Errors, KEP-5322 API):
 # "not-found" fails the whole call with gRPC status NOT_FOUND; "permanent-without-error" answers a claim as
 # prepared with permanent_error set and an empty error (a success); "error-with-devices" answers a claim with an
