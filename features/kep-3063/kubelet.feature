@@ -280,7 +280,6 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
         """
       When the status of pod "trainer" names claim "trainer-gpu" for its entry "gpu"
       And claim "trainer-gpu" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1" and reserved for pod "trainer"
-      And 1 minute passes
       Then pod "trainer" is Pending
       And a Warning event "FailedPrepareDynamicResources" is recorded for pod "trainer"
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "trainer-gpu" never
@@ -296,7 +295,6 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
           resourceClaims: [{name: gpu, resourceClaimName: trainer-gpu}]
         """
       When claim "trainer-gpu" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1" and reserved for pod "trainer"
-      And 1 minute passes
       Then pod "trainer" is Running
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "trainer-gpu" once
 
