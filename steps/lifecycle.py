@@ -90,8 +90,8 @@ def claim_allocated_and_reserved(sut: SystemUnderTest, claim: str, device: str, 
 
 # --- what preparing set up on the node, and whether unpreparing took it away ----------------------------------
 @pytest.fixture
-def cdi_notes() -> dict[str, frozenset[str]]:
-    """node -> the CDI device IDs its spec files defined when a step noted them."""
+def cdi_notes() -> dict[tuple[str, str], frozenset[str]]:
+    """(node, label) -> the CDI device IDs the node's spec files defined when a step noted them."""
     return {}
 
 
@@ -99,28 +99,23 @@ def _defined(sut: SystemUnderTest, node: str) -> frozenset[str]:
     return parse_specs(seam_method(sut, "node_cdi_spec_files", "read a node's CDI spec files")(node)).defined
 
 
-@when(parsers.parse('the CDI devices defined on node "{node}" are noted'))
-def note_cdi_devices(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
-    cdi_notes[node] = _defined(sut, node)
+@when(parsers.parse('the CDI devices defined on node "{node}" are noted as "{label}"'))
+def note_cdi_devices(sut: SystemUnderTest, cdi_notes: dict[tuple[str, str], frozenset[str]], node: str,
+                     label: str) -> None:
+    cdi_notes[(node, label)] = _defined(sut, node)
 
 
-@then(parsers.parse('node "{node}" defines CDI devices beyond those noted'))
+@then(parsers.parse('node "{node}" defines exactly the CDI devices noted as "{label}"'))
 @observes("object")
-def cdi_devices_grew(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
-    """Preparing a claim defined its devices for the container runtime (so a later check that they went means
-    something)."""
+def cdi_devices_as_noted(sut: SystemUnderTest, cdi_notes: dict[tuple[str, str], frozenset[str]], node: str,
+                         label: str) -> None:
+    """Whatever preparing defined since the note is gone again, and nothing defined then went. A driver whose CDI
+    specs define its devices once for all (not per claim) passes: the rule asks that unpreparing undo what
+    preparing did, and such a driver's preparation defined nothing."""
     now = _defined(sut, node)
-    assert now - cdi_notes[node], f"node {node!r} defines no CDI device beyond those noted: {sorted(now)}"
-
-
-@then(parsers.parse('node "{node}" defines exactly the CDI devices noted'))
-@observes("object")
-def cdi_devices_as_noted(sut: SystemUnderTest, cdi_notes: dict[str, frozenset[str]], node: str) -> None:
-    """What the unprepared claim's preparation defined is gone, and what other claims still use is not."""
-    now = _defined(sut, node)
-    noted = cdi_notes[node]
-    assert now == noted, (f"node {node!r}: CDI devices still defined that were not noted: {sorted(now - noted)}; "
-                          f"noted ones gone: {sorted(noted - now)}")
+    noted = cdi_notes[(node, label)]
+    assert now == noted, (f"node {node!r}: CDI devices defined that were not when noted as {label!r}: "
+                          f"{sorted(now - noted)}; noted ones gone: {sorted(noted - now)}")
 
 
 # --- objects written in an older served version ---------------------------------------------------------------

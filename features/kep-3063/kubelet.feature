@@ -236,16 +236,15 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       And a pod "helper" using claim "other"
       When the scheduler runs
       Then pod "helper" is Running
-      When the CDI devices defined on node "node-1" are noted
+      When the CDI devices defined on node "node-1" are noted as "before"
       And claim "model" for one "gpu" device is created
       And a pod "trainer" using claim "model" is created
       And the scheduler runs
       Then pod "trainer" is Running
-      And node "node-1" defines CDI devices beyond those noted
       When pod "trainer" is deleted
       And the scheduler runs
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
-      And node "node-1" defines exactly the CDI devices noted
+      And node "node-1" defines exactly the CDI devices noted as "before"
       And pod "helper" is Running
 
   Rule: KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED  A failed teardown is an error: the claim stays held until it succeeds
@@ -253,17 +252,18 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
     Scenario: While the plugin cannot tear the claim down, its CDI devices and the reservation stay
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
-      When the CDI devices defined on node "node-1" are noted
+      When the CDI devices defined on node "node-1" are noted as "before"
       And the scheduler runs
       Then pod "trainer" is Running
-      When the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
+      When the CDI devices defined on node "node-1" are noted as "prepared"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
       And pod "trainer" is deleted
       And the scheduler runs
       Then claim "model" is reserved for pod "trainer"
-      And node "node-1" defines CDI devices beyond those noted
+      And node "node-1" defines exactly the CDI devices noted as "prepared"
       When 1 minute passes
       Then claim "model" is reserved for nobody
-      And node "node-1" defines exactly the CDI devices noted
+      And node "node-1" defines exactly the CDI devices noted as "before"
       And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" 5 times
 
   Rule: KEP-3063/KUBELET-REFUSES-UNOWNED-CLAIM  A template entry's claim the pod does not own is not used
@@ -327,17 +327,18 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
     Scenario: A downgrade and an upgrade of the driver leave the running pod alone, and its claim is torn down once
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
-      When the CDI devices defined on node "node-1" are noted
+      When the CDI devices defined on node "node-1" are noted as "before"
       And the scheduler runs
       Then pod "trainer" is Running
-      When dra-driver restarts as "old" (DRAHandlePermanentDriverFailures)
+      When the CDI devices defined on node "node-1" are noted as "prepared"
+      And dra-driver restarts as "old" (DRAHandlePermanentDriverFailures)
       And dra-driver restarts as "new, gate on" (DRAHandlePermanentDriverFailures)
       And 1 minute passes
       Then pod "trainer" is Running
-      And node "node-1" defines CDI devices beyond those noted
+      And node "node-1" defines exactly the CDI devices noted as "prepared"
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
       When pod "trainer" is deleted
       And the scheduler runs
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
-      And node "node-1" defines exactly the CDI devices noted
+      And node "node-1" defines exactly the CDI devices noted as "before"
       And pod "trainer" does not exist
