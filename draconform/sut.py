@@ -98,7 +98,8 @@ class PluginFault:
     """A fault a driver's kubelet plugin is told to show, for scenarios about how the kubelet copes.
     kind: "transient" (a per-claim error), "permanent" (a per-claim error marked permanent, KEP-5322: the
     driver found the claim's devices unusable), "hang" (the call does not return before the caller's
-    deadline) or "crash" (the plugin dies in the middle of the call). `method` is "prepare" or
+    deadline) or "crash" (the plugin dies in the middle of the call), and the answers listed with
+    PLUGIN_FAULT_KINDS below. `method` is "prepare" or
     "unprepare"; `times` how many claims (or calls, for hang and crash) it affects, None for every one until
     cleared; `device` limits it to claims with that device allocated."""
 
@@ -108,7 +109,12 @@ class PluginFault:
     device: str | None = None
 
 
-PLUGIN_FAULT_KINDS = ("transient", "permanent", "hang", "crash")
+PLUGIN_FAULT_KINDS: tuple[str, ...] = ("transient", "permanent", "hang", "crash")
+# Answers of a plugin that a kubelet must read the KEPs' way (KEP-3063 NodePrepareResource Errors, KEP-5322 API):
+# "not-found" fails the whole call with gRPC status NOT_FOUND; "permanent-without-error" answers a claim as
+# prepared with permanent_error set and an empty error (a success); "error-with-devices" answers a claim with an
+# error next to the devices it would have prepared (a failure: the devices are to be ignored).
+PLUGIN_FAULT_KINDS += ("not-found", "permanent-without-error", "error-with-devices")
 
 
 @dataclass
@@ -164,7 +170,11 @@ class SystemUnderTest(Protocol):
 
     def update_status(self, obj: Obj) -> Obj: ...
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None: ...
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        """`grace_period_seconds=0` is a force deletion (`kubectl delete --force --grace-period=0`): a pod bound
+        to a node goes at once, without waiting for its kubelet."""
+        ...
 
     # --- the control plane at work ------------------------------------------------------------
     def settle(self) -> None:

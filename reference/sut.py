@@ -70,8 +70,9 @@ class ReferenceSystem:
     def update_status(self, obj: Obj) -> Obj:
         return self.cluster.store.update_status(obj)
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        self.cluster.store.delete(kind, name, namespace)
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self.cluster.store.delete(kind, name, namespace, grace_period_seconds=grace_period_seconds)
 
     # --- the control plane at work ------------------------------------------------------------
     def settle(self) -> None:

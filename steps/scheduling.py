@@ -113,6 +113,25 @@ def pod_gave_up_waiting(sut: SystemUnderTest, pod: str) -> None:
     assert reasons and reasons[-1] == "FailedScheduling", f"pod {pod!r} scheduling events: {reasons}"
 
 
+@then(parsers.re(r'pod "(?P<pod>[^"]+)" is not scheduled because claim "(?P<claim>[^"]+)" '
+                 r"(?P<why>failed to bind|timed out binding)"))
+@observes("event")
+def pod_not_scheduled_because_claim(sut: SystemUnderTest, pod: str, claim: str, why: str) -> None:
+    """KEP-5007: the scheduler gave up the pod's binding and says why and for which claim: its latest scheduling
+    event is FailedScheduling and that event's message names the claim and a failure ("binding failed") or a
+    timeout ("binding timeout"), as upstream's scheduler words them. Upstream's poll deadline reports "device
+    binding timeout" without a claim; that form is accepted for a timeout."""
+    pod_gave_up_waiting(sut, pod)
+    events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason in SCHEDULING_REASONS]
+    message = events[-1].message
+    if why == "failed to bind":
+        assert claim in message and "binding failed" in message, (
+            f"pod {pod!r}: the latest FailedScheduling event does not say claim {claim!r} failed to bind: {message!r}")
+    else:
+        assert (claim in message and "binding timeout" in message) or "device binding timeout" in message, (
+            f"pod {pod!r}: the latest FailedScheduling event does not say claim {claim!r} timed out: {message!r}")
+
+
 @then(parsers.parse('pod "{pod}" is not scheduled with reason "{reason}"'))
 @observes("pod")
 def pod_not_scheduled_with_reason(sut: SystemUnderTest, pod: str, reason: str) -> None:

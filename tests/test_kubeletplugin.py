@@ -30,6 +30,7 @@ from draconform.kubeletplugin import (
     serve_registration,
 )
 from draconform.kubeletplugin.generate import PROTOS, compile_descriptors
+from draconform.kubeletplugin.types import CallFailed
 
 GPU = ClaimRef(namespace="default", name="gpu", uid="uid-gpu")
 BROKEN = ClaimRef(namespace="default", name="broken", uid="uid-broken")
@@ -162,6 +163,30 @@ def test_handler_exception_fails_the_call_and_the_server_survives(socket_dir: Pa
     error = failure.value
     assert (error.endpoint, error.method, error.code) == (server.endpoint, "NodePrepareResources", "INTERNAL")
     assert "RuntimeError" in error.details and "driver bug" in error.details
+
+
+class NotFound(Handler):
+    """Fails every call as a whole with the status code a handler chose (KEP-3063 NodePrepareResource Errors)."""
+
+    def __init__(self) -> None:
+        super().__init__({}, {})
+
+    def prepare(self, claims: Sequence[ClaimRef]) -> Mapping[str, PrepareResult]:
+        raise CallFailed("NOT_FOUND", "no such resource")
+
+    def unprepare(self, claims: Sequence[ClaimRef]) -> Mapping[str, str]:
+        raise CallFailed("NOT_FOUND", "no such resource")
+
+
+def test_a_handler_chooses_the_status_code_of_a_failed_call(socket_dir: Path) -> None:
+    with (
+        serve_plugin(NotFound(), str(socket_dir / "dra.sock")) as server,
+        KubeletPluginClient(server.endpoint) as client,
+    ):
+        for call in (client.prepare, client.unprepare):
+            with pytest.raises(PluginCallError) as failure:
+                call([GPU])
+            assert failure.value.code == "NOT_FOUND" and "no such resource" in failure.value.details
 
 
 def test_missing_socket_is_unavailable(socket_dir: Path) -> None:

@@ -22,6 +22,8 @@ pytest_plugins = [
     "draconform.steps.drivers",
     "draconform.steps.kubelet",
     "draconform.steps.classic",
+    "draconform.steps.lifecycle",
+    "draconform.steps.conditions",
     "draconform.steps.validation",
     "draconform.harness.recorder",
 ]

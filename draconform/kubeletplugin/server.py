@@ -16,7 +16,7 @@ from typing import Any, Self
 import grpc
 
 from draconform.kubeletplugin import _wire, pluginregistration_v1_pb2
-from draconform.kubeletplugin.types import API_VERSIONS, PluginHandler, RegistrationStatus
+from draconform.kubeletplugin.types import API_VERSIONS, CallFailed, PluginHandler, RegistrationStatus
 
 _log = logging.getLogger(__name__)
 
@@ -146,6 +146,8 @@ class _DRAPluginServicer:
         try:
             results = self._handler.prepare(_wire.claims_of(request))
             _wire.fill_prepare_response(response, results, self._version.share_ids)
+        except CallFailed as err:
+            context.abort(getattr(grpc.StatusCode, err.code), str(err))
         except Exception as err:
             _abort(context, "prepare", err)
         return response
@@ -154,6 +156,8 @@ class _DRAPluginServicer:
         response = self._version.unprepare_response()
         try:
             _wire.fill_unprepare_response(response, self._handler.unprepare(_wire.claims_of(request)))
+        except CallFailed as err:
+            context.abort(getattr(grpc.StatusCode, err.code), str(err))
         except Exception as err:
             _abort(context, "unprepare", err)
         return response

@@ -54,6 +54,15 @@ class PrepareResult:
         return bool(self.error)
 
 
+class CallFailed(Exception):
+    """Raised by a PluginHandler to fail a whole call with a gRPC status code of its choice, such as "NOT_FOUND"
+    (KEP-3063 "NodePrepareResource Errors"); any other exception fails it with INTERNAL."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class PluginHandler(Protocol):
     """What a kubelet plugin does, independent of the wire: the server in this package serves any object
     of this shape over gRPC. Results are keyed by claim UID; a claim missing from the answer is one the

@@ -244,9 +244,13 @@ class LiveSystem:
         self._acted()
         return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
         self._acted()
         where = self._where(kind, name, namespace)
+        if grace_period_seconds is not None:
+            self.client.delete(kind, *where, grace_period_seconds=grace_period_seconds)
+            return
         if kind == "Pod" and not self.cluster.node_kubelets:
             pod = self.client.get(kind, *where)
             if pod is not None and self._on_own_node(pod):

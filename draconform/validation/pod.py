@@ -1,7 +1,8 @@
 """What kube-apiserver checks of the parts of a core/v1 Pod that DRA relies on (pkg/apis/core/validation:
 a PodResourceClaim names exactly one source, and each container's `resources.claims` entry names one of
 the pod's claims), beyond what schemas/core/v1/pod.schema.json says about their shapes. The rest of a
-Pod is not draconform's business. Problems carry the rule DRA-API/POD-CLAIMS."""
+Pod is not draconform's business. Problems carry the rule DRA-API/POD-CLAIMS, and a pod update that changes
+spec.resourceClaims is refused (KEP-3063/POD-CLAIMS-IMMUTABLE)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from draconform.validation.problems import Path, Problem
 
 RULE = "DRA-API/POD-CLAIMS"
+IMMUTABLE_RULE = "KEP-3063/POD-CLAIMS-IMMUTABLE"
 SOURCES = ("resourceClaimName", "resourceClaimTemplateName")
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 # Kubernetes 1.26-1.30 wrapped the source in `source: {resourceClaimName | resourceClaimTemplateName}`;
@@ -23,6 +25,11 @@ def pod_rules(pod: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> It
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return
+    old_spec = (old or {}).get("spec")
+    if isinstance(old_spec, dict) and old_spec.get("resourceClaims") != spec.get("resourceClaims"):
+        # kube-apiserver lets a pod update change only a few fields; the claims a pod uses are not among them
+        yield Problem(("spec",), "Forbidden: pod updates may not change spec.resourceClaims",
+                      IMMUTABLE_RULE)
     names: set[str] = set()
     entries = spec.get("resourceClaims")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):

@@ -95,3 +95,92 @@ Feature: Claims are created from templates and released with their pods (KEP-306
       And the scheduler runs
       Then claim "batch" is reserved for nobody
       And claim "batch" is not allocated
+
+  Rule: KEP-3063/VANISHED-POD-RELEASED  A pod object that vanishes without its kubelet loses its reservation
+
+    Scenario: A pod force-deleted with a grace period of 0 releases its claim
+      Given a claim "workspace" for one "gpu" device
+      And a pod "first" using claim "workspace"
+      When the scheduler runs
+      Then claim "workspace" is reserved for pod "first"
+      When pod "first" is force-deleted with a grace period of 0
+      And the scheduler runs
+      Then pod "first" does not exist
+      And claim "workspace" is reserved for nobody
+      And claim "workspace" is not allocated
+
+    # Both orders: removing the oldest entry instead of the vanished pod's own passes when the first pod goes.
+    Scenario Outline: A force-deleted pod leaves reservedFor of a shared claim, the other pod keeps it (<gone> goes)
+      Given a claim "shared" for one "gpu" device
+      And a pod "reader" using claim "shared"
+      And a pod "writer" using claim "shared"
+      When the scheduler runs
+      Then claim "shared" is reserved for pods "reader, writer"
+      When pod "<gone>" is force-deleted with a grace period of 0
+      And the scheduler runs
+      Then claim "shared" is reserved for pod "<stays>"
+      And claim "shared" is allocated device "gpu-0"
+
+      Examples:
+        | gone   | stays  |
+        | reader | writer |
+        | writer | reader |
+
+    Scenario: The pods of a node that is gone are garbage-collected and their claims released
+      Given a claim "workspace" for one "gpu" device
+      And a pod "first" using claim "workspace"
+      When the scheduler runs
+      Then claim "workspace" is reserved for pod "first"
+      When node "worker-1" is deleted
+      And 2 minutes pass
+      Then pod "first" does not exist
+      And claim "workspace" is reserved for nobody
+      And claim "workspace" is not allocated
+
+  Rule: KEP-3063/CLAIM-STATUS-SUBRESOURCE  An ordinary update of a claim leaves its status alone
+
+    Scenario: An update carrying an empty status keeps the allocation and the reservation, and stores the rest
+      Given a claim "workspace" for one "gpu" device
+      And a pod "first" using claim "workspace"
+      When the scheduler runs
+      Then claim "workspace" is reserved for pod "first"
+      When the user updates claim "workspace" through the main resource, changing its status to:
+        """yaml
+        {}
+        """
+      Then claim "workspace" carries the label the user wrote
+      And claim "workspace" is reserved for pod "first"
+      And claim "workspace" is allocated device "gpu-0"
+
+    Scenario: An update carrying another allocation keeps the one the scheduler wrote
+      Given a claim "workspace" for one "gpu" device
+      And a pod "first" using claim "workspace"
+      When the scheduler runs
+      Then claim "workspace" is allocated device "gpu-0"
+      When the user updates claim "workspace" through the main resource, changing its status to:
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: device, driver: gpu.example.com, pool: worker-1, device: gpu-1}
+        """
+      Then claim "workspace" carries the label the user wrote
+      And claim "workspace" is allocated device "gpu-0"
+      And claim "workspace" is reserved for pod "first"
+
+  Rule: KEP-3063/POD-CLAIMS-IMMUTABLE  A pod's resourceClaims cannot change once the pod exists
+
+    Scenario Outline: The API server refuses an update of a pod that changes its claims (<change>)
+      Given a claim "workspace" for one "gpu" device
+      And a claim "other" for one "gpu" device
+      And a pod "first" using claim "workspace"
+      When the user updates the Pod "first" with:
+        | field   | value   |
+        | <field> | <value> |
+      Then the request is rejected at "spec" by rule "KEP-3063/POD-CLAIMS-IMMUTABLE"
+
+      Examples:
+        | change           | field                                    | value                                                                                     |
+        | entry re-pointed | spec.resourceClaims[0].resourceClaimName | other                                                                                     |
+        | entry added      | spec.resourceClaims                      | [{name: claim-0, resourceClaimName: workspace}, {name: extra, resourceClaimName: other}] |
+        | entries removed  | spec.resourceClaims                      | []                                                                                        |

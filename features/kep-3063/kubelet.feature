@@ -215,3 +215,130 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       When the scheduler runs
       Then pod "trainer" is Running
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+
+  Rule: KEP-3063/KUBELET-RETRY-NOT-FOUND  A prepare call failing with NOT_FOUND is retried with back off too
+
+    Scenario: Three NOT_FOUND answers, retried at growing intervals, then the pod runs
+      Given the plugin of driver "gpu.example.com" on node "node-1" answers prepare with NOT_FOUND 3 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 2 minutes pass
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 4 times
+      And the calls to prepare claim "model" on driver "gpu.example.com" on node "node-1" came at growing intervals
+
+  Rule: KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE  Unpreparing a claim takes away what preparing it set up
+
+    Scenario: The CDI devices defined for a claim go when it is unprepared, those of a claim still in use stay
+      Given a claim "other" for one "gpu" device
+      And a pod "helper" using claim "other"
+      When the scheduler runs
+      Then pod "helper" is Running
+      When the CDI devices defined on node "node-1" are noted as "before"
+      And claim "model" for one "gpu" device is created
+      And a pod "trainer" using claim "model" is created
+      And the scheduler runs
+      Then pod "trainer" is Running
+      When pod "trainer" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And node "node-1" defines exactly the CDI devices noted as "before"
+      And pod "helper" is Running
+
+  Rule: KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED  A failed teardown is an error: the claim stays held until it succeeds
+
+    Scenario: While the plugin cannot tear the claim down, its CDI devices and the reservation stay
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the CDI devices defined on node "node-1" are noted as "before"
+      And the scheduler runs
+      Then pod "trainer" is Running
+      When the CDI devices defined on node "node-1" are noted as "prepared"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
+      And pod "trainer" is deleted
+      And the scheduler runs
+      Then claim "model" is reserved for pod "trainer"
+      And node "node-1" defines exactly the CDI devices noted as "prepared"
+      When 1 minute passes
+      Then claim "model" is reserved for nobody
+      And node "node-1" defines exactly the CDI devices noted as "before"
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" 5 times
+
+  Rule: KEP-3063/KUBELET-REFUSES-UNOWNED-CLAIM  A template entry's claim the pod does not own is not used
+
+    Scenario: A pod whose template entry names a claim the pod does not own stays Pending and nothing is prepared
+      Given a claim "trainer-gpu" for one "gpu" device
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          nodeName: node-1
+          containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+          resourceClaims: [{name: gpu, resourceClaimTemplateName: no-such-template}]
+        """
+      When the status of pod "trainer" names claim "trainer-gpu" for its entry "gpu"
+      And claim "trainer-gpu" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1" and reserved for pod "trainer"
+      Then pod "trainer" is Pending
+      And a Warning event "FailedPrepareDynamicResources" is recorded for pod "trainer"
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "trainer-gpu" never
+
+    Scenario: The same pod reaching its claim by name runs with it
+      Given a claim "trainer-gpu" for one "gpu" device
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          nodeName: node-1
+          containers: [{name: main, image: registry.k8s.io/pause:3.10}]
+          resourceClaims: [{name: gpu, resourceClaimName: trainer-gpu}]
+        """
+      When claim "trainer-gpu" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1" and reserved for pod "trainer"
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "trainer-gpu" once
+
+  Rule: KEP-3063/KUBELET-GATE-OFF-KEEPS-RUNNING-PODS  Turning the feature off leaves running pods and their claims alone
+
+    Scenario: After a kubelet restart with DynamicResourceAllocation off the running pod keeps running and its claim
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Running
+      When kubelet restarts with feature gates "DynamicResourceAllocation=off"
+      And 10 minutes pass
+      Then pod "trainer" is Running
+      And claim "model" is reserved for pod "trainer"
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" never
+
+  Rule: KEP-3063/KUBELET-SKEW-OLD-NODE  A kubelet of a release without the feature starts the pod without its resources
+
+    Scenario: A node whose kubelet predates dynamic resource allocation runs the pod and prepares nothing
+      Given kubelet is "old" (DynamicResourceAllocation)
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      And pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
+
+  Rule: KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS  A driver restarted as another version keeps its prepared claims working
+
+    Scenario: A downgrade and an upgrade of the driver leave the running pod alone, and its claim is torn down once
+      Given a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the CDI devices defined on node "node-1" are noted as "before"
+      And the scheduler runs
+      Then pod "trainer" is Running
+      When the CDI devices defined on node "node-1" are noted as "prepared"
+      And dra-driver restarts as "old" (DRAHandlePermanentDriverFailures)
+      And dra-driver restarts as "new, gate on" (DRAHandlePermanentDriverFailures)
+      And 1 minute passes
+      Then pod "trainer" is Running
+      And node "node-1" defines exactly the CDI devices noted as "prepared"
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      When pod "trainer" is deleted
+      And the scheduler runs
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And node "node-1" defines exactly the CDI devices noted as "before"
+      And pod "trainer" does not exist

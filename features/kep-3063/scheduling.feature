@@ -155,3 +155,30 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       And the scheduler runs
       Then pod "second" is bound to node "worker-1"
       And the claim of pod "second" is allocated device "gpu-0"
+
+  Rule: KEP-3063/CLAIM-REQUESTS-ON-ONE-NODE  All of a claim's requests are met on the one node the pod gets
+
+    # Both orders of the nodes: a filter that counts each request against a node on its own takes the small node
+    # for feasible, and whichever node it then prefers, one order lands the pod there.
+    Scenario Outline: Two requests that each fit on the small node, but not together, go to the big node (small <small>)
+      Given node "<small>" has 2 devices "gpu" of driver "gpu.example.com"
+      And node "<big>" has 4 devices "gpu" of driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - {name: first, exactly: {deviceClassName: gpu, count: 2}}
+            - {name: second, exactly: {deviceClassName: gpu, count: 2}}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "<big>"
+      And claim "pair" is usable only on node "<big>"
+      And claim "pair" is allocated devices "gpu-0, gpu-1, gpu-2, gpu-3"
+
+      Examples:
+        | small    | big      |
+        | worker-1 | worker-2 |
+        | worker-2 | worker-1 |

@@ -302,3 +302,29 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       When kubelet restarts with feature gates "DRAHandlePermanentDriverFailures=on"
       Then pod "trainer" is Failed
       And a Warning event "FailedPrepareDynamicResources" for pod "trainer" says the error is permanent
+
+  Rule: KEP-5322/PERMANENT-WITHOUT-ERROR-SUCCEEDS  permanent_error without an error is a success
+
+    Scenario: A claim answered with permanent_error set and no error is prepared, and the pod runs
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" answers prepare with permanent_error set and no error
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      And 10 minutes pass
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And no event for pod "trainer" calls an error permanent
+
+  Rule: KEP-5322/ERROR-DEVICES-IGNORED  Devices in an answer that carries an error are ignored
+
+    Scenario: Two answers with an error next to the devices are retried, and the pod runs only after a clean answer
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And the plugin of driver "gpu.example.com" on node "node-1" answers prepare with an error next to its devices 2 times
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Pending
+      When 1 minute passes
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 3 times

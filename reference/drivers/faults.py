@@ -12,10 +12,14 @@ import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from draconform.kubeletplugin.types import CallFailed
 from draconform.sut import PLUGIN_FAULT_KINDS, PluginFault
 
 # Longer than any deadline a scenario gives the kubelet, short enough that a forgotten hang frees its thread.
 HANG_SECONDS = 5.0
+# Per-claim answers shaped the way KEP-5322 says a kubelet must read: permanent_error with an empty error (a
+# success), and devices next to an error (a failure whose devices are ignored).
+ANSWER_FAULTS = ("permanent-without-error", "error-with-devices")
 
 
 class PluginCrashed(Exception):
@@ -88,9 +92,11 @@ class FaultPlan:
 
     def before_call(self, method: str) -> None:
         """Hang or crash, if a fault says so, before the plugin looks at the call."""
-        fault = self._take(method, ("hang", "crash"), None)
+        fault = self._take(method, ("hang", "crash", "not-found"), None)
         if fault is None:
             return
+        if fault.kind == "not-found":  # KEP-3063 "NodePrepareResource Errors": the call fails with 5 NOT_FOUND
+            raise CallFailed("NOT_FOUND", f"{method}: the resource does not exist (injected NOT_FOUND)")
         if fault.kind == "crash":
             self._on_crash()
             return
@@ -98,5 +104,6 @@ class FaultPlan:
         raise PluginHung(f"{method} hung (injected fault) and was let go")
 
     def claim_fault(self, method: str, devices: Collection[str]) -> PluginFault | None:
-        """A transient or permanent error for a claim with these devices, if a fault says so."""
-        return self._take(method, ("transient", "permanent"), devices)
+        """A transient or permanent error for a claim with these devices, or one of the answers of ANSWER_FAULTS,
+        if a fault says so."""
+        return self._take(method, ("transient", "permanent", *ANSWER_FAULTS), devices)

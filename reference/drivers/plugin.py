@@ -25,7 +25,7 @@ from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.store import Store
-from draconform.reference.drivers.faults import FaultPlan
+from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan
 from draconform.sut import Obj
 
 CounterSet = tuple[str, str]  # pool, counter set
@@ -125,6 +125,9 @@ class NodePlugin:
                 answers[ref.uid] = PrepareResult(error=str(refusal), permanent=refusal.permanent)
                 self._refused.add(ref.uid)
                 continue
+            if prepared.result.failed:  # fault error-with-devices: an error that still names devices
+                answers[ref.uid] = prepared.result
+                continue
             self._write_cdi_spec(ref, prepared.result)
             self._prepared[ref.uid] = prepared
             answers[ref.uid] = prepared.result
@@ -181,7 +184,7 @@ class NodePlugin:
             self._on_broken(broken)
             raise PrepareRefused(f"{where}: devices {', '.join(d.name for d in broken)} are unusable "
                                  f"(injected permanent failure)", permanent=True)
-        if fault is not None:
+        if fault is not None and fault.kind not in ANSWER_FAULTS:
             raise PrepareRefused(f"{where}: injected transient failure")
         self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
         prepared = tuple(
@@ -194,7 +197,12 @@ class NodePlugin:
             )
             for result, device in devices
         )
-        return PreparedClaim(PrepareResult(devices=prepared), [d for r, d in devices if not r.get("adminAccess")])
+        result = PrepareResult(devices=prepared)
+        if fault is not None and fault.kind == "permanent-without-error":
+            result = PrepareResult(devices=prepared, permanent=True)  # a success all the same (KEP-5322 API)
+        elif fault is not None and fault.kind == "error-with-devices":
+            result = PrepareResult(devices=prepared, error=f"{where}: injected transient failure, devices named anyway")
+        return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")])
 
     def _check_compatibility(self, where: str, devices: list[InventoryDevice]) -> None:
         """Admit the claim's devices one by one onto the counter sets as the prepared claims hold them."""

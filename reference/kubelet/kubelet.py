@@ -2,7 +2,8 @@
 
 A pod bound to the node starts (phase Running) only when it is listed in status.reservedFor of every claim it
 uses and every driver of those claims has prepared them over the DRAPlugin protocol; otherwise it stays
-Pending and an event says why. A claim is prepared once per node however many pods share it. Errors are
+Pending and an event says why; so does a pod whose template entry names a claim the pod does not own. A claim
+is prepared once per node however many pods share it. Errors are
 retried with exponential backoff on the cluster clock, including calls that fail as a whole (a crashed
 plugin, a deadline passed), unless the plugin marks a claim's error permanent and DRAHandlePermanentDriverFailures
 is on: then the pod fails (phase Failed, in one status write), is never prepared again, and is neither
@@ -146,6 +147,11 @@ class Kubelet:
             claim = self._store.peek("ResourceClaim", entry.claim, namespace)  # read only
             if claim is None:
                 return self._wait(pod, state, f"ResourceClaim {namespace}/{entry.claim} does not exist")
+            if entry.template is not None and not any(
+                    ref.get("uid") == uid for ref in claim["metadata"].get("ownerReferences") or []):
+                # KEP-3063 PodResourceClaim.Template: a claim of that name the pod does not own is not used
+                return self._wait(pod, state, f"ResourceClaim {namespace}/{entry.claim} of entry {entry.entry!r} is "
+                                              f"not owned by the pod, so it may not use the claim")
             if not is_reserved_for(claim, uid):
                 return self._wait(
                     pod, state,

@@ -1,12 +1,15 @@
 """A reference kubelet on every node of the cluster: one `Kubelet` per Node object, fed by one shared watch of
 pods, claims and nodes (one informer instead of one per node, so a 500-node cluster costs no more per event).
 A claim change wakes the pods on any node that use it. Pods being deleted on a node that has no kubelet are
-removed at once, as kube-controller-manager's pod garbage collector removes pods of nodes that are gone."""
+removed at once, and the pods of a Node object that is deleted are force-deleted once it has stayed gone for
+upstream's quarantine of 40 seconds, as kube-controller-manager's pod garbage collector removes pods of nodes
+that are gone (their claims' reservations then go with them, KEP-3063/VANISHED-POD-RELEASED)."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
@@ -21,6 +24,8 @@ from draconform.sut import ApiError, Obj
 
 # (driver, node) -> the registration socket of the driver's plugin on that node, or None
 PluginLocator = Callable[[str, str], "str | None"]
+# How long upstream's pod garbage collector waits before it believes a node is gone (podgc's quarantineTime).
+ORPHAN_QUARANTINE = timedelta(seconds=40)
 
 
 class Kubelets:
@@ -78,6 +83,7 @@ class Kubelets:
                 kubelet = self._kubelets.pop(name, None)
                 if kubelet is not None:
                     kubelet.stop()
+                self._clock.call_at(self._clock.now() + ORPHAN_QUARANTINE, lambda: self._collect_orphans(name))
             elif name not in self._kubelets:
                 self._add_node(name)
                 for pod in self._store.list("Pod"):
@@ -90,6 +96,19 @@ class Kubelets:
             for node, key in sorted(self._claim_users.get((meta["namespace"], meta["name"]), ())):
                 if node in self._kubelets:
                     self._kubelets[node].notice(key)
+
+    def _collect_orphans(self, node: str) -> None:
+        """Pod GC: the node is still gone after the quarantine, so its pods are force-deleted."""
+        if self._store.peek("Node", node) is not None:
+            return
+        for pod in self._store.list("Pod"):
+            if (pod.get("spec") or {}).get("nodeName") != node:
+                continue
+            try:
+                self._store.delete("Pod", pod["metadata"]["name"], pod["metadata"]["namespace"], grace_period_seconds=0)
+            except ApiError as error:
+                if error.reason != "NotFound":
+                    raise
 
     def _add_node(self, node: str) -> None:
         plugins = PluginRegistry(lambda driver: self._locate(driver, node), self._timeout)

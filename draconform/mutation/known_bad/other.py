@@ -270,8 +270,8 @@ VARIANTS: tuple[Variant, ...] = (
                    "\n"
                    "from dataclasses import replace\n")),
             Patch("reference/drivers/plugin.py",
-                  "            answers[ref.uid] = prepared.result\n",
-                  ("            answers[ref.uid] = prepared.result\n"
+                  "            self._prepared[ref.uid] = prepared\n            answers[ref.uid] = prepared.result\n",
+                  ("            self._prepared[ref.uid] = prepared\n            answers[ref.uid] = prepared.result\n"
                    "        if any(a.permanent for a in answers.values()):\n"
                    "            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}\n")),
         ),

@@ -1,0 +1,205 @@
+"""Known-bad variants for the KEP statements that issue 32 turned into rules (KEP-3063 lifecycle paths and
+kubelet duties, KEP-5322's reading of plugin answers, KEP-5007's binding details): each is a text patch to a
+copy of the code that breaks one rule the way a plausible implementation would, and the suite must kill it
+listed with the others by draconform.mutation.catalogue)."""
+
+from __future__ import annotations
+
+from draconform.mutation.variant import Patch, Variant
+
+CLAIM_CONTROLLER = "reference/controllers/resourceclaim.py"
+KUBELET = "reference/kubelet/kubelet.py"
+NODES = "reference/kubelet/nodes.py"
+PLUGIN = "reference/drivers/plugin.py"
+DRIVER = "reference/drivers/driver.py"
+STORE = "reference/apiserver/store.py"
+COLUMNAR = "reference/allocator/columnar.py"
+POD_VALIDATION = "draconform/validation/pod.py"
+VERSIONS = "draconform/validation/versions.py"
+ALLOCATOR_COMMON = "reference/allocator/common.py"
+BINDING = "reference/scheduler/bindingconditions.py"
+
+VARIANTS: tuple[Variant, ...] = (
+    # --- KEP-3063: lifecycle paths ----------------------------------------------------------------------------
+    Variant(
+        "vanished-pod-keeps-reservation", "KEP-3063/VANISHED-POD-RELEASED",
+        "the claim controller keeps reservedFor entries of pods that no longer exist, leaving them to a kubelet",
+        (Patch(CLAIM_CONTROLLER,
+               '        if pod is None or pod["metadata"]["uid"] != entry.get("uid"):\n            return False\n',
+               '        if pod is None:\n            return True  # the kubelet releases it\n'
+               '        if pod["metadata"]["uid"] != entry.get("uid"):\n            return False\n'),),
+    ),
+    Variant(
+        "no-pod-gc-for-deleted-nodes", "KEP-3063/VANISHED-POD-RELEASED",
+        "the pods of a deleted node are never garbage-collected, so their claims stay reserved",
+        (Patch(NODES,
+               "                self._clock.call_at(self._clock.now() + ORPHAN_QUARANTINE, "
+               "lambda: self._collect_orphans(name))\n",
+               ""),),
+    ),
+    Variant(
+        "pod-starts-without-unregistered-driver", "KEP-3063/KUBELET-WAITS-FOR-PLUGIN",
+        "a claim whose driver has no plugin on the node is skipped and the pod starts without it",
+        (Patch(KUBELET,
+               "            except PluginUnavailable as err:\n                transient.append(str(err))\n",
+               "            except PluginUnavailable:\n"),),
+    ),
+    Variant(
+        "requests-counted-one-by-one", "KEP-3063/CLAIM-REQUESTS-ON-ONE-NODE",
+        "the filter counts each request against the node's free devices on its own, not all of them together",
+        (Patch(COLUMNAR,
+               "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
+               "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+         Patch(COLUMNAR,
+               "            enough = enough and free >= attempt.total\n",
+               "            enough = enough and free >= need\n")),
+    ),
+    Variant(
+        "v1beta1-tolerations-left-on-request", "KEP-3063/SERVED-VERSIONS-ROUND-TRIP",
+        "converting a v1beta1 request leaves its tolerations behind instead of moving them under exactly",
+        (Patch(VERSIONS,
+               '_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", '
+               '"tolerations",\n',
+               '_REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess",\n'),),
+    ),
+    # --- KEP-3063: API and kubelet ----------------------------------------------------------------------------
+    Variant(
+        "claim-update-writes-status", "KEP-3063/CLAIM-STATUS-SUBRESOURCE",
+        "an ordinary update of a claim stores the status it carries",
+        (Patch(STORE,
+               '            if "status" in old:\n                new["status"] = copy_object(old["status"])\n',
+               '            if "status" in obj:\n                new["status"] = copy_object(obj["status"])\n'),),
+    ),
+    Variant(
+        "not-found-gives-up", "KEP-3063/KUBELET-RETRY-NOT-FOUND",
+        "a prepare call failing with NOT_FOUND is taken for final and the pod fails",
+        (Patch(KUBELET,
+               "            except PluginCallError as err:\n"
+               "                transient.append(str(err))\n",
+               "            except PluginCallError as err:\n"
+               '                if err.code == "NOT_FOUND":\n'
+               "                    permanent.append(str(err))\n"
+               "                    break\n"
+               "                transient.append(str(err))\n"),),
+    ),
+    Variant(
+        "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
+        "unpreparing a claim forgets it but leaves its CDI spec file on the node",
+        (Patch(PLUGIN, "            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
+    ),
+    Variant(
+        "unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
+        "a plugin that could not tear a claim down answers success",
+        (Patch(PLUGIN,
+               '                answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim '
+               '{ref.namespace}/{ref.name}"\n',
+               '                answers[ref.uid] = ""  # the failure swallowed\n'),),
+    ),
+    Variant(
+        "pod-claims-count-only-immutable", "KEP-3063/POD-CLAIMS-IMMUTABLE",
+        "a pod update may change its claims as long as their number stays",
+        (Patch(POD_VALIDATION,
+               '    if isinstance(old_spec, dict) and old_spec.get("resourceClaims") != spec.get("resourceClaims"):\n',
+               '    if isinstance(old_spec, dict) and len(old_spec.get("resourceClaims") or []) != len(\n'
+               '            spec.get("resourceClaims") or []):\n'),),
+    ),
+    Variant(
+        "kubelet-trusts-status-claim-name", "KEP-3063/KUBELET-REFUSES-UNOWNED-CLAIM",
+        "the kubelet uses whatever claim the pod's status names for a template entry, owner or not",
+        (Patch(KUBELET,
+               "            if entry.template is not None and not any(\n",
+               "            if False and entry.template is not None and not any(\n"),),
+    ),
+    Variant(
+        "gate-off-fails-running-pods", "KEP-3063/KUBELET-GATE-OFF-KEEPS-RUNNING-PODS",
+        "a kubelet restarted with the feature off fails the running pods that have claims",
+        (Patch(KUBELET,
+               '        if phase == "Running":\n            return False\n        return self._start(pod, state)\n',
+               '        if phase == "Running" and (self._gates.enabled("DynamicResourceAllocation")\n'
+               "                                   or not self._claims_of(pod)):\n"
+               "            return False\n"
+               '        if phase == "Running":\n'
+               '            return self._set_phase(pod, "Failed", reason="UnexpectedAdmissionError")\n'
+               "        return self._start(pod, state)\n"),),
+    ),
+    Variant(
+        "release-without-gate-taken-for-gate-on", "KEP-3063/KUBELET-SKEW-OLD-NODE",
+        "only an explicit gate setting turns DRA off; a kubelet release without the gate prepares claims",
+        (Patch(KUBELET,
+               '        if not self._gates.enabled("DynamicResourceAllocation"):\n'
+               '            return self._set_phase(pod, "Running")',
+               '        if self._gates.known("DynamicResourceAllocation") and not self._gates.enabled(\n'
+               '                "DynamicResourceAllocation"):\n'
+               '            return self._set_phase(pod, "Running")'),),
+    ),
+    Variant(
+        "driver-upgrade-wipes-node-state", "KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS",
+        "a restarted driver clears its state on the nodes, taking away running pods' CDI devices",
+        (Patch(DRIVER,
+               "        self._publisher.tainted |= previous._publisher.tainted\n",
+               "        self._publisher.tainted |= previous._publisher.tainted\n"
+               "        for files in self._checkpoint.cdi.values():\n"
+               "            files.clear()\n"),),
+    ),
+    # --- KEP-5322: reading a plugin's answer ------------------------------------------------------------------
+    Variant(
+        "permanent-flag-without-error-fails", "KEP-5322/PERMANENT-WITHOUT-ERROR-SUCCEEDS",
+        "permanent_error set on a successful answer is taken for a permanent failure",
+        (Patch(KUBELET,
+               "                elif not result.failed:\n",
+               "                elif not result.failed and not result.permanent:\n"),),
+    ),
+    Variant(
+        "devices-beside-error-used", "KEP-5322/ERROR-DEVICES-IGNORED",
+        "an answer that names devices counts as prepared even though it carries an error",
+        (Patch(KUBELET,
+               "                elif not result.failed:\n",
+               "                elif not result.failed or result.devices:\n"),),
+    ),
+    # --- KEP-5007: binding details ------------------------------------------------------------------------------
+    Variant(
+        "binds-to-node-needs-conditions", "KEP-5007/BINDS-TO-NODE",
+        "bindsToNode pins the allocation only when the device also has binding conditions",
+        (Patch(ALLOCATOR_COMMON,
+               "(binds_to_node and p.device.binds_to_node) for p in picks):\n",
+               "(binds_to_node and p.device.binds_to_node\n"
+               "                 and bool(p.device.binding_conditions)) for p in picks):\n"),),
+    ),
+    Variant(
+        "conditions-older-than-allocation-stale", "KEP-5007/PREBIND-STATUS-ONLY",
+        "a True condition whose lastTransitionTime predates the allocation is taken for stale",
+        (Patch(BINDING,
+               "    ready = all(\n        _is_true(device_conditions(claim, result), wanted)\n",
+               '    allocated_at = ((claim.get("status") or {}).get("allocation") or {}).get(\n'
+               '        "allocationTimestamp") or ""\n'
+               "    ready = all(\n        _is_true(device_conditions(claim, result), wanted)\n"
+               "        and str(device_conditions(claim, result)[wanted].get(\n"
+               '            "lastTransitionTime", "")) >= allocated_at\n'),),
+    ),
+    Variant(
+        "failure-condition-any-status", "KEP-5007/PREBIND-STATUS-ONLY",
+        "a failure condition counts as soon as it is reported, whatever its status",
+        (Patch(BINDING,
+               "        if _is_true(conditions, failure):\n            return conditions[failure]\n",
+               "        if failure in conditions:\n            return conditions[failure]\n"),),
+    ),
+    Variant(
+        "only-first-failure-condition", "KEP-5007/PREBIND-FAILURE",
+        "only a device's first binding failure condition is looked at",
+        (Patch(BINDING,
+               '    for failure in result.get("bindingFailureConditions") or []:\n',
+               '    for failure in (result.get("bindingFailureConditions") or [])[:1]:\n'),),
+    ),
+    Variant(
+        "binding-failure-names-no-claim", "KEP-3063/UNSCHEDULABLE-EXPLAINED",
+        "the scheduler's message for a failed binding does not say which claim failed",
+        (Patch(BINDING, '                f"claim {name} binding failed: device',
+               '                f"binding failed: device'),),
+    ),
+    Variant(
+        "timeout-reported-as-failure", "KEP-5007/TIMEOUT",
+        "a binding that timed out is reported as a failed one",
+        (Patch(BINDING, '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding timeout", deadline)',
+               '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding failed", deadline)'),),
+    ),
+)
