@@ -1,0 +1,50 @@
+"""Every check of `draconform plugin-check` against the reference plugin started with exactly one defect of its
+catalogue (reference/drivers/faults.py DEFECTS): the check of the rule the defect breaks fails, naming what went
+wrong in words, and every other check passes as it does for the plugin without defects. So a check that
+accepted any answer fails its test, and so does a check that blames the wrong rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from draconform.plugincheck.checks import CHECKS
+from draconform.reference.drivers.faults import DEFECTS
+from tests.plugincheck.conftest import Api, Plugin, failed, outcomes, plugin_check
+
+# Checks that need what these runs do not give: KEP-5322's and KEP-5963's declarations of refused claims.
+NEEDS_DECLARATIONS = {"KEP-5322/WIRE-FIELD", "KEP-5322/PERMANENT-NEEDS-ERROR", "KEP-5322/DRIVER-EXPECTS-REPEAT",
+                      "KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT", "KEP-5963/DRIVER-VALIDATES-AT-PREPARE"}
+
+
+def run(workdir: Path, api: Api, defects: tuple[str, ...] = ()) -> tuple[int, dict]:  # type: ignore[type-arg]
+    plugin = Plugin(workdir, "--kubeconfig", str(api.kubeconfig), defects=defects)
+    try:
+        return plugin_check(workdir, "--kubeconfig", str(api.kubeconfig), "--cdi-dir", str(workdir / "cdi"),
+                            "--restart-command", plugin.restart_command, "--timeout", "10")
+    finally:
+        plugin.stop()
+
+
+def test_the_plugin_without_defects_passes_every_check_it_can_be_given(workdir: Path, api: Api) -> None:
+    status, report = run(workdir, api)
+    expected = {c.rule: "skipped" if c.rule in NEEDS_DECLARATIONS else "passed" for c in CHECKS}
+    assert outcomes(report) == expected, failed(report)
+    assert status == 0
+    leftovers = [f"{o['kind']}/{o['metadata']['name']}" for kind in ("ResourceClaim", "Pod")
+                 for o in api.store.list(kind)]
+    assert not leftovers, f"plugin-check left {leftovers} in the cluster"
+
+
+@pytest.mark.parametrize("defect", sorted(DEFECTS))
+def test_each_defect_fails_exactly_the_check_of_its_rule(workdir: Path, api: Api, defect: str) -> None:
+    rule, _ = DEFECTS[defect]
+    status, report = run(workdir, api, (defect,))
+    got = failed(report)
+    assert set(got) == {rule}, got
+    assert status == 1
+    message = got[rule]
+    assert "PrepareResult(" not in message and "PreparedDevice(" not in message and "{'" not in message, message
+    skipped = {r for r, s in outcomes(report).items() if s == "skipped"}
+    assert skipped == NEEDS_DECLARATIONS, skipped
