@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,10 @@ import yaml
 from draconform import faults as faults_module
 from draconform.cli import main
 from draconform.plugincheck.checks import CHECKS
+
+# Checks that need claims only --kubeconfig can make, or a --restart-command.
+NEEDS_MORE = {"DRA-PLUGIN/DEVICES-ON-THIS-NODE", "DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE", "DRA-PLUGIN/CLAIM-IDENTITY-IS-UID",
+              "DRA-PLUGIN/SURVIVES-RESTART"}
 
 DRIVER, NODE = "gpu.example.com", "node-1"
 SLICES = """\
@@ -107,10 +112,17 @@ def test_a_well_behaved_plugin_passes_every_check(workdir: Path) -> None:
     finally:
         plugin.stop()
     got = outcomes(report)
-    assert got == {c.rule: ("skipped" if c.rule.startswith("KEP-5963") else "passed") for c in CHECKS}, got
+    assert got == {c.rule: ("skipped" if c.rule.startswith("KEP-5963") or c.rule in NEEDS_MORE else "passed")
+                   for c in CHECKS}, got
     assert status == 0
     assert report["implementation"]["project"] == DRIVER
     assert report["implementation"]["version"] == "1.2.3"
+    assert report["run"]["command"].startswith("draconform plugin-check --endpoint unix://")
+    assert datetime.fromisoformat(report["run"]["started"]) <= datetime.now(UTC)
+    assert report["run"]["duration_s"] > 0
+    reasons = {s["rules"][0]: s["skip_reason"] for s in report["scenarios"] if s["status"] == "skipped"}
+    assert "--kubeconfig" in reasons["DRA-PLUGIN/CLAIM-IDENTITY-IS-UID"]
+    assert "--restart-command" in reasons["DRA-PLUGIN/SURVIVES-RESTART"]
     for name in ("junit.xml", "cucumber.json", "report.md"):
         assert (workdir / "reports" / "run" / name).is_file()
 
