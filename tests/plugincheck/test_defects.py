@@ -11,7 +11,7 @@ import pytest
 
 from draconform.plugincheck.checks import CHECKS
 from draconform.reference.drivers.faults import DEFECTS
-from tests.plugincheck.conftest import Api, Plugin, failed, outcomes, plugin_check
+from tests.plugincheck.conftest import NODE, SLICES, Api, Plugin, failed, outcomes, plugin_check
 
 # Checks that need what these runs do not give: KEP-5322's and KEP-5963's declarations of refused claims.
 NEEDS_DECLARATIONS = {"KEP-5322/WIRE-FIELD", "KEP-5322/PERMANENT-NEEDS-ERROR", "KEP-5322/DRIVER-EXPECTS-REPEAT",
@@ -48,3 +48,34 @@ def test_each_defect_fails_exactly_the_check_of_its_rule(workdir: Path, api: Api
     assert "PrepareResult(" not in message and "PreparedDevice(" not in message and "{'" not in message, message
     skipped = {r for r, s in outcomes(report).items() if s == "skipped"}
     assert skipped == NEEDS_DECLARATIONS, skipped
+
+
+def test_plugin_check_kubeconfig_against_draconform_serve(workdir: Path) -> None:
+    """The vendor's two commands against `draconform serve` (its scheduler, controllers and kubelets running):
+    plugin-check makes its claims there itself, every check it can judge passes, and it leaves nothing behind."""
+    from draconform.live.kube import KubeClient, load_config
+    from tests.live.helpers import served_reference
+
+    served_dir = workdir / "served"
+    served_dir.mkdir()
+    with served_reference(served_dir) as served:
+        config = served / "kubeconfig"
+        client = KubeClient(load_config(config))
+        try:
+            for node in (NODE, "node-2"):
+                client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+            for slice_ in SLICES:
+                client.create(slice_)
+            plugin = Plugin(workdir, "--kubeconfig", str(config))
+            try:
+                status, report = plugin_check(workdir, "--kubeconfig", str(config), "--cdi-dir", str(workdir / "cdi"),
+                                              "--restart-command", plugin.restart_command)
+            finally:
+                plugin.stop()
+            left = [o["metadata"]["name"] for kind in ("ResourceClaim", "Pod") for o in client.list(kind)[0]]
+        finally:
+            client.close()
+    assert failed(report) == {}
+    assert status == 0
+    assert {r for r, s in outcomes(report).items() if s == "skipped"} == NEEDS_DECLARATIONS
+    assert left == []
