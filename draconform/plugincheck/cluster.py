@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,11 +144,3 @@ class ClusterClaims:
         self._created.clear()
         self.client.close()
 
-
-def leftover(client: KubeClient, namespace: str) -> Sequence[str]:
-    """Objects of any plugin-check run still in the namespace (for tests and diagnostics)."""
-    found = []
-    for kind in ("ResourceClaim", "Pod"):
-        objects, _ = client.list(kind, namespace)
-        found += [f"{kind}/{o['metadata']['name']}" for o in objects if LABEL in (o["metadata"].get("labels") or {})]
-    return found

@@ -80,7 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop, restart = threading.Event(), threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGHUP, lambda *_: (restart.set(), stop.set()))
+
+    def restart_in_place(*_: object) -> None:
+        restart.set()
+        stop.set()
+
+    signal.signal(signal.SIGHUP, restart_in_place)
     while True:
         plugin = NodePlugin(args.driver, args.node, reader, checkpoint, lambda: devices, faults, cdi_dir=cdi_dir)
         server = serve_plugin(plugin, args.socket)

@@ -175,7 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     driver = Driver(args, ApiServer(args.kubeconfig))
     stop, restart = threading.Event(), threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGHUP, lambda *_: (restart.set(), stop.set()))
+
+    def restart_in_place(*_: object) -> None:
+        restart.set()
+        stop.set()
+
+    signal.signal(signal.SIGHUP, restart_in_place)
     while True:
         server = serve_plugin(driver, args.socket, api_versions=("v1",))
         servicer = Registration(args.driver, _wire.socket_path(server.endpoint))

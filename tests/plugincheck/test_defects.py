@@ -11,7 +11,8 @@ import pytest
 
 from draconform.plugincheck.checks import CHECKS
 from draconform.reference.drivers.faults import DEFECTS
-from tests.plugincheck.conftest import NODE, SLICES, Api, Plugin, failed, outcomes, plugin_check
+from tests.plugincheck.conftest import Api
+from tests.plugincheck.helpers import NODE, SLICES, Plugin, failed, outcomes, plugin_check
 
 # Checks that need what these runs do not give: KEP-5322's and KEP-5963's declarations of refused claims.
 NEEDS_DECLARATIONS = {"KEP-5322/WIRE-FIELD", "KEP-5322/PERMANENT-NEEDS-ERROR", "KEP-5322/DRIVER-EXPECTS-REPEAT",

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from draconform.catalogue import load_catalogue
-from tests.plugincheck.conftest import Api, Plugin, failed, outcomes, plugin_check
+from tests.plugincheck.conftest import Api
+from tests.plugincheck.helpers import Plugin, failed, outcomes, plugin_check
 
 HELPER_DRIVER = [sys.executable, str(Path(__file__).with_name("helper_shaped_driver.py"))]
 

@@ -6,47 +6,29 @@ where the expected checks fail, the report is complete and nothing hangs."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
-from draconform import faults as faults_module
 from draconform.cli import main
 from draconform.plugincheck.checks import CHECKS
+from tests.plugincheck.helpers import DRIVER, NODE, Plugin, outcomes, plugin_check
 
 # Checks that need claims only --kubeconfig can make, or a --restart-command.
 NEEDS_MORE = {"DRA-PLUGIN/DEVICES-ON-THIS-NODE", "DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE", "DRA-PLUGIN/CLAIM-IDENTITY-IS-UID",
               "DRA-PLUGIN/SURVIVES-RESTART"}
 
-DRIVER, NODE = "gpu.example.com", "node-1"
-SLICES = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {name: node-1-gpus}
-spec:
-  driver: gpu.example.com
-  pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-  nodeName: node-1
-  devices:
-  - name: gpu-0
-  - name: gpu-1
-"""
 SUPPORT = "versions: [v1, v1beta1]\npermanentErrors:\n  claims: [bad-config]\n"
 
 
 @pytest.fixture
-def workdir() -> Iterator[Path]:
-    # Short, because a unix socket path must fit in about 100 bytes.
-    directory = Path(tempfile.mkdtemp(prefix="dcf-pc-", dir="/tmp"))
-    (directory / "slices.yaml").write_text(SLICES)
+def claims_dir(workdir: Path) -> Path:
+    """The claims of the node's slices, derived and written by plugin-check, and one more the driver must refuse
+    permanently (an opaque configuration it does not understand), declared in supports.yaml."""
+    directory = workdir
     (directory / "supports.yaml").write_text(SUPPORT)
     assert main(["plugin-check", "--endpoint", f"unix://{directory}/dra.sock", "--driver", DRIVER, "--node", NODE,
                  "--slices", str(directory / "slices.yaml"), "--write-claims", str(directory / "claims.yaml")]) == 0
@@ -58,57 +40,23 @@ def workdir() -> Iterator[Path]:
         "opaque": {"driver": DRIVER, "parameters": {"mode": "no-such-mode"}},
     }]
     (directory / "claims.yaml").write_text(yaml.safe_dump_all([*claims, bad]))
-    yield directory
-    shutil.rmtree(directory, ignore_errors=True)
+    return directory
 
 
-class Plugin:
-    """The standalone plugin process: started, and stopped at the end of the test whatever happened."""
-
-    def __init__(self, directory: Path, faults: Sequence[str] = (), switches: Sequence[str] = ()) -> None:
-        """`faults` are injected failures of calls; `switches` are the reference's fault switches (known bugs)."""
-        command = [sys.executable, "-m", "draconform.reference.drivers.standalone", "--driver", DRIVER,
-                   "--node", NODE, "--socket", str(directory / "dra.sock"), "--registration",
-                   str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
-                   "--claims", str(directory / "claims.yaml"), "--cdi-dir", str(directory / "cdi")]
-        for fault in faults:
-            command += ["--fault", fault]
-        env = {**os.environ, faults_module.ENV: ",".join(switches)}
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # blocks until the sockets serve, or the process ends
-        stderr = self.process.stderr.read() if line.strip() != "ready" and self.process.stderr else ""
-        assert line.strip() == "ready", f"the plugin did not start: {stderr}"
-
-    def stop(self) -> int | None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        return self.process.returncode
+def start(directory: Path, faults: Sequence[str] = (), switches: Sequence[str] = ()) -> Plugin:
+    return Plugin(directory, "--claims", str(directory / "claims.yaml"), faults=faults, switches=switches)
 
 
 def check(directory: Path, *extra: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    status = main(["plugin-check", "--endpoint", f"unix://{directory}/dra.sock",
-                   "--registration", f"unix://{directory}/reg.sock", "--driver", DRIVER, "--node", NODE,
-                   "--claims", str(directory / "claims.yaml"), "--supports", str(directory / "supports.yaml"),
-                   "--report-dir", str(directory / "reports"), "--name", "run", *extra])
-    report = json.loads((directory / "reports" / "run" / "report.json").read_text())
-    return status, report
+    return plugin_check(directory, "--claims", str(directory / "claims.yaml"), "--supports",
+                        str(directory / "supports.yaml"), *extra)
 
 
-def outcomes(report: dict) -> dict[str, str]:  # type: ignore[type-arg]
-    return {scenario["rules"][0]: scenario["status"] for scenario in report["scenarios"]}
-
-
-def test_a_well_behaved_plugin_passes_every_check(workdir: Path) -> None:
-    plugin = Plugin(workdir)
+def test_a_well_behaved_plugin_passes_every_check(claims_dir: Path) -> None:
+    plugin = start(claims_dir)
     try:
-        status, report = check(workdir, "--driver-version", "1.2.3", "--cdi-dir", str(workdir / "cdi"),
-                               "--cdi-dir", str(workdir / "no-such-dir"))
+        status, report = check(claims_dir, "--driver-version", "1.2.3", "--cdi-dir", str(claims_dir / "cdi"),
+                               "--cdi-dir", str(claims_dir / "no-such-dir"))
     finally:
         plugin.stop()
     got = outcomes(report)
@@ -124,19 +72,19 @@ def test_a_well_behaved_plugin_passes_every_check(workdir: Path) -> None:
     assert "--kubeconfig" in reasons["DRA-PLUGIN/CLAIM-IDENTITY-IS-UID"]
     assert "--restart-command" in reasons["DRA-PLUGIN/SURVIVES-RESTART"]
     for name in ("junit.xml", "cucumber.json", "report.md"):
-        assert (workdir / "reports" / "run" / name).is_file()
+        assert (claims_dir / "reports" / "run" / name).is_file()
 
 
-def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: Path) -> None:
+def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(claims_dir: Path) -> None:
     """Without --cdi-dir the check is skipped with the way to run it; with it, a plugin that writes no spec file
     fails it, naming the IDs, and a spec file a runtime would refuse is named with its fault."""
-    (workdir / "other").mkdir()
-    (workdir / "other" / "broken.json").write_text('{"kind": "example.com/gpu", "devices": []}')
-    plugin = Plugin(workdir, switches=["plugin-writes-no-cdi-spec"])
+    (claims_dir / "other").mkdir()
+    (claims_dir / "other" / "broken.json").write_text('{"kind": "example.com/gpu", "devices": []}')
+    plugin = start(claims_dir, switches=["plugin-writes-no-cdi-spec"])
     try:
-        _, unchecked = check(workdir)
-        status, report = check(workdir, "--cdi-dir", str(workdir / "cdi"), "--cdi-dir", str(workdir / "other"),
-                               "--cdi-dir", str(workdir / "typo"))
+        _, unchecked = check(claims_dir)
+        status, report = check(claims_dir, "--cdi-dir", str(claims_dir / "cdi"), "--cdi-dir", str(claims_dir / "other"),
+                               "--cdi-dir", str(claims_dir / "typo"))
     finally:
         plugin.stop()
     skipped = next(s for s in unchecked["scenarios"] if s["rules"] == ["DRA-PLUGIN/CDI-SPEC-FILES"])
@@ -146,15 +94,15 @@ def test_cdi_spec_files_are_checked_only_where_the_runtime_reads_them(workdir: P
     assert f"k8s.{DRIVER}/device=gpu-" in failed["message"]
     assert "broken.json: cdiVersion: missing" in failed["message"]
     assert "broken.json" in failed["message"] and "devices:" in failed["message"]
-    assert str(workdir / "typo") in failed["message"].split("no such directory: ")[1]  # a mistyped --cdi-dir
+    assert str(claims_dir / "typo") in failed["message"].split("no such directory: ")[1]  # a mistyped --cdi-dir
     assert status == 1
     assert outcomes(report)["DRA-PLUGIN/CDI-ID-SYNTAX"] == "passed"  # nothing else changed
 
 
-def test_a_hanging_plugin_fails_the_check_in_progress_and_the_run_completes(workdir: Path) -> None:
-    plugin = Plugin(workdir, ["hang:prepare:1"])
+def test_a_hanging_plugin_fails_the_check_in_progress_and_the_run_completes(claims_dir: Path) -> None:
+    plugin = start(claims_dir, ["hang:prepare:1"])
     try:
-        status, report = check(workdir, "--timeout", "1")
+        status, report = check(claims_dir, "--timeout", "1")
     finally:
         plugin.stop()
     got = outcomes(report)
@@ -163,14 +111,14 @@ def test_a_hanging_plugin_fails_the_check_in_progress_and_the_run_completes(work
     assert got["DRA-PLUGIN/ANSWER-EVERY-CLAIM"] == "failed"
     first = next(s for s in report["scenarios"] if s["rules"][0] == "DRA-PLUGIN/ANSWER-EVERY-CLAIM")
     assert "NodePrepareResources" in first["message"] and "DEADLINE_EXCEEDED" in first["message"]
-    assert f"{workdir}/dra.sock" in first["message"]
+    assert f"{claims_dir}/dra.sock" in first["message"]
     assert got["DRA-PLUGIN/PREPARE-IDEMPOTENT"] == "passed"  # the plugin answers again afterwards
 
 
-def test_a_crashing_plugin_fails_its_checks_with_the_grpc_status_and_the_report_is_complete(workdir: Path) -> None:
-    plugin = Plugin(workdir, ["crash:unprepare:1"])
+def test_a_crashing_plugin_fails_its_checks_with_the_grpc_status_and_the_report_is_complete(claims_dir: Path) -> None:
+    plugin = start(claims_dir, ["crash:unprepare:1"])
     try:
-        status, report = check(workdir, "--timeout", "2")
+        status, report = check(claims_dir, "--timeout", "2")
     finally:
         returncode = plugin.stop()
     got = outcomes(report)
@@ -183,13 +131,13 @@ def test_a_crashing_plugin_fails_its_checks_with_the_grpc_status_and_the_report_
     assert all("UNAVAILABLE" in s["message"] for s in failed[1:])
 
 
-def test_bad_invocations_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_invocations_exit_2(claims_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["plugin-check", "--endpoint", "relative/dra.sock", "--driver", DRIVER, "--node", NODE,
-            "--claims", str(workdir / "claims.yaml")]
+            "--claims", str(claims_dir / "claims.yaml")]
     assert main(base) == 2
     assert "relative/dra.sock" in capsys.readouterr().err
-    (workdir / "unallocated.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
+    (claims_dir / "unallocated.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n"
                                               "metadata: {name: idle, uid: x}\nspec: {}\n")
-    assert main([*base[:2], f"unix://{workdir}/dra.sock", *base[3:-1], str(workdir / "unallocated.yaml")]) == 2
+    assert main([*base[:2], f"unix://{claims_dir}/dra.sock", *base[3:-1], str(claims_dir / "unallocated.yaml")]) == 2
     err = capsys.readouterr().err
     assert "unallocated.yaml" in err and "'idle'" in err and "status.allocation" in err
