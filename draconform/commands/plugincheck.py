@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
@@ -65,6 +66,7 @@ def handle(args: argparse.Namespace) -> int:
         CheckInputError,
         ClaimSource,
         FileClaims,
+        NeedsCluster,
         derive_claims,
         load_claims,
         load_support,
@@ -96,7 +98,10 @@ def handle(args: argparse.Namespace) -> int:
                 return EXIT_PASSED
             source = FileClaims(claims)
         support = load_support(args.supports, source.claims)
-    except (CheckInputError, ValueError) as err:
+        if support.permanent_error_config is not None:
+            refused = source.with_config(args.driver, support.permanent_error_config)
+            support = replace(support, permanent_error_claims=(*support.permanent_error_claims, refused.ref.name))
+    except (CheckInputError, ValueError, NeedsCluster) as err:
         if source is not None:
             source.close()
         diagnostic("plugin-check", str(err))

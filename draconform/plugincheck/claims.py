@@ -60,6 +60,10 @@ class ClaimSource(Protocol):
 
     def recreate(self, claim: TestClaim) -> TestClaim: ...
 
+    def with_config(self, driver: str, parameters: Any) -> TestClaim:
+        """A claim like the first, carrying opaque configuration `parameters` for `driver`."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -73,6 +77,10 @@ class FileClaims:
         raise NeedsCluster(f"the check needs a claim that is {kind.replace('-', ' ')}, which only "
                            "--kubeconfig can create")
 
+    def with_config(self, driver: str, parameters: Any) -> TestClaim:
+        raise NeedsCluster("permanentErrors.config needs --kubeconfig; with --claims name the claims the driver must "
+                           "refuse in permanentErrors.claims")
+
     def recreate(self, claim: TestClaim) -> TestClaim:
         raise NeedsCluster("the check deletes a claim and creates it again under the same name, which only "
                            "--kubeconfig can do")
@@ -84,13 +92,14 @@ class FileClaims:
 @dataclass(frozen=True)
 class Support:
     """What the driver declares: the DRAPlugin versions it serves (None: those its registration advertises),
-    claims it must refuse permanently (KEP-5322), pairs of claims it must not have prepared at once (KEP-5963
-    compatibility groups)."""
+    claims it must refuse permanently (KEP-5322; or opaque configuration it refuses, for which --kubeconfig
+    makes a claim), pairs of claims it must not have prepared at once (KEP-5963 compatibility groups)."""
 
     versions: tuple[str, ...] | None = None
     permanent_error_claims: tuple[str, ...] = ()
     incompatible_claims: tuple[tuple[str, str], ...] = ()
     source: str = "defaults"
+    permanent_error_config: Any = None  # opaque parameters it refuses permanently (--kubeconfig makes such a claim)
 
 
 def _documents(path: Path) -> list[Any]:
@@ -223,6 +232,12 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     if bad or versions == ():
         raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {bad}; known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
+    unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
+    if unknown:
+        raise CheckInputError(f"{path}: permanentErrors: unknown fields {unknown}; known: claims, config")
+    config = (data.get("permanentErrors") or {}).get("config")
+    if config is not None and not isinstance(config, dict):
+        raise CheckInputError(f"{path}: permanentErrors.config: expected the opaque parameters as a mapping")
     pairs = tuple(tuple(pair) for pair in (data.get("compatibilityGroups") or {}).get("incompatibleClaims") or ())
     for field_name, listed in (("permanentErrors.claims", permanent), ("compatibilityGroups.incompatibleClaims",
                                                                        [n for pair in pairs for n in pair])):
@@ -231,4 +246,4 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
             raise CheckInputError(f"{path}: {field_name}: claims {missing} are not among the claims passed")
     if any(len(pair) != 2 for pair in pairs):
         raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
-    return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path))
+    return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path), config)

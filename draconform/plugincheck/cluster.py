@@ -11,6 +11,7 @@ import copy
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.plugincheck.claims import CheckInputError, NeedsCluster, TestClaim, allocate_claims
@@ -125,6 +126,17 @@ class ClusterClaims:
             results.append({"request": "other", "driver": OTHER_DRIVER, "pool": "elsewhere", "device": "device-0"})
             return self._claim(spec, allocation)
         raise ValueError(f"unknown extra claim {kind!r}")
+
+    def with_config(self, driver: str, parameters: Any) -> TestClaim:
+        first = self.claims[0].obj
+        spec, allocation = copy.deepcopy(first["spec"]), copy.deepcopy(first["status"]["allocation"])
+        requests = [r["name"] for r in spec["devices"]["requests"]]
+        opaque = {"driver": driver, "parameters": parameters}
+        spec["devices"]["config"] = [{"requests": requests, "opaque": opaque}]
+        allocation["devices"]["config"] = [{"source": "FromClaim", "requests": requests, "opaque": opaque}]
+        claim = self._claim(spec, allocation, f"plugin-check-{self.run}-refused-config")
+        self.claims.append(claim)
+        return claim
 
     def recreate(self, claim: TestClaim) -> TestClaim:
         """Delete `claim` and create it again under its name, allocated the device of the second claim."""

@@ -141,3 +141,18 @@ def test_bad_invocations_exit_2(claims_dir: Path, capsys: pytest.CaptureFixture[
     assert main([*base[:2], f"unix://{claims_dir}/dra.sock", *base[3:-1], str(claims_dir / "unallocated.yaml")]) == 2
     err = capsys.readouterr().err
     assert "unallocated.yaml" in err and "'idle'" in err and "status.allocation" in err
+    good = [*base[:2], f"unix://{claims_dir}/dra.sock", *base[3:]]
+    (claims_dir / "config.yaml").write_text("permanentErrors:\n  config: {mode: no-such-mode}\n")
+    assert main([*good, "--supports", str(claims_dir / "config.yaml")]) == 2
+    assert "permanentErrors.config needs --kubeconfig" in capsys.readouterr().err
+    assert main([*good, "--kubeconfig", str(claims_dir / "kubeconfig")]) == 2
+    assert "one of --kubeconfig PATH, --claims FILE... or --slices FILE" in capsys.readouterr().err
+    assert main([*good[:-2], "--kubeconfig", str(claims_dir / "no-such-kubeconfig")]) == 2
+    assert "no-such-kubeconfig" in capsys.readouterr().err
+
+
+def test_the_default_deadline_is_the_kubelets() -> None:
+    from draconform.commands import plugincheck as command
+    from draconform.plugincheck.checks import KUBELET_CALL_TIMEOUT, Target
+
+    assert command.KUBELET_CALL_TIMEOUT == KUBELET_CALL_TIMEOUT == Target("e", None, "d", "n").timeout == 45.0
