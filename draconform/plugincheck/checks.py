@@ -258,19 +258,22 @@ def _allocation_problems(claim: TestClaim, driver: str, result: PrepareResult, v
     if not result.devices:
         return []
     allocated = claim.results(driver)
-    share = version == "v1"  # only v1 carries share_id
-
-    def key(pool: str, device: str, share_id: str | None) -> str:
-        return f"{pool}/{device}" + (f" share {share_id}" if share and share_id else "")
-
-    expected = Counter(key(str(r.get("pool")), str(r.get("device")), r.get("shareID")) for r in allocated)
-    got = Counter(key(d.pool, d.device, d.share_id) for d in result.devices)
+    expected = Counter(f"{r.get('pool')}/{r.get('device')}" for r in allocated)
+    got = Counter(f"{d.pool}/{d.device}" for d in result.devices)
     problems = []
     if got - expected:
         problems.append(f"prepared {', '.join(sorted((got - expected).elements()))}, which the allocation of claim "
                         f"{claim.ref.name} does not give driver {driver}")
     if expected - got:
         problems.append(f"left out {', '.join(sorted((expected - got).elements()))} of the allocation")
+    if version == "v1":  # only v1 carries share_id
+        for device in sorted(set(expected) & set(got)):
+            allocated_shares = sorted(str(r.get("shareID") or "none") for r in allocated
+                                      if f"{r.get('pool')}/{r.get('device')}" == device)
+            answered = sorted(d.share_id or "none" for d in result.devices if f"{d.pool}/{d.device}" == device)
+            if allocated_shares != answered:
+                problems.append(f"device {device} was answered with share ID {', '.join(answered)}, allocated with "
+                                f"share ID {', '.join(allocated_shares)}")
     # A firstAvailable device may name its subrequest or the parent request (upstream's helper strips it).
     requests: dict[tuple[str, str], set[str]] = {}
     for r in allocated:

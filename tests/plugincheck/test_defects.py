@@ -5,6 +5,7 @@ accepted any answer fails its test, and so does a check that blames the wrong ru
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,16 @@ def test_plugin_check_kubeconfig_against_draconform_serve(workdir: Path) -> None
         *NEEDS_DECLARATIONS, "KEP-5322/WIRE-FIELD", "KEP-5322/PERMANENT-NEEDS-ERROR", "KEP-5322/DRIVER-EXPECTS-REPEAT",
         "KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT"}
     assert left == []
+
+
+def test_a_check_that_accepts_anything_would_fail_its_defect_test(workdir: Path, api: Api,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The defect tests above assert the failure, so a check weakened to accept any answer cannot pass them:
+    here the identity check accepts anything, and the defect it exists for goes unnoticed."""
+    from draconform.plugincheck import runner
+
+    rule, _ = DEFECTS["state-by-name"]
+    lax = tuple(replace(check, run=lambda session: None) if check.rule == rule else check for check in CHECKS)
+    monkeypatch.setattr(runner, "CHECKS", lax)
+    status, report = run(workdir, api, ("state-by-name",))
+    assert failed(report) == {} and status == 0  # what test_each_defect_fails_exactly_the_check_of_its_rule refuses
