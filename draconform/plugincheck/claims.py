@@ -46,7 +46,7 @@ class NeedsCluster(Exception):
 
 
 # The extra claims a check may ask a ClaimSource for.
-EXTRA_CLAIMS = ("unallocated", "other-node", "same-device", "other-driver-too", "to-recreate")
+EXTRA_CLAIMS = ("unallocated", "other-node", "same-device", "other-driver-too", "to-recreate", "fresh")
 
 
 class ClaimSource(Protocol):

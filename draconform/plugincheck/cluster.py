@@ -106,7 +106,7 @@ class ClusterClaims:
         results = allocation["devices"]["results"]
         if kind == "unallocated":
             return self._claim(spec, None)
-        if kind in ("same-device", "to-recreate"):
+        if kind in ("same-device", "to-recreate", "fresh"):  # a new claim with the first claim's allocation
             return self._claim(spec, allocation)
         if kind == "other-node":
             # The device's own name, in a pool of another node: a plugin that looks devices up by name alone
