@@ -54,7 +54,8 @@ class ClaimSource(Protocol):
     `extra(kind)` makes one more claim of a kind of EXTRA_CLAIMS, and `recreate(claim)` deletes such a claim and
     creates it again under the same name with another device; both raise NeedsCluster without a cluster."""
 
-    claims: Sequence[TestClaim]
+    @property
+    def claims(self) -> Sequence[TestClaim]: ...
 
     def extra(self, kind: str) -> TestClaim: ...
 
