@@ -15,6 +15,7 @@ import yaml
 
 from draconform.cli import main
 from draconform.plugincheck.checks import CHECKS
+from tests.harness.helpers import report_validator
 from tests.plugincheck.helpers import DRIVER, NODE, Plugin, outcomes, plugin_check
 
 # Checks that need claims only --kubeconfig can make, or a --restart-command.
@@ -68,6 +69,7 @@ def test_a_well_behaved_plugin_passes_every_check(claims_dir: Path) -> None:
     assert report["run"]["command"].startswith("draconform plugin-check --endpoint unix://")
     assert datetime.fromisoformat(report["run"]["started"]) <= datetime.now(UTC)
     assert report["run"]["duration_s"] > 0
+    assert not list(report_validator().iter_errors(report))  # the schema allows the start time it keeps
     reasons = {s["rules"][0]: s["skip_reason"] for s in report["scenarios"] if s["status"] == "skipped"}
     assert "--kubeconfig" in reasons["DRA-PLUGIN/CLAIM-IDENTITY-IS-UID"]
     assert "--restart-command" in reasons["DRA-PLUGIN/SURVIVES-RESTART"]
