@@ -152,9 +152,10 @@ def derive_claims(slices_file: Path, driver: str, node: str) -> list[TestClaim]:
     return allocate_claims(load_objects(slices_file, "ResourceSlice"), driver, node, str(slices_file))
 
 
-def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str,
-                    limit: int | None = None) -> list[TestClaim]:
-    """One claim per device of `driver` (at most `limit`) that the reference allocator can give `node`."""
+def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, limit: int | None = None,
+                    node_labels: dict[str, str] | None = None) -> list[TestClaim]:
+    """One claim per device of `driver` (at most `limit`) that the reference allocator can give `node` (with
+    `node_labels`, for slices that select nodes by label)."""
     from draconform.reference.cluster import ReferenceCluster
 
     slices_file = where
@@ -167,7 +168,7 @@ def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str,
     cluster = ReferenceCluster()
     try:
         store = cluster.store
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels or {}}})
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
         for obj in slices:

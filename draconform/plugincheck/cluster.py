@@ -63,12 +63,16 @@ class ClusterClaims:
         except (ApiError, Unanswered) as err:
             raise CheckInputError(f"cannot list ResourceSlices at {self.client.server}: {err}") from err
         self._slices = [s for s in slices if (s.get("spec") or {}).get("driver") == self.driver]
-        here = [s for s in self._slices if _on_node(s, self.node)]
-        if not here:
-            raise CheckInputError(f"the cluster at {self.client.server} has no ResourceSlice of driver "
-                                  f"{self.driver} for node {self.node}")
-        where = f"the ResourceSlices of driver {self.driver} on node {self.node}"
-        derived = allocate_claims(here, self.driver, self.node, where, limit=MAX_CLAIMS)
+        if not self._slices:
+            raise CheckInputError(f"the cluster at {self.client.server} has no ResourceSlice of driver {self.driver}")
+        try:
+            node = self.client.get("Node", self.node)
+        except (ApiError, Unanswered):
+            node = None  # not allowed to read nodes: slices that select nodes by label will not match
+        labels = dict(((node or {}).get("metadata") or {}).get("labels") or {})
+        # The allocator decides which slices reach the node: by name, by label, or all nodes.
+        where = f"the ResourceSlices of driver {self.driver} for node {self.node}"
+        derived = allocate_claims(self._slices, self.driver, self.node, where, limit=MAX_CLAIMS, node_labels=labels)
         self._pod = self._create({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"plugin-check-{self.run}", "namespace": self.namespace},
