@@ -57,8 +57,10 @@ DEFECTS: dict[str, tuple[str, str]] = {
     "racy-answers": ("DRA-PLUGIN/CONCURRENT-CALLS",
                      "builds every answer in one buffer shared by calls that run at once"),
 }
-# A racy plugin waits this long for a second call to run beside the first, so the race shows every time.
+# A racy plugin waits this long for a second call to begin beside the first, and at most RACE_WAIT_SECONDS for
+# one that began to write its answer, so the race shows every time calls arrive together.
 RACE_WINDOW_SECONDS = 0.3
+RACE_WAIT_SECONDS = 5.0
 
 
 def check_defects(names: Collection[str]) -> frozenset[str]:
@@ -157,13 +159,20 @@ class FaultPlan:
 
 @dataclass
 class _Race:
-    """The one answer buffer of a racy plugin: a call writes its answer there, waits up to RACE_WINDOW_SECONDS
-    for another call to write after it, and answers with what the buffer then holds; so of calls that arrive
-    together only the last gets its own answer, while a call alone gets its own after the wait."""
+    """The one answer buffer of a racy plugin: a call writes its answer there, waits for another call to write
+    after it (one that has begun, or begins within RACE_WINDOW_SECONDS), and answers with what the buffer then
+    holds; so of calls that arrive together only the last gets its own answer, while a call alone gets its own
+    after the short wait."""
 
     buffer: dict[str, Any] = field(default_factory=dict)
+    begun: int = 0
     writes: int = 0
     changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def begin(self) -> None:
+        with self.changed:
+            self.begun += 1
+            self.changed.notify_all()
 
     def share(self, answers: dict[str, Any]) -> dict[str, Any]:
         with self.changed:
@@ -171,5 +180,8 @@ class _Race:
             self.writes += 1
             mine = self.writes
             self.changed.notify_all()
-            self.changed.wait_for(lambda: self.writes > mine, RACE_WINDOW_SECONDS)
+            if self.begun <= mine:  # nobody else in flight: give a second call a moment to begin
+                self.changed.wait_for(lambda: self.begun > mine, RACE_WINDOW_SECONDS)
+            if self.begun > mine:  # a call in flight: its write will overwrite this one
+                self.changed.wait_for(lambda: self.writes > mine, RACE_WAIT_SECONDS)
             return dict(self.buffer)

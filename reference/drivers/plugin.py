@@ -128,6 +128,8 @@ class NodePlugin:
 
     def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
         self.faults.before_call("prepare")
+        if self.faults.has("racy-answers"):
+            self.faults.race().begin()
         answers: dict[str, PrepareResult] = {}
         for ref in claims:
             if faults.on("first-refusal-refuses-the-rest") and any(a.error for a in answers.values()):
