@@ -158,11 +158,10 @@ def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, l
     `node_labels`, for slices that select nodes by label)."""
     from draconform.reference.cluster import ReferenceCluster
 
-    slices_file = where
     devices = [device for obj in slices if (obj.get("spec") or {}).get("driver") == driver
                for device in obj["spec"].get("devices") or []]
     if not devices:
-        raise CheckInputError(f"{slices_file}: no ResourceSlice of driver {driver} lists a device")
+        raise CheckInputError(f"{where}: no ResourceSlice of driver {driver} lists a device")
     if limit is not None:
         devices = devices[:limit]
     cluster = ReferenceCluster()
@@ -192,11 +191,11 @@ def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, l
     except Exception as err:
         if isinstance(err, CheckInputError):
             raise
-        raise CheckInputError(f"{slices_file}: cannot derive claims: {err}") from err
+        raise CheckInputError(f"{where}: cannot derive claims: {err}") from err
     finally:
         cluster.close()
     if not claims:
-        raise CheckInputError(f"{slices_file}: the allocator could give node {node} no device of driver {driver}")
+        raise CheckInputError(f"{where}: the allocator could give node {node} no device of driver {driver}")
     return claims
 
 
@@ -226,17 +225,17 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     data = documents[0]
     unknown = sorted(set(data) - {"versions", "permanentErrors", "compatibilityGroups"})
     if unknown:
-        raise CheckInputError(f"{path}: unknown fields {unknown}; known: versions, permanentErrors, "
+        raise CheckInputError(f"{path}: unknown fields {', '.join(unknown)}; known: versions, permanentErrors, "
                               "compatibilityGroups")
     names = {c.ref.name for c in claims}
     versions = tuple(data["versions"]) if data.get("versions") is not None else None
     bad = [v for v in versions or () if v not in API_VERSIONS]
     if bad or versions == ():
-        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {bad}; known: {', '.join(API_VERSIONS)}")
+        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
     unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
     if unknown:
-        raise CheckInputError(f"{path}: permanentErrors: unknown fields {unknown}; known: claims, config")
+        raise CheckInputError(f"{path}: permanentErrors: unknown fields {', '.join(unknown)}; known: claims, config")
     config = (data.get("permanentErrors") or {}).get("config")
     if config is not None and not isinstance(config, dict):
         raise CheckInputError(f"{path}: permanentErrors.config: expected the opaque parameters as a mapping")
@@ -245,7 +244,7 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
                                                                        [n for pair in pairs for n in pair])):
         missing = sorted(set(listed) - names)
         if missing:
-            raise CheckInputError(f"{path}: {field_name}: claims {missing} are not among the claims passed")
+            raise CheckInputError(f"{path}: {field_name}: claims {', '.join(missing)} are not among the claims passed")
     if any(len(pair) != 2 for pair in pairs):
         raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
     return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path), config)
