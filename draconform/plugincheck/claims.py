@@ -231,7 +231,8 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     versions = tuple(data["versions"]) if data.get("versions") is not None else None
     bad = [v for v in versions or () if v not in API_VERSIONS]
     if bad or versions == ():
-        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; known: {', '.join(API_VERSIONS)}")
+        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; "
+                              f"known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
     unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
     if unknown:
