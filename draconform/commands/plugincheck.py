@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -110,9 +112,14 @@ def handle(args: argparse.Namespace) -> int:
                     tuple(args.cdi_dir or ()), args.restart_command)
     name = args.name or f"plugin-check-{args.driver}"
     command = shlex.join(["draconform", *getattr(args, "argv", sys.argv[1:])])
+    # A run stopped with SIGTERM still deletes what it created in the cluster (SystemExit runs the finally).
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main_thread else None
     try:
         outcome = check_plugin(target, source, support, args.report_dir, name, args.driver_version, command)
     finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
         source.close()
     for record in outcome.run.scenarios:
         reason = record.message or record.skip_reason or ""
@@ -121,3 +128,7 @@ def handle(args: argparse.Namespace) -> int:
     print(f"reports: {', '.join(str(path) for path in outcome.written)}")
     failed = any(record.status in ("failed", "error") for record in outcome.run.scenarios)
     return EXIT_FAILED if failed else EXIT_PASSED
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(EXIT_FAILED)

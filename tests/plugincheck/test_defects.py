@@ -5,6 +5,8 @@ accepted any answer fails its test, and so does a check that blames the wrong ru
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 from draconform.plugincheck.checks import CHECKS
 from draconform.reference.drivers.faults import DEFECTS
 from tests.plugincheck.conftest import Api
-from tests.plugincheck.helpers import NODE, SLICES, Plugin, failed, outcomes, plugin_check
+from tests.plugincheck.helpers import DRIVER, NODE, SLICES, Plugin, failed, outcomes, plugin_check
 
 # The one check these runs cannot give what it needs: a pair of claims KEP-5963 makes incompatible.
 NEEDS_DECLARATIONS = {"KEP-5963/DRIVER-VALIDATES-AT-PREPARE"}
@@ -99,3 +101,19 @@ def test_a_check_that_accepts_anything_would_fail_its_defect_test(workdir: Path,
     monkeypatch.setattr(runner, "CHECKS", lax)
     status, report = run(workdir, api, ("state-by-name",))
     assert failed(report) == {} and status == 0  # what test_each_defect_fails_exactly_the_check_of_its_rule refuses
+
+
+def test_a_run_stopped_by_sigterm_deletes_what_it_created(workdir: Path, api: Api) -> None:
+    """The restart command here stops plugin-check itself (its parent process) in the middle of the run."""
+    plugin = Plugin(workdir, "--kubeconfig", str(api.kubeconfig))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "draconform.cli", "plugin-check", "--endpoint", f"unix://{workdir}/dra.sock",
+             "--driver", DRIVER, "--node", NODE, "--kubeconfig", str(api.kubeconfig), "--restart-command",
+             "kill -TERM $PPID", "--report-dir", str(workdir / "reports")],
+            capture_output=True, text=True, timeout=300, check=False)
+    finally:
+        plugin.stop()
+    assert done.returncode == 1, done.stderr
+    assert api.store.list("ResourceClaim") == [] and api.store.list("Pod") == []
+    assert not (workdir / "reports").exists()  # it stopped before the reports
