@@ -6,7 +6,9 @@ gates are set with the component steps, as component "dra-driver".
 
 `When` steps make the calls and record the answers in the `kubelet` fixture; `Then` steps judge them. A
 call that fails as a whole (no socket, a crashed or hung plugin, a gRPC error status) fails its `When`
-step with the endpoint, method and gRPC status, because the kubelet would discard everything in it."""
+step with the endpoint, method and gRPC status, because the kubelet would discard everything in it; except
+that a prepare the plugin refuses with an error status of its own is recorded as a refusal of each of its
+claims, as upstream's helper refuses a call with a claim it cannot read (docs/decisions.md D-3063-8)."""
 
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ class Call:
     method: str
     asked: tuple[ClaimRef, ...]
     answered: tuple[str, ...]
+    refused: str | None = None  # the plugin's error status, when it refused the whole call
 
 
 @dataclass
@@ -161,9 +164,20 @@ def _unbound_users(sut: SystemUnderTest, claims: Sequence[str], pod: str | None)
 def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str,
                  verb: str, refs: list[ClaimRef], api_version: str) -> None:
     """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded."""
+    method = "NodePrepareResources" if verb == "prepare" else "NodeUnprepareResources"
     with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node), api_version=api_version) as client:
         if verb == "prepare":
-            results = client.prepare(refs)
+            try:
+                results = client.prepare(refs)
+            except PluginCallError as err:
+                if not err.refusal:
+                    raise
+                refused = f"the plugin refused the whole call with {err.code}: {err.details}"
+                for ref in refs:
+                    answer = PrepareAnswer(driver, api_version, ref, PrepareResult(error=refused))
+                    kubelet.prepared.setdefault(ref.name, []).append(answer)
+                kubelet.last_call = Call(method, tuple(refs), (), refused)
+                return
             answered = tuple(results)
             for ref in refs:
                 result = results.get(ref.uid)
@@ -173,7 +187,6 @@ def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver
             answered = tuple(errors)
             for ref in refs:
                 kubelet.unprepared.setdefault(ref.name, []).append(errors.get(ref.uid))
-    method = "NodePrepareResources" if verb == "prepare" else "NodeUnprepareResources"
     kubelet.last_call = Call(method, tuple(refs), answered)
 
 
@@ -206,6 +219,17 @@ def kubelet_asks_plugin_with_uid(sut: SystemUnderTest, ctx: ScenarioContext, kub
     the same name, or one that never existed. The kubelet does not remember this UID for later steps."""
     ref = ClaimRef(namespace=NAMESPACE, name=claim, uid=uid)
     _call_plugin(sut, kubelet, node, driver, verb, [ref], "v1")
+
+
+@when(parsers.re(KUBELET_ASKS + r'prepare claim "(?P<claim>[^"]+)" on its own if it refused that call as a whole'))
+def kubelet_asks_again_alone(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str,
+                             driver: str, claim: str) -> None:
+    """After a prepare the plugin refused as a whole (upstream's helper does that for a claim it cannot read),
+    the kubelet asks for the claim it can prepare on its own; after an answer per claim, nothing happens."""
+    last = kubelet.last_call
+    assert last is not None, "the kubelet has not called a plugin yet"
+    if last.refused is not None:
+        _call_plugin(sut, kubelet, node, driver, "prepare", [_claim_ref(sut, ctx, kubelet, claim, None)], "v1")
 
 
 def _advertised_versions(info: PluginInfo) -> list[str]:
@@ -276,8 +300,9 @@ def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, 
                  + r'(?P<permanently> permanently(?P<each> each time it was asked)?)?'))
 def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None, permanently: str | None,
                    each: str | None) -> None:
-    """A per-claim error in the answer (not a gRPC failure, which would make the kubelet ignore it all); with
-    "permanently", marked permanent_error (KEP-5322)."""
+    """A per-claim error in the answer, or the whole prepare refused with the plugin's own error status (as
+    upstream's helper refuses a claim it cannot read; not a hang or a crash, which fail the `When` step); with
+    "permanently", an error in the claim's entry marked permanent_error (KEP-5322)."""
     answers = _prepare_answers(kubelet, claim, pod)
     if each:
         assert len(answers) >= 2, f"the kubelet asked to prepare claim {answers[0].ref.name!r} only once"
@@ -511,6 +536,9 @@ def registration_prefers(kubelet: KubeletRecord, preferred: str, other: str) -> 
 
 @then("the plugin accepted every registration status it was told")
 def registration_status_accepted(kubelet: KubeletRecord) -> None:
+    """A success notification is answered without error; a failure notification may be answered with an error
+    status, as upstream's helper does (the kubelet only logs it), but not by hanging or crashing."""
     assert kubelet.notifications, "the kubelet has not told a plugin about its registration"
-    refused = [f"{verdict}: {failure}" for verdict, failure in kubelet.notifications if failure is not None]
-    assert not refused, f"NotifyRegistrationStatus failed: {refused}"
+    refused = [f"{verdict}: {failure}" for verdict, failure in kubelet.notifications if failure is not None
+               and (verdict == "accepted" or not failure.refusal)]
+    assert not refused, f"NotifyRegistrationStatus failed: {'; '.join(refused)}"

@@ -149,6 +149,7 @@ def test_a_version_not_served_is_unimplemented(socket_dir: Path) -> None:
     ):
         client.unprepare([GPU])
     assert failure.value.code == "UNIMPLEMENTED"
+    assert not failure.value.refusal  # a missing service is no answer of the plugin's
 
 
 def test_handler_exception_fails_the_call_and_the_server_survives(socket_dir: Path) -> None:
@@ -163,6 +164,7 @@ def test_handler_exception_fails_the_call_and_the_server_survives(socket_dir: Pa
     error = failure.value
     assert (error.endpoint, error.method, error.code) == (server.endpoint, "NodePrepareResources", "INTERNAL")
     assert "RuntimeError" in error.details and "driver bug" in error.details
+    assert error.refusal  # an error status of the plugin's own, as the helper's for a claim it cannot read
 
 
 class NotFound(Handler):
@@ -198,6 +200,7 @@ def test_missing_socket_is_unavailable(socket_dir: Path) -> None:
     assert (error.endpoint, error.method, error.code) == (endpoint, "NodeUnprepareResources", "UNAVAILABLE")
     for part in (endpoint, "NodeUnprepareResources", "UNAVAILABLE", error.details):
         assert part in str(error)
+    assert not error.refusal
 
 
 def test_slow_handler_exceeds_the_deadline(socket_dir: Path, release: threading.Event) -> None:
@@ -208,6 +211,7 @@ def test_slow_handler_exceeds_the_deadline(socket_dir: Path, release: threading.
     ):
         client.prepare([GPU])
     assert failure.value.code == "DEADLINE_EXCEEDED"
+    assert not failure.value.refusal
 
 
 def test_stop_removes_the_socket_and_is_idempotent(socket_dir: Path) -> None:

@@ -1,21 +1,31 @@
 """`draconform plugin-check`: check a DRA driver's kubelet plugin that is already running (a vendor's binary on
 a test node), the way csi-sanity checks a CSI driver: the DRA-PLUGIN catalogue and the driver-side rules of
-KEP-5322 and KEP-5963 it can judge from the plugin's sockets. The claims it prepares are allocated
-ResourceClaims as the cluster stores them (--claims), or are derived from the driver's ResourceSlices
-(--slices; --write-claims writes them so you can create them in the cluster). What the driver supports
-(DRAPlugin versions, claims it must refuse permanently, incompatible claims) comes from --supports; a check
-whose needs the driver does not declare is skipped with the reason. Every check unprepares what it prepared.
-A plugin that hangs or crashes fails the check in progress, naming endpoint, method and gRPC status, and
-the run goes on. Reports go to REPORT_DIR/NAME in the formats of `draconform run`. Exit status: 0 every
-check passed or was skipped, 1 a check failed, 2 bad invocation or input."""
+KEP-5322 and KEP-5963 it can judge from the plugin's sockets. With --kubeconfig draconform creates the claims
+it prepares in the cluster itself, from the ResourceSlices the driver publishes for the node (allocated
+through the status subresource, reserved for a placeholder pod that never runs, labelled, and deleted when
+the run ends); otherwise they are allocated ResourceClaims as the cluster stores them (--claims), or derived
+from the driver's ResourceSlices (--slices). The DRAPlugin versions checked are those the registration
+advertises; --supports may declare them, and the claims the driver must refuse permanently or must not
+have prepared at once; a check whose needs are not met is skipped with the reason. Every check unprepares
+what it prepared. A plugin that hangs or crashes fails the check in progress, naming endpoint, method and
+gRPC status, and the run goes on. Reports go to REPORT_DIR/NAME in the formats of `draconform run`. Exit
+status: 0 every check passed or was skipped, 1 a check failed, 2 bad invocation or input."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
+import sys
+import threading
+from dataclasses import replace
 from pathlib import Path
 
 from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+
+# The kubelet's deadline for each call to a DRA plugin (draconform.plugincheck.checks.KUBELET_CALL_TIMEOUT; not
+# imported here, so that `draconform --help` does not load gRPC).
+KUBELET_CALL_TIMEOUT = 45.0
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
 
@@ -29,18 +39,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--registration", metavar="unix:///PATH", help="the plugin's registration socket")
     parser.add_argument("--driver", required=True, help="the driver's name")
     parser.add_argument("--node", required=True, help="the node the plugin runs on")
+    parser.add_argument("--kubeconfig", type=Path, metavar="PATH",
+                        help="create the claims in this cluster from the driver's ResourceSlices on the node")
+    parser.add_argument("--namespace", default="default", help="with --kubeconfig: where the claims go")
     parser.add_argument("--claims", type=Path, action="append", metavar="FILE",
                         help="allocated ResourceClaims, with metadata.uid, as the cluster stores them (repeatable)")
     parser.add_argument("--slices", type=Path, metavar="FILE", help="derive claims from the driver's ResourceSlices")
     parser.add_argument("--write-claims", type=Path, metavar="FILE",
                         help="with --slices: write the derived claims to FILE and exit without checking")
     parser.add_argument("--supports", type=Path, metavar="FILE",
-                        help="what the driver declares, YAML: `versions:` (the DRAPlugin versions it serves), "
-                             "`permanentErrors: {claims: [NS/NAME]}` (claims it must refuse permanently, KEP-5322), "
+                        help="what the driver declares, YAML: `versions:` (the DRAPlugin versions it serves; default: "
+                             "those its registration's GetInfo lists), `permanentErrors: {claims: [NS/NAME], config: "
+                             "...}` (claims, or opaque settings, it must refuse permanently, KEP-5322), "
                              "`compatibilityGroups: {incompatibleClaims: [[A, B]]}` (claims it must not prepare at "
                              "once, KEP-5963); the checks needing a declaration are skipped without it")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="deadline of each gRPC call (default: 10)")
+    parser.add_argument("--timeout", type=float, default=KUBELET_CALL_TIMEOUT, metavar="SECONDS",
+                        help=f"deadline of each gRPC call (default: {KUBELET_CALL_TIMEOUT:g}, as the kubelet's)")
+    parser.add_argument("--restart-command", metavar="CMD",
+                        help="a shell command that restarts the plugin; without it the restart check is skipped")
     parser.add_argument("--cdi-dir", type=Path, action="append", metavar="DIR",
                         help="a directory where the node's container runtime reads CDI spec files, e.g. /etc/cdi "
                              "and /var/run/cdi (repeatable); without it the CDI spec file check is skipped")
@@ -53,33 +69,63 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def handle(args: argparse.Namespace) -> int:
     from draconform.kubeletplugin._wire import socket_path
     from draconform.plugincheck.checks import Target
-    from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_support, write_claims
+    from draconform.plugincheck.claims import (
+        CheckInputError,
+        ClaimSource,
+        FileClaims,
+        NeedsCluster,
+        derive_claims,
+        load_claims,
+        load_support,
+        write_claims,
+    )
     from draconform.plugincheck.runner import check_plugin
 
+    source: ClaimSource | None = None
     try:
         for value in (args.endpoint, args.registration):
             if value is not None:
                 socket_path(value)
-        if bool(args.claims) == bool(args.slices):
-            raise CheckInputError("pass either --claims FILE... or --slices FILE")
+        if sum(map(bool, (args.claims, args.slices, args.kubeconfig))) != 1:
+            raise CheckInputError("pass one of --kubeconfig PATH, --claims FILE... or --slices FILE")
         if args.write_claims and not args.slices:
             raise CheckInputError("--write-claims needs --slices")
         if args.timeout <= 0:
             raise CheckInputError("--timeout must be positive")
-        claims = (load_claims(args.claims, args.driver) if args.claims
-                  else derive_claims(args.slices, args.driver, args.node))
-        if args.write_claims:
-            write_claims(claims, args.write_claims)
-            print(f"wrote {len(claims)} claims to {args.write_claims}")
-            return EXIT_PASSED
-        support = load_support(args.supports, claims)
-    except (CheckInputError, ValueError) as err:
+        if args.kubeconfig:
+            from draconform.plugincheck.cluster import ClusterClaims
+
+            source = ClusterClaims.connect(args.kubeconfig, args.driver, args.node, args.namespace, args.timeout)
+        else:
+            claims = (load_claims(args.claims, args.driver) if args.claims
+                      else derive_claims(args.slices, args.driver, args.node))
+            if args.write_claims:
+                write_claims(claims, args.write_claims)
+                print(f"wrote {len(claims)} claims to {args.write_claims}")
+                return EXIT_PASSED
+            source = FileClaims(claims)
+        support = load_support(args.supports, source.claims)
+        if support.permanent_error_config is not None:
+            refused = source.with_config(args.driver, support.permanent_error_config)
+            support = replace(support, permanent_error_claims=(*support.permanent_error_claims, refused.ref.name))
+    except (CheckInputError, ValueError, NeedsCluster) as err:
+        if source is not None:
+            source.close()
         diagnostic("plugin-check", str(err))
         return EXIT_USAGE
     target = Target(args.endpoint, args.registration, args.driver, args.node, args.timeout,
-                    tuple(args.cdi_dir or ()))
+                    tuple(args.cdi_dir or ()), args.restart_command)
     name = args.name or f"plugin-check-{args.driver}"
-    outcome = check_plugin(target, claims, support, args.report_dir, name, args.driver_version)
+    command = shlex.join(["draconform", *getattr(args, "argv", sys.argv[1:])])
+    # A run stopped with SIGTERM still deletes what it created in the cluster (SystemExit runs the finally).
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if main_thread else None
+    try:
+        outcome = check_plugin(target, source, support, args.report_dir, name, args.driver_version, command)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        source.close()
     for record in outcome.run.scenarios:
         reason = record.message or record.skip_reason or ""
         print(f"{record.status.upper():8} {record.rules[0]}: {record.name}" + (f" ({reason})" if reason else ""))
@@ -92,3 +138,7 @@ def handle(args: argparse.Namespace) -> int:
         return 128 + signal.Signals[stop.signal].value
     failed = any(record.status in ("failed", "error") for record in outcome.run.scenarios)
     return EXIT_FAILED if failed else EXIT_PASSED
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(EXIT_FAILED)

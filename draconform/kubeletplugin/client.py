@@ -14,6 +14,9 @@ from draconform.kubeletplugin.types import ClaimRef, PluginInfo, PrepareResult
 
 Response = TypeVar("Response")
 
+# gRPC statuses that mean the call got no considered answer: the plugin hung, died, or lacks the method.
+BROKEN_CALL_CODES = ("DEADLINE_EXCEEDED", "UNAVAILABLE", "UNIMPLEMENTED", "CANCELLED")
+
 
 class PluginCallError(Exception):
     """A call failed as a whole (the kubelet would discard any answer): the socket is missing, the plugin
@@ -25,6 +28,12 @@ class PluginCallError(Exception):
         self.method = method
         self.code = code
         self.details = details
+
+    @property
+    def refusal(self) -> bool:
+        """The plugin answered with an error status of its own, as upstream's helper fails a whole prepare for
+        a claim it cannot read from the API server (not a hang, a crash or a missing method)."""
+        return self.code not in BROKEN_CALL_CODES
 
 
 def _call(endpoint: str, method: str, rpc: Callable[[], Response]) -> Response:

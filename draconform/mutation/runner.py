@@ -113,7 +113,19 @@ def check_patches(variant: Variant) -> list[str]:
             problems.append(f"variant {variant.name}: {patch.path}: the snippet occurs {count} times, not once: "
                             f"{patch.old!r}")
             continue
+        start = texts[patch.path].index(patch.old)
+        if start > 0 and texts[patch.path][start - 1] != "\n" and patch.old[:1].isspace():
+            # Indentation matched inside a deeper line: the patch would land at the wrong depth.
+            problems.append(f"variant {variant.name}: {patch.path}: the snippet starts inside a line: {patch.old!r}")
+            continue
         texts[patch.path] = texts[patch.path].replace(patch.old, patch.new)
+    for path, text in texts.items():
+        # A variant whose code does not even compile would be "killed" by the crash, not by a scenario.
+        if path.endswith(".py"):
+            try:
+                compile(text, path, "exec")
+            except SyntaxError as error:
+                problems.append(f"variant {variant.name}: {path}: the patched code does not compile: {error}")
     return problems
 
 

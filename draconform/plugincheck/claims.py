@@ -3,8 +3,8 @@
 Claims are allocated ResourceClaims as the cluster's API server stores them (metadata.uid and
 status.allocation set), because a real plugin reads the claim it is asked about from the API server. They can
 also be derived from a ResourceSlice file of the driver: the reference allocator gives each claim one device on
-the node, and the UIDs are derived from driver, node and claim name, so deriving twice gives the same claims
-(`--write-claims` writes them for `kubectl create`)."""
+the node, and the UIDs are derived from driver, node and claim name, so deriving twice gives the same claims.
+With `--kubeconfig` draconform creates them in the cluster itself (`cluster.py`); a `ClaimSource` is either."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -41,15 +41,66 @@ class TestClaim:
         return [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == driver]
 
 
+class NeedsCluster(Exception):
+    """A check needs claims that only a cluster can give (created, deleted, re-created by draconform)."""
+
+
+# The extra claims a check may ask a ClaimSource for.
+EXTRA_CLAIMS = ("unallocated", "other-node", "same-device", "other-driver-too", "to-recreate", "fresh")
+
+
+class ClaimSource(Protocol):
+    """Where the claims of a run come from: `claims` are allocated to devices of the driver on the node;
+    `extra(kind)` makes one more claim of a kind of EXTRA_CLAIMS, and `recreate(claim)` deletes such a claim and
+    creates it again under the same name with another device; both raise NeedsCluster without a cluster."""
+
+    @property
+    def claims(self) -> Sequence[TestClaim]: ...
+
+    def extra(self, kind: str) -> TestClaim: ...
+
+    def recreate(self, claim: TestClaim) -> TestClaim: ...
+
+    def with_config(self, driver: str, parameters: Any) -> TestClaim:
+        """A claim like the first, carrying opaque configuration `parameters` for `driver`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class FileClaims:
+    """Claims from files (--claims, --slices): nothing beyond them can be made."""
+
+    claims: Sequence[TestClaim]
+
+    def extra(self, kind: str) -> TestClaim:
+        raise NeedsCluster(f"the check needs a claim that is {kind.replace('-', ' ')}, which only "
+                           "--kubeconfig can create")
+
+    def with_config(self, driver: str, parameters: Any) -> TestClaim:
+        raise NeedsCluster("permanentErrors.config needs --kubeconfig; with --claims name the claims the driver must "
+                           "refuse in permanentErrors.claims")
+
+    def recreate(self, claim: TestClaim) -> TestClaim:
+        raise NeedsCluster("the check deletes a claim and creates it again under the same name, which only "
+                           "--kubeconfig can do")
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class Support:
-    """What the driver declares: the DRAPlugin versions it serves, claims it must refuse permanently
-    (KEP-5322), pairs of claims it must not have prepared at once (KEP-5963 compatibility groups)."""
+    """What the driver declares: the DRAPlugin versions it serves (None: those its registration advertises),
+    claims it must refuse permanently (KEP-5322; or opaque configuration it refuses, for which --kubeconfig
+    makes a claim), pairs of claims it must not have prepared at once (KEP-5963 compatibility groups)."""
 
-    versions: tuple[str, ...] = API_VERSIONS
+    versions: tuple[str, ...] | None = None
     permanent_error_claims: tuple[str, ...] = ()
     incompatible_claims: tuple[tuple[str, str], ...] = ()
     source: str = "defaults"
+    permanent_error_config: Any = None  # opaque parameters it refuses permanently (--kubeconfig makes such a claim)
 
 
 def _documents(path: Path) -> list[Any]:
@@ -98,21 +149,30 @@ def load_claims(paths: Sequence[Path], driver: str) -> list[TestClaim]:
 
 def derive_claims(slices_file: Path, driver: str, node: str) -> list[TestClaim]:
     """One claim per device of `driver` that the reference allocator can give `node`, each claim allocated."""
+    return allocate_claims(load_objects(slices_file, "ResourceSlice"), driver, node, str(slices_file))
+
+
+def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, limit: int | None = None,
+                    node_labels: dict[str, str] | None = None) -> list[TestClaim]:
+    """One claim per device of `driver` (at most `limit`) that the reference allocator can give `node` (with
+    `node_labels`, for slices that select nodes by label)."""
     from draconform.reference.cluster import ReferenceCluster
 
-    slices = load_objects(slices_file, "ResourceSlice")
     devices = [device for obj in slices if (obj.get("spec") or {}).get("driver") == driver
                for device in obj["spec"].get("devices") or []]
     if not devices:
-        raise CheckInputError(f"{slices_file}: no ResourceSlice of driver {driver} lists a device")
+        raise CheckInputError(f"{where}: no ResourceSlice of driver {driver} lists a device")
+    if limit is not None:
+        devices = devices[:limit]
     cluster = ReferenceCluster()
     try:
         store = cluster.store
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels or {}}})
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
         for obj in slices:
-            store.create({key: value for key, value in obj.items() if key != "status"})
+            store.create({key: value for key, value in obj.items() if key not in ("status", "metadata")}
+                         | {"metadata": {"name": obj["metadata"]["name"]}})
         names = [f"plugin-check-{index}" for index in range(len(devices))]
         for name in names:
             spec = {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": "plugin-check"}}]}}
@@ -131,11 +191,11 @@ def derive_claims(slices_file: Path, driver: str, node: str) -> list[TestClaim]:
     except Exception as err:
         if isinstance(err, CheckInputError):
             raise
-        raise CheckInputError(f"{slices_file}: cannot derive claims: {err}") from err
+        raise CheckInputError(f"{where}: cannot derive claims: {err}") from err
     finally:
         cluster.close()
     if not claims:
-        raise CheckInputError(f"{slices_file}: the allocator could give node {node} no device of driver {driver}")
+        raise CheckInputError(f"{where}: the allocator could give node {node} no device of driver {driver}")
     return claims
 
 
@@ -165,20 +225,27 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     data = documents[0]
     unknown = sorted(set(data) - {"versions", "permanentErrors", "compatibilityGroups"})
     if unknown:
-        raise CheckInputError(f"{path}: unknown fields {unknown}; known: versions, permanentErrors, "
+        raise CheckInputError(f"{path}: unknown fields {', '.join(unknown)}; known: versions, permanentErrors, "
                               "compatibilityGroups")
     names = {c.ref.name for c in claims}
-    versions = tuple(data.get("versions") or API_VERSIONS)
-    bad = [v for v in versions if v not in API_VERSIONS]
-    if bad or not versions:
-        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {bad}; known: {', '.join(API_VERSIONS)}")
+    versions = tuple(data["versions"]) if data.get("versions") is not None else None
+    bad = [v for v in versions or () if v not in API_VERSIONS]
+    if bad or versions == ():
+        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; "
+                              f"known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
+    unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
+    if unknown:
+        raise CheckInputError(f"{path}: permanentErrors: unknown fields {', '.join(unknown)}; known: claims, config")
+    config = (data.get("permanentErrors") or {}).get("config")
+    if config is not None and not isinstance(config, dict):
+        raise CheckInputError(f"{path}: permanentErrors.config: expected the opaque parameters as a mapping")
     pairs = tuple(tuple(pair) for pair in (data.get("compatibilityGroups") or {}).get("incompatibleClaims") or ())
     for field_name, listed in (("permanentErrors.claims", permanent), ("compatibilityGroups.incompatibleClaims",
                                                                        [n for pair in pairs for n in pair])):
         missing = sorted(set(listed) - names)
         if missing:
-            raise CheckInputError(f"{path}: {field_name}: claims {missing} are not among the claims passed")
+            raise CheckInputError(f"{path}: {field_name}: claims {', '.join(missing)} are not among the claims passed")
     if any(len(pair) != 2 for pair in pairs):
         raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
-    return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path))
+    return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path), config)

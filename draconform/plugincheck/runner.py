@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,10 +11,11 @@ from pathlib import Path
 from draconform.catalogue import load_catalogue
 from draconform.claims import Claims, Implementation
 from draconform.harness.wording import humanize
+from draconform.kube.cdi import read_dirs
 from draconform.kubeletplugin.client import PluginCallError, registration_info
-from draconform.kubeletplugin.types import PrepareResult
+from draconform.kubeletplugin.types import API_VERSIONS, PrepareResult
 from draconform.plugincheck.checks import CHECKS, Check, CheckResult, Target, run_check
-from draconform.plugincheck.claims import Support, TestClaim
+from draconform.plugincheck.claims import ClaimSource, Support
 from draconform.reporting import write_reports
 from draconform.reporting.records import Interruption, Run, RunInfo, ScenarioRecord, signal_name, stop_on_sigterm
 from draconform.reporting.results import Results
@@ -44,18 +45,35 @@ def implementation(target: Target, driver_version: str | None) -> Implementation
     return Implementation(project=name, version=version, mode="kubelet plugin on node " + target.node)
 
 
-def check_plugin(target: Target, claims: Sequence[TestClaim], support: Support, report_dir: Path, name: str,
-                 driver_version: str | None = None) -> CheckRun:
+def served_versions(target: Target, support: Support) -> tuple[str, ...]:
+    """The DRAPlugin versions the checks call: those --supports declares, else those the registration
+    advertises (the kubelet calls nothing else, D-3063-8), else v1 alone."""
+    if support.versions is not None:
+        return support.versions
+    if target.registration is not None:
+        try:
+            info = registration_info(target.registration, timeout=target.timeout)
+        except PluginCallError:
+            return ("v1",)  # the registration checks report it
+        advertised = tuple(v for v in API_VERSIONS if f"{v}.DRAPlugin" in info.supported_versions)
+        return advertised or ("v1",)
+    return ("v1",)
+
+
+def check_plugin(target: Target, source: ClaimSource, support: Support, report_dir: Path, name: str,
+                 driver_version: str | None = None, command: str | None = None) -> CheckRun:
     catalogue = load_catalogue()
     started = datetime.now(UTC)
     clock = time.perf_counter()
     answers: list[PrepareResult] = []
     records = []
+    versions = served_versions(target, support)
+    static_specs = frozenset(read_dirs(target.cdi_dirs))
     stopped: str | None = None  # Ctrl-C or SIGTERM: the checks so far still reach the reports, marked interrupted
     restore = stop_on_sigterm()
     try:
         for index, check in enumerate(CHECKS, 1):
-            result = run_check(check, target, claims, support, answers)
+            result = run_check(check, target, source, support, answers, versions, static_specs)
             records.append(_record(check, index, result))
     except KeyboardInterrupt as interrupt:
         stopped = signal_name(interrupt)
@@ -67,12 +85,23 @@ def check_plugin(target: Target, claims: Sequence[TestClaim], support: Support, 
     info = RunInfo(
         name=name, sut=f"plugin-check {target.endpoint}", started=started,
         duration_s=round(time.perf_counter() - clock, 3), workers=0,
-        claims=Claims(implementation=implementation(target, driver_version)), interruption=interruption,
+        claims=Claims(implementation=implementation(target, driver_version), command=command),
+        interruption=interruption,
     )
     not_run = frozenset(check.rule for check in CHECKS[len(records):]) if stopped else frozenset()
     run = Run(info, rules, catalogue.titles, records, not_run=not_run)
     written = write_reports(run, report_dir / name)
+    _keep_timings(report_dir / name / "report.json", info)
     return CheckRun(run, Results.of(run), written)
+
+
+def _keep_timings(path: Path, info: RunInfo) -> None:
+    """A plugin-check report is evidence about one run on one node, never committed to compare outcomes, so
+    its report.json keeps when the run started and how long it took (the writers leave them to timings.json)."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["run"]["started"] = info.started.isoformat() if info.started else None
+    report["run"]["duration_s"] = info.duration_s
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _record(check: Check, index: int, result: CheckResult) -> ScenarioRecord:

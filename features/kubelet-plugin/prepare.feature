@@ -36,6 +36,9 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
   Rule: DRA-PLUGIN/CLAIMS-INDEPENDENT  A refused claim does not keep the plugin from preparing the others in the call
 
+    # A plugin built on upstream's helper refuses the whole call for a claim it cannot read from the API server;
+    # then the claim it can prepare is asked about on its own (docs/decisions.md D-3063-8).
+
     Scenario: A claim that is not allocated, asked about first, does not stop the claim after it
       Given a claim "idle" for one "gpu" device
       And a claim "model" for one "gpu" device
@@ -43,7 +46,8 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the scheduler runs
       And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "idle", "model" in one call
       Then the driver refused to prepare claim "idle"
-      And the devices the driver prepared for claim "model" are those of its allocation
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model" on its own if it refused that call as a whole
+      Then the devices the driver prepared for claim "model" are those of its allocation
 
     # Above, the node's kubelet prepared claim "model" before the harness asks, so the plugin may answer it from
     # its checkpoint. Here a kubelet without DRA prepares nothing: the plugin does the work after the refusal.
@@ -56,9 +60,10 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       Then driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" never
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "idle", "model" in one call
       Then the driver refused to prepare claim "idle"
-      And the devices the driver prepared for claim "model" are those of its allocation
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model" on its own if it refused that call as a whole
+      Then the devices the driver prepared for claim "model" are those of its allocation
 
-  Rule: DRA-PLUGIN/PER-CLAIM-ERRORS  A claim the plugin cannot prepare gets an error of its own, and the plugin goes on serving
+  Rule: DRA-PLUGIN/PER-CLAIM-ERRORS  A claim the plugin cannot prepare is refused, in its entry or by failing the call, and the plugin goes on serving
 
     Scenario Outline: A claim <case> is refused in its entry, and the next call succeeds
       Given a claim "model" for one "gpu" device

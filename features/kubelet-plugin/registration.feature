@@ -38,7 +38,7 @@ Feature: A DRA driver's kubelet plugin registers with the kubelet (plugin regist
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare the claim of pod "trainer" over every DRAPlugin version it advertises
       Then the driver prepared the claim of pod "trainer" with the same devices each time it was asked
 
-  Rule: DRA-PLUGIN/REGISTRATION-STATUS  The plugin accepts the kubelet's verdict on its registration
+  Rule: DRA-PLUGIN/REGISTRATION-STATUS  The plugin takes the kubelet's verdict on its registration, and may answer a refusal with an error
 
     Scenario: The kubelet tells the plugin it is registered
       When the kubelet on node "node-1" tells driver "gpu.example.com" that its registration succeeded

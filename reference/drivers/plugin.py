@@ -9,7 +9,9 @@ cannot put MIG and vGPU partitions of one GPU to work at once. The driver judges
 slices or snapshots: with its gate off it publishes no groups but still knows them.
 
 Prepared claims are the plugin's checkpoint: preparing a claim again answers as before, and unpreparing a
-claim the plugin does not hold succeeds (both idempotent, as the kubelet retries). Each prepared device is
+claim the plugin does not hold succeeds (both idempotent, as the kubelet retries). A device held whole by a
+prepared claim is not prepared for a second one (DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE), and a device must be one
+of the driver's on this node, pool and name (DRA-PLUGIN/DEVICES-ON-THIS-NODE). Each prepared device is
 an allocation result of this driver with its request, its share ID (consumable capacity) and one CDI device
 ID; a claim the plugin cannot prepare gets its own error and never fails the call (the DRA-PLUGIN rules).
 Before it answers a claim as prepared, the plugin writes one CDI spec file defining the claim's devices into
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
@@ -29,6 +32,12 @@ from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan
 from draconform.sut import Obj
 
 CounterSet = tuple[str, str]  # pool, counter set
+
+
+class ClaimReader(Protocol):
+    """Where the plugin reads claims: the reference store, or an API server over HTTP (standalone.py)."""
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class InventoryDevice:
 class PreparedClaim:
     result: PrepareResult
     devices: list[InventoryDevice]
+    whole: tuple[PreparedDevice, ...] = ()  # the devices it holds whole: no admin access, no share
 
 
 @dataclass
@@ -96,7 +106,7 @@ def _describe(groups: tuple[str, ...]) -> str:
 class NodePlugin:
     """The plugin of driver `driver` on node `node`; `inventory` returns the driver's current devices."""
 
-    def __init__(self, driver: str, node: str, store: Store, checkpoint: Checkpoint,
+    def __init__(self, driver: str, node: str, store: Store | ClaimReader, checkpoint: Checkpoint,
                  inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]],
                  faults: FaultPlan | None = None, on_broken: Callable[[list[InventoryDevice]], None] | None = None,
                  cdi_dir: MutableMapping[str, str] | None = None) -> None:
@@ -111,11 +121,20 @@ class NodePlugin:
         self._on_broken = on_broken or (lambda devices: None)
         self._refused: set[str] = set()  # claims refused once; read only by fault permanent-refusal-remembered-...
 
+    def _key(self, ref: ClaimRef) -> str:
+        """What prepared claims are kept under: the UID (defect state-by-name: namespace and name)."""
+        return f"{ref.namespace}/{ref.name}" if self.faults.has("state-by-name") else ref.uid
+
     def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
         self.faults.before_call("prepare")
+        if self.faults.has("racy-answers"):
+            self.faults.race().begin()
         answers: dict[str, PrepareResult] = {}
         for ref in claims:
-            known = self._prepared.get(ref.uid)
+            if self.faults.has("refuses-the-rest") and any(a.error for a in answers.values()):
+                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")
+                continue
+            known = self._prepared.get(self._key(ref))
             if known is not None:
                 answers[ref.uid] = known.result
                 continue
@@ -129,21 +148,30 @@ class NodePlugin:
                 answers[ref.uid] = prepared.result
                 continue
             self._write_cdi_spec(ref, prepared.result)
-            self._prepared[ref.uid] = prepared
+            self._prepared[self._key(ref)] = prepared
             answers[ref.uid] = prepared.result
+        if self.faults.has("answers-earlier-claims"):
+            answers = {uid: held.result for uid, held in self._prepared.items()} | answers
+        if self.faults.has("racy-answers"):
+            return self.faults.race().share(answers)
         return answers
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
         self.faults.before_call("unprepare")
         answers = {}
         for ref in claims:
-            held = self._prepared.get(ref.uid)
+            held = self._prepared.get(self._key(ref))
             fault = self.faults.claim_fault("unprepare", [d.name for d in held.devices] if held else [])
             if fault is not None:
                 answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"
                 continue
-            self._prepared.pop(ref.uid, None)
-            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
+            self._prepared.pop(self._key(ref), None)
+            if held is None and self.faults.has("loses-state-on-restart"):
+                answers[ref.uid] = ""  # it removes only the spec files of claims it knows
+                continue
+            if not self.faults.has("leaves-cdi-specs"):
+                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
+                self._cdi.pop(cdi_spec_file(self.driver, ref.uid).replace(".json", "-copy.json"), None)
             answers[ref.uid] = ""
         return answers
 
@@ -155,17 +183,28 @@ class NodePlugin:
         devices = {d.device: {"DRA_DEVICE": d.device, "DRA_CLAIM": f"{ref.namespace}/{ref.name}"}
                    for d in result.devices}
         self._cdi[cdi_spec_file(self.driver, ref.uid)] = spec_text(cdi_kind(self.driver), devices)
+        if self.faults.has("defines-cdi-twice"):
+            self._cdi[cdi_spec_file(self.driver, ref.uid).replace(".json", "-copy.json")] = spec_text(
+                cdi_kind(self.driver), devices)
 
     def _prepare(self, ref: ClaimRef) -> PreparedClaim:
         claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
         where = f"ResourceClaim {ref.namespace}/{ref.name}"
-        if claim is None or claim["metadata"].get("uid") != ref.uid:
+        if claim is None or (claim["metadata"].get("uid") != ref.uid and not self.faults.has("ignores-uid")):
             raise PrepareRefused(f"{where} with UID {ref.uid} does not exist")
         allocation = (claim.get("status") or {}).get("allocation")
         if not allocation:
             raise PrepareRefused(f"{where} is not allocated")
-        results = [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == self.driver]
+        results = [r for r in (allocation.get("devices") or {}).get("results") or []
+                   if r.get("driver") == self.driver or self.faults.has("prepares-other-drivers-devices")]
         inventory = self._inventory()
+        if self.faults.has("ignores-pool"):
+            mine = {device.name: device for device in inventory.values() if device.node in (None, self.node)}
+            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): mine[str(r.get("device", ""))]
+                         for r in results if str(r.get("device", "")) in mine}
+        if self.faults.has("prepares-other-drivers-devices"):
+            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): InventoryDevice(
+                str(r.get("pool", "")), str(r.get("device", "")), None, ()) for r in results} | dict(inventory)
         devices: list[tuple[Obj, InventoryDevice]] = []
         for result in results:
             device = inventory.get((str(result.get("pool", "")), str(result.get("device", ""))))
@@ -186,14 +225,17 @@ class NodePlugin:
                                  f"(injected permanent failure)", permanent=True)
         if fault is not None and fault.kind not in ANSWER_FAULTS:
             raise PrepareRefused(f"{where}: injected transient failure")
+        self._check_exclusive(where, ref, devices)
         self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
+        last_request = str(((claim.get("spec") or {}).get("devices") or {}).get("requests", [{}])[-1].get("name", ""))
         prepared = tuple(
             PreparedDevice(
                 pool=device.pool,
                 device=device.name,
-                requests=(str(result.get("request", "")),),
+                requests=(last_request if self.faults.has("wrong-request-names") else str(result.get("request", "")),),
                 cdi_device_ids=(cdi_device_id(self.driver, device.name),),
-                share_id=str(result["shareID"]) if result.get("shareID") else None,
+                share_id=str(result["shareID"]) if result.get("shareID") and not self.faults.has("no-share-id")
+                else None,
             )
             for result, device in devices
         )
@@ -202,7 +244,23 @@ class NodePlugin:
             result = PrepareResult(devices=prepared, permanent=True)  # a success all the same (KEP-5322 API)
         elif fault is not None and fault.kind == "error-with-devices":
             result = PrepareResult(devices=prepared, error=f"{where}: injected transient failure, devices named anyway")
-        return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")])
+        whole = tuple(p for p, (r, _) in zip(prepared, devices, strict=True)
+                      if not r.get("adminAccess") and not r.get("shareID"))
+        return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")], whole)
+
+    def _check_exclusive(self, where: str, ref: ClaimRef, devices: list[tuple[Obj, InventoryDevice]]) -> None:
+        """A device held whole (no admin access, no share) by another prepared claim is not prepared again:
+        the allocation that gives it twice is wrong (DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE)."""
+        if self.faults.has("prepares-a-device-twice"):
+            return
+        whole = {(d.pool, d.name) for r, d in devices if not r.get("adminAccess") and not r.get("shareID")}
+        for key, held in self._prepared.items():
+            if key == self._key(ref):
+                continue
+            for device in held.result.devices:
+                if (device.pool, device.device) in whole and device.share_id is None and device in held.whole:
+                    raise PrepareRefused(f"{where}: device {device.pool}/{device.device} is already prepared for "
+                                         f"another claim, which holds it whole")
 
     def _check_compatibility(self, where: str, devices: list[InventoryDevice]) -> None:
         """Admit the claim's devices one by one onto the counter sets as the prepared claims hold them."""

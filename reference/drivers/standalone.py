@@ -3,14 +3,17 @@ its registration socket) until it is sent SIGTERM or SIGINT. `draconform plugin-
 the way a vendor runs it against their plugin on a node:
 
     python -m draconform.reference.drivers.standalone --driver gpu.example.com --node node-1 \\
-        --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml [--claims claims.yaml] \\
-        [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]...
+        --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml \\
+        [--kubeconfig PATH | --claims claims.yaml] [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]... \\
+        [--defect NAME]...
 
-Its devices are those of the slices. What it knows of the API server is the claims given, or else the claims
-`draconform plugin-check --slices` derives from the same slices. A fault (see `draconform.sut.PluginFault`)
-makes it fail from the start: "crash" ends the process in the middle of the call. With --cdi-dir it writes
-the CDI spec file of each prepared claim into DIR (else it keeps them in memory). It prints "ready" once both
-sockets serve."""
+Its devices are those of the slices. With --kubeconfig it reads each claim from that API server when asked,
+as a real plugin does; else what it knows is the claims given, or the claims `draconform plugin-check --slices`
+derives from the same slices. A fault (see `draconform.sut.PluginFault`) makes it fail from the start: "crash"
+ends the process in the middle of the call; a defect (faults.DEFECTS) makes it break one DRA-PLUGIN rule. With
+--cdi-dir it writes the CDI spec file of each prepared claim into DIR (else it keeps them in memory). SIGHUP
+restarts it in place: new sockets, and what it prepared kept as a plugin's checkpoint file keeps it (lost with
+defect loses-state-on-restart). It prints "ready" once both sockets serve, and again after each restart."""
 
 from __future__ import annotations
 
@@ -27,8 +30,8 @@ from draconform.kubeletplugin.server import serve_plugin, serve_registration
 from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.drivers.faults import FaultPlan
-from draconform.reference.drivers.plugin import Checkpoint, NodePlugin, inventory_devices
+from draconform.reference.drivers.faults import DEFECTS, FaultPlan
+from draconform.reference.drivers.plugin import Checkpoint, ClaimReader, NodePlugin, inventory_devices
 from draconform.sut import PluginFault
 
 CRASH_STATUS = 70
@@ -55,38 +58,66 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--registration", help="path of the plugin-registration socket")
     parser.add_argument("--slices", type=Path, required=True, help="the driver's ResourceSlices: its devices")
     parser.add_argument("--claims", type=Path, action="append", help="allocated ResourceClaims it can look up")
+    parser.add_argument("--kubeconfig", type=Path, help="read claims from this API server instead")
     parser.add_argument("--cdi-dir", type=Path, help="where to write CDI spec files (default: kept in memory)")
     parser.add_argument("--fault", type=_fault, action="append", default=[], metavar="KIND:METHOD[:TIMES]")
+    parser.add_argument("--defect", action="append", default=[], choices=sorted(DEFECTS), metavar="NAME",
+                        help="a defect of the plugin's catalogue (reference/drivers/faults.py DEFECTS)")
     args = parser.parse_args(argv)
 
     try:
         slices = load_objects(args.slices, "ResourceSlice")
-        claims = load_claims(args.claims, args.driver) if args.claims else derive_claims(
-            args.slices, args.driver, args.node)
+        reader = _reader(args)
     except CheckInputError as err:
         print(f"standalone plugin: {err}", file=sys.stderr)
         return 2
-    store = Store(FakeClock())
-    for claim in claims:
-        store.load(claim.obj)
-    faults = FaultPlan(on_crash=_crash)
+    faults = FaultPlan(on_crash=_crash, defects=args.defect)
     for fault in args.fault:
         faults.add(fault)
     devices = inventory_devices(slices)
-    plugin = NodePlugin(args.driver, args.node, store, Checkpoint(), lambda: devices, faults,
-                        cdi_dir=SpecDirectory(args.cdi_dir) if args.cdi_dir else None)
-    stop = threading.Event()
+    checkpoint = Checkpoint()
+    cdi_dir = SpecDirectory(args.cdi_dir) if args.cdi_dir else None
+    stop, restart = threading.Event(), threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    server = serve_plugin(plugin, args.socket)
-    registration = serve_registration(args.driver, server.endpoint, args.registration) if args.registration else None
-    print("ready", flush=True)
-    stop.wait()
+
+    def restart_in_place(*_: object) -> None:
+        restart.set()
+        stop.set()
+
+    signal.signal(signal.SIGHUP, restart_in_place)
+    while True:
+        plugin = NodePlugin(args.driver, args.node, reader, checkpoint, lambda: devices, faults, cdi_dir=cdi_dir)
+        server = serve_plugin(plugin, args.socket)
+        registration = (serve_registration(args.driver, server.endpoint, args.registration)
+                        if args.registration else None)
+        print("ready", flush=True)
+        stop.wait()
+        if registration is not None:
+            registration.stop()
+        server.stop()
+        if not restart.is_set():
+            break
+        stop.clear()
+        restart.clear()
+        if faults.has("loses-state-on-restart"):
+            checkpoint = Checkpoint(cdi=checkpoint.cdi)  # what it prepared was kept in memory only
     faults.release()
-    if registration is not None:
-        registration.stop()
-    server.stop()
     return 0
+
+
+def _reader(args: argparse.Namespace) -> ClaimReader:
+    """Where the plugin reads claims: the API server of --kubeconfig, or a store of the claims given."""
+    if args.kubeconfig:
+        from draconform.live.kube import KubeClient, load_config
+
+        return KubeClient(load_config(args.kubeconfig))
+    claims = load_claims(args.claims, args.driver) if args.claims else derive_claims(
+        args.slices, args.driver, args.node)
+    store = Store(FakeClock())
+    for claim in claims:
+        store.load(claim.obj)
+    return store
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ VARIANTS: tuple[Variant, ...] = (
         "unpreparing one claim removes the CDI spec files of every claim the driver prepared",
         (
             Patch("reference/drivers/plugin.py",
-                  "            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n",
-                  ("            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n"
-                   '            for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:\n'
-                   "                del self._cdi[name]\n")),
+                  "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n",
+                  ("                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n"
+                   '                for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:\n'
+                   "                    del self._cdi[name]\n")),
         ),
     ),
     Variant(
@@ -270,8 +270,8 @@ VARIANTS: tuple[Variant, ...] = (
                    "\n"
                    "from dataclasses import replace\n")),
             Patch("reference/drivers/plugin.py",
-                  "            self._prepared[ref.uid] = prepared\n            answers[ref.uid] = prepared.result\n",
-                  ("            self._prepared[ref.uid] = prepared\n            answers[ref.uid] = prepared.result\n"
+                  "            self._prepared[self._key(ref)] = prepared\n            answers[ref.uid] = prepared.result\n",
+                  ("            self._prepared[self._key(ref)] = prepared\n            answers[ref.uid] = prepared.result\n"
                    "        if any(a.permanent for a in answers.values()):\n"
                    "            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}\n")),
         ),
@@ -293,8 +293,8 @@ VARIANTS: tuple[Variant, ...] = (
         "the driver refuses to unprepare a claim it never prepared",
         (
             Patch("reference/drivers/plugin.py",
-                  "            held = self._prepared.get(ref.uid)\n",
-                  ("            held = self._prepared.get(ref.uid)\n"
+                  "            held = self._prepared.get(self._key(ref))\n",
+                  ("            held = self._prepared.get(self._key(ref))\n"
                    "            if held is None:\n"
                    '                answers[ref.uid] = f"claim {ref.namespace}/{ref.name} is not prepared on this node"\n'
                    "                continue\n")),
@@ -315,13 +315,11 @@ VARIANTS: tuple[Variant, ...] = (
         "after one claim of a call fails, the plugin refuses the claims after it",
         (
             Patch("reference/drivers/plugin.py",
-                  ("        for ref in claims:\n"
-                   "            known = self._prepared.get(ref.uid)\n"),
-                  ("        for ref in claims:\n"
-                   "            if any(a.error for a in answers.values()):\n"
+                  "            known = self._prepared.get(self._key(ref))\n",
+                  ("            if any(a.error for a in answers.values()):\n"
                    '                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")\n'
                    "                continue\n"
-                   "            known = self._prepared.get(ref.uid)\n")),
+                   "            known = self._prepared.get(self._key(ref))\n")),
         ),
     ),
     Variant(

@@ -85,7 +85,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
         "unpreparing a claim forgets it but leaves its CDI spec file on the node",
-        (Patch(PLUGIN, "            self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
+        (Patch(PLUGIN, "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
     ),
     Variant(
         "unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
