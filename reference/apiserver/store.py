@@ -9,6 +9,7 @@ import builtins
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -97,6 +98,7 @@ class Store:
         self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
         self.gates = gates or FeatureGates()
         self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
+        self._dry_run = False
 
     def keep_history(self) -> None:
         """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
@@ -104,6 +106,16 @@ class Store:
         replaced on every write and never changed in place."""
         if self._history is None:
             self._history = {}
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Writes made inside run every check and mutation and return what they would store, but store nothing,
+        use no resourceVersion and notify no watch (the API's dryRun=All)."""
+        self._dry_run = True
+        try:
+            yield
+        finally:
+            self._dry_run = False
 
     # --- the release it is ---------------------------------------------------------------------
     @property
@@ -365,6 +377,9 @@ class Store:
         return new
 
     def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True) -> Obj:
+        if self._dry_run:
+            new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"] if old is not None else ""
+            return copy_object(self._served(new))
         new["metadata"]["resourceVersion"] = str(next(self._revision))
         if old is not None:
             self._unindex(key, old)
@@ -378,6 +393,8 @@ class Store:
         return copy_object(served) if copy_result else served
 
     def _remove(self, key: Key, last: Obj) -> None:
+        if self._dry_run:
+            return
         old = self._objects.pop(key)
         self._keys_of_kind[key[0]].discard(key)
         self._unindex(key, old)
