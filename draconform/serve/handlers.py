@@ -8,8 +8,8 @@ event-loop thread, so store calls are never concurrent."""
 from __future__ import annotations
 
 import base64
-import builtins
 import binascii
+import builtins
 import json
 from collections import OrderedDict
 from collections.abc import Callable
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from draconform.reference.apiserver.store import Store
-from draconform.serve import apply, objects, tables
+from draconform.serve import apply, objects, protobuf, tables
 from draconform.serve.patches import json_patch, merge_patch, strategic_merge_patch
 from draconform.serve.resources import BY_PATH, RESOURCES, Resource
 from draconform.serve.selectors import Query
@@ -416,9 +416,7 @@ class Api:
     @staticmethod
     def _parse(call: Call, yaml_allowed: bool = False) -> Any:
         if call.content_type == PROTOBUF:
-            raise ApiError("UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
-                                                   "media types include: application/json, application/yaml "
-                                                   "(draconform serve does not decode protobuf)")
+            return protobuf.decode(call.body) if call.body else None
         try:
             if yaml_allowed or call.content_type == "application/yaml":
                 return yaml.safe_load(call.body) if call.body else None

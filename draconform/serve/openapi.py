@@ -28,7 +28,8 @@ _SCALARS: dict[str, Obj] = {"str": {"type": "string"}, "int": {"type": "integer"
             "dict": {"type": "object", "additionalProperties": {"type": "string"}},
             "Dict": {"type": "object", "additionalProperties": {"type": "string"}},
             "datetime": {"type": "string", "format": "date-time"}}
-_SPECIAL: dict[str, Obj] = {"resource.Quantity": {"type": "string", "x-kubernetes-int-or-string": False, "format": "quantity"},
+_SPECIAL: dict[str, Obj] = {
+            "resource.Quantity": {"type": "string", "format": "quantity"},
             "util_intstr.IntOrString": {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string":
                                         True},
             "runtime.RawExtension": {"type": "object"}, "meta_v1.FieldsV1": {"type": "object"},

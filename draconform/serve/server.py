@@ -16,6 +16,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -107,6 +108,15 @@ class ApiServer:
             self._listener.close()
         if self._web is not None:
             await self._web.shutdown(2.0)
+
+    def run(self, operation: Callable[[], Any]) -> Any:
+        """Run `operation` on the event-loop thread (for another thread; the store is not thread-safe)."""
+        if self._thread is None:
+            return self.call(operation)
+
+        async def wrapped() -> Any:
+            return self.call(operation)
+        return asyncio.run_coroutine_threadsafe(wrapped(), self._loop).result(timeout=60)
 
     # --- the store, with its history of changes (event-loop thread only) -----------------------------
     def call(self, operation: Callable[[], Any]) -> Any:
@@ -214,6 +224,11 @@ class ApiServer:
             answer = self.call(lambda: self.api.handle(call, target))
         except ApiError as error:
             answer = Answer(*failure(error))
+        except Exception as error:  # a bug of serve's: answered with a Status and logged, the server goes on
+            traceback.print_exc(file=sys.stderr)
+            answer = Answer(*failure(ApiError("InternalError", f"an error on the server ({type(error).__name__}: "
+                                                               f"{error}) has prevented the request from "
+                                                               "succeeding")))
         return self._respond(answer)
 
     def _plain(self, call: Call) -> web.StreamResponse | None:

@@ -215,6 +215,8 @@ class Store:
         new = self._admit("CREATE", new, None)
         meta = new["metadata"]
         meta["uid"] = f"uid-{next(self._uid_counter):06d}"
+        while meta["uid"] in self._uids:  # taken by an object `load` brought back
+            meta["uid"] = f"uid-{next(self._uid_counter):06d}"
         meta["creationTimestamp"] = format_time(self.clock.now())
         meta["generation"] = 1
         meta.pop("deletionTimestamp", None)
@@ -280,6 +282,11 @@ class Store:
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
         new = copy_object(old)
         new["spec"]["nodeName"] = node
+        # as kube-apiserver's binding does: the pod's PodScheduled condition becomes True in the same write
+        conditions = [c for c in (new.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conditions.append({"type": "PodScheduled", "status": "True",
+                           "lastTransitionTime": format_time(self.clock.now())})
+        new.setdefault("status", {})["conditions"] = conditions
         return self._store(key, new, old, "MODIFIED", copy_result)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,

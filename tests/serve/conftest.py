@@ -54,7 +54,7 @@ class Http:
 def server() -> Iterator[ApiServer]:
     store = Store(WallClock(), kinds=SERVED_KINDS)
     install_admission(store)
-    served = ApiServer(store, namespace_grace=0.0)
+    served = ApiServer(store)
     served.serve_in_thread()
     yield served
     served.shutdown()
