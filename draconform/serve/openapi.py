@@ -3,8 +3,8 @@ upstream's OpenAPI, with its field descriptions): /openapi/v3 (the index) and /o
 /openapi/v3/apis/GROUP/VERSION (one document per group-version, with each kind's schema carrying
 x-kubernetes-group-version-kind for `kubectl explain`, the merge keys of patches.py as
 x-kubernetes-patch-merge-key, and PATCH operations that take `fieldValidation`, which tells kubectl to leave
-validation to the server), and /openapi/v2 as JSON. kubectl asks for v2 only as protobuf, which serve does not
-encode (406), and then uses v3."""
+validation to the server), and /openapi/v2, as JSON or, for kubectl before 1.29, which reads only that, in
+gnostic's protobuf encoding (kubeproto/openapiv2.proto)."""
 
 from __future__ import annotations
 
@@ -207,14 +207,80 @@ def v2_document() -> Obj:
         for path, operations in document["paths"].items():
             converted = {}
             for method, op in operations.items():
+                body = ((op.get("requestBody") or {}).get("content") or {}).get("application/json")
                 op = {k: v for k, v in op.items() if k not in ("requestBody", "responses")}
                 op["parameters"] = [{"name": p["name"], "in": "query", "type": "string", "uniqueItems": True}
                                     for p in op.get("parameters", [])]
+                if body is not None:
+                    op["parameters"].insert(0, {"name": "body", "in": "body", "required": True,
+                                                "schema": body["schema"]})
                 op["responses"] = {"200": {"description": "OK"}}
                 converted[method] = op
             paths[path] = converted
     return {"swagger": "2.0", "info": {"title": "Kubernetes (draconform serve)", "version": "v1.37.0"},
             "paths": paths, "definitions": definitions}
+
+
+V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+@functools.cache
+def v2_protobuf() -> bytes:
+    """The v2 document in gnostic's protobuf encoding (kubeproto/openapiv2.proto), as kubectl before 1.29 reads
+    it for apply's validation and patches."""
+    from draconform.serve.kubeproto import openapiv2_pb2
+
+    generated: Any = openapiv2_pb2
+    document = v2_document()
+
+    def extensions(node: Obj) -> list[Any]:
+        return [generated.NamedAny(name=key, value=generated.Any(yaml=json.dumps(value)))
+                for key, value in node.items() if key.startswith("x-")]
+
+    def schema(node: Obj) -> Any:
+        if "allOf" in node and len(node["allOf"]) == 1 and "$ref" in node["allOf"][0]:
+            node = {**{k: v for k, v in node.items() if k != "allOf"}, "$ref": node["allOf"][0]["$ref"]}
+        out = generated.Schema(_ref=node.get("$ref", ""), format=node.get("format", ""),
+                               description=node.get("description", ""), required=node.get("required", []),
+                               vendor_extension=extensions(node))
+        if "type" in node:
+            out.type.value.append(node["type"])
+        if "items" in node:
+            out.items.schema.append(schema(node["items"]))
+        if isinstance(node.get("additionalProperties"), dict):
+            out.additional_properties.schema.CopyFrom(schema(node["additionalProperties"]))
+        for name, prop in (node.get("properties") or {}).items():
+            out.properties.additional_properties.add(name=name, value=schema(prop))
+        return out
+
+    def parameter(node: Obj) -> Any:
+        if node["in"] == "body":
+            return generated.ParametersItem(parameter=generated.Parameter(body_parameter=generated.BodyParameter(
+                name=node["name"], description=node.get("description", ""), required=True,
+                schema=schema(node["schema"]), **{"in": "body"})))
+        query = generated.QueryParameterSubSchema(name=node["name"], type=node.get("type", "string"),
+                                                  unique_items=True, **{"in": "query"})
+        return generated.ParametersItem(parameter=generated.Parameter(
+            non_body_parameter=generated.NonBodyParameter(query_parameter_sub_schema=query)))
+
+    out = generated.Document(swagger="2.0", info=generated.Info(title=document["info"]["title"],
+                                                                version=document["info"]["version"]))
+    for path, operations in document["paths"].items():
+        item = generated.PathItem()
+        for method, op in operations.items():
+            target = getattr(item, method)
+            target.operation_id = op.get("operationId", "")
+            target.consumes.append("application/json")
+            target.produces.append("application/json")
+            target.parameters.extend(parameter(p) for p in op.get("parameters", []))
+            target.responses.response_code.add(name="200", value=generated.ResponseValue(
+                response=generated.Response(description="OK")))
+            target.vendor_extension.extend(extensions(op))
+        out.paths.path.add(name=path, value=item)
+    for name, definition in document["definitions"].items():
+        out.definitions.additional_properties.add(name=name, value=schema(definition))
+    data: bytes = out.SerializeToString()
+    return data
 
 
 def document(path: str) -> Obj | None:

@@ -238,9 +238,8 @@ class ApiServer:
             return self._health(path[1:], "verbose" in call.params)
         if call.method != "GET":
             return None
-        if path == "/openapi/v2" and "protobuf" in call.accept and "json" not in call.accept:
-            return self._respond(Answer(*failure(ApiError("NotAcceptable", "only application/json is served for "
-                                                                           "/openapi/v2"))))
+        if path == "/openapi/v2" and "protobuf" in call.accept:
+            return web.Response(status=200, body=openapi.v2_protobuf(), content_type="application/octet-stream")
         document = discovery(path, self.version) or openapi.document(path)
         if document is None:
             return None

@@ -9,7 +9,7 @@ import json
 
 from google.protobuf import descriptor_pb2
 
-from draconform.serve.kubeproto import kube_pb2
+from draconform.serve.kubeproto import kube_pb2, openapiv2_pb2
 from draconform.serve.kubeproto.generate import compile_descriptors
 from draconform.serve.protobuf import encode
 from tests.serve.conftest import Http
@@ -29,18 +29,18 @@ def _slice(name: str, generation: int = 1) -> dict[str, object]:
 
 
 def test_the_committed_module_matches_kube_proto() -> None:
-    """Fails when kube.proto changed without `python -m draconform.serve.kubeproto.generate`."""
-    (compiled,) = compile_descriptors().file
-    committed = descriptor_pb2.FileDescriptorProto()
-    kube_pb2.DESCRIPTOR.CopyToProto(committed)
-    for proto in (committed, compiled):  # protoc's json_name, derived from the names, is not embedded
-        messages = list(proto.message_type)
-        while messages:
-            message = messages.pop()
-            for field in message.field:
-                field.ClearField("json_name")
-            messages.extend(message.nested_type)
-    assert committed == compiled
+    """Fails when a .proto file changed without `python -m draconform.serve.kubeproto.generate`."""
+    for compiled, module in zip(compile_descriptors().file, (kube_pb2, openapiv2_pb2), strict=True):
+        committed = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(committed)
+        for proto in (committed, compiled):  # protoc's json_name, derived from the names, is not embedded
+            messages = list(proto.message_type)
+            while messages:
+                message = messages.pop()
+                for field in message.field:
+                    field.ClearField("json_name")
+                messages.extend(message.nested_type)
+        assert committed == compiled, compiled.name
 
 
 def test_a_driver_publishes_a_slice_in_protobuf_and_reads_it_back(http: Http) -> None:

@@ -1,6 +1,7 @@
 """A user's kubectl work against serve, with every kubectl of the machine image (`kubectl` and the
-`kubectl.1.27` ... `kubectl.1.33` beside it): apply, get (server-side tables), describe, explain, patch
-(strategic, JSON, merge), server dry run, diff, server-side apply, delete -f, imperative create."""
+`kubectl.1.27` ... `kubectl.1.33` beside it; 1.27 and 1.28 read OpenAPI v2 in protobuf, the later ones v3):
+apply, get (server-side tables), describe, explain, patch (strategic, JSON, merge), server dry run, diff,
+server-side apply, delete -f, imperative create (protobuf bodies)."""
 
 from __future__ import annotations
 
@@ -61,22 +62,13 @@ class Kubectl:
         return done
 
 
-# kubectl 1.27 and 1.28 read OpenAPI v2 (for apply's validation) only in gnostic's protobuf encoding, which
-# serve does not write yet; from 1.29 kubectl reads OpenAPI v3 as JSON. README lists this among the gaps.
-OPENAPI_V2_ONLY = ("kubectl.1.27", "kubectl.1.28")
-
-
 @pytest.fixture(params=KUBECTLS or [None], ids=lambda p: p.name if p else "no-kubectl")
 def kubectl(request: pytest.FixtureRequest, kubeconfig_file: Path) -> Kubectl:
     if request.param is None:
         pytest.skip("no kubectl binary on this machine (the machine image ships kubectl and kubectl.1.27-1.33)")
-    if request.param.name in OPENAPI_V2_ONLY and request.node.get_closest_marker("applies"):
-        request.applymarker(pytest.mark.xfail(reason=f"{request.param.name} applies only with OpenAPI v2 in "
-                                                     "protobuf, which serve does not serve", strict=True))
     return Kubectl(request.param, kubeconfig_file)
 
 
-@pytest.mark.applies
 def test_apply_get_describe_explain_and_delete(kubectl: Kubectl, tmp_path: Path) -> None:
     manifest = tmp_path / "demo.yaml"
     manifest.write_text(MANIFEST)
@@ -96,7 +88,6 @@ def test_apply_get_describe_explain_and_delete(kubectl: Kubectl, tmp_path: Path)
     assert "pod \"web\" deleted" in deleted and "configmap \"settings\" deleted" in deleted
 
 
-@pytest.mark.applies
 def test_patches_keep_what_they_do_not_name(kubectl: Kubectl, tmp_path: Path) -> None:
     manifest = tmp_path / "demo.yaml"
     manifest.write_text(MANIFEST)
@@ -114,7 +105,6 @@ def test_patches_keep_what_they_do_not_name(kubectl: Kubectl, tmp_path: Path) ->
     assert moved.returncode != 0 and "may not change fields" in moved.stderr
 
 
-@pytest.mark.applies
 def test_server_dry_run_and_diff_change_nothing(kubectl: Kubectl, tmp_path: Path) -> None:
     manifest = tmp_path / "demo.yaml"
     manifest.write_text(MANIFEST)
@@ -133,7 +123,6 @@ def test_server_dry_run_and_diff_change_nothing(kubectl: Kubectl, tmp_path: Path
     assert after == f"{before}fast"
 
 
-@pytest.mark.applies
 def test_server_side_apply_owns_fields_and_reports_conflicts(kubectl: Kubectl, tmp_path: Path) -> None:
     manifest = tmp_path / "demo.yaml"
     manifest.write_text(MANIFEST)

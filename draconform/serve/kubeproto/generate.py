@@ -1,6 +1,7 @@
-"""Regenerate kube_pb2.py from kube.proto: `python -m draconform.serve.kubeproto.generate` (needs grpcio-tools,
-from the `test` extra). As for draconform.kubeletplugin, protoc runs with the repository root as its include
-path, and the generated module needs a protobuf runtime at least as new as the grpcio-tools that made it."""
+"""Regenerate kube_pb2.py and openapiv2_pb2.py from their .proto files:
+`python -m draconform.serve.kubeproto.generate` (needs grpcio-tools, from the `test` extra). As for
+draconform.kubeletplugin, protoc runs with the repository root as its include path, and the generated modules
+need a protobuf runtime at least as new as the grpcio-tools that made them."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from google.protobuf import descriptor_pb2
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent.parent.parent
-PROTO = (PACKAGE_DIR / "kube.proto").relative_to(ROOT).as_posix()
+PROTOS = [(PACKAGE_DIR / name).relative_to(ROOT).as_posix() for name in ("kube.proto", "openapiv2.proto")]
 
 
 def _protoc(*options: str) -> None:
     from grpc_tools import protoc  # only the generator needs the compiler
 
-    if protoc.main(["protoc", f"-I{ROOT}", *options, PROTO]) != 0:
-        raise RuntimeError(f"protoc failed on {PROTO}")
+    if protoc.main(["protoc", f"-I{ROOT}", *options, *PROTOS]) != 0:
+        raise RuntimeError(f"protoc failed on {', '.join(PROTOS)}")
 
 
 def generate() -> None:
@@ -27,7 +28,7 @@ def generate() -> None:
 
 def compile_descriptors() -> descriptor_pb2.FileDescriptorSet:
     with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "kube.pb"
+        out = Path(scratch) / "protos.pb"
         _protoc(f"--descriptor_set_out={out}")
         return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
 
