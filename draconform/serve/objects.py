@@ -67,7 +67,7 @@ class Decoded:
 
     def __init__(self, kind: str, obj: Obj) -> None:
         self.kind = kind
-        self.type_errors: list[str] = []
+        self.type_errors: list[tuple[str, str]] = []  # (field path, Go's decoding message)
         self.unknown: list[str] = []
         model = _MODELS.get(kind)
         if model is not None:
@@ -116,8 +116,8 @@ class Decoded:
                     self._walk(element, fields[key], (*path, key))
 
     def _mismatch(self, path: tuple[str | int, ...], value: Any, wanted: str) -> None:
-        self.type_errors.append(f"json: cannot unmarshal {_type_name(value)} into Go struct field "
-                                f"{self.kind}.{_dotted(path)} of type {wanted}")
+        self.type_errors.append((_dotted(path), f"json: cannot unmarshal {_type_name(value)} into Go struct field "
+                                                f"{self.kind}.{_dotted(path)} of type {wanted}"))
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:

@@ -169,3 +169,11 @@ def test_a_bound_pods_spec_is_immutable_but_for_images(http: Http, server: ApiSe
     moved = http.request("PATCH", "/api/v1/namespaces/default/pods/p", {"spec": {"nodeName": "elsewhere"}},
                          "application/merge-patch+json")
     assert moved.status == 422 and "pod updates may not change fields" in moved.json()["message"]
+
+
+def test_a_wrong_type_in_a_kind_draconform_validates_is_invalid_at_its_field(http: Http) -> None:
+    """For the DRA kinds, Pods, Nodes and Namespaces draconform's schemas rule on types (DRA-API/OBJECT-SCHEMA):
+    a 422 with the field, as the in-process store answers, where kube-apiserver's decoder would say 400."""
+    reply = http.request("POST", "/apis/resource.k8s.io/v1/deviceclasses",
+                         {"metadata": {"name": "gpu"}, "spec": {"selectors": "device.driver == 'x'"}})
+    assert reply.status == 422 and [c["field"] for c in reply.json()["details"]["causes"]] == ["spec.selectors"]
