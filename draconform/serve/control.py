@@ -61,6 +61,7 @@ class ServedCluster:
         self.children: list[subprocess.Popen[str]] = []
         self.supervised: dict[str, Supervised] = {}
         self._stopping = threading.Event()
+        self._supervising = threading.Lock()  # held by a supervision round, so stop never races a restart
         self.kubeconfig = directory / "kubeconfig"
         self.cluster_config = directory / "cluster.yaml"
         self.plugin_dir: Path | None = None  # the nodes' kubelet plugin sockets, made on start
@@ -121,16 +122,18 @@ class ServedCluster:
         store to the data directory when it changed."""
         saved = -1
         while not self._stopping.wait(SUPERVISE_SECONDS):
-            for supervised in self.supervised.values():
-                supervised.check(self._stopping)
-            self.children = [s.process for s in self.supervised.values() if s.process is not None]
+            with self._supervising:
+                for supervised in self.supervised.values():
+                    supervised.check(self._stopping)
+                self.children = [s.process for s in self.supervised.values() if s.process is not None]
             if self.data is not None and self.server.revision() != saved:
                 saved = self.server.revision()
                 self.server.run(lambda: save_objects(self.server.store, self.data / OBJECTS_FILE))  # type: ignore[operator]
 
     def stop(self) -> None:
         self._stopping.set()
-        self.children = [s.process for s in self.supervised.values() if s.process is not None] or self.children
+        with self._supervising:  # a round under way finishes first; none starts a process after this
+            self.children = [s.process for s in self.supervised.values() if s.process is not None] or self.children
         for child in self.children:
             if child.poll() is None:
                 child.terminate()
