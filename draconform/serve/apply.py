@@ -4,7 +4,8 @@ Apply for apply patches), an apply merges the applied configuration into the liv
 keys of patches.py, other lists whole), removes the fields its manager applied before and applies no more
 (unless another manager owns them too), and refuses with 409 Conflict to change a field another manager
 owns unless `force=true`, which takes the field over. Not modelled: unions, `x-kubernetes-list-type: set`
-of non-string items, and version conversion of managed fields (serve stores one version per kind)."""
+of non-string items, version conversion of managed fields (serve stores one version per kind), and ownership
+of what a write through the status subresource changes (the store keeps the object's managed fields then)."""
 
 from __future__ import annotations
 
