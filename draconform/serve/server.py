@@ -236,6 +236,8 @@ class ApiServer:
         path = call.path.rstrip("/") or "/"
         if path in ("/healthz", "/livez", "/readyz"):
             return self._health(path[1:], "verbose" in call.params)
+        if call.method == "POST" and path in (ACCESS_REVIEWS, RULES_REVIEWS):
+            return self._respond(Answer(201, _allowed(path)))  # no authorization: every request is allowed
         if call.method != "GET":
             return None
         if path == "/openapi/v2" and "protobuf" in call.accept:
@@ -328,6 +330,20 @@ class ApiServer:
         if initial_end:
             meta["annotations"] = {INITIAL_EVENTS_END: "true"}
         return {"kind": kind, "apiVersion": RESOURCES[kind].api_version, "metadata": meta}
+
+
+ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+
+
+def _allowed(path: str) -> Obj:
+    """What `kubectl auth can-i` reads: serve authorizes every request, as kube-apiserver's AlwaysAllow."""
+    kind = "SelfSubjectAccessReview" if path == ACCESS_REVIEWS else "SelfSubjectRulesReview"
+    status: Obj = {"allowed": True, "reason": "draconform serve authorizes every request"} \
+        if path == ACCESS_REVIEWS else {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                                        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                                        "incomplete": False}
+    return {"kind": kind, "apiVersion": "authorization.k8s.io/v1", "metadata": {}, "spec": {}, "status": status}
 
 
 def _media(content_type: str) -> str:

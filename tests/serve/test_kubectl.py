@@ -140,3 +140,8 @@ def test_imperative_create_sends_protobuf_and_is_understood(kubectl: Kubectl) ->
     assert kubectl.run("get", "cm", "cfg", "-n", "team", "-o", "jsonpath={.data.a}").stdout == "b"
     status = kubectl.run("get", "ns", "team", "-o", "jsonpath={.status.phase}").stdout
     assert status == "Active"
+
+
+def test_auth_can_i_is_answered_yes(kubectl: Kubectl) -> None:
+    """serve has no authorization: every request is allowed, and kubectl is told so rather than left unanswered."""
+    assert kubectl.run("auth", "can-i", "create", "resourceclaims.resource.k8s.io").stdout.strip() == "yes"
