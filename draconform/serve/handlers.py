@@ -85,6 +85,7 @@ class WatchRequest:
     bookmarks: bool
     initial_events: bool | None  # sendInitialEvents; None when not given
     timeout: float | None
+    table: str | None = None  # rows of a server-side Table (includeObject) instead of objects, when asked for
 
 
 def route(path: str) -> Target:
@@ -240,7 +241,8 @@ class Api:
         timeout = _whole(params.get("timeoutSeconds"), "timeoutSeconds")
         query = Query(target.resource.kind, target.namespace, params)
         return WatchRequest(query, params.get("resourceVersion", ""), bookmarks, initial,
-                            float(timeout) if timeout else None)
+                            float(timeout) if timeout else None,
+                            params.get("includeObject", "Metadata") if tables.wanted(call.accept) else None)
 
     # --- writes ----------------------------------------------------------------------------------
     def create(self, call: Call, target: Target) -> Answer:

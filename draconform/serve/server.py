@@ -24,7 +24,7 @@ from aiohttp import web
 
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import format_time
-from draconform.serve import openapi
+from draconform.serve import openapi, tables
 from draconform.serve.handlers import MAX_BODY_BYTES, Answer, Api, Call, Target, WatchRequest, route
 from draconform.serve.handlers import standard_namespaces as _standard_namespaces
 from draconform.serve.patches import merge_patch
@@ -283,8 +283,23 @@ class ApiServer:
         deadline = time.monotonic() + (watch.timeout or DEFAULT_WATCH_SECONDS)
         from_state = watch.initial_events if watch.initial_events is not None else since in ("", "0")
         lines: list[bytes] = []
+        columns_sent = False
+
+        def event(kind: str, obj: Obj) -> bytes:
+            """One event; as a one-row Table when the watch asked for Tables (column definitions only in the
+            first, as upstream sends them)."""
+            nonlocal columns_sent
+            if watch.table is None or kind == "BOOKMARK":
+                return self._event(kind, obj)
+            row = tables.table(query.kind, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                               include=watch.table)
+            if columns_sent:
+                row["columnDefinitions"] = []
+            columns_sent = True
+            return b'{"type":"' + kind.encode() + b'","object":' + json.dumps(row).encode() + b"}\n"
+
         if from_state:
-            lines = [self._event("ADDED", obj) for obj in self.store.view(query.kind, query.namespace)
+            lines = [event("ADDED", obj) for obj in self.store.view(query.kind, query.namespace)
                      if query.wants(obj)]
             cursor = self.revision()
         else:
@@ -308,7 +323,7 @@ class ApiServer:
                         await asyncio.wait_for(tick.wait(), timeout=min(remaining, WAKE_SECONDS))
                     continue
                 cursor = self.revision()
-                lines = [self._event(e.type, e.object) for e in events if query.wants(e.object)]
+                lines = [event(e.type, e.object) for e in events if query.wants(e.object)]
                 if watch.bookmarks and not query.wants(events[-1].object):
                     lines.append(self._event("BOOKMARK", self._bookmark(query.kind, cursor)))
                 if lines:

@@ -177,3 +177,17 @@ def test_a_wrong_type_in_a_kind_draconform_validates_is_invalid_at_its_field(htt
     reply = http.request("POST", "/apis/resource.k8s.io/v1/deviceclasses",
                          {"metadata": {"name": "gpu"}, "spec": {"selectors": "device.driver == 'x'"}})
     assert reply.status == 422 and [c["field"] for c in reply.json()["details"]["causes"]] == ["spec.selectors"]
+
+
+def test_a_watch_asked_for_tables_sends_one_row_tables(http: Http) -> None:
+    """What `kubectl get -w` prints: each event a Table of one row, the columns defined in the first."""
+    for name in ("a", "b"):
+        http.request("POST", CONFIGMAPS, _configmap(name, k="v"))
+    reply = http.request("GET", f"{CONFIGMAPS}?watch=1&timeoutSeconds=1",
+                         headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    first, second = (event["object"] for event in _lines(reply.body))
+    assert first["kind"] == second["kind"] == "Table"
+    assert [c["name"] for c in first["columnDefinitions"]] == ["Name", "Data", "Age"]
+    assert second["columnDefinitions"] == [] and second["rows"][0]["cells"][:2] == ["b", 1]
+    listed = http.request("GET", CONFIGMAPS, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert [row["cells"][0] for row in listed.json()["rows"]] == ["a", "b"]
