@@ -21,7 +21,7 @@ import yaml
 from draconform.reference.apiserver.store import Store
 from draconform.serve import apply, objects, protobuf, tables
 from draconform.serve.patches import json_patch, merge_patch, strategic_merge_patch
-from draconform.serve.resources import BY_PATH, RESOURCES, Resource
+from draconform.serve.resources import BY_PATH, Resource
 from draconform.serve.selectors import Query
 from draconform.serve.status import failure, success
 from draconform.sut import ApiError, FieldCause, Obj
@@ -513,5 +513,3 @@ def standard_namespaces(store: Store) -> None:
             namespace_defaults(namespace)
             store.create(namespace)
 
-
-_ = RESOURCES

@@ -13,7 +13,7 @@ import typing
 from datetime import datetime
 from typing import Any
 
-from lightkube.models import core_v1, meta_v1, resource_v1
+from lightkube.models import core_v1, resource_v1
 
 from draconform.sut import FieldCause, Obj
 from draconform.validation import is_validated
@@ -209,8 +209,6 @@ def _config_map_causes(obj: Obj) -> list[FieldCause]:
         causes.append(FieldCause("data", "Too long: must have at most 1048576 bytes"))
     return causes
 
-
-_ = meta_v1  # the models' cross-references resolve through it
 
 
 _POD_MUTABLE = "spec.containers[*].image, spec.initContainers[*].image, spec.activeDeadlineSeconds, " \

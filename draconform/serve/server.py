@@ -25,7 +25,7 @@ from aiohttp import web
 from draconform.reference.apiserver.store import Store, WatchEvent
 from draconform.reference.clock import format_time
 from draconform.serve import openapi, tables
-from draconform.serve.handlers import MAX_BODY_BYTES, Answer, Api, Call, Target, WatchRequest, route
+from draconform.serve.handlers import MAX_BODY_BYTES, Answer, Api, Call, WatchRequest, route
 from draconform.serve.handlers import standard_namespaces as _standard_namespaces
 from draconform.serve.patches import merge_patch
 from draconform.serve.resources import RESOURCES, discovery
@@ -378,8 +378,6 @@ async def _read_body(request: web.BaseRequest) -> bytes:
             raise too_large
     return bytes(data)
 
-
-_ = Target
 
 
 def main() -> None:
