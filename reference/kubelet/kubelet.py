@@ -390,6 +390,7 @@ class Kubelet:
         status = pod.setdefault("status", {})
         status["phase"] = phase
         _set_conditions(status, phase, self._clock.now())
+        _set_container_statuses(status, pod, phase, self._clock.now())
         if reason is not None:
             status["reason"] = reason
         if message is not None:
@@ -421,3 +422,14 @@ def _set_conditions(status: Obj, phase: str, now: datetime) -> None:
             condition["reason"] = "PodCompleted"
         kept.append(condition)
     status["conditions"] = kept
+
+
+def _set_container_statuses(status: Obj, pod: Obj, phase: str, now: datetime) -> None:
+    """A running pod's containers as a kubelet reports them: started, ready, never restarted (what the READY
+    column of `kubectl get pods` counts); the reference runs no processes, so there is nothing else to say."""
+    if phase != "Running" or status.get("containerStatuses"):
+        return
+    status["containerStatuses"] = [
+        {"name": container.get("name", ""), "image": container.get("image", ""), "imageID": "", "ready": True,
+         "started": True, "restartCount": 0, "state": {"running": {"startedAt": format_time(now)}}}
+        for container in (pod.get("spec") or {}).get("containers") or [] if isinstance(container, dict)]

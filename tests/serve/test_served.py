@@ -68,6 +68,9 @@ spec:
         waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", f"--for=condition={condition}",
                                  "pod/ready-pod", "--timeout=60s"], capture_output=True, text=True, check=False)
         assert waited.returncode == 0, waited.stderr
+    row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "ready-pod", "--no-headers"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert row[1:3] == ["1/1", "Running"], row
     subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "ready-pod", "--wait=false"], check=True,
                    capture_output=True)
 
