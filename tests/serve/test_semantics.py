@@ -191,3 +191,10 @@ def test_a_watch_asked_for_tables_sends_one_row_tables(http: Http) -> None:
     assert second["columnDefinitions"] == [] and second["rows"][0]["cells"][:2] == ["b", 1]
     listed = http.request("GET", CONFIGMAPS, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
     assert [row["cells"][0] for row in listed.json()["rows"]] == ["a", "b"]
+
+
+def test_delete_collection_deletes_what_the_selector_matches(http: Http) -> None:
+    for name, tier in (("a", "x"), ("b", "x"), ("c", "y")):
+        http.request("POST", CONFIGMAPS, {**_configmap(name), "metadata": {"name": name, "labels": {"tier": tier}}})
+    assert http.request("DELETE", f"{CONFIGMAPS}?labelSelector=tier%3Dx").status == 200
+    assert [i["metadata"]["name"] for i in http.request("GET", CONFIGMAPS).json()["items"]] == ["c"]
