@@ -122,7 +122,6 @@ def _for_json_format(value: Any, descriptor: Any) -> Any:
         if field is None or field.message_type is None:
             out[key] = item
             continue
-        kind = field.message_type.name
         if field.message_type.GetOptions().map_entry:
             inner = field.message_type.fields_by_name["value"]
             out[key] = {k: _special(inner, v) for k, v in item.items()}
@@ -130,7 +129,6 @@ def _for_json_format(value: Any, descriptor: Any) -> Any:
             out[key] = [_special(field, v) for v in item]
         else:
             out[key] = _special(field, item)
-        del kind
     return out
 
 
