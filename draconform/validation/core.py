@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.kinds import KINDS
 from draconform.sut import copy_object
 from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled
@@ -16,6 +17,7 @@ from draconform.validation.schema import kind_schema, schema_problems, supported
 from draconform.validation.versions import classify, off_by_default, path_in, to_v1, version_of
 
 Obj = dict[str, Any]
+STATUS_RULE = "DRA-API/STATUS-ON-CREATE"
 
 
 def is_validated(obj: Obj) -> bool:
@@ -76,6 +78,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
         return obj, validate_object(stored, gates)
     stored = copy_object(stored) if stored is obj else stored
     drop_nulls(stored)
+    dropped = _status_dropped(stored)
     warning = off_by_default(obj, gates.release)
     problems += [warning] if warning else []
     found = default_off_warnings(stored, gates)
@@ -83,7 +86,21 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     found += validate_object(stored, gates)
     kind = str(obj.get("kind"))
     problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity) for p in found]
-    return stored, problems
+    return stored, problems + dropped
+
+
+def _status_dropped(obj: Obj) -> list[Problem]:
+    """kube-apiserver clears the status of a kind with a status subresource on create and validates only
+    metadata and spec (a status is written through the subresource), so a saved copy of a live object is valid
+    to create: the status is removed from `obj` and a warning says so."""
+    info = KINDS.get(str(obj.get("kind")))
+    if info is None or not info.has_status or "status" not in obj:
+        return []
+    status = obj.pop("status")
+    if not status:
+        return []
+    return [Problem(("status",), "dropped: kube-apiserver clears status on create and validates only metadata and "
+                                 "spec; status is written through the status subresource", STATUS_RULE, "warning")]
 
 
 def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:

@@ -99,7 +99,8 @@ def kind_schema(api_version: str, kind: str) -> KindSchema | None:
 def schema_problems(kind_schema: KindSchema, obj: Any) -> list[Problem]:
     if kind_schema.fast.is_valid(obj):
         return []
-    return [_problem(kind_schema, error) for error in _leaf_errors(kind_schema.validator.iter_errors(obj))]
+    return [problem for error in _leaf_errors(kind_schema.validator.iter_errors(obj))
+            for problem in _problems(kind_schema, error)]
 
 
 def _leaf_errors(errors: Iterator[jsonschema.ValidationError]) -> Iterator[jsonschema.ValidationError]:
@@ -115,6 +116,16 @@ def _leaf_errors(errors: Iterator[jsonschema.ValidationError]) -> Iterator[jsons
             yield error
 
 
+def _problems(kind_schema: KindSchema, error: jsonschema.ValidationError) -> list[Problem]:
+    """The problems of one schema error: one each, but every unknown field of an object (strict decoding lists
+    them all, where jsonschema raises one error per object)."""
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        rule, _, path = _walk(kind_schema, error)
+        known = (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else {}
+        return [Problem((*path, key), "unknown field", rule) for key in error.instance if key not in known]
+    return [_problem(kind_schema, error)]
+
+
 def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Problem:
     rule, message_hint, path = _walk(kind_schema, error)
     keyword = error.validator
@@ -122,9 +133,6 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
     if keyword == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
         return Problem((*path, missing), "Required value", rule)
-    if keyword == "additionalProperties" and error.validator_value is False:
-        extras = [key for key in value if key not in (error.schema.get("properties") or {})]
-        return Problem((*path, extras[0] if extras else "?"), "unknown field", rule)
     if keyword == "uniqueItems":  # upstream reports the repeated item, not the list
         for index, item in enumerate(value):
             if item in value[:index]:
