@@ -357,6 +357,8 @@ def _compile_error(message: str, fields: Sequence[str]) -> CelError:
             if name.startswith("device."):
                 field = name.split(".")[1]
                 issue = issue.replace(undeclared.group(0), f"undefined field '{field}'")
+            else:  # cel-cpp names the whole qualified name where cel-go names its first identifier
+                issue = issue.replace(undeclared.group(0), f"undeclared reference to '{name.split('.')[0]}'")
             issue = issue.replace(" (in container '')", "")
         elif overload:
             function, arguments = overload.group(1), {a.strip() for a in overload.group(2).split(",")}

@@ -11,6 +11,7 @@ from draconform.kube.kinds import KINDS
 from draconform.sut import copy_object
 from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled
+from draconform.validation.pod import TEMPLATES
 from draconform.validation.problems import Problem
 from draconform.validation.rules import RULES
 from draconform.validation.schema import kind_schema, schema_problems, supported_kinds
@@ -110,6 +111,17 @@ def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
     claims as plain names) and nothing else of it. Other kinds as in `validate_manifest`."""
     if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
         return classic.pod_problems(obj)
+    where = TEMPLATES.get(str(obj.get("kind")))
+    if where is not None and is_validated(obj):  # a workload: its template's claims as a classic pod's
+        template: Any = obj
+        for field in where:
+            template = template.get(field) if isinstance(template, dict) else None
+        spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(spec, dict):
+            return validate_object(obj, gates)  # the schema says what is missing on the way
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "template"}, "spec": spec}
+        return [Problem((*where, *p.path), p.message, p.rule, p.severity) for p in classic.pod_problems(pod)
+                if p.path[:1] == ("spec",)]
     checked = copy_object(obj)
     drop_nulls(checked)
     return validate_object(checked, gates)

@@ -18,7 +18,8 @@ from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.kube.values import parse_quantity
 from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
 from draconform.validation.celcost import CostError, checked_cost
-from draconform.validation.pod import pod_rules
+from draconform.validation.pod import TEMPLATES, pod_rules
+from draconform.validation.pod import template_rules as workload_rules
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -633,4 +634,5 @@ RULES: dict[str, KindRules] = {
     "ResourceClaim": claim_rules,
     "ResourceClaimTemplate": template_rules,
     "Pod": pod_rules,
+    **dict.fromkeys(TEMPLATES, workload_rules),
 }
