@@ -93,8 +93,8 @@ def test_other_kinds_are_listed_as_not_checked_and_never_invalidate(capsys: pyte
     assert "1 object not checked (kinds draconform does not validate): Widget (example.com/v1)" in err
     status, lines, _ = validate(capsys, "-o", "json", str(CORPUS / "unknown-kinds.yaml"))
     report = json.loads("\n".join(lines))
-    assert report["notChecked"] == [{"file": str(CORPUS / "unknown-kinds.yaml"), "line": 6, "apiVersion": "example.com/v1",
-                                     "kind": "Widget", "name": "web"}]
+    assert report["notChecked"] == [{"file": str(CORPUS / "unknown-kinds.yaml"), "line": 6,
+                                     "apiVersion": "example.com/v1", "kind": "Widget", "name": "web"}]
     assert report["objects"] == 1
 
 
