@@ -118,3 +118,99 @@ def validation_throughput(size: int = 10_000, release: str = CURRENT_RELEASE) ->
 @workload("validation", "objects/s through schema and rule validation of a generated corpus of DRA objects")
 def _validation(options: BenchOptions) -> list[Measurement]:
     return validation_throughput(size=max(10, int(10_000 * options.scale)))
+
+
+# A small manifest as a pre-commit hook or an editor hands `validate` one file at a time: a class, a template and
+# the Deployment that uses it.
+SMALL_FILE = f"""apiVersion: {API}
+kind: DeviceClass
+metadata:
+  name: {DRIVER}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "{DRIVER}"
+---
+apiVersion: {API}
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: {DRIVER}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inference
+spec:
+  selector:
+    matchLabels: {{app: inference}}
+  template:
+    metadata:
+      labels: {{app: inference}}
+    spec:
+      resourceClaims:
+      - name: gpu
+        resourceClaimTemplateName: one-gpu
+      containers:
+      - name: server
+        image: registry.example.com/server:1
+        resources:
+          claims:
+          - name: gpu
+"""
+START_RUNS = 7
+
+
+def start_times(command: list[str], path: str, runs: int = START_RUNS) -> tuple[float, int]:
+    """The median wall time of `command FILE` in a child process, and its exit status."""
+    import subprocess
+
+    times: list[float] = []
+    status = 0
+    for _ in range(runs):
+        started = time.perf_counter()
+        status = subprocess.run([*command, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                check=False).returncode
+        times.append(time.perf_counter() - started)
+    return sorted(times)[len(times) // 2], status
+
+
+def kubernetes_validate() -> list[str] | None:
+    """kubernetes-validate's command when it is installed (it is not a dependency: measured only if present)."""
+    import importlib.util
+    import shutil
+    import sys
+
+    if importlib.util.find_spec("kubernetes_validate") is None:
+        return None
+    script = shutil.which("kubernetes-validate")
+    return [script] if script else [sys.executable, "-m", "kubernetes_validate"]
+
+
+@workload("ValidateStart/small-file",
+          "`draconform validate FILE` on a 3-object file in a child process, as a pre-commit hook runs it: median "
+          "wall time of 7 starts (fewer at --scale below 1; target 0.3 s); kubernetes-validate's on the same file if installed")
+def validate_start(options: BenchOptions) -> list[Measurement]:
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dra.yaml"
+        path.write_text(SMALL_FILE, encoding="utf-8")
+        runs = max(1, round(START_RUNS * options.scale))
+        ours, status = start_times([sys.executable, "-m", "draconform.cli", "validate"], str(path), runs)
+        found = [Measurement("ValidateStart/small-file", "s", ours,
+                             f"draconform validate: median of {runs} starts, exit {status}")]
+        other = kubernetes_validate()
+        if other is not None:
+            theirs, their_status = start_times(other, str(path), runs)
+            found.append(Measurement("ValidateStart/small-file", "s", theirs,
+                                     f"kubernetes-validate: median of {runs} starts, exit {their_status}"))
+    return found

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
-from draconform.kube.kinds import KINDS
+from draconform.kube.kinds import CLASSIC_API, KINDS
 from draconform.sut import copy_object
-from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled
 from draconform.validation.pod import TEMPLATES
 from draconform.validation.problems import Problem
@@ -35,7 +34,9 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
         return [Problem((), f"unsupported kind {obj.get('kind')!r} of apiVersion {obj.get('apiVersion')!r}; "
                             f"draconform validates {kinds}", None)]
     problems = schema_problems(schema, obj)
-    if schema.api_version == classic.API_VERSION:  # KEP-3063's classic API: no feature-gated fields
+    if schema.api_version == CLASSIC_API:  # KEP-3063's classic API: no feature-gated fields
+        from draconform.validation import classic  # only a classic object pays for its module
+
         classic_rules = classic.RULES.get(schema.kind)
         if classic_rules is not None:
             problems.extend(classic_rules(obj, old))
@@ -109,6 +110,8 @@ def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
     API server admits it (reference/apiserver/classic.py): ResourceClass and ResourceClaim through their
     schemas and rules, a Pod by the classic checks of its resourceClaims (embedded templates, containers'
     claims as plain names) and nothing else of it. Other kinds as in `validate_manifest`."""
+    from draconform.validation import classic
+
     if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
         return classic.pod_problems(obj)
     where = TEMPLATES.get(str(obj.get("kind")))
