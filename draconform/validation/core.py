@@ -80,7 +80,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
         return obj, validate_object(stored, gates)
     stored = copy_object(stored) if stored is obj else stored
     drop_nulls(stored)
-    dropped = _status_dropped(stored)
+    dropped = _status_dropped(stored, gates)
     warning = off_by_default(obj, gates.release)
     problems += [warning] if warning else []
     found = default_off_warnings(stored, gates)
@@ -91,18 +91,23 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     return stored, problems + dropped
 
 
-def _status_dropped(obj: Obj) -> list[Problem]:
+def _status_dropped(obj: Obj, gates: FeatureGates) -> list[Problem]:
     """kube-apiserver clears the status of a kind with a status subresource on create and validates only
     metadata and spec (a status is written through the subresource), so a saved copy of a live object is valid
-    to create: the status is removed from `obj` and a warning says so."""
+    to create: the status is removed from `obj` and a warning says so. What the status subresource would refuse
+    in it is reported too, as warnings."""
     info = KINDS.get(str(obj.get("kind")))
     if info is None or not info.has_status or "status" not in obj:
         return []
-    status = obj.pop("status")
+    status = obj["status"]
+    written = [p for p in validate_object(obj, gates) if p.path[:1] == ("status",) and p.severity == "error"]
+    del obj["status"]
     if not status:
         return []
     return [Problem(("status",), "dropped: kube-apiserver clears status on create and validates only metadata and "
-                                 "spec; status is written through the status subresource", STATUS_RULE, "warning")]
+                                 "spec; status is written through the status subresource", STATUS_RULE, "warning"),
+            *(Problem(p.path, f"{p.message} (the status subresource would refuse this)", p.rule, "warning")
+              for p in written)]
 
 
 def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:

@@ -198,9 +198,11 @@ LIVE_CLAIM = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
 
 def test_a_status_written_on_create_is_dropped_with_a_warning(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    assert problems(LIVE_CLAIM) == [("status", "warning", "dropped: kube-apiserver clears status on create and "
-                                     "validates only metadata and spec; status is written through the status "
-                                     "subresource")]
+    assert problems(LIVE_CLAIM) == [
+        ("status", "warning", "dropped: kube-apiserver clears status on create and validates only metadata and spec; "
+                              "status is written through the status subresource"),
+        ("status.reservedFor", "warning", "Forbidden: may not be set when `allocation` is not set (the status "
+                                          "subresource would refuse this)")]
     status, out = run(tmp_path, capsys, LIVE_CLAIM)
     assert status == 0 and "(DRA-API/STATUS-ON-CREATE)" in out
 
