@@ -98,6 +98,7 @@ def _fields(data: bytes) -> Iterator[tuple[int, Any]]:
     while index < len(data):
         key, index = _varint(data, index)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, index = _varint(data, index)
         elif wire == 2:
