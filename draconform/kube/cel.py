@@ -53,6 +53,7 @@ MAX_EXPRESSION_LENGTH = 10 * 1024
 AMPLIFIERS = re.compile(r"\bbind\s*\(|\.\s*(?:replace|join|format)\s*\(")
 SANDBOX_SECONDS = 5.0  # per batch of devices; generous, a sane selector takes microseconds per device
 SANDBOX_MEMORY = 1 << 30
+MAX_COMPILED = 10_000  # distinct expressions kept compiled per environment
 
 
 class CelError(Exception):
@@ -294,10 +295,27 @@ class _Environment:
             envs.append(cel.NewEnv(variables={f"device.{name}": declared[f"device.{name}"] for name in self.fields},
                                    extensions=extensions, functions=_functions(checking, features)))
         self.checking, self.runtime = envs
+        # expression -> its compiled selector or compile error, shared by every caller in the process (the API
+        # server's validation and the allocator use the same programs); bounded, as input can be adversarial
+        self._compiled: dict[str, CompiledSelector | CelError] = {}
 
     def compile(self, expression: str) -> CompiledSelector:
-        """Type-check `expression` and build its runtime program; raises CelError (CelUnsupported for what only
-        the library lacks) with upstream's reason."""
+        """Type-check `expression` and build its runtime program, once per process; raises CelError
+        (CelUnsupported for what only the library lacks) with upstream's reason."""
+        found = self._compiled.get(expression)
+        if found is None:
+            try:
+                found = self._compile(expression)
+            except CelError as exc:
+                found = exc
+            if len(self._compiled) >= MAX_COMPILED:
+                self._compiled.clear()
+            self._compiled[expression] = found
+        if isinstance(found, CelError):
+            raise found
+        return found
+
+    def _compile(self, expression: str) -> CompiledSelector:
         size = len(expression.encode("utf-8"))
         if size > MAX_EXPRESSION_LENGTH:
             raise CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
