@@ -42,7 +42,7 @@ def test_only_the_command_that_runs_is_loaded() -> None:
 def test_the_start_benchmark_times_the_command_in_a_child_process(tmp_path: Path) -> None:
     path = tmp_path / "dra.yaml"
     path.write_text(SMALL_FILE, encoding="utf-8")
-    seconds, status = start_times([sys.executable, "-m", "draconform.cli", "validate"], str(path), runs=1)
-    assert status == 0 and seconds > 0
+    seconds, cpu, status = start_times([sys.executable, "-m", "draconform.cli", "validate"], str(path), runs=1)
+    assert status == 0 and seconds > 0 and cpu > 0
     found = validate_start(BenchOptions(scale=0.01))
     assert found[0].unit == "s" and "draconform validate" in found[0].detail and "exit 0" in found[0].detail
