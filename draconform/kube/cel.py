@@ -319,8 +319,11 @@ class _Environment:
         size = len(expression.encode("utf-8"))
         if size > MAX_EXPRESSION_LENGTH:
             raise CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
-        source = _HAS_FIELD.sub(self._presence, expression)
-        if _TWO_VARIABLE_MACRO.search(source):
+        code = _mask_literals(expression)  # what is code, not inside a string literal or a comment
+        source = expression
+        for match in reversed(list(_HAS_FIELD.finditer(code))):
+            source = source[:match.start()] + self._presence(match) + source[match.end():]
+        if _TWO_VARIABLE_MACRO.search(code):
             raise CelUnsupported("uses a two-variable comprehension, which upstream's environment has and "
                                  "draconform's CEL library (cel-expr-python) lacks")
         try:
@@ -344,6 +347,15 @@ class _Environment:
             return match.group(0)  # left to the checker: an undeclared name
         text = match.group(0)
         return "(true" + " " * (len(text) - 6) + ")"
+
+
+_LITERAL = re.compile(r"""[rRbB]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")"""
+                      r"|//[^\n]*")
+
+
+def _mask_literals(expression: str) -> str:
+    """`expression` with every string literal and comment blanked out (same length, so positions agree)."""
+    return _LITERAL.sub(lambda m: " " * len(m.group(0)), expression)
 
 
 def _type_name(kind: Any) -> str:

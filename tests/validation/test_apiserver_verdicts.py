@@ -123,6 +123,10 @@ def test_the_allocator_runs_the_program_the_checker_typed() -> None:
                                   {"memory": Fraction(80 * 2**30)})
     assert engine.matches(f'{GPU}.memory.isGreaterThan(quantity("40Gi")) && has(device.driver)', "d", device)
     assert not engine.matches(f'{GPU}.memory.isLessThan(quantity("40Gi"))', "d", device)
+    # has(device.driver) is rewritten for cel-cpp only where it is code, never inside a string literal
+    named = lambda: device_input("has(device.driver)", {}, {})  # noqa: E731
+    assert engine.matches('device.driver == "has(device.driver)" && has(device.driver)', "n", named)
+    assert problems(device_class('"x.all(a, b, true)" != ""')) == []  # not a two-variable comprehension
     limited = SelectorEngine(CelFeatures(consumable_capacity=False))
     with pytest.raises(CelError):
         limited.compile("device.allowMultipleAllocations")
