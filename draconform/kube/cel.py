@@ -300,8 +300,16 @@ class _Environment:
         self._compiled: dict[str, CompiledSelector | CelError] = {}
 
     def compile(self, expression: str) -> CompiledSelector:
-        """Type-check `expression` and build its runtime program, once per process; raises CelError
-        (CelUnsupported for what only the library lacks) with upstream's reason."""
+        """Type-check a selector and build its runtime program, once per process; raises CelError
+        (CelUnsupported for what only the library lacks) with upstream's reason, also when the result is not a
+        bool (or of unknown type)."""
+        selector = self.compile_value(expression)
+        if selector.result_type not in ("bool", "dyn"):
+            raise CelError(f"{COMPILE_ERROR}must evaluate to bool or the unknown type, not {selector.result_type}")
+        return selector
+
+    def compile_value(self, expression: str) -> CompiledSelector:
+        """Type-check an expression of any result type (a derived attribute's) and build its program."""
         found = self._compiled.get(expression)
         if found is None:
             try:
@@ -331,8 +339,6 @@ class _Environment:
         except RuntimeError as exc:
             raise _compile_error(str(exc), self.fields) from None
         result = checked.return_type()
-        if result != cel.Type.BOOL and result != cel.Type.DYN:
-            raise CelError(f"{COMPILE_ERROR}must evaluate to bool or the unknown type, not {_type_name(result)}")
         serialized = checked.serialize()
         program = self.runtime.deserialize(serialized)
         domains = frozenset(
@@ -463,9 +469,11 @@ def environment(features: CelFeatures) -> _Environment:
     return built
 
 
-def check(expression: str, features: CelFeatures | None = None) -> CompiledSelector:
-    """Compile `expression` as kube-apiserver does on create (raises CelError with upstream's reason)."""
-    return environment(features or CelFeatures()).compile(expression)
+def check(expression: str, features: CelFeatures | None = None, selector: bool = True) -> CompiledSelector:
+    """Compile `expression` as kube-apiserver does on create (raises CelError with upstream's reason): a
+    selector must yield a bool; another expression (a derived attribute's) may yield any type."""
+    env = environment(features or CelFeatures())
+    return env.compile(expression) if selector else env.compile_value(expression)
 
 
 def _with_domains(selector: CompiledSelector, device: dict[str, Any]) -> dict[str, Any]:

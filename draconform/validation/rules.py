@@ -61,7 +61,8 @@ def _from_1_35(gates: FeatureGates) -> bool:
 
 
 @cache
-def compile_selector(expression: str, consumable_capacity: bool = True) -> tuple[str | None, bool, int | None]:
+def compile_selector(expression: str, consumable_capacity: bool = True,
+                     selector: bool = True) -> tuple[str | None, bool, int | None]:
     """How kube-apiserver compiles a selector in the DRA CEL environment of the given gates: (why it does not
     compile or None, whether that reason is only draconform's CEL library lacking what upstream has, the estimated
     worst-case cost of the checked expression). The allocator compiles with the same environment
@@ -69,13 +70,13 @@ def compile_selector(expression: str, consumable_capacity: bool = True) -> tuple
     from draconform.kube.cel import CelError, CelFeatures, CelUnsupported, check
 
     try:
-        selector = check(expression, CelFeatures(consumable_capacity))
+        compiled = check(expression, CelFeatures(consumable_capacity), selector)
     except CelUnsupported as exc:
         return exc.reason, True, None
     except CelError as exc:
         return exc.reason, False, None
     try:
-        return None, False, checked_cost(selector.checked)
+        return None, False, checked_cost(compiled.checked)
     except CostError:
         return None, False, None
 
@@ -125,6 +126,21 @@ def _selectors(selectors: Any, path: Path, gates: FeatureGates) -> Iterator[Prob
         elif cost is not None and cost > MAX_CEL_COST:
             yield Problem(where, f"Forbidden: too complex: estimated worst-case cost {cost:,} exceeds the limit of "
                                  f"{MAX_CEL_COST:,}", "DRA-API/CEL-COST")
+
+
+def _derived_attributes(entries: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
+    """Each derived attribute's expression compiles in the DRA CEL environment (to a value of any type)."""
+    rule = "DRA-API/DERIVED-ATTRIBUTES"
+    for index, entry in _dicts(entries):
+        expression = entry.get("expression")
+        if not isinstance(expression, str) or not expression:
+            continue
+        where = (*path, index, "expression")
+        error, unsupported, _ = compile_selector(expression, gates.enabled("DRAConsumableCapacity"), False)
+        if unsupported:
+            yield Problem(where, f"not checked: {error}; kube-apiserver accepts it", rule, "warning")
+        elif error:
+            yield Problem(where, f"Invalid value: {json.dumps(expression)}: {error}", rule)
 
 
 def _opaque(config: Any, path: Path) -> Iterator[Problem]:
@@ -524,6 +540,8 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
         if isinstance(exactly, dict):
             yield from _count_rules(exactly, (*where, "exactly"))
             yield from _selectors(exactly.get("selectors"), (*where, "exactly", "selectors"), gates)
+            yield from _derived_attributes(exactly.get("derivedAttributes"), (*where, "exactly", "derivedAttributes"),
+                                           gates)
             yield from _tolerations(exactly.get("tolerations"), (*where, "exactly", "tolerations"))
         subrequests = request.get("firstAvailable")
         yield from _duplicates([((*where, "firstAvailable", i, "name"), s.get("name")) for i, s in _dicts(subrequests)],
@@ -532,6 +550,7 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
             sub_path = (*where, "firstAvailable", sub_index)
             yield from _count_rules(sub, sub_path)
             yield from _selectors(sub.get("selectors"), (*sub_path, "selectors"), gates)
+            yield from _derived_attributes(sub.get("derivedAttributes"), (*sub_path, "derivedAttributes"), gates)
             yield from _tolerations(sub.get("tolerations"), (*sub_path, "tolerations"))
     names = _request_names(spec)
     for index, constraint in _dicts(devices.get("constraints")):

@@ -79,6 +79,13 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa}] |
       Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes[0].expression" by rule "DRA-API/DERIVED-ATTRIBUTES"
 
+    Scenario: A derived attribute whose expression names a field the device does not have
+      Given a cluster with feature gates "DRADerivedAttributes" on
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                              | value                                              |
+        | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa, expression: 'device.numa'}]          |
+      Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes[0].expression" by rule "DRA-API/DERIVED-ATTRIBUTES"
+
   Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
 
     Scenario Outline: An expression of <length> characters

@@ -102,6 +102,19 @@ def test_requests_subrequests_and_templates_are_compiled_at_their_paths() -> Non
         "spec.devices.requests[0].selectors[0].cel.expression"]
 
 
+def test_a_derived_attributes_expression_compiles_to_a_value_of_any_type() -> None:
+    def claim(expression: str) -> dict[str, Any]:
+        request = {"deviceClassName": "gpu", "derivedAttributes": [{"name": "numa", "expression": expression}]}
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+                "spec": {"devices": {"requests": [{"name": "r", "exactly": request}]}}}
+
+    assert [p for p in problems(claim('device.attributes["gpu.example.com"].numa')) if p[1] == "error"] == []
+    assert [p for p in problems(claim("device.driver + '-numa'")) if p[1] == "error"] == []  # a string is fine
+    (field, _, message), = [p for p in problems(claim("device.numa")) if p[1] == "error"]
+    assert field == "spec.devices.requests[0].exactly.derivedAttributes[0].expression"
+    assert message.endswith("undefined field 'numa'")
+
+
 @pytest.mark.parametrize("expression", [
     "1 < 2.5",  # cross-type numeric ordering: upstream enables it, cel-cpp's checker does not
     "[1, 2].sum() == 3",  # upstream's lists library
