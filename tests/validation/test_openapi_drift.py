@@ -1,10 +1,11 @@
 """The project's JSON Schemas (schemas/) against upstream's published API schema of every release validate serves
-(1.34-1.37), so drift shows up here rather than as a user's false finding: every field upstream has is in our
-schema with the same type, every field our schema has is upstream's in that release or one the gated-field table
-(draconform/validation/gates.py) says the release does not know yet, and the required lists agree. The upstream
-side is the compact extract in tests/validation/openapi/ (see extract.py there for its source). Upstream's
-OpenAPI declares no enum on these types' fields (the allowed values live in descriptions and validation code), so
-there are no enums to compare; our schemas' enums are checked by the rules' scenarios instead."""
+(1.34-1.37), in each served version with the v1 shapes (v1, v1beta2), so drift shows up here rather than as a
+user's false finding: every field upstream has is in our schema with the same type, every field our schema has is
+upstream's in that release or one the gated-field table (draconform/validation/gates.py) says the release does not
+know yet, and the required lists agree. The upstream side is the compact extract in tests/validation/openapi/
+(see extract.py there for its source). Upstream's OpenAPI declares no enum on these types' fields (the allowed
+values live in descriptions and validation code), so there are no enums to compare; our schemas' enums are
+checked by the rules' scenarios instead."""
 
 from __future__ import annotations
 
@@ -22,48 +23,48 @@ from draconform.validation.schema import kind_schema
 
 OPENAPI = Path(__file__).parent / "openapi"
 RELEASES = ("1.34", "1.35", "1.36", "1.37")
-# kind -> (apiVersion of our schema, upstream type, first release serving it)
+# Our one schema per kind (v1) against each served version with the v1 shapes: kind -> (apiVersion of our
+# schema, upstream version -> first release serving it). v1beta1 keeps other shapes (a device's `basic`, flat
+# requests); draconform converts it (draconform/validation/versions.py) and tests that conversion on its own.
 KINDS = {
-    "DeviceClass": ("resource.k8s.io/v1", "resource.v1.DeviceClass", "1.34"),
-    "ResourceClaim": ("resource.k8s.io/v1", "resource.v1.ResourceClaim", "1.34"),
-    "ResourceClaimTemplate": ("resource.k8s.io/v1", "resource.v1.ResourceClaimTemplate", "1.34"),
-    "ResourceSlice": ("resource.k8s.io/v1", "resource.v1.ResourceSlice", "1.34"),
-    "DeviceTaintRule": ("resource.k8s.io/v1", "resource.v1.DeviceTaintRule", "1.36"),
+    **{kind: ("resource.k8s.io/v1", {"v1": "1.34", "v1beta2": "1.34"})
+       for kind in ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")},
+    "DeviceTaintRule": ("resource.k8s.io/v1", {"v1": "1.37", "v1beta2": "1.36"}),
 }
 # The value type of each map field (the extract's source types maps only as `dict`); a new map field upstream
 # fails the test until it is named here.
 MAP_VALUES = {
-    ("resource.v1.Device", "attributes"): "resource.v1.DeviceAttribute",
-    ("resource.v1.Device", "capacity"): "resource.v1.DeviceCapacity",
-    ("resource.v1.Device", "nodeAllocatableResources"): "resource.v1.NodeAllocatableResource",
-    ("resource.v1.CounterSet", "counters"): "resource.v1.Counter",
-    ("resource.v1.DeviceCounterConsumption", "counters"): "resource.v1.Counter",
-    ("resource.v1.CapacityRequirements", "requests"): "quantity",
-    ("resource.v1.DeviceRequestAllocationResult", "consumedCapacity"): "quantity",
+    ("Device", "attributes"): "DeviceAttribute",
+    ("Device", "capacity"): "DeviceCapacity",
+    ("Device", "nodeAllocatableResources"): "NodeAllocatableResource",
+    ("CounterSet", "counters"): "Counter",
+    ("DeviceCounterConsumption", "counters"): "Counter",
+    ("CapacityRequirements", "requests"): "quantity",
+    ("DeviceRequestAllocationResult", "consumedCapacity"): "quantity",
 }
 # Known, explained differences, by (upstream type, field). A difference not listed fails the test.
 ZERO_VALUE = "kube-apiserver decodes a missing field to its zero value, which validation accepts (the decoder does " \
              "not enforce OpenAPI's required list)"
 ONE_OF = "the only member of a one-of: validation requires it although the OpenAPI lists it as optional"
 REQUIRED_DIFFERENCES = {
-    ("resource.v1.DeviceClass", "spec"): ZERO_VALUE,
-    ("resource.v1.ResourceClaim", "spec"): ZERO_VALUE,
-    ("resource.v1.ResourceClaimTemplate", "spec"): ZERO_VALUE,
-    ("resource.v1.ResourceClaimTemplateSpec", "spec"): ZERO_VALUE,
-    ("resource.v1.ResourcePool", "generation"): ZERO_VALUE,
-    ("resource.v1.DeviceSelector", "cel"): ONE_OF,
-    ("resource.v1.DeviceClassConfiguration", "opaque"): ONE_OF,
-    ("resource.v1.DeviceClaimConfiguration", "opaque"): ONE_OF,
-    ("resource.v1.DeviceAllocationConfiguration", "opaque"): ONE_OF,
+    ("DeviceClass", "spec"): ZERO_VALUE,
+    ("ResourceClaim", "spec"): ZERO_VALUE,
+    ("ResourceClaimTemplate", "spec"): ZERO_VALUE,
+    ("ResourceClaimTemplateSpec", "spec"): ZERO_VALUE,
+    ("ResourcePool", "generation"): ZERO_VALUE,
+    ("DeviceSelector", "cel"): ONE_OF,
+    ("DeviceClassConfiguration", "opaque"): ONE_OF,
+    ("DeviceClaimConfiguration", "opaque"): ONE_OF,
+    ("DeviceAllocationConfiguration", "opaque"): ONE_OF,
 }
 FIELD_DIFFERENCES = {
-    ("resource.v1.DeviceRequestAllocationResult", "compatibilityGroups"):
+    ("DeviceRequestAllocationResult", "compatibilityGroups"):
         "KEP-5963's snapshot of a device's groups in the allocation result (docs/decisions.md D-5963-2), which "
         "upstream's 1.37 API does not carry",
-    ("resource.v1.Device", "nodeAllocatableResourceMappings"):
+    ("Device", "nodeAllocatableResourceMappings"):
         "1.36's alpha name of what 1.37 calls nodeAllocatableResources: `validate --kubernetes-version 1.36` "
         "reports the 1.36 name as unknown (a known gap)",
-    ("resource.v1.Device", "nodeAllocatableResources"):
+    ("Device", "nodeAllocatableResources"):
         "1.37's name of 1.36's alpha nodeAllocatableResourceMappings",
 }
 # Our kind schemas require what a manifest must say; upstream's types leave apiVersion, kind and metadata optional
@@ -138,6 +139,7 @@ class Walker:
         return set()
 
     def compare(self, type_name: str, node: Any, resolver: Any, path: tuple[str, ...]) -> None:
+        bare = type_name.rpartition(".")[2]
         node, resolver = self.resolve(node, resolver)
         key = (type_name, json.dumps(path))
         if key in self.seen:
@@ -148,17 +150,17 @@ class Walker:
         properties: dict[str, Any] = node.get("properties") or {}
         for field, field_type in entry["fields"].items():
             if field not in properties:
-                if (type_name, field) in FIELD_DIFFERENCES:
+                if (bare, field) in FIELD_DIFFERENCES:
                     continue
                 self.findings.append(f"{where}: upstream {type_name} has `{field}` ({field_type}); our schema lacks it")
                 continue
             self.field(type_name, field, field_type, properties[field], resolver, (*path, field))
         for field in properties:
             if field not in entry["fields"] and ".".join((*path, field)) not in self.not_yet and \
-                    (type_name, field) not in FIELD_DIFFERENCES:
+                    (bare, field) not in FIELD_DIFFERENCES:
                 self.findings.append(f"{where}: our schema has `{field}`; upstream {type_name} in {self.release} has "
                                      "no such field and the gated-field table does not say it comes later")
-        explained = {field for owner, field in REQUIRED_DIFFERENCES if owner == type_name}
+        explained = {field for owner, field in REQUIRED_DIFFERENCES if owner == bare}
         ours = set(node.get("required") or []) - (OURS_ONLY_REQUIRED if not path else set()) - explained
         theirs = set(entry["required"]) - (OURS_ONLY_REQUIRED if not path else set()) - explained
         if ours != theirs:
@@ -174,13 +176,15 @@ class Walker:
                 return
             self.value(field_type[2:], node.get("items"), resolver, (*path, "*"))
         elif field_type == "map":
-            value_type = MAP_VALUES.get((owner, field))
+            value_type = MAP_VALUES.get((owner.rpartition(".")[2], field))
             if value_type is None:
                 self.findings.append(f"{where}: upstream map {owner}.{field}: name its value type in MAP_VALUES")
                 return
             if "object" not in self.type_of(node):
                 self.findings.append(f"{where}: upstream a map; ours {self.type_of(node)}")
                 return
+            if value_type != "quantity":  # a type of the owner's own API version
+                value_type = f"{owner.rpartition('.')[0]}.{value_type}"
             self.value(value_type, node.get("additionalProperties"), resolver, (*path, "*"))
         else:
             self.value(field_type, node, resolver, path)
@@ -204,16 +208,18 @@ class Walker:
         self.compare(value_type, node, resolver, path)
 
 
-def kinds_of(release: str) -> Iterator[str]:
-    for kind, (_, _, since) in KINDS.items():
-        if tuple(map(int, since.split("."))) <= tuple(map(int, release.split("."))):
-            yield kind
+def served(release: str) -> Iterator[tuple[str, str]]:
+    """(kind, upstream version) pairs the release serves."""
+    for kind, (_, versions) in KINDS.items():
+        for version, since in versions.items():
+            if tuple(map(int, since.split("."))) <= tuple(map(int, release.split("."))):
+                yield kind, version
 
 
-@pytest.mark.parametrize(("release", "kind"), [(r, k) for r in RELEASES for k in kinds_of(r)])
-def test_our_schema_matches_upstreams_published_one(release: str, kind: str) -> None:
+@pytest.mark.parametrize(("release", "kind", "version"), [(r, *kv) for r in RELEASES for kv in served(r)])
+def test_our_schema_matches_upstreams_published_one(release: str, kind: str, version: str) -> None:
     walker = Walker(release, kind)
-    walker.compare(KINDS[kind][1], walker.root, walker.resolver, ())
+    walker.compare(f"resource.{version}.{kind}", walker.root, walker.resolver, ())
     assert walker.findings == [], "\n".join(walker.findings)
 
 
@@ -248,10 +254,10 @@ def test_the_extracts_say_where_they_come_from() -> None:
 def test_every_explained_difference_is_still_a_difference() -> None:
     """An entry of the tables that upstream no longer differs on is stale: remove it."""
     for owner, field in REQUIRED_DIFFERENCES:
-        assert any(owner in upstream(r)["types"] and field in upstream(r)["types"][owner]["fields"]
-                   for r in RELEASES), (owner, field)
+        assert any(f"resource.v1.{owner}" in upstream(r)["types"] and
+                   field in upstream(r)["types"][f"resource.v1.{owner}"]["fields"] for r in RELEASES), (owner, field)
     for owner, field in FIELD_DIFFERENCES:
-        assert any(owner in upstream(r)["types"] for r in RELEASES), (owner, field)
+        assert any(f"resource.v1.{owner}" in upstream(r)["types"] for r in RELEASES), (owner, field)
 
 
 def test_drift_is_caught() -> None:

@@ -1,7 +1,7 @@
 """Writes the compact extracts of upstream's published API schema that test_openapi_drift.py compares
-schemas/ with: for one Kubernetes release, every resource.k8s.io/v1 type (DeviceTaintRule from v1beta2 where the
-release serves it only there) and the core/v1 types a Pod's resource claims need, each as its fields (name ->
-type) and its required fields.
+schemas/ with: for one Kubernetes release, every resource.k8s.io/v1 and v1beta2 type (v1beta2 has the v1
+shapes) and the core/v1 types a Pod's resource claims need, each as its fields (name -> type) and its required
+fields.
 
 The source is lightkube-models X.Y.*, whose modules are generated from the release's published OpenAPI
 (api/openapi-spec of kubernetes/kubernetes at the release tag): `lightkube/models/resource_v1.py` and
@@ -81,13 +81,7 @@ def _classes(path: Path, module: str) -> dict[str, dict[str, Any]]:
 def extract(release: str, package: Path) -> dict[str, Any]:
     models = package / "lightkube" / "models"
     types = _classes(models / "resource_v1.py", "resource.v1")
-    if "resource.v1.DeviceTaintRule" not in types and (models / "resource_v1beta2.py").exists():
-        beta = _classes(models / "resource_v1beta2.py", "resource.v1beta2")
-        if "resource.v1beta2.DeviceTaintRule" in beta:  # served as v1beta2 only: the same shape as v1 later
-            for name in ("DeviceTaintRule", "DeviceTaintRuleSpec", "DeviceTaintRuleStatus", "DeviceTaintSelector"):
-                entry = json.loads(json.dumps(beta[f"resource.v1beta2.{name}"]).replace("resource.v1beta2.",
-                                                                                          "resource.v1."))
-                types[f"resource.v1.{name}"] = entry
+    types.update(_classes(models / "resource_v1beta2.py", "resource.v1beta2"))  # the v1 shapes, served too
     core = _classes(models / "core_v1.py", "core.v1")
     for name, wanted in CORE.items():
         entry = core[f"core.v1.{name}"]
