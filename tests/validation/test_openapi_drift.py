@@ -3,9 +3,9 @@
 user's false finding: every field upstream has is in our schema with the same type, every field our schema has is
 upstream's in that release or one the gated-field table (draconform/validation/gates.py) says the release does not
 know yet, and the required lists agree. The upstream side is the compact extract in tests/validation/openapi/
-(see extract.py there for its source). Upstream's OpenAPI declares no enum on these types' fields (the allowed
-values live in descriptions and validation code), so there are no enums to compare; our schemas' enums are
-checked by the rules' scenarios instead."""
+(see extract.py there for its source). That source carries no enums (the 1.33 OpenAPI read while writing this
+declared none on these types' fields either: allowed values live in descriptions and validation code), so enums
+are not compared here; our schemas' enums are checked by the rules' scenarios."""
 
 from __future__ import annotations
 
