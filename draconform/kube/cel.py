@@ -371,10 +371,12 @@ def _type_name(kind: Any) -> str:
 
 
 def _compile_error(message: str, fields: Sequence[str]) -> CelError:
-    """Upstream's reason for a checker error; CelUnsupported where upstream would have accepted."""
+    """Upstream's reason for a checker error; CelUnsupported where every issue is one upstream would have
+    accepted (an expression with a real error as well is refused for that error)."""
     issues = [line.strip() for line in message.replace("[INVALID_ARGUMENT]", "").splitlines()
               if line.strip().startswith(("ERROR:", "INVALID_ARGUMENT: ERROR:"))]
     reasons: list[str] = []
+    unsupported: list[str] = []
     for issue in issues or [message]:
         issue = issue.removeprefix("INVALID_ARGUMENT: ").removeprefix("ERROR: ")
         undeclared = _UNDECLARED.search(issue)
@@ -382,11 +384,13 @@ def _compile_error(message: str, fields: Sequence[str]) -> CelError:
         if undeclared:
             name = undeclared.group(1)
             if name in UPSTREAM_ONLY_FUNCTIONS:
-                return CelUnsupported(f"uses `{name}`, which upstream's environment has and draconform's CEL "
-                                      "library (cel-expr-python) lacks")
+                unsupported.append(f"uses `{name}`, which upstream's environment has and draconform's CEL library "
+                                   "(cel-expr-python) lacks")
+                continue
             if name == "device":
-                return CelUnsupported("uses `device` as a value; draconform's CEL library declares only its "
-                                      f"fields ({', '.join(f'device.{f}' for f in fields)})")
+                unsupported.append("uses `device` as a value; draconform's CEL library declares only its fields "
+                                   f"({', '.join(f'device.{f}' for f in fields)})")
+                continue
             if name.startswith("device."):
                 field = name.split(".")[1]
                 issue = issue.replace(undeclared.group(0), f"undefined field '{field}'")
@@ -396,13 +400,16 @@ def _compile_error(message: str, fields: Sequence[str]) -> CelError:
         elif overload:
             function, arguments = overload.group(1), {a.strip() for a in overload.group(2).split(",")}
             if function in UPSTREAM_ONLY_FUNCTIONS:
-                return CelUnsupported(f"uses `{function}` as upstream's lists library declares it, which "
-                                      "draconform's CEL library (cel-expr-python) lacks")
+                unsupported.append(f"uses `{function}` as upstream's lists library declares it, which "
+                                   "draconform's CEL library (cel-expr-python) lacks")
+                continue
             if function in _ORDERING and len(arguments) > 1 and arguments <= _NUMBERS:
-                return CelUnsupported(f"compares {' and '.join(sorted(arguments))} with "
-                                      f"{function.strip('_')}, which upstream allows and draconform's CEL library "
-                                      "(cel-expr-python) cannot")
+                unsupported.append(f"compares {' and '.join(sorted(arguments))} with {function.strip('_')}, which "
+                                   "upstream allows and draconform's CEL library (cel-expr-python) cannot")
+                continue
         reasons.append(issue)
+    if unsupported and not reasons:
+        return CelUnsupported("; ".join(dict.fromkeys(unsupported)))
     return CelError(f"{COMPILE_ERROR}compilation failed: " + "; ".join(f"ERROR: {reason}" for reason in reasons))
 
 

@@ -127,6 +127,11 @@ def test_what_only_the_library_lacks_is_a_warning_not_a_refusal(expression: str)
         check(expression)
 
 
+def test_a_real_error_beside_what_the_library_lacks_is_still_refused() -> None:
+    (_, severity, message), = problems(device_class(f'[1, 2].sum() == 3 && {GPU}.memory == "80Gi"'))
+    assert severity == "error" and "(kubernetes.Quantity, string)" in message
+
+
 def test_the_allocator_runs_the_program_the_checker_typed() -> None:
     engine = SelectorEngine()
     with pytest.raises(CelError, match=r"kubernetes\.Quantity, string"):
