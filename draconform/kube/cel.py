@@ -250,14 +250,19 @@ _TWO_VARIABLE_MACRO = re.compile(
     r"\.\s*(?:all|exists|existsOne|exists_one|transformList|transformMap|transformMapEntry)\s*\("
     r"\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*,")
 UPSTREAM_ONLY_FUNCTIONS = frozenset({
-    "sum", "min", "max", "isSorted", "indexOf", "lastIndexOf", "slice", "flatten", "distinct", "sort", "sortBy",
-    "sets.contains", "sets.equivalent", "sets.intersects", "find", "findAll", "url", "isURL", "getScheme", "getHost",
-    "getHostname", "getPort", "getEscapedPath", "getQuery", "ip", "isIP", "cidr", "isCIDR", "family",
-    "isCanonical", "isLoopback", "isGlobalUnicast", "isLinkLocalMulticast", "isLinkLocalUnicast", "isUnspecified",
-    "containsIP", "containsCIDR", "masked", "prefixLength", "format", "named", "validate",
+    # Kubernetes' lists library (not cel-go's ext.Lists, which upstream does not load: slice() and the like are
+    # refused there too), the sets extension (cel-cpp reports `sets` and the member as two undeclared names), the
+    # regex, URL, IP, CIDR, format and image libraries
+    "sum", "min", "max", "isSorted", "indexOf", "lastIndexOf",
+    "sets", "sets.contains", "sets.equivalent", "sets.intersects", "contains", "equivalent", "intersects",
+    "find", "findAll", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
+    "getQuery", "ip", "isIP", "cidr", "isCIDR", "family", "isCanonical", "isLoopback", "isGlobalUnicast",
+    "isLinkLocalMulticast", "isLinkLocalUnicast", "isUnspecified", "containsIP", "containsCIDR", "masked",
+    "prefixLength", "format", "format.named", "named", "validate", "image", "isImage", "containsDigest",
+    "registry", "repository", "identifier", "tag", "digest",
 })
 _UNDECLARED = re.compile(r"undeclared reference to '([^']*)'")
-_NO_OVERLOAD = re.compile(r"found no matching overload for '([^']*)' applied to '\(([^)]*)\)'")
+_NO_OVERLOAD = re.compile(r"found no matching overload for '([^']*)' applied to '\((.*)\)'")
 _NUMBERS = {"int", "uint", "double"}
 _ORDERING = {"_<_", "_<=_", "_>_", "_>=_"}
 
@@ -384,8 +389,9 @@ def _compile_error(message: str, fields: Sequence[str]) -> CelError:
         if undeclared:
             name = undeclared.group(1)
             if name in UPSTREAM_ONLY_FUNCTIONS:
-                unsupported.append(f"uses `{name}`, which upstream's environment has and draconform's CEL library "
-                                   "(cel-expr-python) lacks")
+                unsupported.append(f"uses `{'sets' if name in ('contains', 'equivalent', 'intersects') else name}`, "
+                                   "which upstream's environment has and draconform's CEL library (cel-expr-python) "
+                                   "lacks")
                 continue
             if name == "device":
                 unsupported.append("uses `device` as a value; draconform's CEL library declares only its fields "
@@ -398,7 +404,7 @@ def _compile_error(message: str, fields: Sequence[str]) -> CelError:
                 issue = issue.replace(undeclared.group(0), f"undeclared reference to '{name.split('.')[0]}'")
             issue = issue.replace(" (in container '')", "")
         elif overload:
-            function, arguments = overload.group(1), {a.strip() for a in overload.group(2).split(",")}
+            function, arguments = overload.group(1), {a.strip() for a in overload.group(2).split(", ")}
             if function in UPSTREAM_ONLY_FUNCTIONS:
                 unsupported.append(f"uses `{function}` as upstream's lists library declares it, which "
                                    "draconform's CEL library (cel-expr-python) lacks")

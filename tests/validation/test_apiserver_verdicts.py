@@ -119,12 +119,22 @@ def test_a_derived_attributes_expression_compiles_to_a_value_of_any_type() -> No
     "1 < 2.5",  # cross-type numeric ordering: upstream enables it, cel-cpp's checker does not
     "[1, 2].sum() == 3",  # upstream's lists library
     'device.attributes["gpu.example.com"].all(k, v, v != "")',  # two-variable comprehensions
+    "[1, 2].indexOf(2) == 1",  # a list's indexOf, beside the strings extension's
+    "sets.contains([1, 2], [1])",
+    'isIP("10.0.0.1")',
 ])
 def test_what_only_the_library_lacks_is_a_warning_not_a_refusal(expression: str) -> None:
     (_, severity, message), = problems(device_class(expression))
     assert severity == "warning" and message.startswith("not checked: ") and "kube-apiserver accepts it" in message
     with pytest.raises(CelUnsupported):
         check(expression)
+
+
+def test_what_upstream_does_not_load_either_is_refused() -> None:
+    """cel-go's lists extension (slice, flatten, ...) and its math extension are not in upstream's environment."""
+    for expression in ("[1, 2].slice(0, 1) == [1]", "math.greatest(1, 2) == 2"):
+        (_, severity, _), = problems(device_class(expression))
+        assert severity == "error", expression
 
 
 def test_a_real_error_beside_what_the_library_lacks_is_still_refused() -> None:
