@@ -254,3 +254,17 @@ def test_every_unknown_field_is_reported_at_once() -> None:
     obj["spec"] = {**obj["spec"], "selector": [], "confg": []}
     assert sorted(field for field, *_ in problems(obj)) == ["metadata.anotations", "metadata.lables",
                                                             "spec.confg", "spec.selector"]
+
+
+# --- the manifests of README's comparison with kubernetes-validate ------------------------------------------
+VERDICTS_DIR = Path(__file__).parent / "corpus" / "apiserver-verdicts"
+REFUSED = {"01-driver-not-bool", "02-quantity-vs-string", "03-quantity-vs-int", "04-deployment-typo",
+           "05-cronjob-dangling-claim", "06-group-typo", "09-two-unknown-fields"}
+
+
+@pytest.mark.parametrize("path", sorted(VERDICTS_DIR.glob("*.yaml")), ids=lambda path: path.stem)
+def test_each_comparison_manifest_gets_kube_apiservers_verdict(path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["validate", str(path)])
+    capsys.readouterr()
+    assert status == (1 if path.stem in REFUSED else 0)
