@@ -329,7 +329,10 @@ class _Environment:
         return found
 
     def _compile(self, expression: str) -> CompiledSelector:
-        size = len(expression.encode("utf-8"))
+        try:
+            size = len(expression.encode("utf-8"))
+        except UnicodeEncodeError as exc:  # a lone surrogate, which no API object can carry
+            raise CelError(f"{COMPILE_ERROR}not valid UTF-8 at character {exc.start}") from None
         if size > MAX_EXPRESSION_LENGTH:
             raise CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
         code = _mask_literals(expression)  # what is code, not inside a string literal or a comment
