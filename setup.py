@@ -21,7 +21,8 @@ setup(
     package_dir=ROOTS,
     package_data={
         # The .proto sources document the wire protocol; the .pyi stubs type the generated modules.
-        "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi", "reporting/templates/*"],
+        "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi", "reporting/templates/*",
+                       "serve/kubeproto/*.proto"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },

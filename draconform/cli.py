@@ -25,7 +25,9 @@ def version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of `only` one: a command's module (and what it imports, such as
+    pytest for `run`) is loaded only when that command runs, so `draconform validate FILE` starts fast."""
     parser = argparse.ArgumentParser(
         prog="draconform",
         description="Conformance harness for Kubernetes Dynamic Resource Allocation (DRA): run the conformance "
@@ -35,13 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"draconform {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    for name in SUBCOMMANDS if only not in SUBCOMMANDS else (only,):
         importlib.import_module(f"draconform.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(given[0] if given else None).parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # as typed, for reports' reproduce command
     status: int = args.handler(args)
     return status

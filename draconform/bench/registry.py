@@ -18,6 +18,7 @@ PROVIDERS = (
     "draconform.bench.compatibility",
     "draconform.bench.consumable",
     "draconform.bench.allocator",
+    "draconform.bench.serve",
 )
 
 

@@ -118,3 +118,112 @@ def validation_throughput(size: int = 10_000, release: str = CURRENT_RELEASE) ->
 @workload("validation", "objects/s through schema and rule validation of a generated corpus of DRA objects")
 def _validation(options: BenchOptions) -> list[Measurement]:
     return validation_throughput(size=max(10, int(10_000 * options.scale)))
+
+
+# A small manifest as a pre-commit hook or an editor hands `validate` one file at a time: a class, a template and
+# the Deployment that uses it.
+SMALL_FILE = f"""apiVersion: {API}
+kind: DeviceClass
+metadata:
+  name: {DRIVER}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "{DRIVER}"
+---
+apiVersion: {API}
+kind: ResourceClaimTemplate
+metadata:
+  name: one-gpu
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: {DRIVER}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inference
+spec:
+  selector:
+    matchLabels: {{app: inference}}
+  template:
+    metadata:
+      labels: {{app: inference}}
+    spec:
+      resourceClaims:
+      - name: gpu
+        resourceClaimTemplateName: one-gpu
+      containers:
+      - name: server
+        image: registry.example.com/server:1
+        resources:
+          claims:
+          - name: gpu
+"""
+START_RUNS = 7
+
+
+def start_times(command: list[str], path: str, runs: int = START_RUNS) -> tuple[float, float, int]:
+    """The median wall time and the median CPU time (user and system, which load on the machine barely changes)
+    of `command FILE` in a child process, and its exit status."""
+    import os
+    import resource
+    import subprocess
+
+    # As an installed wheel runs: with its modules' bytecode cached (pip compiles it on install; a checkout run
+    # with PYTHONDONTWRITEBYTECODE would compile every module from source at every start), after one warm-up.
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([*command, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
+    walls: list[float] = []
+    cpus: list[float] = []
+    status = 0
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        status = subprocess.run([*command, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                check=False, env=env).returncode
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return sorted(walls)[len(walls) // 2], sorted(cpus)[len(cpus) // 2], status
+
+
+def kubernetes_validate() -> list[str] | None:
+    """kubernetes-validate's command when it is installed (it is not a dependency: measured only if present)."""
+    import importlib.util
+    import shutil
+    import sys
+
+    if importlib.util.find_spec("kubernetes_validate") is None:
+        return None
+    script = shutil.which("kubernetes-validate")
+    return [script] if script else [sys.executable, "-m", "kubernetes_validate"]
+
+
+@workload("ValidateStart/small-file",
+          "`draconform validate FILE` on a 3-object file in a child process, as a pre-commit hook runs it: median "
+          "wall and CPU time of 7 starts (fewer at --scale below 1; target 0.3 s wall); kubernetes-validate's on "
+          "the same file if installed")
+def validate_start(options: BenchOptions) -> list[Measurement]:
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "dra.yaml"
+        path.write_text(SMALL_FILE, encoding="utf-8")
+        runs = max(1, round(START_RUNS * options.scale))
+        ours, cpu, status = start_times([sys.executable, "-m", "draconform.cli", "validate"], str(path), runs)
+        found = [Measurement("ValidateStart/small-file", "s", ours,
+                             f"draconform validate: median of {runs} starts, {cpu:.2f} s CPU, exit {status}")]
+        other = kubernetes_validate()
+        if other is not None:
+            theirs, their_cpu, their_status = start_times(other, str(path), runs)
+            found.append(Measurement("ValidateStart/small-file", "s", theirs,
+                                     f"kubernetes-validate: median of {runs} starts, {their_cpu:.2f} s CPU, "
+                                     f"exit {their_status}"))
+    return found

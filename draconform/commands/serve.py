@@ -27,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--release", default=CURRENT_RELEASE, help=f"Kubernetes release (default: {CURRENT_RELEASE})")
     parser.add_argument("--feature-gates", default="", metavar="NAME=BOOL,...",
                         help="gates set away from the release's defaults, for every component")
+    parser.add_argument("--data", type=Path, metavar="DIR",
+                        help="keep the API's objects in DIR/objects.json and load them again on the next start")
     parser.add_argument("--binding-timeout", type=float, metavar="SECONDS",
                         help="the scheduler's DRA bindingTimeout (default: the scheduler's, 600)")
     parser.set_defaults(handler=handle)
@@ -50,7 +52,7 @@ def handle(args: argparse.Namespace) -> int:
         gates = parse_gate_settings(args.feature_gates)
         scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
         cluster = ClusterConfig(args.release, gates, scheduler_args)
-        served = ServedCluster(args.dir, cluster, args.port)
+        served = ServedCluster(args.dir, cluster, args.port, args.data)
     except (ValueError, ConfigError, OSError) as error:
         diagnostic("serve", str(error))
         return EXIT_UNUSABLE

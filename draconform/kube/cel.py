@@ -1,21 +1,29 @@
-"""CEL device selectors as the DRA allocator evaluates them (KEP-4381 "CEL in selectors", resource.k8s.io/v1
-`CELDeviceSelector`), on Google's cel-cpp through cel-expr-python.
+"""CEL device selectors as kube-apiserver compiles them and the DRA allocator evaluates them (KEP-4381 "CEL in
+selectors", resource.k8s.io/v1 `CELDeviceSelector`), on Google's cel-cpp through cel-expr-python.
 
-The environment has one variable, `device`, with `driver`, `attributes[domain].name`, `capacity[domain].name`
-and `allowMultipleAllocations`; a domain the device has nothing in reads as an empty map, an unknown name is an
-evaluation error. A list-type attribute (DRAListTypeAttributes) is a CEL list of its values, so `in`, `size()`,
-`exists()` and `all()` work on it, and upstream's `includes()` helper holds when a list attribute contains the value
-or a scalar one equals it (whatever DRAListTypeAttributes says, as upstream's allocator answers). Quantities and
-semantic versions cross into CEL as small tagged maps so that the Kubernetes `quantity()` / `semver()` libraries can be
-provided as typed Python overloads. Each distinct expression is compiled once; results are cached per
-(expression, device)."""
+One declaration of the DRA CEL environment, in two forms. The *checking* form types the `device` variable as
+upstream declares it: `driver` a string, `attributes` a map of domains to maps of attribute values of any type,
+`capacity` a map of domains to maps of `kubernetes.Quantity`, `allowMultipleAllocations` a bool (only with
+DRAConsumableCapacity), plus the Kubernetes `quantity()` and `semver()` libraries over their own opaque types and
+`includes()` (upstream's 1.37 environment has it whatever DRAListTypeAttributes says). cel-expr-python has no
+object types, so `device`'s fields are declared as the qualified variables `device.driver`, `device.attributes`,
+...; CEL's name resolution gives `device.driver` its type, and a misspelt field is an undeclared name. The
+checker refuses what upstream's does: a result that is not bool (or dyn), `quantity == string`,
+`quantity > int`, undeclared names. The *runtime* form declares the same functions over small tagged maps
+(Python implementations cannot take opaque values); the checked program is handed to it as it is (`serialize` /
+`deserialize`), so the allocator runs exactly the program the checker typed. A domain the device has nothing in
+reads as an empty map, an unknown name is an evaluation error; a list-type attribute is a CEL list, and
+`includes()` holds when a list attribute contains the value or a scalar one equals it. Each distinct expression
+is compiled once per environment; results are cached per (expression, device).
+
+What upstream accepts and cel-expr-python cannot do (ordering across int/uint/double, two-variable
+comprehensions, the lists, sets, regex, URL, IP/CIDR and format libraries, `device` used as a value) is reported
+as `CelUnsupported`: validation warns that it could not check it, the allocator treats it as a compile error."""
 
 from __future__ import annotations
 
 import json
 import re
-import select
-import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +31,7 @@ from fractions import Fraction
 from typing import Any
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_strings
+from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
 from draconform.kube.values import (
     LIST_KINDS,
@@ -44,11 +52,42 @@ MAX_EXPRESSION_LENGTH = 10 * 1024
 AMPLIFIERS = re.compile(r"\bbind\s*\(|\.\s*(?:replace|join|format)\s*\(")
 SANDBOX_SECONDS = 5.0  # per batch of devices; generous, a sane selector takes microseconds per device
 SANDBOX_MEMORY = 1 << 30
+MAX_COMPILED = 10_000  # distinct expressions kept compiled per environment
 
 
 class CelError(Exception):
     """A selector failed to compile, evaluated to something other than a bool, or hit an evaluation error
     (unknown attribute, overflow, runaway comprehension). The allocator turns it into an AllocationError."""
+
+    @property
+    def reason(self) -> str:
+        """The reason as kube-apiserver words it, without the "CEL compile error" this module adds."""
+        return str(self).removeprefix(COMPILE_ERROR)
+
+
+COMPILE_ERROR = "CEL compile error: "
+
+
+class CelUnsupported(CelError):
+    """A selector upstream's environment accepts but cel-expr-python cannot check or run (see the module
+    docstring). Validation reports it as a warning; for the allocator it is a compile error like any other."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(COMPILE_ERROR + reason)
+
+
+@dataclass(frozen=True)
+class CelFeatures:
+    """The gates that change the DRA CEL environment: DRAConsumableCapacity declares
+    `device.allowMultipleAllocations`. 1.34-1.37 compile new expressions against the same base libraries (each
+    release's compatibility version is 1.33 or later)."""
+
+    consumable_capacity: bool = True
+
+    @classmethod
+    def of(cls, gates: Any) -> CelFeatures:
+        """The features a `FeatureGates` enables."""
+        return cls(gates.enabled("DRAConsumableCapacity"))
 
 
 # ----- the Kubernetes quantity and semver libraries, over tagged maps ------------------------------------------
@@ -122,56 +161,74 @@ def _includes(value: Any, wanted: Any) -> bool:
     return any(item == wanted for item in items)
 
 
-def _functions() -> list[Any]:
+QUANTITY = "kubernetes.Quantity"  # upstream's type names, as its compile errors print them
+SEMVER = "kubernetes.Semver"
+DEVICE_FIELDS = ("driver", "attributes", "capacity", "allowMultipleAllocations")
+
+
+def _functions(checking: bool, features: CelFeatures) -> list[Any]:
+    """The Kubernetes quantity and semver libraries and `includes()`. Checking: over the opaque types
+    `kubernetes.Quantity` and `kubernetes.Semver`, one overload per type, as upstream declares them. Runtime:
+    over the tagged maps both types travel as, one overload each whose implementation tells them apart (cel-cpp
+    dispatches on runtime types, and both are maps there)."""
     T = cel.Type
     tagged = T.Map(T.STRING, T.STRING)
-    # includes(): one overload per attribute type, scalar and list, since cel-cpp matches overloads on the
-    # runtime type and a dyn parameter would match nothing
-    includes = [cel.Overload(f"{name}{'_list' if listed else ''}_includes", T.BOOL,
-                             [T.List(kind) if listed else kind, kind], is_member=True, impl=_includes)
-                for name, kind in (("int", T.INT), ("string", T.STRING), ("bool", T.BOOL), ("tagged", tagged))
-                for listed in (False, True)]
+    quantity, semver = (T.AbstractType(QUANTITY), T.AbstractType(SEMVER)) if checking else (tagged, tagged)
+    both = ((("quantity", quantity), ("semver", semver)) if checking else (("tagged", tagged),))
 
-    def member(name: str, overload_id: str, result: Any, params: list[Any], impl: Callable[..., Any]) -> Any:
-        return cel.FunctionDecl(name, [cel.Overload(overload_id, result, params, is_member=True, impl=impl)])
+    def overload(overload_id: str, result: Any, params: list[Any], impl: Callable[..., Any],
+                 member: bool = True) -> Any:
+        return cel.Overload(overload_id, result, params, is_member=member, impl=impl)
+
+    def either(name: str, result: Any, impl: Callable[..., Any]) -> Any:
+        """A member function of both libraries (isGreaterThan, isLessThan, compareTo)."""
+        return cel.FunctionDecl(name, [overload(f"{kind}_{name}", result, [typ, typ], impl) for kind, typ in both])
+
+    def member(name: str, result: Any, params: list[Any], impl: Callable[..., Any]) -> Any:
+        return cel.FunctionDecl(name, [overload(f"{name}_{len(params)}", result, params, impl)])
 
     def sign(value: Any) -> int:
         amount = _quantity_of(value)
         return (amount > 0) - (amount < 0)
 
-    return [
-        cel.FunctionDecl("includes", includes),
-        cel.FunctionDecl("quantity", [cel.Overload("quantity_string", tagged, [T.STRING],
-                                                   impl=lambda s: quantity_value(parse_quantity(s)))]),
-        cel.FunctionDecl("isQuantity", [cel.Overload("is_quantity_string", T.BOOL, [T.STRING], impl=_is_quantity)]),
+    declared = [
+        cel.FunctionDecl("quantity", [overload("quantity_string", quantity, [T.STRING],
+                                               lambda s: quantity_value(parse_quantity(s)), member=False)]),
+        cel.FunctionDecl("isQuantity", [overload("is_quantity_string", T.BOOL, [T.STRING], _is_quantity,
+                                                 member=False)]),
         cel.FunctionDecl("semver", [
-            cel.Overload("semver_string", tagged, [T.STRING], impl=lambda s: semver_value(parse_semver(s))),
-            cel.Overload("semver_string_bool", tagged, [T.STRING, T.BOOL],
-                         impl=lambda s, normalize: semver_value(parse_semver(s, normalize=normalize))),
+            overload("semver_string", semver, [T.STRING], lambda s: semver_value(parse_semver(s)), member=False),
+            overload("semver_string_bool", semver, [T.STRING, T.BOOL],
+                     lambda s, normalize: semver_value(parse_semver(s, normalize=normalize)), member=False),
         ]),
         cel.FunctionDecl("isSemver", [
-            cel.Overload("is_semver_string", T.BOOL, [T.STRING], impl=_is_semver),
-            cel.Overload("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], impl=lambda s, n: _is_semver_n(s, n)),
+            overload("is_semver_string", T.BOOL, [T.STRING], _is_semver, member=False),
+            overload("is_semver_string_bool", T.BOOL, [T.STRING, T.BOOL], lambda s, n: _is_semver_n(s, n),
+                     member=False),
         ]),
-        member("isGreaterThan", "tagged_greater", T.BOOL, [tagged, tagged], lambda a, b: _compare(a, b) > 0),
-        member("isLessThan", "tagged_less", T.BOOL, [tagged, tagged], lambda a, b: _compare(a, b) < 0),
-        member("compareTo", "tagged_compare", T.INT, [tagged, tagged], _compare),
-        member("sign", "quantity_sign", T.INT, [tagged], sign),
-        member("isInteger", "quantity_is_integer", T.BOOL, [tagged], lambda v: _quantity_of(v).denominator == 1),
-        member("asInteger", "quantity_as_integer", T.INT, [tagged], _as_integer),
-        member("asApproximateFloat", "quantity_as_float", T.DOUBLE, [tagged], lambda v: float(_quantity_of(v))),
-        cel.FunctionDecl("add", [
-            cel.Overload("quantity_add", tagged, [tagged, tagged], is_member=True, impl=_add),
-            cel.Overload("quantity_add_int", tagged, [tagged, T.INT], is_member=True, impl=_add),
-        ]),
-        cel.FunctionDecl("sub", [
-            cel.Overload("quantity_sub", tagged, [tagged, tagged], is_member=True, impl=_sub),
-            cel.Overload("quantity_sub_int", tagged, [tagged, T.INT], is_member=True, impl=_sub),
-        ]),
-        member("major", "semver_major", T.INT, [tagged], lambda v: _semver_of(v).major),
-        member("minor", "semver_minor", T.INT, [tagged], lambda v: _semver_of(v).minor),
-        member("patch", "semver_patch", T.INT, [tagged], lambda v: _semver_of(v).patch),
+        either("isGreaterThan", T.BOOL, lambda a, b: _compare(a, b) > 0),
+        either("isLessThan", T.BOOL, lambda a, b: _compare(a, b) < 0),
+        either("compareTo", T.INT, _compare),
+        member("sign", T.INT, [quantity], sign),
+        member("isInteger", T.BOOL, [quantity], lambda v: _quantity_of(v).denominator == 1),
+        member("asInteger", T.INT, [quantity], _as_integer),
+        member("asApproximateFloat", T.DOUBLE, [quantity], lambda v: float(_quantity_of(v))),
+        cel.FunctionDecl("add", [overload("quantity_add", quantity, [quantity, quantity], _add),
+                                 overload("quantity_add_int", quantity, [quantity, T.INT], _add)]),
+        cel.FunctionDecl("sub", [overload("quantity_sub", quantity, [quantity, quantity], _sub),
+                                 overload("quantity_sub_int", quantity, [quantity, T.INT], _sub)]),
+        member("major", T.INT, [semver], lambda v: _semver_of(v).major),
+        member("minor", T.INT, [semver], lambda v: _semver_of(v).minor),
+        member("patch", T.INT, [semver], lambda v: _semver_of(v).patch),
     ]
+    # includes(): one overload per attribute type, scalar and list (a dyn parameter would match nothing at run time)
+    kinds = (("int", T.INT), ("string", T.STRING), ("bool", T.BOOL), *(() if checking else both),
+             *((("semver", semver),) if checking else ()))
+    declared.append(cel.FunctionDecl("includes", [
+        overload(f"{name}{'_list' if listed else ''}_includes", T.BOOL, [T.List(kind) if listed else kind, kind],
+                 _includes)
+        for name, kind in kinds for listed in (False, True)]))
+    return declared
 
 
 def _is_semver_n(text: str, normalize: bool) -> bool:
@@ -184,6 +241,29 @@ def _is_semver_n(text: str, normalize: bool) -> bool:
 
 # Literal domains looked up in an expression: `device.attributes["gpu.example.com"]` and the capacity twin.
 _DOMAIN_LOOKUP = re.compile(r"""\.\s*(attributes|capacity)\s*\[\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*\]""")
+# `has(device.driver)`: cel-cpp resolves the qualified name inside has() to the variable itself; a declared field
+# of the device is always present, so the test is `true` (padded, so error columns stay where the user wrote them).
+_HAS_FIELD = re.compile(r"\bhas\s*\(\s*device\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
+# What upstream's environment has and cel-expr-python lacks (see CelUnsupported).
+_TWO_VARIABLE_MACRO = re.compile(
+    r"\.\s*(?:all|exists|existsOne|exists_one|transformList|transformMap|transformMapEntry)\s*\("
+    r"\s*[A-Za-z_]\w*\s*,\s*[A-Za-z_]\w*\s*,")
+UPSTREAM_ONLY_FUNCTIONS = frozenset({
+    # Kubernetes' lists library (not cel-go's ext.Lists, which upstream does not load: slice() and the like are
+    # refused there too), the sets extension (cel-cpp reports `sets` and the member as two undeclared names), the
+    # regex, URL, IP, CIDR, format and image libraries
+    "sum", "min", "max", "isSorted", "indexOf", "lastIndexOf",
+    "sets", "sets.contains", "sets.equivalent", "sets.intersects", "contains", "equivalent", "intersects",
+    "find", "findAll", "url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
+    "getQuery", "ip", "isIP", "cidr", "isCIDR", "family", "isCanonical", "isLoopback", "isGlobalUnicast",
+    "isLinkLocalMulticast", "isLinkLocalUnicast", "isUnspecified", "containsIP", "containsCIDR", "masked",
+    "prefixLength", "format", "format.named", "named", "validate", "image", "isImage", "containsDigest",
+    "registry", "repository", "identifier", "tag", "digest",
+})
+_UNDECLARED = re.compile(r"undeclared reference to '([^']*)'")
+_NO_OVERLOAD = re.compile(r"found no matching overload for '([^']*)' applied to '\((.*)\)'")
+_NUMBERS = {"int", "uint", "double"}
+_ORDERING = {"_<_", "_<=_", "_>_", "_>=_"}
 
 
 @dataclass(frozen=True)
@@ -195,20 +275,161 @@ class CompiledSelector:
     # lazily-filled domain maps behave. The driver's own domain is always there; any other domain computed at
     # run time that no device has is not covered: that lookup errors.
     domains: frozenset[tuple[str, str]]
+    # The checked expression (a serialized cel.expr.CheckedExpr in a google.protobuf.Any): its AST with every
+    # node's type, for the cost estimate (draconform/validation/celcost.py).
+    checked: bytes = b""
+    result_type: str = "bool"
+
+
+class _Environment:
+    """The checking and the runtime form of the DRA CEL environment for one set of features."""
+
+    def __init__(self, features: CelFeatures) -> None:
+        T = cel.Type
+        self.features = features
+        self.fields = DEVICE_FIELDS if features.consumable_capacity else DEVICE_FIELDS[:3]
+        extensions = [ext_bindings.ExtBindings(), ext_strings.ExtStrings(version=2), ext_optional.ExtOptional()]
+        envs = []
+        for checking in (True, False):
+            value = T.AbstractType(QUANTITY) if checking else T.Map(T.STRING, T.STRING)
+            declared = {"device.driver": T.STRING,
+                        "device.attributes": T.Map(T.STRING, T.Map(T.STRING, T.DYN)),
+                        "device.capacity": T.Map(T.STRING, T.Map(T.STRING, value)),
+                        "device.allowMultipleAllocations": T.BOOL}
+            envs.append(cel.NewEnv(variables={f"device.{name}": declared[f"device.{name}"] for name in self.fields},
+                                   extensions=extensions, functions=_functions(checking, features)))
+        self.checking, self.runtime = envs
+        # expression -> its compiled selector or compile error, shared by every caller in the process (the API
+        # server's validation and the allocator use the same programs); bounded, as input can be adversarial
+        self._compiled: dict[str, CompiledSelector | CelError] = {}
+
+    def compile(self, expression: str) -> CompiledSelector:
+        """Type-check a selector and build its runtime program, once per process; raises CelError
+        (CelUnsupported for what only the library lacks) with upstream's reason, also when the result is not a
+        bool (or of unknown type)."""
+        selector = self.compile_value(expression)
+        if selector.result_type not in ("bool", "dyn"):
+            raise CelError(f"{COMPILE_ERROR}must evaluate to bool or the unknown type, not {selector.result_type}")
+        return selector
+
+    def compile_value(self, expression: str) -> CompiledSelector:
+        """Type-check an expression of any result type (a derived attribute's) and build its program."""
+        found = self._compiled.get(expression)
+        if found is None:
+            try:
+                found = self._compile(expression)
+            except CelError as exc:
+                found = exc
+            if len(self._compiled) >= MAX_COMPILED:
+                self._compiled.clear()
+            self._compiled[expression] = found
+        if isinstance(found, CelError):
+            raise found
+        return found
+
+    def _compile(self, expression: str) -> CompiledSelector:
+        try:
+            size = len(expression.encode("utf-8"))
+        except UnicodeEncodeError as exc:  # a lone surrogate, which no API object can carry
+            raise CelError(f"{COMPILE_ERROR}not valid UTF-8 at character {exc.start}") from None
+        if size > MAX_EXPRESSION_LENGTH:
+            raise CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
+        code = _mask_literals(expression)  # what is code, not inside a string literal or a comment
+        source = expression
+        for match in reversed(list(_HAS_FIELD.finditer(code))):
+            source = source[:match.start()] + self._presence(match) + source[match.end():]
+        if _TWO_VARIABLE_MACRO.search(code):
+            raise CelUnsupported("uses a two-variable comprehension, which upstream's environment has and "
+                                 "draconform's CEL library (cel-expr-python) lacks")
+        try:
+            checked = self.checking.compile(source)
+        except RuntimeError as exc:
+            raise _compile_error(str(exc), self.fields) from None
+        result = checked.return_type()
+        serialized = checked.serialize()
+        program = self.runtime.deserialize(serialized)
+        domains = frozenset(
+            (m.group(1), m.group(2) if m.group(2) is not None else m.group(3) or "")
+            for m in _DOMAIN_LOOKUP.finditer(expression)
+        )
+        return CompiledSelector(expression, program, bool(AMPLIFIERS.search(expression)), domains, serialized,
+                                _type_name(result))
+
+    def _presence(self, match: re.Match[str]) -> str:
+        if match.group(1) not in self.fields:
+            return match.group(0)  # left to the checker: an undeclared name
+        text = match.group(0)
+        return "(true" + " " * (len(text) - 6) + ")"
+
+
+_LITERAL = re.compile(r"""[rRbB]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")"""
+                      r"|//[^\n]*")
+
+
+def _mask_literals(expression: str) -> str:
+    """`expression` with every string literal and comment blanked out (same length, so positions agree)."""
+    return _LITERAL.sub(lambda m: " " * len(m.group(0)), expression)
+
+
+def _type_name(kind: Any) -> str:
+    name = str(kind.name())
+    return {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+            "DYN": "dyn", "NULL": "null_type"}.get(name, name.lower() if name.isupper() else name)
+
+
+def _compile_error(message: str, fields: Sequence[str]) -> CelError:
+    """Upstream's reason for a checker error; CelUnsupported where every issue is one upstream would have
+    accepted (an expression with a real error as well is refused for that error)."""
+    issues = [line.strip() for line in message.replace("[INVALID_ARGUMENT]", "").splitlines()
+              if line.strip().startswith(("ERROR:", "INVALID_ARGUMENT: ERROR:"))]
+    reasons: list[str] = []
+    unsupported: list[str] = []
+    for issue in issues or [message]:
+        issue = issue.removeprefix("INVALID_ARGUMENT: ").removeprefix("ERROR: ")
+        undeclared = _UNDECLARED.search(issue)
+        overload = _NO_OVERLOAD.search(issue)
+        if undeclared:
+            name = undeclared.group(1)
+            if name in UPSTREAM_ONLY_FUNCTIONS:
+                unsupported.append(f"uses `{'sets' if name in ('contains', 'equivalent', 'intersects') else name}`, "
+                                   "which upstream's environment has and draconform's CEL library (cel-expr-python) "
+                                   "lacks")
+                continue
+            if name == "device":
+                unsupported.append("uses `device` as a value; draconform's CEL library declares only its fields "
+                                   f"({', '.join(f'device.{f}' for f in fields)})")
+                continue
+            if name.startswith("device."):
+                field = name.split(".")[1]
+                issue = issue.replace(undeclared.group(0), f"undefined field '{field}'")
+            else:  # cel-cpp names the whole qualified name where cel-go names its first identifier
+                issue = issue.replace(undeclared.group(0), f"undeclared reference to '{name.split('.')[0]}'")
+            issue = issue.replace(" (in container '')", "")
+        elif overload:
+            function, arguments = overload.group(1), {a.strip() for a in overload.group(2).split(", ")}
+            if function in UPSTREAM_ONLY_FUNCTIONS:
+                unsupported.append(f"uses `{function}` as upstream's lists library declares it, which "
+                                   "draconform's CEL library (cel-expr-python) lacks")
+                continue
+            if function in _ORDERING and len(arguments) > 1 and arguments <= _NUMBERS:
+                unsupported.append(f"compares {' and '.join(sorted(arguments))} with {function.strip('_')}, which "
+                                   "upstream allows and draconform's CEL library (cel-expr-python) cannot")
+                continue
+        reasons.append(issue)
+    if unsupported and not reasons:
+        return CelUnsupported("; ".join(dict.fromkeys(unsupported)))
+    return CelError(f"{COMPILE_ERROR}compilation failed: " + "; ".join(f"ERROR: {reason}" for reason in reasons))
 
 
 class SelectorEngine:
     """Compiles each distinct selector once and caches its verdict per device.
 
     A device is identified by any hashable key its caller chooses (driver, pool, device and the slice's
-    resourceVersion in practice), so a republished slice is evaluated afresh."""
+    resourceVersion in practice), so a republished slice is evaluated afresh. `features` are the gates of the
+    environment (every one on by default, as the allocator of the current release has them)."""
 
-    def __init__(self) -> None:
-        self._env = cel.NewEnv(
-            variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
-            extensions=[ext_bindings.ExtBindings(), ext_strings.ExtStrings()],
-            functions=_functions(),
-        )
+    def __init__(self, features: CelFeatures | None = None) -> None:
+        self.features = features or CelFeatures()
         self._compiled: dict[str, CompiledSelector | CelError] = {}
         self._verdicts: dict[tuple[str, Any], bool | CelError] = {}
 
@@ -216,28 +437,14 @@ class SelectorEngine:
         """Compile once; a compile error is cached and raised again on every use."""
         cached = self._compiled.get(expression)
         if cached is None:
-            cached = self._compile(expression)
+            try:
+                cached = environment(self.features).compile(expression)
+            except CelError as exc:
+                cached = exc
             self._compiled[expression] = cached
         if isinstance(cached, CelError):
             raise cached
         return cached
-
-    def _compile(self, expression: str) -> CompiledSelector | CelError:
-        size = len(expression.encode("utf-8"))
-        if size > MAX_EXPRESSION_LENGTH:
-            return CelError(f"CEL expression is {size} bytes long; at most {MAX_EXPRESSION_LENGTH} are allowed")
-        try:
-            program = self._env.compile(expression)
-        except RuntimeError as exc:
-            return CelError(f"CEL compile error: {_clean(str(exc))}")
-        result = program.return_type()
-        if result != cel.Type.BOOL and result != cel.Type.DYN:
-            return CelError(f"CEL expression must evaluate to bool, not {result.name()}")
-        domains = frozenset(
-            (m.group(1), m.group(2) if m.group(2) is not None else m.group(3) or "")
-            for m in _DOMAIN_LOOKUP.finditer(expression)
-        )
-        return CompiledSelector(expression, program, bool(AMPLIFIERS.search(expression)), domains)
 
     def matches(self, expression: str, device_key: Any, device: Callable[[], dict[str, Any]]) -> bool:
         """Whether the device satisfies the selector. `device` builds the CEL input lazily (only on a cache
@@ -256,13 +463,30 @@ class SelectorEngine:
         if missing:
             inputs = [_with_domains(selector, build()) for _, build in missing]
             if selector.sandboxed:
-                verdicts = _sandbox().evaluate(expression, inputs)
+                verdicts = _sandbox().evaluate(expression, inputs, self.features)
             else:
                 verdicts = [_verdict(selector.program, item) for item in inputs]
             for (key, _), verdict in zip(missing, verdicts, strict=True):
                 self._verdicts[(expression, key)] = verdict
         return [self._verdicts[(expression, key)] for key, _ in devices]
 
+
+_ENVIRONMENTS: dict[CelFeatures, _Environment] = {}
+
+
+def environment(features: CelFeatures) -> _Environment:
+    """The environment of a feature set, built once per process (a few milliseconds each)."""
+    built = _ENVIRONMENTS.get(features)
+    if built is None:
+        built = _ENVIRONMENTS[features] = _Environment(features)
+    return built
+
+
+def check(expression: str, features: CelFeatures | None = None, selector: bool = True) -> CompiledSelector:
+    """Compile `expression` as kube-apiserver does on create (raises CelError with upstream's reason): a
+    selector must yield a bool; another expression (a derived attribute's) may yield any type."""
+    env = environment(features or CelFeatures())
+    return env.compile(expression) if selector else env.compile_value(expression)
 
 
 def _with_domains(selector: CompiledSelector, device: dict[str, Any]) -> dict[str, Any]:
@@ -278,8 +502,9 @@ def _with_domains(selector: CompiledSelector, device: dict[str, Any]) -> dict[st
 
 
 def _verdict(program: Any, device: dict[str, Any]) -> bool | CelError:
+    data = {f"device.{name}": value for name, value in device.items()}  # the qualified variables
     try:
-        value = program.eval(data={"device": device})
+        value = program.eval(data=data)
     except RuntimeError as exc:  # cel-cpp reports some limits (the iteration budget) by raising
         return _error(_clean(str(exc)))
     kind = value.type()
@@ -302,9 +527,13 @@ class _Sandbox:
     yields an error, never a hang. Requests and answers are JSON lines over its stdin and stdout."""
 
     def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: Any = None  # a subprocess.Popen[bytes] once started
 
-    def evaluate(self, expression: str, devices: list[dict[str, Any]]) -> list[bool | CelError]:
+    def evaluate(self, expression: str, devices: list[dict[str, Any]],
+                 features: CelFeatures) -> list[bool | CelError]:
+        import select  # only a run that meets an amplifying selector pays for these
+        import subprocess
+
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "draconform.kube.cel_sandbox", str(SANDBOX_MEMORY)],
@@ -312,7 +541,9 @@ class _Sandbox:
         process = self._process
         assert process.stdin is not None and process.stdout is not None
         try:
-            process.stdin.write(json.dumps({"expression": expression, "devices": devices}).encode() + b"\n")
+            request = {"expression": expression, "devices": devices,
+                       "features": [features.consumable_capacity]}
+            process.stdin.write(json.dumps(request).encode() + b"\n")
             process.stdin.flush()
             ready, _, _ = select.select([process.stdout], [], [], SANDBOX_SECONDS)
             line = process.stdout.readline() if ready else None
@@ -349,10 +580,9 @@ def serve_sandbox(memory: int) -> None:  # pragma: no cover - runs in the child 
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    engine = SelectorEngine()
     for line in sys.stdin.buffer:
         request = json.loads(line)
-        selector = engine.compile(request["expression"])
+        selector = SelectorEngine(CelFeatures(*request["features"])).compile(request["expression"])
         answers: list[tuple[bool, Any]] = []
         for device in request["devices"]:
             try:

@@ -84,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("component", choices=COMPONENTS)
     parser.add_argument("--kubeconfig", type=Path, required=True)
     parser.add_argument("--cluster-config", type=Path, required=True)
+    parser.add_argument("--metrics-port", type=int, default=0,
+                        help="kube-scheduler's metrics port (default: any free one; a restart keeps the first)")
     args = parser.parse_args(argv)
     cluster = ClusterConfig.load(args.cluster_config)
     client = KubeClient(load_config(args.kubeconfig), field_manager=args.component)
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics = MetricsRegistry()
     ready: dict[str, Any] = {"component": args.component}
     if args.component == "kube-scheduler":
-        httpd, _ = start_http_server(0, addr="127.0.0.1", registry=metrics.registry)
+        httpd, _ = start_http_server(args.metrics_port, addr="127.0.0.1", registry=metrics.registry)
         ready["metrics"] = f"http://127.0.0.1:{httpd.server_port}/metrics"
     woken = threading.Event()
     events = RemoteEventRecorder(client, clock, args.component,

@@ -3,7 +3,10 @@ scheduler, resourceclaim controller, kubelet, DRA driver and external controller
 talking to it through the Kubernetes client (the kubelet and the driver's plugins meet on unix sockets in a
 short temporary directory, as on a node),
 and the files a client needs: `kubeconfig` and `cluster.yaml` (release, gates, scheduler arguments and the
-scheduler's metrics address, for `draconform run --cluster-config`)."""
+scheduler's metrics address, for `draconform run --cluster-config`). A component process that exits is
+logged and started again (after a pause that grows while it keeps exiting); /readyz?verbose lists each
+component. With a data directory, the store is saved there (every few seconds after a change, and on stop)
+and loaded again on the next start."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -45,13 +49,19 @@ def kubeconfig(server_url: str) -> dict[str, Any]:
 class ServedCluster:
     """The server in this process (a thread) and one child process per component."""
 
-    def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0) -> None:
+    def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0, data: Path | None = None) -> None:
         self.directory = directory
         self.cluster = cluster
         store = Store(WallClock(), FeatureGates(cluster.feature_gates, release=cluster.release), SERVED_KINDS)
         install_admission(store)
+        self.data = data
+        if data is not None:
+            load_objects(store, data / OBJECTS_FILE)
         self.server = ApiServer(store, port=port, version=cluster.release)
         self.children: list[subprocess.Popen[str]] = []
+        self.supervised: dict[str, Supervised] = {}
+        self._stopping = threading.Event()
+        self._supervising = threading.Lock()  # held by a supervision round, so stop never races a restart
         self.kubeconfig = directory / "kubeconfig"
         self.cluster_config = directory / "cluster.yaml"
         self.plugin_dir: Path | None = None  # the nodes' kubelet plugin sockets, made on start
@@ -68,14 +78,17 @@ class ServedCluster:
         components_config = self.directory / "components.yaml"
         components_config.write_text(replace(self.cluster, kubelet_plugin_dir=str(self.plugin_dir)).dump())
         for component in COMPONENTS:
-            log = (self.directory / f"{component}.log").open("w")
-            self.children.append(subprocess.Popen(
-                [sys.executable, "-m", "draconform.serve.component", component, "--kubeconfig", str(self.kubeconfig),
-                 "--cluster-config", str(components_config)],
-                stdout=subprocess.PIPE, stderr=log, text=True,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}))  # a crash leaves tracebacks
+            command = [sys.executable, "-m", "draconform.serve.component", component, "--kubeconfig",
+                       str(self.kubeconfig), "--cluster-config", str(components_config)]
+            self.supervised[component] = Supervised(component, command, self.directory / f"{component}.log")
+            self.children.append(self.supervised[component].start())
         ready = self._wait_ready(timeout)
         metrics = next((line["metrics"] for line in ready if "metrics" in line), None)
+        if metrics is not None:  # a restarted scheduler serves its metrics where cluster.yaml says
+            self.supervised["kube-scheduler"].command += ["--metrics-port", metrics.rsplit(":", 1)[1].split("/")[0]]
+        for component, supervised in self.supervised.items():
+            self.server.health_checks[component] = supervised.problem
+        threading.Thread(target=self._supervise, name="serve-supervisor", daemon=True).start()
         config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,
                                node_kubelets=True, reference_programs=True, kubelet_plugin_dir=str(self.plugin_dir),
                                kubeconfig=str(self.kubeconfig.resolve()))
@@ -104,7 +117,23 @@ class ServedCluster:
                     selector.unregister(key.fileobj)
         return ready
 
+    def _supervise(self) -> None:
+        """Start again every component process that exits, saying so on serve's output and in its log; save the
+        store to the data directory when it changed."""
+        saved = -1
+        while not self._stopping.wait(SUPERVISE_SECONDS):
+            with self._supervising:
+                for supervised in self.supervised.values():
+                    supervised.check(self._stopping)
+                self.children = [s.process for s in self.supervised.values() if s.process is not None]
+            if self.data is not None and self.server.revision() != saved:
+                saved = self.server.revision()
+                self.server.run(lambda: save_objects(self.server.store, self.data / OBJECTS_FILE))  # type: ignore[operator]
+
     def stop(self) -> None:
+        self._stopping.set()
+        with self._supervising:  # a round under way finishes first; none starts a process after this
+            self.children = [s.process for s in self.supervised.values() if s.process is not None] or self.children
         for child in self.children:
             if child.poll() is None:
                 child.terminate()
@@ -114,7 +143,74 @@ class ServedCluster:
             except subprocess.TimeoutExpired:
                 child.kill()
         self.children = []
+        if self.data is not None:
+            self.server.run(lambda: save_objects(self.server.store, self.data / OBJECTS_FILE))  # type: ignore[operator]
         self.server.shutdown()
         if self.plugin_dir is not None:
             shutil.rmtree(self.plugin_dir, ignore_errors=True)
             self.plugin_dir = None
+
+
+SUPERVISE_SECONDS = 1.0
+MAX_RESTART_PAUSE = 30.0
+OBJECTS_FILE = "objects.json"
+
+
+class Supervised:
+    """One component's process, started again when it exits; `problem` is what /readyz says of it."""
+
+    def __init__(self, name: str, command: list[str], log: Path) -> None:
+        self.name, self.command, self.log = name, command, log
+        self.process: subprocess.Popen[str] | None = None
+        self.restarts = 0
+        self.last_exit: str | None = None
+        self._next_start = 0.0
+
+    def start(self) -> subprocess.Popen[str]:
+        with self.log.open("w" if self.restarts == 0 else "a") as log:
+            self.process = subprocess.Popen(
+                self.command, stdout=subprocess.PIPE if self.restarts == 0 else subprocess.DEVNULL, stderr=log,
+                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"})  # tracebacks
+        return self.process
+
+    def check(self, stopping: threading.Event) -> None:
+        if self.process is None:
+            if time.monotonic() >= self._next_start and not stopping.is_set():
+                self.start()
+                print(f"serve: {self.name} started again (restart {self.restarts})", file=sys.stderr, flush=True)
+            return
+        status = self.process.poll()
+        if status is None or stopping.is_set():
+            return
+        self.restarts += 1
+        self.last_exit = f"exited with status {status} at {time.strftime('%H:%M:%S')}"
+        pause = min(MAX_RESTART_PAUSE, 0.5 * 2 ** min(self.restarts - 1, 6))
+        message = f"serve: {self.name} {self.last_exit}; starting it again in {pause:g}s (see {self.log})"
+        print(message, file=sys.stderr, flush=True)
+        with self.log.open("a") as log:
+            log.write(message + "\n")
+        self.process = None
+        self._next_start = time.monotonic() + pause
+
+    def problem(self) -> str | None:
+        if self.process is not None and self.process.poll() is None:
+            return None
+        return f"{self.last_exit or 'not running'}; restarts so far: {self.restarts}"
+
+
+def save_objects(store: Store, path: Path) -> None:
+    """Every stored object, as JSON, written whole before it replaces the last save."""
+    objects = [obj for kind in store.kinds for obj in store.view(kind)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(objects))
+    temporary.replace(path)
+
+
+def load_objects(store: Store, path: Path) -> None:
+    """The objects of an earlier save, namespaces first, stored as they were (uids and timestamps kept)."""
+    if not path.exists():
+        return
+    objects = json.loads(path.read_text())
+    for obj in sorted(objects, key=lambda o: o.get("kind") != "Namespace"):
+        store.load(obj)

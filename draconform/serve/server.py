@@ -1,423 +1,400 @@
-"""The reference API store behind the Kubernetes REST protocol, for the objects DRA uses: discovery, list,
-get, create, update, the status subresource, JSON merge patch, delete, pods/binding, and watch from a
-resourceVersion, with the label and field selectors draconform uses. It is the reference store, not a
-kube-apiserver: no authentication, no admission webhooks, no server-side apply, no pagination, and a
-namespace's objects go at once when the namespace is deleted.
-
-Python's standard `http.server` serves it (one thread per connection, HTTP/1.1 keep-alive, chunked watch
-streams); one lock serialises every call into the store, which is not thread-safe."""
+"""The reference API store behind the Kubernetes REST protocol, over HTTP served by aiohttp (keep-alive,
+every request body read or discarded before the next request on a connection, chunked watch streams with
+backpressure, hundreds of concurrent connections on a large listen backlog). Everything Kubernetes means
+is the project's own: the handlers (handlers.py), discovery (resources.py), selectors, patches, apply,
+tables and OpenAPI. One event-loop thread runs every handler, so store calls are never concurrent; the
+store is not thread-safe. It is the reference store, not a kube-apiserver: no authentication, authorization,
+admission webhooks or aggregation, and a namespace's objects go at once when the namespace is deleted."""
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+import contextlib
 import json
-import re
+import socket
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from draconform.live.kube import KINDS as API_KINDS
+from aiohttp import web
+
 from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.clock import format_time
+from draconform.serve import openapi, tables
+from draconform.serve.handlers import MAX_BODY_BYTES, Answer, Api, Call, WatchRequest, route
+from draconform.serve.handlers import standard_namespaces as _standard_namespaces
+from draconform.serve.patches import merge_patch
+from draconform.serve.resources import RESOURCES, discovery
+from draconform.serve.selectors import parse_selector
+from draconform.serve.status import failure
 from draconform.sut import ApiError, Obj
 
-HTTP_STATUS = {"NotFound": 404, "AlreadyExists": 409, "Conflict": 409, "Invalid": 422, "Forbidden": 403,
-               "BadRequest": 400, "MethodNotAllowed": 405, "UnsupportedMediaType": 415}
-# kind by (group, plural)
-_BY_PLURAL = {(info.group, info.plural): kind for kind, info in API_KINDS.items()}
+__all__ = ["ApiServer", "merge_patch", "parse_selector"]  # the last two: read by the live tests
+
 DEFAULT_WATCH_SECONDS = 1800
+KEPT_EVENTS = 100_000  # changes kept for watches from a resourceVersion; older ones are answered 410 Expired
+WAKE_SECONDS = 1.0  # how often an idle watch checks that its client is still there
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+NAMESPACE_CONTROLLER_SECONDS = 0.5  # how long a deleted namespace stays Terminating before its objects go
+HealthCheck = Callable[[], str | None]  # None when healthy, else why not
 
 
 class ApiServer:
     """The store, its history of changes (for watches from a resourceVersion) and the HTTP server."""
 
-    def __init__(self, store: Store, host: str = "127.0.0.1", port: int = 0, version: str = "1.37") -> None:
+    def __init__(self, store: Store, host: str = "127.0.0.1", port: int = 0, version: str = "1.37",
+                 backlog: int = 4096, namespace_grace: float = NAMESPACE_CONTROLLER_SECONDS) -> None:
         self.store = store
+        self.namespace_grace = namespace_grace
         self.version = version
-        self.changed = threading.Condition()  # held around every store call; notified on every write
+        self.host = host
+        self.backlog = backlog
+        self.api = Api(self)
+        self.health_checks: dict[str, HealthCheck] = {}  # /readyz?verbose lists each; supervision adds them
         self._feed = store.watch()
         self._revisions: list[int] = []
         self._history: list[WatchEvent] = []
-        self.host = host
-        self.httpd = ThreadingHTTPServer((host, port), _handler(self))
-        self.httpd.daemon_threads = True
+        self._expired = 0  # watches from before this resourceVersion are too old
+        self._encoded: dict[int, tuple[Obj, bytes]] = {}
+        self._tick: asyncio.Event | None = None
+        self._closing = False
+        self.call(lambda: _standard_namespaces(store))
+        self._socket = socket.create_server((host, port), backlog=backlog)
+        self._loop = asyncio.new_event_loop()
+        self._thread: threading.Thread | None = None
+        self._listener: asyncio.AbstractServer | None = None
+        self._web: web.Server | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.httpd.server_port}"
+        return f"http://{self.host}:{self._socket.getsockname()[1]}"
 
     def serve_in_thread(self) -> threading.Thread:
-        thread = threading.Thread(target=self.httpd.serve_forever, name="api-server", daemon=True)
-        thread.start()
-        return thread
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(self._start())
+            started.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="api-server", daemon=True)
+        self._thread.start()
+        started.wait(30)
+        return self._thread
+
+    async def _start(self) -> None:
+        self._tick = asyncio.Event()
+        self._web = web.Server(self._handle, handler_cancellation=False)
+        self._listener = await self._loop.create_server(self._web, sock=self._socket, backlog=self.backlog)
 
     def shutdown(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        if self._thread is None:
+            self._socket.close()
+            return
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._thread = None
 
-    # --- the store, serialised ---------------------------------------------------------------------
+    async def _stop(self) -> None:
+        self._closing = True
+        self._wake()
+        if self._listener is not None:
+            self._listener.close()
+        if self._web is not None:
+            await self._web.shutdown(2.0)
+
+    def run(self, operation: Callable[[], Any]) -> Any:
+        """Run `operation` on the event-loop thread (for another thread; the store is not thread-safe)."""
+        if self._thread is None:
+            return self.call(operation)
+
+        async def wrapped() -> Any:
+            return self.call(operation)
+        return asyncio.run_coroutine_threadsafe(wrapped(), self._loop).result(timeout=60)
+
+    # --- the store, with its history of changes (event-loop thread only) -----------------------------
     def call(self, operation: Callable[[], Any]) -> Any:
-        with self.changed:
-            try:
-                return operation()
-            finally:
-                for event in self._feed.drain():
-                    self._revisions.append(int(event.object["metadata"]["resourceVersion"]))
-                    self._history.append(event)
-                self.changed.notify_all()
+        try:
+            return operation()
+        finally:
+            events = self._feed.drain()
+            for event in events:
+                self._revisions.append(int(event.object["metadata"]["resourceVersion"]))
+                self._history.append(event)
+                if event.old is not None:
+                    self._encoded.pop(id(event.old), None)
+            if len(self._history) > KEPT_EVENTS:
+                cut = len(self._history) - KEPT_EVENTS // 2
+                self._expired = self._revisions[cut - 1]
+                del self._history[:cut], self._revisions[:cut]
+            if events:
+                self._wake()
+
+    def _wake(self) -> None:
+        if self._tick is not None:
+            self._tick.set()
+            self._tick = asyncio.Event()
 
     def revision(self) -> int:
-        return self._revisions[-1] if self._revisions else 0
+        return self._revisions[-1] if self._revisions else self._expired
 
     def events_after(self, revision: int) -> list[WatchEvent]:
-        """Changes after `revision`; call with `changed` held."""
         return self._history[bisect.bisect_right(self._revisions, revision):]
 
-    def delete_namespace(self, name: str) -> None:
-        """What the namespace controller does, at once: every object in it goes, finalizers or not."""
-        def delete_all() -> None:
-            if self.store.get("Namespace", name) is None:
-                raise ApiError("NotFound", f'namespaces "{name}" not found')
-            for kind, info in API_KINDS.items():
-                if not info.namespaced:
-                    continue
-                for obj in self.store.list(kind, name):
-                    if obj["metadata"].get("finalizers"):
-                        obj["metadata"]["finalizers"] = []
-                        obj["metadata"].pop("resourceVersion", None)
-                        self.store.update(obj)
-                    if self.store.get(kind, obj["metadata"]["name"], name) is not None:
-                        self.store.delete(kind, obj["metadata"]["name"], name, grace_period_seconds=0)
-            self.store.delete("Namespace", name)
-        self.call(delete_all)
+    def delete_namespace(self, name: str) -> Obj:
+        """Mark the namespace Terminating (no new objects may be created in it) and, a moment later, do what the
+        namespace controller does, at once: every object in it goes, finalizers or not, then the namespace."""
+        def terminate() -> Obj:
+            namespace = self.store.get("Namespace", name)
+            if namespace is None:
+                raise ApiError("NotFound", "not found")
+            if not namespace["metadata"].get("deletionTimestamp"):
+                namespace["metadata"]["deletionTimestamp"] = format_time(self.store.clock.now())
+                namespace["status"] = {"phase": "Terminating"}
+                namespace = self.store.load(namespace)
+            return namespace
+        terminating: Obj = self.call(terminate)
+        self._loop.call_later(self.namespace_grace, self._delete_contents, name)
+        return terminating
 
+    def _delete_contents(self, name: str) -> None:
+        def delete_one(kind: str, obj: Obj) -> None:
+            if obj["metadata"].get("finalizers"):
+                obj["metadata"]["finalizers"] = []
+                obj["metadata"].pop("resourceVersion", None)
+                self.store.update(obj)
+            if self.store.peek(kind, obj["metadata"]["name"], name) is not None:
+                self.store.delete(kind, obj["metadata"]["name"], name, grace_period_seconds=0)
 
-def _grace_period(params: dict[str, str], body: Any) -> int | None:
-    """DeleteOptions' gracePeriodSeconds, from the query or the request body (clients send either)."""
-    value = params.get("gracePeriodSeconds")
-    if value is None and isinstance(body, dict):
-        value = body.get("gracePeriodSeconds")
-    if value is None:
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ApiError("BadRequest", f"gracePeriodSeconds: expected a whole number of seconds, got {value!r}") from None
+        if self.store.peek("Namespace", name) is None:
+            return
+        for resource in RESOURCES.values():
+            if resource.namespaced:
+                for obj in self.store.list(resource.kind, name):
+                    try:
+                        self.call(lambda: delete_one(resource.kind, obj))  # noqa: B023  # called at once
+                    except ApiError as error:  # gone meanwhile, or its write refused: the namespace goes anyway
+                        print(f"serve: deleting namespace {name}: {resource.kind} {obj['metadata']['name']}: "
+                              f"{error}", file=sys.stderr, flush=True)
+        if self.store.peek("Namespace", name) is not None:
+            self.call(lambda: self.store.delete("Namespace", name))
 
+    # --- encoding ----------------------------------------------------------------------------------
+    def encode_stored(self, obj: Obj) -> bytes:
+        """A stored object as JSON, encoded once: the store replaces objects on every write and never
+        changes one in place, so an object's encoding holds for as long as the object is kept here."""
+        cached = self._encoded.get(id(obj))
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        data = json.dumps(obj, separators=(",", ":")).encode()
+        if len(self._encoded) > 4 * KEPT_EVENTS:
+            self._encoded.clear()
+        self._encoded[id(obj)] = (obj, data)
+        return data
 
-# --- selectors ------------------------------------------------------------------------------------------
-_REQUIREMENT = re.compile(r"\s*(?P<not>!)?(?P<key>[^\s!=,()]+)\s*(?:(?P<op>==|!=|=|\s+in\s+|\s+notin\s+)\s*"
-                          r"(?P<value>\([^)]*\)|[^,]*))?\s*(?:,|$)")
+    def encode(self, body: Obj) -> bytes:
+        items = body.get("items")
+        if isinstance(items, list) and str(body.get("kind", "")).endswith("List"):
+            head = json.dumps({k: v for k, v in body.items() if k != "items"}, separators=(",", ":")).encode()
+            return head[:-1] + b',"items":[' + b",".join(self.encode_stored(i) for i in items) + b"]}"
+        return json.dumps(body, separators=(",", ":")).encode()
 
+    # --- HTTP --------------------------------------------------------------------------------------
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        params: dict[str, str] = {}
+        for key, value in request.query.items():
+            params[key] = value  # the last of a repeated parameter, as Go's url.Values.Get reads the first
+        try:
+            body = await _read_body(request)
+            call = Call(request.method, request.path, params, _media(request.headers.get("Content-Type", "")),
+                        request.headers.get("Accept", ""), body, request.headers.get("User-Agent", ""))
+            plain = self._plain(call)
+            if plain is not None:
+                return plain
+            target = route(call.path)
+            watch = self.api.watch_request(call, target) if call.method == "GET" else None
+            if watch is not None:
+                return await self._watch(request, watch)
+            answer = self.call(lambda: self.api.handle(call, target))
+        except ApiError as error:
+            answer = Answer(*failure(error))
+        except Exception as error:  # a bug of serve's: answered with a Status and logged, the server goes on
+            traceback.print_exc(file=sys.stderr)
+            answer = Answer(*failure(ApiError("InternalError", f"an error on the server ({type(error).__name__}: "
+                                                               f"{error}) has prevented the request from "
+                                                               "succeeding")))
+        return self._respond(answer)
 
-def parse_selector(text: str) -> list[tuple[str, str, set[str]]]:
-    """`a=b,c!=d,e,!f,g in (x,y)` as (key, operator, values); a malformed selector is a BadRequest."""
-    requirements: list[tuple[str, str, set[str]]] = []
-    position = 0
-    text = text.strip()
-    while position < len(text):
-        match = _REQUIREMENT.match(text, position)
-        if match is None or match.end() == position:
-            raise ApiError("BadRequest", f"unable to parse requirement in selector {text!r}")
-        position = match.end()
-        op = (match["op"] or "").strip()
-        value = (match["value"] or "").strip()
-        values = {v.strip() for v in value.strip("()").split(",")} if value.startswith("(") else {value}
-        if match["not"]:
-            requirements.append((match["key"], "!exists", set()))
-        elif not op:
-            requirements.append((match["key"], "exists", set()))
+    def _plain(self, call: Call) -> web.StreamResponse | None:
+        """Health, discovery and OpenAPI documents; None for a resource request."""
+        path = call.path.rstrip("/") or "/"
+        if path in ("/healthz", "/livez", "/readyz"):
+            return self._health(path[1:], "verbose" in call.params)
+        if call.method == "POST" and path in (ACCESS_REVIEWS, RULES_REVIEWS):
+            return self._respond(Answer(201, _allowed(path)))  # no authorization: every request is allowed
+        if call.method != "GET":
+            return None
+        if path == "/openapi/v2" and "protobuf" in call.accept:
+            return web.Response(status=200, body=openapi.v2_protobuf(), content_type="application/octet-stream")
+        document = discovery(path, self.version) or openapi.document(path)
+        if document is None:
+            return None
+        return self._respond(Answer(200, document))
+
+    def _health(self, name: str, verbose: bool) -> web.Response:
+        checks = {"ping": None, "store": None, **({} if name != "readyz" else {
+            check: probe() for check, probe in list(self.health_checks.items())})}
+        failed = [check for check, problem in checks.items() if problem is not None]
+        lines = [f"[+]{check} ok" if problem is None else f"[-]{check} failed: {problem}"
+                 for check, problem in checks.items()]
+        verdict = f"{name} check {'failed' if failed else 'passed'}"
+        text = "\n".join([*lines, verdict]) + "\n" if verbose or failed else "ok"
+        return web.Response(status=500 if failed else 200, text=text, content_type="text/plain")
+
+    def _respond(self, answer: Answer) -> web.Response:
+        headers = {"Cache-Control": "no-cache, private"}
+        response = web.Response(status=answer.code, headers=headers,
+                                body=self.encode(answer.body) if isinstance(answer.body, dict) else answer.body,
+                                content_type="application/json" if isinstance(answer.body, dict) else "text/plain")
+        for warning in answer.warnings:
+            escaped = warning.replace("\\", "\\\\").replace('"', '\\"')
+            response.headers.add("Warning", f'299 - "{escaped}"')
+        return response
+
+    async def _watch(self, request: web.BaseRequest, watch: WatchRequest) -> web.StreamResponse:
+        """A watch stream. Without a resourceVersion (or "0") it begins with an ADDED event per existing
+        object; with sendInitialEvents=true (WatchList) too, and then a BOOKMARK annotated
+        k8s.io/initial-events-end marks the end of them. With allowWatchBookmarks, a BOOKMARK carrying the
+        current resourceVersion follows every batch of changes that did not end with one this watch sent, so a
+        client knows its stream has passed that version even when nothing it watches changed."""
+        query, since = watch.query, watch.resource_version
+        if since and not since.isdigit():
+            raise ApiError("BadRequest", f'resourceVersion: Invalid value: "{since}": must be a number')
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
+                                                           "Cache-Control": "no-cache, private"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        deadline = time.monotonic() + (watch.timeout or DEFAULT_WATCH_SECONDS)
+        from_state = watch.initial_events if watch.initial_events is not None else since in ("", "0")
+        lines: list[bytes] = []
+        columns_sent = False
+
+        def event(kind: str, obj: Obj) -> bytes:
+            """One event; as a one-row Table when the watch asked for Tables (column definitions only in the
+            first, as upstream sends them)."""
+            nonlocal columns_sent
+            if watch.table is None or kind == "BOOKMARK":
+                return self._event(kind, obj)
+            row = tables.table(query.kind, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                               include=watch.table)
+            if columns_sent:
+                row["columnDefinitions"] = []
+            columns_sent = True
+            return b'{"type":"' + kind.encode() + b'","object":' + json.dumps(row).encode() + b"}\n"
+
+        if from_state:
+            lines = [event("ADDED", obj) for obj in self.store.view(query.kind, query.namespace)
+                     if query.wants(obj)]
+            cursor = self.revision()
         else:
-            requirements.append((match["key"], {"=": "in", "==": "in", "!=": "notin"}.get(op, op), values))
-    return requirements
-
-
-def _matches(values: dict[str, str], requirements: list[tuple[str, str, set[str]]]) -> bool:
-    for key, op, wanted in requirements:
-        present = key in values
-        if (op == "exists" and not present) or (op == "!exists" and present):
-            return False
-        if op == "in" and values.get(key) not in wanted:
-            return False
-        if op == "notin" and present and values[key] in wanted:
-            return False
-    return True
-
-
-def _field_values(obj: Obj, requirements: list[tuple[str, str, set[str]]]) -> dict[str, str]:
-    """The value of each dotted path a field selector names, as a string ('' when absent)."""
-    values = {}
-    for key, _, _ in requirements:
-        value: Any = obj
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        values[key] = "" if value is None else str(value)
-    return values
-
-
-class Query:
-    """What a list or watch asks for: a kind, a namespace (None: all) and selectors."""
-
-    def __init__(self, kind: str, namespace: str | None, params: dict[str, str]) -> None:
-        self.kind, self.namespace = kind, namespace
-        self.labels = parse_selector(params.get("labelSelector", ""))
-        self.fields = parse_selector(params.get("fieldSelector", ""))
-
-    def wants(self, obj: Obj) -> bool:
-        meta = obj.get("metadata") or {}
-        return (obj.get("kind") == self.kind
-                and (self.namespace is None or meta.get("namespace") == self.namespace)
-                and _matches(meta.get("labels") or {}, self.labels)
-                and _matches(_field_values(obj, self.fields), self.fields))
-
-
-def _bookmark(kind: str, revision: int) -> Obj:
-    """A BOOKMARK's object: the kind, and only the resourceVersion in its metadata."""
-    return {"kind": kind, "apiVersion": API_KINDS[kind].api_version, "metadata": {"resourceVersion": str(revision)}}
-
-
-# --- JSON merge patch (RFC 7386) ------------------------------------------------------------------------
-def merge_patch(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-# --- HTTP -----------------------------------------------------------------------------------------------
-def _discovery(server: ApiServer, path: str) -> Obj | None:
-    groups = sorted({info.group for info in API_KINDS.values() if info.group})
-    if path == "/version":
-        major, minor = server.version.split(".")[:2]
-        return {"major": major, "minor": minor, "gitVersion": f"v{server.version}.0-draconform-reference"}
-    if path == "/api":
-        return {"kind": "APIVersions", "versions": ["v1"]}
-    if path == "/apis":
-        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-            {"name": group, "versions": [{"groupVersion": f"{group}/v1", "version": "v1"}],
-             "preferredVersion": {"groupVersion": f"{group}/v1", "version": "v1"}} for group in groups]}
-    for group_version in ["v1", *(f"{group}/v1" for group in groups)]:
-        if path == ("/api/v1" if group_version == "v1" else f"/apis/{group_version}"):
-            resources = []
-            for kind, info in API_KINDS.items():
-                if info.api_version != group_version:
+            cursor = int(since)
+        if watch.initial_events:
+            lines.append(self._event("BOOKMARK", self._bookmark(query.kind, cursor, initial_end=True)))
+        if not from_state and cursor < self._expired:
+            _, status = failure(ApiError("Expired", f"too old resource version: {cursor} ({self._expired})"))
+            lines.append(json.dumps({"type": "ERROR", "object": status}).encode() + b"\n")
+            deadline = 0
+        try:
+            if lines:
+                await response.write(b"".join(lines))
+            while not self._closing and (remaining := deadline - time.monotonic()) > 0:
+                events = self.events_after(cursor)
+                if not events:
+                    tick = self._tick
+                    if tick is None or request.transport is None or request.transport.is_closing():
+                        break
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(tick.wait(), timeout=min(remaining, WAKE_SECONDS))
                     continue
-                resources.append({"name": info.plural, "singularName": kind.lower(), "namespaced": info.namespaced,
-                                  "kind": kind, "verbs": ["create", "delete", "get", "list", "patch", "update",
-                                                          "watch"]})
-                if kind in ("ResourceClaim", "Pod", "Node"):
-                    resources.append({"name": f"{info.plural}/status", "namespaced": info.namespaced, "kind": kind,
-                                      "verbs": ["get", "patch", "update"]})
-            return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version,
-                    "resources": resources}
-    return None
+                cursor = self.revision()
+                lines = [event(e.type, e.object) for e in events if query.wants(e.object)]
+                if watch.bookmarks and not query.wants(events[-1].object):
+                    lines.append(self._event("BOOKMARK", self._bookmark(query.kind, cursor)))
+                if lines:
+                    await response.write(b"".join(lines))
+            await response.write_eof()
+        except (ConnectionResetError, ConnectionError):
+            pass
+        return response
+
+    def _event(self, kind: str, obj: Obj) -> bytes:
+        data = self.encode_stored(obj) if kind != "BOOKMARK" else json.dumps(obj).encode()
+        return b'{"type":"' + kind.encode() + b'","object":' + data + b"}\n"
+
+    @staticmethod
+    def _bookmark(kind: str, revision: int, initial_end: bool = False) -> Obj:
+        """A BOOKMARK's object: the kind, and only the resourceVersion (and the end-of-initial-events
+        annotation) in its metadata."""
+        meta: Obj = {"resourceVersion": str(revision)}
+        if initial_end:
+            meta["annotations"] = {INITIAL_EVENTS_END: "true"}
+        return {"kind": kind, "apiVersion": RESOURCES[kind].api_version, "metadata": meta}
 
 
-def _route(path: str) -> tuple[str, str | None, str | None, str | None]:
-    """`/api/v1/namespaces/ns/pods/name/status` -> ("Pod", "ns", "name", "status")."""
-    parts = [p for p in path.split("/") if p]
-    if parts[:2] == ["api", "v1"]:
-        group, rest = "", parts[2:]
-    elif len(parts) >= 3 and parts[0] == "apis" and parts[2] == "v1":
-        group, rest = parts[1], parts[3:]
-    else:
-        raise ApiError("NotFound", f"the server could not find the requested resource {path}")
-    namespace = None
-    if len(rest) >= 3 and rest[0] == "namespaces":
-        namespace, rest = rest[1], rest[2:]
-    if not rest or len(rest) > 3 or (group, rest[0]) not in _BY_PLURAL:
-        raise ApiError("NotFound", f"the server could not find the requested resource {path}")
-    kind = _BY_PLURAL[(group, rest[0])]
-    if API_KINDS[kind].namespaced and namespace is None and len(rest) > 1:
-        raise ApiError("NotFound", f"{kind} is namespaced: {path}")
-    return kind, namespace, rest[1] if len(rest) > 1 else None, rest[2] if len(rest) > 2 else None
+ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
 
 
-def _status(error: ApiError) -> tuple[int, Obj]:
-    code = HTTP_STATUS.get(error.reason, 500)
-    causes = [{"field": cause.field, "message": cause.message, "reason": "FieldValueInvalid"}
-              for cause in error.causes]
-    return code, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                  "message": error.message, "reason": error.reason, "code": code,
-                  "details": {"causes": causes} if causes else {}}
+def _allowed(path: str) -> Obj:
+    """What `kubectl auth can-i` reads: serve authorizes every request, as kube-apiserver's AlwaysAllow."""
+    kind = "SelfSubjectAccessReview" if path == ACCESS_REVIEWS else "SelfSubjectRulesReview"
+    status: Obj = {"allowed": True, "reason": "draconform serve authorizes every request"} \
+        if path == ACCESS_REVIEWS else {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                                        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                                        "incomplete": False}
+    return {"kind": kind, "apiVersion": "authorization.k8s.io/v1", "metadata": {}, "spec": {}, "status": status}
 
 
-def _handler(server: ApiServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # a response is written in pieces: without this each waits ~40ms
+def _media(content_type: str) -> str:
+    return content_type.split(";")[0].strip().lower()
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # one line per request would drown a run's output
 
-        def do_GET(self) -> None:
-            self._serve("GET")
+async def _read_body(request: web.BaseRequest) -> bytes:
+    """The whole body, refused past kube-apiserver's 3 MiB limit (aiohttp then discards the rest of it, so the
+    next request on the connection is read from its start)."""
+    too_large = ApiError("RequestEntityTooLarge", f"Request entity too large: limit is {MAX_BODY_BYTES}")
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise too_large
+    data = bytearray()
+    async for chunk in request.content.iter_any():
+        data += chunk
+        if len(data) > MAX_BODY_BYTES:
+            raise too_large
+    return bytes(data)
 
-        def do_POST(self) -> None:
-            self._serve("POST")
 
-        def do_PUT(self) -> None:
-            self._serve("PUT")
 
-        def do_PATCH(self) -> None:
-            self._serve("PATCH")
+def main() -> None:
+    """`python -m draconform.serve.server`: the API alone (no components) until stdin closes; prints its URL.
+    What `draconform bench serve-lists` measures, in a process of its own like a real API server."""
+    from draconform.kube.kinds import SERVED_KINDS
+    from draconform.reference.apiserver.admission import install
+    from draconform.serve.remote import WallClock
 
-        def do_DELETE(self) -> None:
-            self._serve("DELETE")
+    store = Store(WallClock(), kinds=SERVED_KINDS)
+    install(store)
+    server = ApiServer(store)
+    server.serve_in_thread()
+    print(server.url, flush=True)
+    sys.stdin.read()
+    server.shutdown()
 
-        def _send(self, code: int, body: Obj | str) -> None:
-            data = (body if isinstance(body, str) else json.dumps(body)).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json" if isinstance(body, dict) else "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
-        def _body(self) -> Any:
-            length = int(self.headers.get("Content-Length") or 0)
-            try:
-                return json.loads(self.rfile.read(length) or b"null")
-            except json.JSONDecodeError as error:
-                raise ApiError("BadRequest", f"the request body is not JSON: {error}") from None
-
-        def _serve(self, method: str) -> None:
-            url = urlsplit(self.path)
-            params = {key: values[-1] for key, values in parse_qs(url.query).items()}
-            try:
-                if method == "GET" and url.path in ("/healthz", "/readyz", "/livez"):
-                    self._send(200, "ok")
-                    return
-                found = _discovery(server, url.path.rstrip("/")) if method == "GET" else None
-                if found is not None:
-                    self._send(200, found)
-                    return
-                kind, namespace, name, sub = _route(url.path)
-                if method == "GET" and name is None and params.get("watch") in ("true", "1"):
-                    self._watch(Query(kind, namespace, params), params)
-                    return
-                code, result = self._dispatch(method, kind, namespace, name, sub, params)
-                self._send(code, result)
-            except ApiError as error:
-                self._send(*_status(error))
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def _dispatch(self, method: str, kind: str, namespace: str | None, name: str | None, sub: str | None,
-                      params: dict[str, str]) -> tuple[int, Obj]:
-            store = server.store
-            if sub not in (None, "status", "binding") or (sub == "binding" and kind != "Pod"):
-                raise ApiError("NotFound", f"{kind} has no subresource {sub!r}")
-            if method == "GET" and name is None:
-                query = Query(kind, namespace, params)
-                items, revision = server.call(lambda: ([o for o in store.list(kind, namespace) if query.wants(o)],
-                                                       server.revision()))
-                info = API_KINDS[kind]
-                return 200, {"kind": f"{kind}List", "apiVersion": info.api_version,
-                             "metadata": {"resourceVersion": str(revision)}, "items": items}
-            if method == "GET":
-                wanted = name or ""  # not None: a GET without a name is a list, above
-                obj = server.call(lambda: store.get(kind, wanted, namespace))
-                if obj is None:
-                    raise ApiError("NotFound", f'{API_KINDS[kind].plural} "{name}" not found')
-                return 200, obj
-            if method == "DELETE" and name is not None:
-                if kind == "Namespace":
-                    server.delete_namespace(name)
-                else:
-                    grace = _grace_period(params, self._body())
-                    server.call(lambda: store.delete(kind, name, namespace, grace_period_seconds=grace))
-                return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success", "metadata": {}}
-            body = self._body()
-            if method == "POST" and sub == "binding" and name is not None and namespace is not None:
-                target = ((body or {}).get("target") or {}).get("name")
-                if not target:
-                    raise ApiError("Invalid", "target.name: Required value")
-                server.call(lambda: store.bind(namespace, name, target))
-                return 201, {"kind": "Status", "apiVersion": "v1", "status": "Success", "metadata": {}}
-            if not isinstance(body, dict):
-                raise ApiError("BadRequest", "the request body must be a JSON object")
-            body.setdefault("kind", kind)
-            body.setdefault("apiVersion", API_KINDS[kind].api_version)
-            meta = body.setdefault("metadata", {})
-            if namespace is not None:
-                if meta.get("namespace", namespace) != namespace:
-                    raise ApiError("BadRequest", "the namespace of the object does not match the namespace of the URL")
-                meta["namespace"] = namespace
-            if method == "POST" and name is None:
-                return 201, server.call(lambda: self._create(body, namespace))
-            if name is None or (method in ("PUT", "PATCH") and meta.setdefault("name", name) != name):
-                raise ApiError("BadRequest", "the name of the object does not match the name in the URL")
-            write = store.update_status if sub == "status" else store.update
-            if method == "PUT":
-                return 200, server.call(lambda: write(body))
-            if method == "PATCH":
-                if self.headers.get("Content-Type", "").split(";")[0] not in (
-                        "application/merge-patch+json", "application/strategic-merge-patch+json"):
-                    raise ApiError("UnsupportedMediaType", "only JSON merge patches are served")
-
-                def patch() -> Obj:
-                    stored = store.get(kind, name, namespace)
-                    if stored is None:
-                        raise ApiError("NotFound", f'{API_KINDS[kind].plural} "{name}" not found')
-                    return write(merge_patch(stored, body))
-                return 200, server.call(patch)
-            raise ApiError("MethodNotAllowed", f"{method} is not served here")
-
-        @staticmethod
-        def _create(obj: Obj, namespace: str | None) -> Obj:
-            store = server.store
-            if namespace not in (None, "default") and store.get("Namespace", namespace) is None:
-                raise ApiError("NotFound", f'namespaces "{namespace}" not found')
-            return store.create(obj)
-
-        def _chunk(self, payload: Obj) -> None:
-            data = json.dumps(payload).encode() + b"\n"
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
-
-        def _watch(self, query: Query, params: dict[str, str]) -> None:
-            """A watch stream: ADDED for what exists (without a resourceVersion), then every change. With
-            allowWatchBookmarks, a BOOKMARK carrying the current resourceVersion follows every batch of changes
-            that did not end with one the watch sent: it tells a client that its stream has passed that
-            version even when no object it watches changed (a client may rely on that, not on its timing)."""
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            deadline = time.monotonic() + float(params.get("timeoutSeconds") or DEFAULT_WATCH_SECONDS)
-            since = params.get("resourceVersion") or "0"
-            bookmarks = params.get("allowWatchBookmarks") in ("true", "1")
-            try:
-                with server.changed:
-                    cursor = server.revision()
-                    initial = server.store.list(query.kind, query.namespace) if since == "0" else []
-                if since != "0":
-                    cursor = int(since)
-                for obj in initial:
-                    if query.wants(obj):
-                        self._chunk({"type": "ADDED", "object": obj})
-                while (remaining := deadline - time.monotonic()) > 0:
-                    with server.changed:
-                        if server.revision() <= cursor:
-                            server.changed.wait(timeout=min(remaining, 1.0))
-                        events = server.events_after(cursor)
-                        cursor = server.revision()
-                    sent = None
-                    for event in events:
-                        if query.wants(event.object):
-                            self._chunk({"type": event.type, "object": event.object})
-                            sent = event
-                    if bookmarks and events and sent is not events[-1]:
-                        self._chunk({"type": "BOOKMARK", "object": _bookmark(query.kind, cursor)})
-                self.wfile.write(b"0\r\n\r\n")
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-    return Handler
+if __name__ == "__main__":
+    main()

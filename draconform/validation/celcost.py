@@ -1,257 +1,243 @@
-"""The worst-case cost of a DRA CEL selector, estimated before it ever runs, the way kube-apiserver does.
+"""The worst-case cost of a DRA CEL selector, estimated before it ever runs, the way kube-apiserver does
+(KEP-4381 "CEL in selectors": a selector over `CELSelectorExpressionMaxCost`, 1,000,000 in 1.34-1.37, is refused
+on create; the scheduler also stops any evaluation at that cost, here the allocator's iteration budget).
 
-Upstream compiles each selector with cel-go and runs cel-go's static cost estimator over the checked
-expression, with the sizes the DRA environment declares: `device.attributes` and `device.capacity` map at
-most 32 domains to at most 32 names each, an attribute value is at most 64 long (strings; with
-DRAListTypeAttributes a list holds at most 48 values), the driver name at most 63 characters. A selector whose
-estimated maximum exceeds `CELSelectorExpressionMaxCost` (1,000,000, the same in 1.34-1.37) is refused on
-create as too complex; the scheduler also stops any evaluation at that cost at run time (here the allocator's
-iteration budget is that second line of defence).
-
-This module restates that estimator's model over its own small CEL parser: every identifier, field
-selection, index and function call costs 1; string functions and comparisons traverse their strings at 0.1 per
-character; a comprehension (`all`, `exists`, `exists_one`, `filter`, `map`) costs its range plus, per
-element of the largest possible range, its body and its loop bookkeeping. It agrees with cel-go on the shapes
-selectors take (lookups, comparisons, nested comprehensions over attributes); it is an estimate of an
-estimate, so on expressions within a few percent of the limit it may differ from kube-apiserver."""
+Upstream runs cel-go's static cost estimator over the checked expression, with the sizes the DRA environment
+declares: `device.attributes` and `device.capacity` map at most 32 domains (63 characters each) to at most 32
+names (32 characters each), an attribute value is at most 64 long, the driver name at most 63 characters.
+cel-expr-python has no cost estimator, so this module restates cel-go's model over the *checked* AST that the
+library's type checker produced (`CompiledSelector.checked`, a serialized `cel.expr.CheckedExpr`, decoded here
+from its protobuf wire form): the macros are already expanded into comprehensions, `cel.bind` into a
+comprehension over an empty range, and every node carries its checked type. Each identifier, field selection,
+index and function call costs 1 (a qualified `device.driver` counts its selection too); creating a list costs 10
+and a map 30; comparing, concatenating or searching strings costs 0.1 per character of the operands' largest
+size; `in` on a list one comparison per element; a comprehension costs its range, its initial accumulator, per
+element of the largest possible range its loop condition and step, then its result. On the shapes selectors
+take it agrees with cel-go; it remains an estimate of an estimate, so near the limit it may differ from
+kube-apiserver by a few percent."""
 
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 MAX_COST = 1_000_000  # CELSelectorExpressionMaxCost
 MAX_MAP_ENTRIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice: domains, and names per domain
+MAX_DOMAIN = 63  # DeviceMaxDomainLength
+MAX_ID = 32  # DeviceMaxIDLength
 MAX_VALUE_SIZE = 64  # DeviceAttributeMaxValueLength; also bounds a list attribute (at most 48 values)
 MAX_DRIVER = 63  # DriverNameMaxLength
 TRAVERSAL = 0.1  # cel-go's cost per character for string traversal
-MACROS = {"all", "exists", "exists_one", "filter", "map"}
+LIST_CREATE, MAP_CREATE = 10, 30  # cel-go's base costs of building a list or map literal
 STRING_FUNCTIONS = {"contains", "startsWith", "endsWith", "matches", "lowerAscii", "upperAscii", "trim",
                     "replace", "split", "indexOf", "lastIndexOf", "substring", "charAt", "join", "format"}
-
-_TOKEN = re.compile(r"""
-    (?P<space>\s+|//[^\n]*)
-  | (?P<string>[rRbB]{0,2}(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))
-  | (?P<number>0x[0-9a-fA-F]+u?|\d+\.\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?u?)
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\|\||&&|==|!=|<=|>=|[<>+\-*/%!?:.,\[\](){}])
-""", re.VERBOSE)
+COMPARISONS = {"_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_"}
 
 
 class CostError(ValueError):
-    """The expression could not be parsed for estimation (the CEL compiler reports the real error)."""
+    """The expression does not compile (the compiler's reason is the finding) or its AST could not be read."""
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """Worst-case cost of a sub-expression and the largest size its value can have (string length, list or
-    map entries), with the size of one element where the value is a collection."""
+class Shape:
+    """The largest size a value can have (string length, list or map entries), with the shapes of its keys and
+    elements where it is a collection."""
 
-    cost: float
     size: float = 1
-    element: Estimate | None = None
+    element: Shape | None = None
+    key: Shape | None = None
 
 
-_DEVICE_VALUE = Estimate(0, MAX_VALUE_SIZE, Estimate(0, MAX_VALUE_SIZE))  # an attribute: string or list
-_INNER_MAP = Estimate(0, MAX_MAP_ENTRIES, _DEVICE_VALUE)
-_ATTRIBUTES = Estimate(0, MAX_MAP_ENTRIES, _INNER_MAP)
-_DEVICE_FIELDS = {"driver": Estimate(0, MAX_DRIVER), "attributes": _ATTRIBUTES, "capacity": _ATTRIBUTES,
-                  "allowMultipleAllocations": Estimate(0, 1)}
-_DEVICE = Estimate(0, len(_DEVICE_FIELDS))
-_DEVICE_REF = Estimate(1, len(_DEVICE_FIELDS))  # the `device` variable once read: its fields have known shapes
+_VALUE = Shape(MAX_VALUE_SIZE, Shape(MAX_VALUE_SIZE))  # an attribute: a string, or a list of values
+_DOMAINS = Shape(MAX_MAP_ENTRIES, Shape(MAX_MAP_ENTRIES, _VALUE, Shape(MAX_ID)), Shape(MAX_DOMAIN))
+DEVICE_SHAPES = {"device.driver": Shape(MAX_DRIVER), "device.attributes": _DOMAINS, "device.capacity": _DOMAINS,
+                 "device.allowMultipleAllocations": Shape(1)}
 
 
-def estimate_cost(expression: str) -> int:
-    """The estimated worst-case cost of a selector."""
-    parser = _Parser(expression)
-    found = parser.expression({"device": _DEVICE})
-    if parser.peek() is not None:
-        raise CostError(f"unexpected {parser.peek()!r}")
-    return math.ceil(found.cost)
+def estimate_cost(expression: str, features: Any = None) -> int:
+    """The estimated worst-case cost of a selector, compiled in the DRA CEL environment (raises CostError when
+    it does not compile)."""
+    from draconform.kube.cel import CelError, check  # the one DRA CEL environment
+
+    try:
+        selector = check(expression, features)
+    except CelError as exc:
+        raise CostError(exc.reason) from None
+    return checked_cost(selector.checked)
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    tokens: list[tuple[str, str]] = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            raise CostError(f"unexpected character {text[position]!r}")
-        position = match.end()
-        kind = match.lastgroup or ""
-        if kind != "space":
-            tokens.append((kind, match.group()))
-    return tokens
+def checked_cost(checked: bytes) -> int:
+    """The estimate for a serialized CheckedExpr (wrapped in a google.protobuf.Any, as cel-expr-python gives it)."""
+    try:
+        payload = _first(checked, 2)  # Any.value
+        ast = _CheckedExpr(payload)
+        cost, _ = ast.estimate(ast.root, {})
+    except (IndexError, ValueError, KeyError, RecursionError) as exc:
+        raise CostError(f"unreadable checked expression: {exc}") from None
+    return math.ceil(cost)
 
 
-class _Parser:
-    """Recursive descent over CEL's grammar, estimating as it goes (scopes map names to estimates)."""
+# ----- the protobuf wire format, as far as cel.expr.CheckedExpr needs it -----------------------------------------
 
-    def __init__(self, text: str) -> None:
-        self.tokens = _tokens(text)
-        self.index = 0
-
-    def peek(self) -> str | None:
-        return self.tokens[self.index][1] if self.index < len(self.tokens) else None
-
-    def take(self, wanted: str | None = None) -> tuple[str, str]:
-        if self.index >= len(self.tokens):
-            raise CostError("unexpected end of expression")
-        token = self.tokens[self.index]
-        if wanted is not None and token[1] != wanted:
-            raise CostError(f"expected {wanted!r}, got {token[1]!r}")
-        self.index += 1
-        return token
-
-    # expression := or ('?' expression ':' expression)?
-    def expression(self, scope: dict[str, Estimate]) -> Estimate:
-        condition = self.binary(scope, 0)
-        if self.peek() != "?":
-            return condition
-        self.take("?")
-        yes = self.expression(scope)
-        self.take(":")
-        no = self.expression(scope)
-        bigger = yes if yes.size >= no.size else no
-        return Estimate(condition.cost + max(yes.cost, no.cost), bigger.size, bigger.element)
-
-    _LEVELS = (("||",), ("&&",), ("==", "!=", "<", "<=", ">", ">=", "in"), ("+", "-"), ("*", "/", "%"))
-
-    def binary(self, scope: dict[str, Estimate], level: int) -> Estimate:
-        if level == len(self._LEVELS):
-            return self.unary(scope)
-        left = self.binary(scope, level + 1)
-        while self.peek() in self._LEVELS[level]:
-            operator = self.take()[1]
-            right = self.binary(scope, level + 1)
-            left = _operator(operator, left, right)
-        return left
-
-    def unary(self, scope: dict[str, Estimate]) -> Estimate:
-        if self.peek() in ("!", "-"):
-            self.take()
-            inner = self.unary(scope)
-            return Estimate(inner.cost + 1, inner.size)
-        return self.member(scope)
-
-    def member(self, scope: dict[str, Estimate]) -> Estimate:
-        value = self.primary(scope)
-        while self.peek() in (".", "["):
-            if self.take()[1] == "[":
-                key = self.expression(scope)
-                self.take("]")
-                element = value.element or Estimate(0, MAX_VALUE_SIZE)
-                value = Estimate(value.cost + key.cost + 1, element.size, element.element)
-                continue
-            name = self.take()[1]
-            if self.peek() == "(":
-                value = self.call(scope, name, value)
-            else:
-                field = _DEVICE_FIELDS.get(name) if value is _DEVICE_REF else None
-                shape = field or value.element or Estimate(0, MAX_VALUE_SIZE)
-                value = Estimate(value.cost + 1, shape.size, shape.element)
-        return value
-
-    def primary(self, scope: dict[str, Estimate]) -> Estimate:
-        kind, text = self.take()
-        if kind == "string":
-            body = text.lstrip("rRbB")
-            quote = 3 if body[:3] in ("'''", '"""') else 1
-            return Estimate(0, max(len(body) - 2 * quote, 0))
-        if kind == "number":
-            return Estimate(0, 1)
-        if text == "(":
-            inner = self.expression(scope)
-            self.take(")")
-            return inner
-        if text == "[":
-            items = self.items(scope, "]")
-            biggest = max(items, key=lambda e: e.size, default=Estimate(0, 0))
-            return Estimate(sum(e.cost for e in items), len(items), Estimate(0, biggest.size, biggest.element))
-        if text == "{":
-            entries = self.items(scope, "}", pairs=True)
-            biggest = max(entries, key=lambda e: e.size, default=Estimate(0, 0))
-            return Estimate(sum(e.cost for e in entries), len(entries) // 2,
-                            Estimate(0, biggest.size, biggest.element))
-        if kind != "name":
-            raise CostError(f"unexpected {text!r}")
-        if text in ("true", "false", "null"):
-            return Estimate(0, 1)
-        if self.peek() == "(":
-            return self.call(scope, text, None)
-        if text == "cel" and self.peek() == ".":
-            return self._qualified(scope)
-        known = scope.get(text)
-        if known is None:
-            return Estimate(1, MAX_VALUE_SIZE)
-        return Estimate(1, known.size, known.element) if known is not _DEVICE else _DEVICE_REF
-
-    def _qualified(self, scope: dict[str, Estimate]) -> Estimate:
-        """`cel.bind(name, init, body)`: the body sees the name with the init's shape."""
-        self.take(".")
-        name = self.take()[1]
-        if name != "bind":
-            return self.call(scope, f"cel.{name}", None)
-        self.take("(")
-        variable = self.take()[1]
-        self.take(",")
-        init = self.expression(scope)
-        self.take(",")
-        body = self.expression({**scope, variable: Estimate(0, init.size, init.element)})
-        self.take(")")
-        return Estimate(init.cost + body.cost, body.size, body.element)
-
-    def items(self, scope: dict[str, Estimate], end: str, pairs: bool = False) -> list[Estimate]:
-        found: list[Estimate] = []
-        while self.peek() != end:
-            found.append(self.expression(scope))
-            if pairs:
-                self.take(":")
-                found.append(self.expression(scope))
-            if self.peek() != ",":
-                break
-            self.take(",")
-        self.take(end)
-        return found
-
-    def call(self, scope: dict[str, Estimate], name: str, target: Estimate | None) -> Estimate:
-        self.take("(")
-        if target is not None and name in MACROS:
-            variable = self.take()[1]
-            self.take(",")
-            element = target.element or Estimate(0, MAX_VALUE_SIZE)
-            body = self.expression({**scope, variable: element})
-            self.take(")")
-            return _comprehension(name, target, body)
-        arguments = self.items(scope, ")")
-        base = (target.cost if target else 0) + sum(a.cost for a in arguments) + 1
-        if name == "has" and arguments:
-            return Estimate(arguments[0].cost, 1)
-        if name in STRING_FUNCTIONS:
-            traversed = (target.size if target else 0) + sum(a.size for a in arguments)
-            return Estimate(base + math.ceil(TRAVERSAL * traversed), traversed)
-        return Estimate(base, MAX_VALUE_SIZE)
+def _varint(data: bytes, index: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[index]
+        index += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, index
+        shift += 7
 
 
-def _operator(operator: str, left: Estimate, right: Estimate) -> Estimate:
-    cost = left.cost + right.cost + 1
-    if operator in ("==", "!=", "<", "<=", ">", ">="):
-        return Estimate(cost + math.ceil(TRAVERSAL * min(left.size, right.size)), 1)
-    if operator == "in":  # membership: one comparison per element of the right side
-        return Estimate(cost + right.size * (1 + math.ceil(TRAVERSAL * left.size)), 1)
-    if operator == "+":
-        size = left.size + right.size
-        return Estimate(cost + math.ceil(TRAVERSAL * size), size, left.element or right.element)
-    return Estimate(cost, max(left.size, right.size))
+def _fields(data: bytes) -> Iterator[tuple[int, Any]]:
+    """(field number, value) pairs: an int for varints, bytes for length-delimited and fixed-size fields."""
+    index = 0
+    while index < len(data):
+        key, index = _varint(data, index)
+        number, wire = key >> 3, key & 7
+        value: int | bytes
+        if wire == 0:
+            value, index = _varint(data, index)
+        elif wire == 2:
+            length, index = _varint(data, index)
+            value, index = data[index:index + length], index + length
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            value, index = data[index:index + width], index + width
+        else:
+            raise ValueError(f"unexpected wire type {wire}")
+        yield number, value
 
 
-def _comprehension(name: str, target: Estimate, body: Estimate) -> Estimate:
-    """Range cost, then per element: the body, the loop condition and the accumulator step."""
-    count = target.size
-    per_element = body.cost + 2
-    if name in ("map", "filter"):  # the accumulated list grows by one element per step
-        per_element += 1 + math.ceil(TRAVERSAL * count)
-        element = Estimate(0, body.size, body.element) if name == "map" else target.element
-        return Estimate(target.cost + 1 + count * per_element, count, element)
-    return Estimate(target.cost + 1 + count * per_element, 1)
+def _first(data: bytes, number: int, default: Any = None) -> Any:
+    return next((value for found, value in _fields(data) if found == number), default)
+
+
+def _all(data: bytes, number: int) -> list[Any]:
+    return [value for found, value in _fields(data) if found == number]
+
+
+# cel.expr.Expr: id = 2; const_expr = 3, ident_expr = 4, select_expr = 5, call_expr = 6, list_expr = 7,
+# struct_expr = 8, comprehension_expr = 9. cel.expr.Type: primitive = 3 (STRING = 5, BYTES = 6), list_type = 6,
+# map_type = 7. CheckedExpr: reference_map = 2, type_map = 3, expr = 4.
+_STRING_LIKE = {5, 6}
+
+
+@dataclass
+class _CheckedExpr:
+    payload: bytes
+    root: bytes = b""
+    names: dict[int, str] = field(default_factory=dict)  # node id -> the variable an identifier resolved to
+    stringy: set[int] = field(default_factory=set)  # node ids whose checked type is string, bytes or dyn
+
+    def __post_init__(self) -> None:
+        for number, value in _fields(self.payload):
+            if number == 2:
+                node, reference = _first(value, 1, 0), _first(value, 2, b"")
+                name = _first(reference, 1)
+                if name is not None:
+                    self.names[node] = name.decode()
+            elif number == 3:
+                node, kind = _first(value, 1, 0), _first(value, 2, b"")
+                primitive = _first(kind, 3)
+                if primitive in _STRING_LIKE or _first(kind, 1) is not None:  # string, bytes or dyn
+                    self.stringy.add(node)
+            elif number == 4:
+                self.root = value
+
+    def estimate(self, expr: bytes, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        """(cost, shape) of one node."""
+        node = _first(expr, 2, 0)
+        for number, value in _fields(expr):
+            if number == 3:
+                return 0, self._constant(value)
+            if number == 4:
+                return self._ident(node, _first(value, 1, b"").decode(), scope)
+            if number == 5:
+                return self._select(value, scope)
+            if number == 6:
+                return self._call(node, value, scope)
+            if number == 7:
+                items = [self.estimate(item, scope) for item in _all(value, 1)]
+                biggest = max((shape for _, shape in items), key=lambda s: s.size, default=Shape(0))
+                return LIST_CREATE + sum(cost for cost, _ in items), Shape(len(items), biggest)
+            if number == 8:
+                entries = [self.estimate(part, scope) for entry in _all(value, 2)
+                           for part in (_first(entry, 3), _first(entry, 4)) if part is not None]
+                biggest = max((shape for _, shape in entries), key=lambda s: s.size, default=Shape(0))
+                return MAP_CREATE + sum(cost for cost, _ in entries), Shape(len(entries) // 2, biggest, biggest)
+            if number == 9:
+                return self._comprehension(value, scope)
+        return 0, Shape(0)
+
+    @staticmethod
+    def _constant(value: bytes) -> Shape:
+        for number, item in _fields(value):
+            if number in (6, 7):  # string, bytes
+                return Shape(len(item.decode("utf-8", "replace")) if number == 6 else len(item))
+        return Shape(1)
+
+    def _ident(self, node: int, name: str, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        resolved = self.names.get(node, name)
+        if resolved in DEVICE_SHAPES:  # `device.driver`: the variable and the field selected from it
+            return 1 + resolved.count("."), DEVICE_SHAPES[resolved]
+        return 1, scope.get(name, Shape(MAX_VALUE_SIZE))
+
+    def _select(self, value: bytes, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        operand = _first(value, 1, b"")
+        cost, shape = self.estimate(operand, scope)
+        if _first(value, 3):  # has(): the presence test itself is free (PresenceTestHasCost(false))
+            return cost, Shape(1)
+        return cost + 1, shape.element or Shape(MAX_VALUE_SIZE)
+
+    def _call(self, node: int, value: bytes, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        function = _first(value, 2, b"").decode()
+        target = _first(value, 1)
+        parts = ([target] if target is not None else []) + _all(value, 3)
+        ids = [_first(part, 2, 0) for part in parts]
+        estimates = [self.estimate(part, scope) for part in parts]
+        costs, shapes = [cost for cost, _ in estimates], [shape for _, shape in estimates]
+        total = sum(costs)
+        if function in ("_&&_", "_||_", "@not_strictly_false"):
+            return total, Shape(1)
+        if function == "_?_:_":
+            bigger = max(shapes[1:], key=lambda s: s.size)
+            return costs[0] + max(costs[1:]), bigger
+        if function == "_[_]":
+            container = shapes[0]
+            return total + 1, container.element or Shape(MAX_VALUE_SIZE)
+        strings = all(i in self.stringy for i in ids)
+        if function in COMPARISONS:
+            extra = math.ceil(TRAVERSAL * min(s.size for s in shapes)) if strings else 0
+            return total + 1 + extra, Shape(1)
+        if function == "@in":
+            if shapes[1].key is not None:  # a map: one lookup
+                return total + 1, Shape(1)
+            per_item = 1 + (math.ceil(TRAVERSAL * shapes[0].size) if ids[0] in self.stringy else 0)
+            return total + 1 + shapes[1].size * per_item, Shape(1)
+        if function == "_+_":
+            size = shapes[0].size + shapes[1].size
+            return total + 1 + math.ceil(TRAVERSAL * size), Shape(size, shapes[0].element or shapes[1].element)
+        if function in STRING_FUNCTIONS:
+            traversed = sum(shape.size for shape in shapes)
+            return total + 1 + math.ceil(TRAVERSAL * traversed), Shape(traversed)
+        if function == "size":
+            return total + 1, Shape(1)
+        return total + 1, Shape(MAX_VALUE_SIZE)
+
+    def _comprehension(self, value: bytes, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        iteration = _first(value, 1, b"").decode()
+        range_cost, over = self.estimate(_first(value, 2, b""), scope)
+        accumulator = _first(value, 3, b"").decode()
+        init_cost, init = self.estimate(_first(value, 4, b""), scope)
+        element = (over.key or over.element) or Shape(MAX_VALUE_SIZE)  # a map is iterated by its keys
+        # map() and filter() build a list as long as the range; all(), exists() a bool; cel.bind the value bound
+        accumulated = Shape(over.size, element) if init.size == 0 and over.size else init
+        inner = {**scope, iteration: element, accumulator: accumulated}
+        condition, _ = self.estimate(_first(value, 5, b""), inner)
+        step, _ = self.estimate(_first(value, 6, b""), inner)
+        result_cost, result = self.estimate(_first(value, 7, b""), inner)
+        return range_cost + init_cost + over.size * (condition + step) + result_cost, result

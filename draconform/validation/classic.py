@@ -5,6 +5,7 @@ containers' claim names as plain strings). Problems carry KEP-3063-CLASSIC rule 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -81,7 +82,11 @@ def pod_problems(pod: Obj) -> list[Problem]:
     for where, container in _containers(spec):
         claims = ((container.get("resources") or {}).get("claims")) or []
         for position, claim in enumerate(claims if isinstance(claims, list) else []):
-            if claim not in names:
+            if not isinstance(claim, str):
+                problems.append(_problem((*where, "resources", "claims", position),
+                                         f"Invalid value: {json.dumps(claim)[:80]}: must be a string (the classic "
+                                         "API lists claims by name)", "CONTAINER-CLAIMS-NAMED"))
+            elif claim not in names:
                 problems.append(_problem((*where, "resources", "claims", position),
                                          f"Not found: {claim!r}: no entry of spec.resourceClaims has this name",
                                          "CONTAINER-CLAIMS-NAMED"))

@@ -7,15 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.kinds import CLASSIC_API, KINDS
 from draconform.sut import copy_object
-from draconform.validation import classic
 from draconform.validation.gates import default_off_warnings, strip_disabled
+from draconform.validation.pod import TEMPLATES
 from draconform.validation.problems import Problem
 from draconform.validation.rules import RULES
 from draconform.validation.schema import kind_schema, schema_problems, supported_kinds
 from draconform.validation.versions import classify, off_by_default, path_in, to_v1, version_of
 
 Obj = dict[str, Any]
+STATUS_RULE = "DRA-API/STATUS-ON-CREATE"
 
 
 def is_validated(obj: Obj) -> bool:
@@ -32,7 +34,9 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
         return [Problem((), f"unsupported kind {obj.get('kind')!r} of apiVersion {obj.get('apiVersion')!r}; "
                             f"draconform validates {kinds}", None)]
     problems = schema_problems(schema, obj)
-    if schema.api_version == classic.API_VERSION:  # KEP-3063's classic API: no feature-gated fields
+    if schema.api_version == CLASSIC_API:  # KEP-3063's classic API: no feature-gated fields
+        from draconform.validation import classic  # only a classic object pays for its module
+
         classic_rules = classic.RULES.get(schema.kind)
         if classic_rules is not None:
             problems.extend(classic_rules(obj, old))
@@ -76,6 +80,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
         return obj, validate_object(stored, gates)
     stored = copy_object(stored) if stored is obj else stored
     drop_nulls(stored)
+    dropped = _status_dropped(stored, gates)
     warning = off_by_default(obj, gates.release)
     problems += [warning] if warning else []
     found = default_off_warnings(stored, gates)
@@ -83,7 +88,26 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     found += validate_object(stored, gates)
     kind = str(obj.get("kind"))
     problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity) for p in found]
-    return stored, problems
+    return stored, problems + dropped
+
+
+def _status_dropped(obj: Obj, gates: FeatureGates) -> list[Problem]:
+    """kube-apiserver clears the status of a kind with a status subresource on create and validates only
+    metadata and spec (a status is written through the subresource), so a saved copy of a live object is valid
+    to create: the status is removed from `obj` and a warning says so. What the status subresource would refuse
+    in it is reported too, as warnings."""
+    info = KINDS.get(str(obj.get("kind")))
+    if info is None or not info.has_status or "status" not in obj:
+        return []
+    status = obj["status"]
+    written = [p for p in validate_object(obj, gates) if p.path[:1] == ("status",) and p.severity == "error"]
+    del obj["status"]
+    if not status:
+        return []
+    return [Problem(("status",), "dropped: kube-apiserver clears status on create and validates only metadata and "
+                                 "spec; status is written through the status subresource", STATUS_RULE, "warning"),
+            *(Problem(p.path, f"{p.message} (the status subresource would refuse this)", p.rule, "warning")
+              for p in written)]
 
 
 def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
@@ -91,8 +115,21 @@ def validate_classic_manifest(obj: Obj, gates: FeatureGates) -> list[Problem]:
     API server admits it (reference/apiserver/classic.py): ResourceClass and ResourceClaim through their
     schemas and rules, a Pod by the classic checks of its resourceClaims (embedded templates, containers'
     claims as plain names) and nothing else of it. Other kinds as in `validate_manifest`."""
+    from draconform.validation import classic
+
     if obj.get("apiVersion") == "v1" and obj.get("kind") == "Pod":
         return classic.pod_problems(obj)
+    where = TEMPLATES.get(str(obj.get("kind")))
+    if where is not None and is_validated(obj):  # a workload: its template's claims as a classic pod's
+        template: Any = obj
+        for field in where:
+            template = template.get(field) if isinstance(template, dict) else None
+        spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(spec, dict):
+            return validate_object(obj, gates)  # the schema says what is missing on the way
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "template"}, "spec": spec}
+        return [Problem((*where, *p.path), p.message, p.rule, p.severity) for p in classic.pod_problems(pod)
+                if p.path[:1] == ("spec",)]
     checked = copy_object(obj)
     drop_nulls(checked)
     return validate_object(checked, gates)

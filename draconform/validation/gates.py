@@ -48,6 +48,8 @@ def _claim_spec(kind: str, prefix: str) -> list[GatedField]:
         GatedField(kind, ("DRAConsumableCapacity",), f"{requests}.exactly.capacity"),
         GatedField(kind, ("DRAConsumableCapacity",), f"{requests}.firstAvailable.*.capacity"),
         GatedField(kind, ("DRAConsumableCapacity",), f"{prefix}.devices.constraints.*.distinctAttribute"),
+        GatedField(kind, ("DRADerivedAttributes",), f"{requests}.exactly.derivedAttributes"),
+        GatedField(kind, ("DRADerivedAttributes",), f"{requests}.firstAvailable.*.derivedAttributes"),
     ]
 
 

@@ -1,8 +1,10 @@
 """What kube-apiserver checks of the parts of a core/v1 Pod that DRA relies on (pkg/apis/core/validation:
 a PodResourceClaim names exactly one source, and each container's `resources.claims` entry names one of
 the pod's claims), beyond what schemas/core/v1/pod.schema.json says about their shapes. The rest of a
-Pod is not draconform's business. Problems carry the rule DRA-API/POD-CLAIMS, and a pod update that changes
-spec.resourceClaims is refused (KEP-3063/POD-CLAIMS-IMMUTABLE)."""
+Pod is not draconform's business. Every workload kind's pod template (Deployment, StatefulSet, DaemonSet,
+ReplicaSet, Job, CronJob, PodTemplate, ReplicationController) is checked the same way, at the path through the
+template. Problems carry the rule DRA-API/POD-CLAIMS, and a pod update that changes spec.resourceClaims is
+refused (KEP-3063/POD-CLAIMS-IMMUTABLE)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,15 @@ OLD_SOURCE = "source"
 CLASSIC_TEMPLATE = "template"  # the seed's classic API embeds the claim template in the entry
 
 
+# workload kind -> where its pod template is
+TEMPLATES: dict[str, Path] = {
+    **dict.fromkeys(("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "ReplicationController"),
+                    ("spec", "template")),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+    "PodTemplate": ("template",),
+}
+
+
 def pod_rules(pod: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> Iterator[Problem]:
     spec = pod.get("spec")
     if not isinstance(spec, dict):
@@ -30,20 +41,35 @@ def pod_rules(pod: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> It
         # kube-apiserver lets a pod update change only a few fields; the claims a pod uses are not among them
         yield Problem(("spec",), "Forbidden: pod updates may not change spec.resourceClaims",
                       IMMUTABLE_RULE)
+    yield from pod_spec_rules(spec, ("spec",))
+
+
+def template_rules(workload: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> Iterator[Problem]:
+    """A workload's pod template, checked as a Pod is (the schema has checked the way to it)."""
+    template: Any = workload
+    for field in TEMPLATES[str(workload.get("kind"))]:
+        template = template.get(field) if isinstance(template, dict) else None
+    spec = template.get("spec") if isinstance(template, dict) else None
+    if isinstance(spec, dict):
+        yield from pod_spec_rules(spec, (*TEMPLATES[str(workload.get("kind"))], "spec"))
+
+
+def pod_spec_rules(spec: dict[str, Any], where: Path) -> Iterator[Problem]:
+    """The claims of a pod spec at `where` (a Pod's `spec`, or a workload's template's)."""
     names: set[str] = set()
     entries = spec.get("resourceClaims")
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(entry, dict):
             continue  # the schema reports the type
-        path: Path = ("spec", "resourceClaims", index)
+        path: Path = (*where, "resourceClaims", index)
         name = entry.get("name")
         if isinstance(name, str) and name:
             if name in names:
                 yield Problem((*path, "name"), f"Duplicate value: {name!r}", RULE)
             names.add(name)
         yield from _one_source(entry, path)
-    for where, container in _containers(spec):
-        yield from _container_claims(container, where, names)
+    for container_path, container in _containers(spec, where):
+        yield from _container_claims(container, container_path, names)
 
 
 def _one_source(entry: dict[str, Any], path: Path) -> Iterator[Problem]:
@@ -81,9 +107,9 @@ def _container_claims(container: dict[str, Any], where: Path, names: set[str]) -
                           RULE)
 
 
-def _containers(spec: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
+def _containers(spec: dict[str, Any], where: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
     for field in CONTAINER_LISTS:
         listed = spec.get(field)
         for index, container in enumerate(listed if isinstance(listed, list) else []):
             if isinstance(container, dict):
-                yield ("spec", field, index), container
+                yield (*where, field, index), container

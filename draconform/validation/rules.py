@@ -16,8 +16,9 @@ from typing import Any
 from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.kube.values import parse_quantity
 from draconform.validation.celcost import MAX_COST as MAX_CEL_COST
-from draconform.validation.celcost import CostError, estimate_cost
-from draconform.validation.pod import pod_rules
+from draconform.validation.celcost import CostError, checked_cost
+from draconform.validation.pod import TEMPLATES, pod_rules
+from draconform.validation.pod import template_rules as workload_rules
 from draconform.validation.problems import MapKey, Path, Problem
 
 Obj = dict[str, Any]
@@ -59,32 +60,24 @@ def _from_1_35(gates: FeatureGates) -> bool:
 
 
 @cache
-def _selector_engine() -> Any:
-    from draconform.kube.cel import SelectorEngine  # the allocator's DRA CEL environment
-
-    return SelectorEngine()
-
-
-def compile_selector(expression: str) -> str | None:
-    """Why a CEL selector does not compile in the DRA environment, or None when it does. Uses the
-    allocator's environment, so what validation accepts the allocator can evaluate."""
-    from draconform.kube.cel import CelError
+def compile_selector(expression: str, consumable_capacity: bool = True,
+                     selector: bool = True) -> tuple[str | None, bool, int | None]:
+    """How kube-apiserver compiles a selector in the DRA CEL environment of the given gates: (why it does not
+    compile or None, whether that reason is only draconform's CEL library lacking what upstream has, the estimated
+    worst-case cost of the checked expression). The allocator compiles with the same environment
+    (draconform/kube/cel.py), so what validation accepts the allocator can evaluate."""
+    from draconform.kube.cel import CelError, CelFeatures, CelUnsupported, check
 
     try:
-        _selector_engine().compile(expression)
+        compiled = check(expression, CelFeatures(consumable_capacity), selector)
+    except CelUnsupported as exc:
+        return exc.reason, True, None
     except CelError as exc:
-        return str(exc)
-    return None
-
-
-@cache
-def selector_cost(expression: str) -> int | None:
-    """kube-apiserver's estimate of a selector's worst-case cost (None when it cannot be parsed; the compiler
-    reports that)."""
+        return exc.reason, False, None
     try:
-        return estimate_cost(expression)
-    except (CostError, RecursionError):
-        return None
+        return None, False, checked_cost(compiled.checked)
+    except CostError:
+        return None, False, None
 
 
 def _duplicates(items: list[tuple[Path, Any]], rule: str) -> Iterator[Problem]:
@@ -116,20 +109,37 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
                       "DRA-API/BINDING-CONDITIONS-TOGETHER")
 
 
-def _selectors(selectors: Any, path: Path) -> Iterator[Problem]:
+def _selectors(selectors: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
+    consumable_capacity = gates.enabled("DRAConsumableCapacity")
     for index, selector in _dicts(selectors):
         cel = selector.get("cel")
         expression = cel.get("expression") if isinstance(cel, dict) else None
-        if isinstance(expression, str) and expression:
-            error = compile_selector(expression)
-            if error:
-                yield Problem((*path, index, "cel", "expression"), f"Invalid value: {error}", "DRA-API/CEL-COMPILES")
-                continue
-            cost = selector_cost(expression)
-            if cost is not None and cost > MAX_CEL_COST:
-                yield Problem((*path, index, "cel", "expression"),
-                              f"Forbidden: too complex: estimated worst-case cost {cost:,} exceeds the limit of "
-                              f"{MAX_CEL_COST:,}", "DRA-API/CEL-COST")
+        if not isinstance(expression, str) or not expression:
+            continue
+        where = (*path, index, "cel", "expression")
+        error, unsupported, cost = compile_selector(expression, consumable_capacity)
+        if unsupported:
+            yield Problem(where, f"not checked: {error}; kube-apiserver accepts it", "DRA-API/CEL-COMPILES", "warning")
+        elif error:
+            yield Problem(where, f"Invalid value: {json.dumps(expression)}: {error}", "DRA-API/CEL-COMPILES")
+        elif cost is not None and cost > MAX_CEL_COST:
+            yield Problem(where, f"Forbidden: too complex: estimated worst-case cost {cost:,} exceeds the limit of "
+                                 f"{MAX_CEL_COST:,}", "DRA-API/CEL-COST")
+
+
+def _derived_attributes(entries: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
+    """Each derived attribute's expression compiles in the DRA CEL environment (to a value of any type)."""
+    rule = "DRA-API/DERIVED-ATTRIBUTES"
+    for index, entry in _dicts(entries):
+        expression = entry.get("expression")
+        if not isinstance(expression, str) or not expression:
+            continue
+        where = (*path, index, "expression")
+        error, unsupported, _ = compile_selector(expression, gates.enabled("DRAConsumableCapacity"), False)
+        if unsupported:
+            yield Problem(where, f"not checked: {error}; kube-apiserver accepts it", rule, "warning")
+        elif error:
+            yield Problem(where, f"Invalid value: {json.dumps(expression)}: {error}", rule)
 
 
 def _opaque(config: Any, path: Path) -> Iterator[Problem]:
@@ -423,7 +433,7 @@ def class_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
         return
     old_spec = (old or {}).get("spec")
     if not isinstance(old_spec, dict) or old_spec.get("selectors") != spec.get("selectors"):
-        yield from _selectors(spec.get("selectors"), ("spec", "selectors"))  # re-checked only when changed
+        yield from _selectors(spec.get("selectors"), ("spec", "selectors"), gates)  # re-checked only when changed
     yield from _opaque(spec.get("config"), ("spec", "config"))
     name = spec.get("extendedResourceName")
     if isinstance(name, str):
@@ -512,7 +522,7 @@ def _tolerations(tolerations: Any, path: Path) -> Iterator[Problem]:
                           "DRA-API/TOLERATION-FORMAT", "warning")
 
 
-def claim_spec_rules(spec: Any, path: Path) -> Iterator[Problem]:
+def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
     devices = spec.get("devices") if isinstance(spec, dict) else None
     if not isinstance(devices, dict):
         return
@@ -528,7 +538,9 @@ def claim_spec_rules(spec: Any, path: Path) -> Iterator[Problem]:
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
             yield from _count_rules(exactly, (*where, "exactly"))
-            yield from _selectors(exactly.get("selectors"), (*where, "exactly", "selectors"))
+            yield from _selectors(exactly.get("selectors"), (*where, "exactly", "selectors"), gates)
+            yield from _derived_attributes(exactly.get("derivedAttributes"), (*where, "exactly", "derivedAttributes"),
+                                           gates)
             yield from _tolerations(exactly.get("tolerations"), (*where, "exactly", "tolerations"))
         subrequests = request.get("firstAvailable")
         yield from _duplicates([((*where, "firstAvailable", i, "name"), s.get("name")) for i, s in _dicts(subrequests)],
@@ -536,7 +548,8 @@ def claim_spec_rules(spec: Any, path: Path) -> Iterator[Problem]:
         for sub_index, sub in _dicts(subrequests):
             sub_path = (*where, "firstAvailable", sub_index)
             yield from _count_rules(sub, sub_path)
-            yield from _selectors(sub.get("selectors"), (*sub_path, "selectors"))
+            yield from _selectors(sub.get("selectors"), (*sub_path, "selectors"), gates)
+            yield from _derived_attributes(sub.get("derivedAttributes"), (*sub_path, "derivedAttributes"), gates)
             yield from _tolerations(sub.get("tolerations"), (*sub_path, "tolerations"))
     names = _request_names(spec)
     for index, constraint in _dicts(devices.get("constraints")):
@@ -562,7 +575,7 @@ def _references(references: Any, path: Path, names: dict[str, set[str] | None]) 
 def claim_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Problem]:
     spec = obj.get("spec")
     if old is None:
-        yield from claim_spec_rules(spec, ("spec",))
+        yield from claim_spec_rules(spec, ("spec",), gates)
     elif old.get("spec") != spec:
         yield Problem(("spec",), "Invalid value: field is immutable", "DRA-API/CLAIM-SPEC-IMMUTABLE")
     status = obj.get("status")
@@ -575,7 +588,7 @@ def template_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[P
     spec = obj.get("spec")
     if old is None:
         if isinstance(spec, dict):
-            yield from claim_spec_rules(spec.get("spec"), ("spec", "spec"))
+            yield from claim_spec_rules(spec.get("spec"), ("spec", "spec"), gates)
     elif old.get("spec") != spec:
         yield Problem(("spec",), "Invalid value: field is immutable", "DRA-API/CLAIM-SPEC-IMMUTABLE")
 
@@ -638,4 +651,5 @@ RULES: dict[str, KindRules] = {
     "ResourceClaim": claim_rules,
     "ResourceClaimTemplate": template_rules,
     "Pod": pod_rules,
+    **dict.fromkeys(TEMPLATES, workload_rules),
 }

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from draconform.paths import SCHEMAS_DIR
 from draconform.validation.problems import MapKey, Path, Problem
@@ -29,31 +26,53 @@ DEFAULT_RULE = "DRA-API/OBJECT-SCHEMA"
 _SKIP_DIRS = {"harness"}  # the harness's own file formats, not Kubernetes objects
 
 
+if TYPE_CHECKING:
+    import jsonschema
+
+
 @dataclass(frozen=True)
 class KindSchema:
     api_version: str
     kind: str
     schema: dict[str, Any]
-    validator: jsonschema.Draft202012Validator
-    fast: Any  # jsonschema_rs validator of the same schema
+    fast: Any  # jsonschema_rs validator
+    _slow: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def validator(self) -> jsonschema.Draft202012Validator:
+        """python-jsonschema's validator of the same schema, built (and jsonschema imported) only when an object
+        fails: a run over valid files never pays for it."""
+        if not self._slow:
+            import jsonschema
+
+            self._slow.append(jsonschema.Draft202012Validator(self.schema, registry=_python_registry()))
+        validator: jsonschema.Draft202012Validator = self._slow[0]
+        return validator
 
 
 @cache
-def _registry_and_kinds() -> tuple[Registry, dict[tuple[str, str], dict[str, Any]], Any]:
-    resources: list[tuple[str, Resource[Any]]] = []
+def _registry_and_kinds() -> tuple[list[tuple[str, dict[str, Any]]], dict[tuple[str, str], dict[str, Any]], Any]:
     raw: list[tuple[str, dict[str, Any]]] = []
     kinds: dict[tuple[str, str], dict[str, Any]] = {}
     for path in sorted(SCHEMAS_DIR.rglob("*.schema.json")):
         if _SKIP_DIRS & set(path.relative_to(SCHEMAS_DIR).parts):
             continue
         contents = json.loads(path.read_text(encoding="utf-8"))
-        resources.append((contents["$id"], DRAFT202012.create_resource(contents)))
         raw.append((contents["$id"], contents))
         gvk = contents.get("x-kubernetes-group-version-kind")
         if gvk:
             api_version = f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
             kinds[(api_version, gvk["kind"])] = contents
-    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)
+    return raw, kinds, jsonschema_rs.Registry(raw)
+
+
+@cache
+def _python_registry() -> Any:
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    raw = _registry_and_kinds()[0]
+    return Registry().with_resources((uri, DRAFT202012.create_resource(c)) for uri, c in raw).crawl()
 
 
 def supported_kinds() -> list[tuple[str, str]]:
@@ -64,19 +83,18 @@ def supported_kinds() -> list[tuple[str, str]]:
 @cache
 def kind_schema(api_version: str, kind: str) -> KindSchema | None:
     """The compiled validator of a kind, built once per process."""
-    registry, kinds, fast_registry = _registry_and_kinds()
+    _, kinds, fast_registry = _registry_and_kinds()
     schema = kinds.get((api_version, kind))
     if schema is None:
         return None
-    validator = jsonschema.Draft202012Validator(schema, registry=registry)
-    fast = jsonschema_rs.validator_for(schema, registry=fast_registry)
-    return KindSchema(api_version, kind, schema, validator, fast)
+    return KindSchema(api_version, kind, schema, jsonschema_rs.validator_for(schema, registry=fast_registry))
 
 
 def schema_problems(kind_schema: KindSchema, obj: Any) -> list[Problem]:
     if kind_schema.fast.is_valid(obj):
         return []
-    return [_problem(kind_schema, error) for error in _leaf_errors(kind_schema.validator.iter_errors(obj))]
+    return [problem for error in _leaf_errors(kind_schema.validator.iter_errors(obj))
+            for problem in _problems(kind_schema, error)]
 
 
 def _leaf_errors(errors: Iterator[jsonschema.ValidationError]) -> Iterator[jsonschema.ValidationError]:
@@ -92,6 +110,16 @@ def _leaf_errors(errors: Iterator[jsonschema.ValidationError]) -> Iterator[jsons
             yield error
 
 
+def _problems(kind_schema: KindSchema, error: jsonschema.ValidationError) -> list[Problem]:
+    """The problems of one schema error: one each, but every unknown field of an object (strict decoding lists
+    them all, where jsonschema raises one error per object)."""
+    if error.validator == "additionalProperties" and error.validator_value is False:
+        rule, _, path = _walk(kind_schema, error)
+        known = (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else {}
+        return [Problem((*path, key), "unknown field", rule) for key in error.instance if key not in known]
+    return [_problem(kind_schema, error)]
+
+
 def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Problem:
     rule, message_hint, path = _walk(kind_schema, error)
     keyword = error.validator
@@ -99,9 +127,6 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
     if keyword == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
         return Problem((*path, missing), "Required value", rule)
-    if keyword == "additionalProperties" and error.validator_value is False:
-        extras = [key for key in value if key not in (error.schema.get("properties") or {})]
-        return Problem((*path, extras[0] if extras else "?"), "unknown field", rule)
     if keyword == "uniqueItems":  # upstream reports the repeated item, not the list
         for index, item in enumerate(value):
             if item in value[:index]:

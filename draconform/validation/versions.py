@@ -68,7 +68,9 @@ def classify(obj: dict[str, Any], release: str, api: str = "structured") -> Chec
                                         "KEP-3063's classic API (`draconform validate --api classic` judges it as a "
                                         "classic cluster would)", RULE)
     if group != GROUP:
-        return Checked.CHECKED if kind_schema(api_version, kind) is not None else Checked.NOT_CHECKED
+        if kind_schema(api_version, kind) is not None:
+            return Checked.CHECKED
+        return _near_miss(api_version, group, kind, release) or Checked.NOT_CHECKED
     if kind not in SERVED:
         known = ", ".join(sorted(SERVED))
         return Problem(("kind",), f"Unsupported value: {kind!r}: {GROUP} has no such kind that draconform knows "
@@ -83,6 +85,29 @@ def classify(obj: dict[str, Any], release: str, api: str = "structured") -> Chec
             else f"does not serve {kind} (from {since})")
         return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: Kubernetes {release} {what}", RULE)
     return Checked.CHECKED
+
+
+def _near_miss(api_version: str, group: str, kind: str, release: str) -> Problem | None:
+    """A problem for an apiVersion that looks like a mistyped resource.k8s.io one (a group a few letters from
+    it, or a DRA kind in the core group), naming what `release` serves; None for anything else, which stays
+    "not checked" (another group may well define a kind of the same name)."""
+    if not (_distance(group, GROUP) <= 2 or (not group and kind in SERVED)):
+        return None
+    kinds = [kind] if kind in SERVED else sorted(SERVED)
+    served = "; ".join(f"{name} as {', '.join(f'{GROUP}/{v}' for v in served_versions(name, release))}"
+                       for name in kinds if served_versions(name, release))
+    return Problem(("apiVersion",), f"Unsupported value: {api_version!r}: no such API group/version serves {kind}; "
+                                    f"did you mean {GROUP}? Kubernetes {release} serves {served}", RULE)
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (short strings only)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def _classify_classic(api_version: str, kind: str, group: str) -> Checked | Problem:

@@ -238,3 +238,18 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | {gpu-0-counters: [mig, vgpu, x]}           | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"   |
         | {gpu-0-counters: [Mig]}                    | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters][0]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT" |
         | {GPU-0: [mig]}                             | rejected at "status.allocation.devices.results[0].compatibilityGroups[GPU-0]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"           |
+
+  Rule: DRA-API/STATUS-ON-CREATE  A status written with a new claim is dropped, not validated
+
+    Scenario: A saved copy of a live claim, status included, is created without its status
+      When the user creates the ResourceClaim:
+        """yaml
+        metadata: {name: copied}
+        spec:
+          devices:
+            requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]
+        status:
+          reservedFor: [{resource: pods, name: trainer, uid: "1234"}]
+        """
+      Then the request is accepted
+      And the stored ResourceClaim "copied" has no field "status"

@@ -41,6 +41,11 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | with a syntax error         | device.driver ==                                                              | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
         | through an unknown variable | gpu.driver == "gpu.example.com"                                               | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
         | with a number, not a bool   | 1 + 1                                                                         | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | by a name, not a bool       | device.driver                                                                 | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | memory equal to a string    | device.capacity["gpu.example.com"].memory == "80Gi"                           | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | memory above a number       | device.capacity["gpu.example.com"].memory > 10                                | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | through a misspelt field    | device.drivr == "gpu.example.com"                                             | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COMPILES" |
+        | by an attribute of any type | device.attributes["gpu.example.com"].cores > 8                                | accepted                                                                      |
 
   Rule: DRA-API/CEL-COST  A selector whose estimated worst-case cost exceeds 1,000,000 is too complex
 
@@ -56,6 +61,30 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | three nested loops over attributes      | device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, a != c)))                                                                   | accepted                                                                   |
         | four nested loops over attributes       | device.attributes.all(a, device.attributes.all(b, device.attributes.all(c, device.attributes.all(d, a != d))))                                         | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COST" |
         | string work in three nested loops       | device.attributes.all(a, device.attributes[a].all(b, device.attributes.all(c, device.attributes[c].exists(d, (a + b + c + d).contains("x")))))          | rejected at "spec.selectors[0].cel.expression" by rule "DRA-API/CEL-COST" |
+
+  Rule: DRA-API/DERIVED-ATTRIBUTES  A request derives at most 32 attributes, each a name and a CEL expression
+
+    Scenario: A request deriving 33 attributes
+      Given a cluster with feature gates "DRADerivedAttributes" on
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                              | value                                                        |
+        | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa, expression: 'device.attributes["gpu.example.com"].numa'}] |
+        | spec.devices.requests[0].exactly.derivedAttributes | (33 items)                                                   |
+      Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes" by rule "DRA-API/DERIVED-ATTRIBUTES"
+
+    Scenario: A derived attribute without its expression
+      Given a cluster with feature gates "DRADerivedAttributes" on
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                              | value          |
+        | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa}] |
+      Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes[0].expression" by rule "DRA-API/DERIVED-ATTRIBUTES"
+
+    Scenario: A derived attribute whose expression names a field the device does not have
+      Given a cluster with feature gates "DRADerivedAttributes" on
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                              | value                                              |
+        | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa, expression: 'device.numa'}]          |
+      Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes[0].expression" by rule "DRA-API/DERIVED-ATTRIBUTES"
 
   Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
 

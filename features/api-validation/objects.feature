@@ -19,6 +19,17 @@ Feature: Every DRA object is well-formed (resource.k8s.io/v1 object schema and m
         | a selector without CEL      | selectors: [{}]                                     | rejected at "spec.selectors[0].cel" by rule "DRA-API/OBJECT-SCHEMA"    |
         | selectors given as a string | selectors: 'device.driver == "gpu.example.com"'     | rejected at "spec.selectors" by rule "DRA-API/OBJECT-SCHEMA"           |
 
+    Scenario: Every unknown field of a device class is refused at once
+      When the user creates the DeviceClass:
+        """yaml
+        metadata: {name: gpu.example.com}
+        spec:
+          selector: [{cel: {expression: "true"}}]
+          confg: []
+        """
+      Then the request is rejected at "spec.selector" by rule "DRA-API/OBJECT-SCHEMA"
+      And the request is rejected at "spec.confg" by rule "DRA-API/OBJECT-SCHEMA"
+
   Rule: DRA-API/OBJECT-METADATA  Names, namespaces, labels and finalizers have Kubernetes name syntax
 
     Scenario Outline: A claim named <name> with label <label>

@@ -28,6 +28,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Examples:
         | pool             | generation | count | outcome                                                                         |
         | rack-1/node-1    | 0          | 1     | accepted                                                                        |
+        | rack-1/node-1    | (absent)   | 1     | accepted                                                                        |
         | rack-1//node-1   | 0          | 1     | rejected at "spec.pool.name" by rule "DRA-API/SLICE-POOL"                       |
         | node-1           | -1         | 1     | rejected at "spec.pool.generation" by rule "DRA-API/SLICE-POOL"                 |
         | node-1           | 0          | 0     | rejected at "spec.pool.resourceSliceCount" by rule "DRA-API/SLICE-POOL"         |

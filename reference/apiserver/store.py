@@ -9,6 +9,7 @@ import builtins
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -96,6 +97,7 @@ class Store:
         self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
         self.gates = gates or FeatureGates()
         self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
+        self._dry_run = False
 
     def keep_history(self) -> None:
         """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
@@ -103,6 +105,16 @@ class Store:
         replaced on every write and never changed in place."""
         if self._history is None:
             self._history = {}
+
+    @contextmanager
+    def dry_run(self) -> Iterator[None]:
+        """Writes made inside run every check and mutation and return what they would store, but store nothing,
+        use no resourceVersion and notify no watch (the API's dryRun=All)."""
+        self._dry_run = True
+        try:
+            yield
+        finally:
+            self._dry_run = False
 
     # --- the release it is ---------------------------------------------------------------------
     @property
@@ -202,6 +214,8 @@ class Store:
         new = self._admit("CREATE", new, None)
         meta = new["metadata"]
         meta["uid"] = f"uid-{next(self._uid_counter):06d}"
+        while meta["uid"] in self._uids:  # taken by an object `load` brought back
+            meta["uid"] = f"uid-{next(self._uid_counter):06d}"
         meta["creationTimestamp"] = format_time(self.clock.now())
         meta["generation"] = 1
         meta.pop("deletionTimestamp", None)
@@ -267,6 +281,11 @@ class Store:
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
         new = copy_object(old)
         new["spec"]["nodeName"] = node
+        # as kube-apiserver's binding does: the pod's PodScheduled condition becomes True in the same write
+        conditions = [c for c in (new.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conditions.append({"type": "PodScheduled", "status": "True",
+                           "lastTransitionTime": format_time(self.clock.now())})
+        new.setdefault("status", {})["conditions"] = conditions
         return self._store(key, new, old, "MODIFIED", copy_result)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
@@ -360,6 +379,9 @@ class Store:
         return new
 
     def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True) -> Obj:
+        if self._dry_run:
+            new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"] if old is not None else ""
+            return copy_object(self._served(new))
         new["metadata"]["resourceVersion"] = str(next(self._revision))
         if old is not None:
             self._unindex(key, old)
@@ -373,6 +395,8 @@ class Store:
         return copy_object(served) if copy_result else served
 
     def _remove(self, key: Key, last: Obj) -> None:
+        if self._dry_run:
+            return
         old = self._objects.pop(key)
         self._keys_of_kind[key[0]].discard(key)
         self._unindex(key, old)

@@ -28,7 +28,7 @@ from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.clock import FakeClock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
@@ -342,6 +342,8 @@ class Kubelet:
         pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
         status = pod.setdefault("status", {})
         status["phase"] = phase
+        _set_conditions(status, phase, self._clock.now())
+        _set_container_statuses(status, pod, phase, self._clock.now())
         if reason is not None:
             status["reason"] = reason
         if message is not None:
@@ -353,3 +355,34 @@ class Kubelet:
                 raise
             self._mark((pod["metadata"]["namespace"], pod["metadata"]["name"]))
         return True
+
+
+def _set_conditions(status: Obj, phase: str, now: datetime) -> None:
+    """The conditions a kubelet reports with a phase: a running pod is initialized and ready, a finished one
+    not ready (`kubectl wait --for=condition=Ready` reads them); PodScheduled, set by the binding, stays."""
+    ready = "True" if phase == "Running" else "False"
+    types = {"PodReadyToStartContainers": "True" if phase == "Running" else "False", "Initialized": "True",
+             "ContainersReady": ready, "Ready": ready}
+    if phase == "Pending":
+        return
+    kept = [c for c in status.get("conditions") or [] if c.get("type") not in types]
+    previous = {c.get("type"): c for c in status.get("conditions") or []}
+    for kind, value in types.items():
+        old = previous.get(kind)
+        moment = old.get("lastTransitionTime") if old and old.get("status") == value else format_time(now)
+        condition: Obj = {"type": kind, "status": value, "lastTransitionTime": moment}
+        if value == "False" and phase in ("Succeeded", "Failed") and kind != "PodReadyToStartContainers":
+            condition["reason"] = "PodCompleted"
+        kept.append(condition)
+    status["conditions"] = kept
+
+
+def _set_container_statuses(status: Obj, pod: Obj, phase: str, now: datetime) -> None:
+    """A running pod's containers as a kubelet reports them: started, ready, never restarted (what the READY
+    column of `kubectl get pods` counts); the reference runs no processes, so there is nothing else to say."""
+    if phase != "Running" or status.get("containerStatuses"):
+        return
+    status["containerStatuses"] = [
+        {"name": container.get("name", ""), "image": container.get("image", ""), "imageID": "", "ready": True,
+         "started": True, "restartCount": 0, "state": {"running": {"startedAt": format_time(now)}}}
+        for container in (pod.get("spec") or {}).get("containers") or [] if isinstance(container, dict)]

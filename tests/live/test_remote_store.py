@@ -17,8 +17,9 @@ from draconform.sut import Obj
 from tests.live.helpers import wait_until
 
 # What only the API server itself does: its admission chain, its feature gates, loading its storage, and the
-# history of stored versions it keeps for the seam's object_writes (read by the SUT, never by a component).
-SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history"}
+# history of stored versions it keeps for the seam's object_writes (read by the SUT, never by a component), and
+# the dry runs of API requests.
+SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history", "dry_run"}
 
 
 def _public(cls: type) -> set[str]:

@@ -17,6 +17,7 @@ import yaml
 from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.paths import FEATURES_DIR
 from draconform.serve.control import kubeconfig as served_kubeconfig
+from draconform.serve.handlers import STANDARD_NAMESPACES
 from tests.live.helpers import FAST_TIMEOUTS, draconform_run, served_reference
 
 # The catalogues whose scenarios drive the scheduler and the controller (the rest is mostly skipped live or
@@ -52,7 +53,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
         for cluster in (served, gated):
             client = KubeClient(load_config(cluster / "kubeconfig"))
             left += [f"{kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
-                     for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]]
+                     for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]
+                     if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
             client.close()
     return reference, live, left
 

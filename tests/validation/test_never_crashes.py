@@ -70,3 +70,24 @@ def test_the_store_refuses_any_bad_object_with_an_api_error(kind: str, spec: Any
         api.create({**TEMPLATES[kind], "spec": spec})
     except ApiError as error:
         assert error.reason == "Invalid" and error.causes
+
+
+CEL_PIECES = st.sampled_from(['device', '.driver', '.attributes', '.capacity', '["gpu.example.com"]', '.memory',
+                              ' == ', ' > ', ' && ', '!', '(', ')', '[', ']', '"80Gi"', '10', '2.5', 'quantity(',
+                              'semver(', '.isGreaterThan(', '.all(x, ', 'x', 'has(', 'cel.bind(a, ', ', ', 'true',
+                              '.includes(', 'size(', '.?m', '{', '}', ':', '//', "'", '\\'])
+
+
+@SETTINGS
+@given(st.lists(CEL_PIECES, max_size=14).map("".join) | st.text(max_size=40))
+def test_compiling_any_text_as_a_selector_reports_and_never_raises(expression: str) -> None:
+    """Any text compiles to a selector or fails with a CelError, and whatever compiles has a cost estimate: the
+    decoder reads every checked AST cel-cpp produces (cel-cpp's checker and the has() rewrite included)."""
+    from draconform.kube.cel import CelError, check
+    from draconform.validation.celcost import checked_cost
+
+    try:
+        compiled = check(expression)
+    except CelError:
+        return
+    assert checked_cost(compiled.checked) >= 0

@@ -89,12 +89,12 @@ def test_empty_input_is_unusable_unless_allowed(capsys: pytest.CaptureFixture[st
 
 def test_other_kinds_are_listed_as_not_checked_and_never_invalidate(capsys: pytest.CaptureFixture[str]) -> None:
     status, lines, err = validate(capsys, str(CORPUS / "unknown-kinds.yaml"))
-    assert status == 1 and not any("Deployment" in line for line in lines)
-    assert "1 object not checked (kinds draconform does not validate): Deployment (apps/v1)" in err
+    assert status == 1 and not any("Widget" in line for line in lines)
+    assert "1 object not checked (kinds draconform does not validate): Widget (example.com/v1)" in err
     status, lines, _ = validate(capsys, "-o", "json", str(CORPUS / "unknown-kinds.yaml"))
     report = json.loads("\n".join(lines))
-    assert report["notChecked"] == [{"file": str(CORPUS / "unknown-kinds.yaml"), "line": 6, "apiVersion": "apps/v1",
-                                     "kind": "Deployment", "name": "web"}]
+    assert report["notChecked"] == [{"file": str(CORPUS / "unknown-kinds.yaml"), "line": 6,
+                                     "apiVersion": "example.com/v1", "kind": "Widget", "name": "web"}]
     assert report["objects"] == 1
 
 

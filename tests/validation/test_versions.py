@@ -85,5 +85,6 @@ def test_an_unserved_version_names_the_served_ones() -> None:
         verdict.message
     taint_rule = classify({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule"}, "1.36")
     assert isinstance(taint_rule, Problem) and "resource.k8s.io/v1beta2" in taint_rule.message
-    assert classify({"apiVersion": "apps/v1", "kind": "Deployment"}, "1.37") is Checked.NOT_CHECKED
+    assert classify({"apiVersion": "apps/v1", "kind": "Deployment"}, "1.37") is Checked.CHECKED  # its pod template
+    assert classify({"apiVersion": "example.com/v1", "kind": "Widget"}, "1.37") is Checked.NOT_CHECKED
     assert classify({"apiVersion": "v1", "kind": "Namespace"}, "1.37") is Checked.CHECKED

@@ -173,8 +173,8 @@ VARIANTS: tuple[Variant, ...] = (
                   ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
                    "        contents = _loosened(contents)\n")),
             Patch("draconform/validation/schema.py",
-                  "    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return Registry().with_resources(resources).crawl(), kinds, jsonschema_rs.Registry(raw)\n"
+                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
+                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
                    "\n"
                    "\n"
                    "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"

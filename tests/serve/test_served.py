@@ -1,0 +1,110 @@
+"""`draconform serve` as a whole, its components in their own processes: a pod becomes Ready as kubelet and
+scheduler report it (what `kubectl wait --for=condition=Ready` reads), a killed component is noticed, logged and
+started again, and `--data` keeps the objects across a restart."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.live.helpers import served_reference, wait_until
+from tests.serve.conftest import Http
+
+KUBECTL = shutil.which("kubectl")
+
+
+def _url(directory: Path) -> str:
+    config = yaml.safe_load((directory / "kubeconfig").read_text())
+    return str(config["clusters"][0]["cluster"]["server"])
+
+
+def _component_pid(directory: Path, component: str) -> int:
+    wanted = [f"{directory}/kubeconfig", component]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "draconform.serve.component" in command and all(w in command for w in wanted):
+            return int(entry.name)
+    raise AssertionError(f"no {component} process for {directory}")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("served")
+    with served_reference(directory):
+        yield directory
+
+
+def test_a_pod_becomes_ready_as_kubectl_wait_reads_it(served: Path) -> None:
+    if KUBECTL is None:
+        pytest.skip("no kubectl binary on this machine")
+    manifest = """
+apiVersion: v1
+kind: Node
+metadata: {name: ready-node, labels: {kubernetes.io/hostname: ready-node}}
+status: {allocatable: {pods: "110", cpu: "8", memory: 32Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ready-pod, namespace: default}
+spec:
+  containers: [{name: app, image: registry.example/app:1}]
+"""
+    kubeconfig = str(served / "kubeconfig")
+    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "apply", "-f", "-"], input=manifest, text=True,
+                   check=True, capture_output=True)
+    for condition in ("PodScheduled", "Ready"):
+        waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", f"--for=condition={condition}",
+                                 "pod/ready-pod", "--timeout=60s"], capture_output=True, text=True, check=False)
+        assert waited.returncode == 0, waited.stderr
+    row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "ready-pod", "--no-headers"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert row[1:3] == ["1/1", "Running"], row
+    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "ready-pod", "--wait=false"], check=True,
+                   capture_output=True)
+
+
+def test_a_killed_component_is_noticed_logged_and_started_again(served: Path) -> None:
+    http = Http(_url(served))
+    try:
+        os.kill(_component_pid(served, "kube-scheduler"), signal.SIGKILL)
+        wait_until(lambda: "[-]kube-scheduler failed" in http.request("GET", "/readyz?verbose").body.decode(), 30,
+                   "/readyz reporting the killed scheduler")
+        wait_until(lambda: http.request("GET", "/readyz?verbose").status == 200, 60,
+                   "the scheduler running again")
+        assert "kube-scheduler exited with status -9" in (served / "serve.log").read_text()
+        assert "[+]kube-scheduler ok" in http.request("GET", "/readyz?verbose").body.decode()
+    finally:
+        http.close()
+
+
+def test_data_keeps_the_objects_across_a_restart(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    with served_reference(first, "--data", str(data)):
+        http = Http(_url(first))
+        created = http.request("POST", "/api/v1/namespaces/default/configmaps",
+                               {"metadata": {"name": "kept"}, "data": {"a": "1"}})
+        assert created.status == 201
+        http.close()
+    with served_reference(second, "--data", str(data)):
+        http = Http(_url(second))
+        kept = http.request("GET", "/api/v1/namespaces/default/configmaps/kept")
+        assert kept.status == 200 and kept.json()["data"] == {"a": "1"}
+        assert kept.json()["metadata"]["uid"] == created.json()["metadata"]["uid"]
+        assert http.request("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "new"}}).json()[
+            "metadata"]["uid"] != created.json()["metadata"]["uid"]
+        http.close()
