@@ -381,7 +381,8 @@ class Store:
     def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True) -> Obj:
         if self._dry_run:
             new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"] if old is not None else ""
-            return copy_object(self._served(new))
+            answer: Obj = copy_object(self._served(new))  # a dry run stores nothing
+            return answer
         new["metadata"]["resourceVersion"] = str(next(self._revision))
         if old is not None:
             self._unindex(key, old)
