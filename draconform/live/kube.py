@@ -51,6 +51,14 @@ _RESOURCES: dict[str, Any] = {
         info.group, info.version, kind, info.plural)
     for kind, info in KINDS.items()
 }
+# The older served versions of the DRA kinds, for an object a scenario writes in one of them: it goes to that
+# version's endpoint, as kubectl sends it, never to v1's with a mismatched apiVersion.
+OLDER_DRA_VERSIONS = ("v1beta1", "v1beta2")
+_OLDER: dict[tuple[str, str], Any] = {
+    (kind, f"{info.group}/{version}"): (create_namespaced_resource if info.namespaced else create_global_resource)(
+        info.group, version, kind, info.plural)
+    for kind, info in KINDS.items() if info.group == "resource.k8s.io" for version in OLDER_DRA_VERSIONS
+}
 
 
 def _prepare_decoders() -> None:
@@ -64,17 +72,22 @@ def _prepare_decoders() -> None:
         "managedFields": [{"manager": "m", "time": "2026-01-01T00:00:00Z"}]})
     decoders.decode_watch_event(b'{"type": "BOOKMARK", "object": {}}')
     decoders.decode_status(b'{"kind": "Status", "code": 409, "details": {"causes": [{"field": "f"}]}}')
-    for resource in _RESOURCES.values():
+    for resource in (*_RESOURCES.values(), *_OLDER.values()):
         decoders.decode_list(b'{"items": [], "metadata": {"resourceVersion": "1"}}', resource)
 
 
 _prepare_decoders()
 
 
-def _resource(kind: str) -> Any:
+def _resource(kind: str, api_version: str | None = None) -> Any:
     if kind not in _RESOURCES:
         raise ApiError("NotFound", f"draconform does not know the kind {kind!r}")
-    return _RESOURCES[kind]
+    return _OLDER.get((kind, api_version or ""), _RESOURCES[kind])
+
+
+def is_older_version(obj: Obj) -> bool:
+    """Whether `obj` is written in an older served version of its kind (v1beta1 or v1beta2)."""
+    return (str(obj.get("kind")), str(obj.get("apiVersion"))) in _OLDER
 
 
 class _PodBinding(lk_resource.NamespacedSubResource, Generic):  # type: ignore[misc]  # as lightkube's own
@@ -148,10 +161,12 @@ class KubeClient:
         return items, found.resourceVersion or ""
 
     def create(self, obj: Obj) -> Obj:
-        return self._call(lambda: self._client.create(_resource(obj["kind"])(obj)), f"create {obj['kind']}")
+        resource = _resource(obj["kind"], obj.get("apiVersion"))
+        return self._call(lambda: self._client.create(resource(obj)), f"create {obj['kind']}")
 
     def update(self, obj: Obj) -> Obj:
-        return self._call(lambda: self._client.replace(_resource(obj["kind"])(obj)), f"update {obj['kind']}")
+        resource = _resource(obj["kind"], obj.get("apiVersion"))
+        return self._call(lambda: self._client.replace(resource(obj)), f"update {obj['kind']}")
 
     def update_status(self, obj: Obj) -> Obj:
         res = _resource(obj["kind"]).Status

@@ -40,7 +40,7 @@ from draconform.live.config import (
     LiveOptions,
     TimeoutConfig,
 )
-from draconform.live.kube import KINDS, KubeClient, load_config
+from draconform.live.kube import KINDS, KubeClient, is_older_version, load_config
 from draconform.sut import (
     ApiError,
     ComponentConfig,
@@ -224,7 +224,15 @@ class LiveSystem:
         self._ensure_namespace()
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
-        return self._from_cluster(self.client.create(self._to_cluster(obj)))
+        try:
+            return self._from_cluster(self.client.create(self._to_cluster(obj)))
+        except ApiError as error:
+            if error.reason == "NotFound" and is_older_version(obj):
+                # kube-apiserver 1.37 serves resource.k8s.io/v1beta1 and v1beta2 only when --runtime-config turns
+                # them on: a cluster without them cannot judge a rule about objects written in them
+                raise Unsupported(f"the cluster does not serve {obj['apiVersion']} (no {obj['kind']} endpoint "
+                                  f"there)") from None
+            raise
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         found = self.client.get(kind, *self._where(kind, name, namespace))

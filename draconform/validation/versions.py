@@ -39,9 +39,9 @@ SERVED: dict[str, dict[str, tuple[str, bool]]] = {
 }
 # Alpha versions a release has (off by default) that draconform does not validate.
 ALPHA = {"DeviceTaintRule": "v1alpha3"}
-# A device's fields that v1beta1 keeps under `basic`; everything but the name.
+# A request's fields that v1beta1 keeps on the request itself and v1beta2 and v1 under `exactly`.
 _REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations",
-                   "capacity")
+                   "capacity", "derivedAttributes")
 
 
 class Checked(enum.Enum):
