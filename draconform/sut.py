@@ -126,6 +126,10 @@ class Patience:
 
     timeout: float = 0.0  # seconds; 0 looks once (the reference: settle() has already made it true)
     interval: float = 0.1  # seconds between looks while the timeout lasts
+    # Simulated seconds a SUT on a fake clock may move its clock on while an "eventually" observation does
+    # not hold yet, so a component that reacts a few (simulated) seconds later than the reference still
+    # conforms. Never used for observations of what has not happened yet or happens at an exact time.
+    simulated: float = 0.0
 
 
 # The kinds of observation a SUT may be given different patience for (keys of a live timeout config).

@@ -296,7 +296,7 @@ def watch_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
 
 
 @then(parsers.re(CLAIM + r" was not updated"))
-@observes("claim")
+@observes("claim", eventually=False)
 def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     (before,) = ctx.claim_reads
     after = resolve_claim(sut, ctx, claim, pod)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, when
 
-from draconform.steps.common import DURATION, to_seconds
+from draconform.steps.common import DURATION, moves_clock, to_seconds
 from draconform.sut import SystemUnderTest
 
 
 @when(parsers.re(DURATION + r" pass(?:es)?"))
+@moves_clock
 def time_passes(sut: SystemUnderTest, amount: str, unit: str) -> None:
     sut.advance_clock(to_seconds(amount, unit))

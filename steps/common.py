@@ -45,6 +45,7 @@ class ScenarioContext:
     last_error: Exception | None = None
     slice_count: int = 0
     claim_reads: list[Obj] = field(default_factory=list)  # one claim as several schedulers read it
+    exact_time: bool = False  # the Then steps now judge an exact moment: no simulated patience (`observes`)
     feature_dir: Path | None = None  # where the scenario's feature file lives: its named manifests are there
 
 
@@ -352,31 +353,73 @@ def assert_same(got: Any, expected: Any, what: str) -> None:
 
 
 
-def observes(observation: str) -> Callable[[Step], Step]:
+# Simulated seconds between two looks of a waiting observation: fine at first (a component a second late
+# passes at once), coarser later; they add up to the most a SUT's `Patience.simulated` allows.
+SIMULATED_STEPS = (1.0, 1.0, 2.0, 2.0, 4.0, 5.0, 5.0, 10.0)
+
+
+def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step]:
     """Marks a `Then` step that reads the cluster (it takes the `sut` fixture): its assertions are retried
     until they hold or the SUT's patience for `observation` runs out, and then the last failure, which names
-    the last state seen, is raised. With no patience (the reference implementation, whose settle() has
-    already made everything true) the step runs once and nothing sleeps."""
+    the last state seen, is raised. A live SUT's patience is real time. A SUT on a fake clock (the reference
+    implementation) looks once in real time, and while an observation does not hold moves its clock on in
+    small steps, up to `Patience.simulated` seconds, so a component that reacts a little later conforms too.
+    That simulated wait is for observations of something that eventually happens only: a step that says
+    something has not happened (`eventually=False`), a step right after the scenario moved the clock itself
+    (it judges that moment: a timeout, a backoff bound) and a scenario tagged @exact-time look once."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"unknown observation {observation!r}; known: {', '.join(OBSERVATIONS)}")
 
     def decorate(step: Step) -> Step:
         signature = inspect.signature(step)
+        takes_ctx = "ctx" in signature.parameters
 
         @functools.wraps(step)
         def patient_step(*args: Any, **kwargs: Any) -> Any:
-            patience = signature.bind(*args, **kwargs).arguments["sut"].patience(observation)
-            deadline = time.monotonic() + patience.timeout
+            ctx: ScenarioContext = kwargs["ctx"] if takes_ctx else kwargs.pop("ctx")
+            sut: SystemUnderTest = signature.bind(*args, **kwargs).arguments["sut"]
+            patience = sut.patience(observation)
+            simulated = list(SIMULATED_STEPS) if eventually and not ctx.exact_time else []
+            waited, deadline = 0.0, time.monotonic() + patience.timeout
             while True:
                 try:
                     return step(*args, **kwargs)
                 except AssertionError as failure:
+                    if simulated and waited + simulated[0] <= patience.simulated:
+                        waited += simulated[0]
+                        sut.advance_clock(simulated.pop(0))
+                        continue
                     if time.monotonic() + patience.interval > deadline:
+                        if waited:
+                            later = f"(still so {waited:g} simulated seconds later)"
+                            raise AssertionError(f"{failure}\n{later}") from failure
                         if not patience.timeout:
                             raise
                         raise AssertionError(f"{failure}\n(still so after {patience.timeout:g}s)") from failure
                 time.sleep(patience.interval)
 
+        if not takes_ctx:  # pytest-bdd hands the wrapper the scenario's memory, which says when time is exact
+            ctx_parameter = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            patient_step.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=[*signature.parameters.values(), ctx_parameter])
         return patient_step  # type: ignore[return-value]
 
     return decorate
+
+
+def moves_clock(step: Step) -> Step:
+    """Marks a `When` step that moves the cluster's clock: the `Then` steps after it judge that moment, so
+    they get no simulated patience (see `observes`)."""
+    step.moves_clock = True  # type: ignore[attr-defined]
+    return step
+
+
+def pytest_bdd_before_step(request: pytest.FixtureRequest, feature: Any, scenario: Any, step: Any,
+                           step_func: Callable[..., Any]) -> None:
+    """Keep `ctx.exact_time` true from a clock step until the next Given or When that does not move the clock
+    (and for a whole scenario tagged @exact-time)."""
+    if step.type == "then":
+        return
+    ctx: ScenarioContext = request.getfixturevalue("ctx")
+    tagged = "exact-time" in set(feature.tags) | set(scenario.tags)
+    ctx.exact_time = tagged or getattr(step_func, "moves_clock", False)

@@ -79,7 +79,7 @@ def pod_in_phase(sut: SystemUnderTest, pod: str, phase: str) -> None:
 
 
 @then(parsers.parse('pod "{pod}" still exists'))
-@observes("pod")
+@observes("pod", eventually=False)
 def pod_still_exists(sut: SystemUnderTest, pod: str) -> None:
     obj = sut.get("Pod", pod, NAMESPACE)
     assert obj is not None, f"pod {pod!r} was deleted"
@@ -102,7 +102,7 @@ def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
 
 
 @then(parsers.re(r'no event for pod "(?P<pod>[^"]+)" calls an error permanent'))
-@observes("event")
+@observes("event", eventually=False)
 def no_event_says_permanent(sut: SystemUnderTest, pod: str) -> None:
     said = [e.message for e in _pod_events(sut, pod) if "permanent" in e.message.lower()]
     assert not said, f"events for pod {pod!r} call an error permanent: {said}"
@@ -119,7 +119,7 @@ def _status_writes(sut: SystemUnderTest, pod: str) -> int:
 
 
 @then(parsers.re(r'pod "(?P<pod>[^"]+)" had its status written at most once more than pod "(?P<other>[^"]+)"'))
-@observes("pod")
+@observes("pod", eventually=False)
 def status_written_at_most_once_more(sut: SystemUnderTest, pod: str, other: str) -> None:
     """KEP-5322 PRR, Scalability: failing a pod costs at most one extra status write, compared with a pod on the
     same node the kubelet went on retrying (what every pod with this error cost before the feature)."""

@@ -95,13 +95,13 @@ def generated_claims_gone(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) 
 
 
 @then(parsers.parse('claim "{claim}" still exists'))
-@observes("object")
+@observes("object", eventually=False)
 def claim_exists(sut: SystemUnderTest, claim: str) -> None:
     assert sut.get("ResourceClaim", claim, NAMESPACE) is not None, f"claim {claim!r} was deleted"
 
 
 @then(parsers.re(r'no event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
-@observes("event")
+@observes("event", eventually=False)
 def no_pod_event(sut: SystemUnderTest, reason: str, pod: str) -> None:
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason == reason]
     assert not events, f"pod {pod!r} has {reason} events: {[e.message for e in events]}"
@@ -147,7 +147,7 @@ def allocation_without_conditions(
 
 
 @then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
-@observes("claim")
+@observes("claim", eventually=False)
 def allocated_ago(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
 ) -> None:
@@ -277,7 +277,7 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
 
 
 @then(parsers.parse('pod "{pod}" has no extended resource claim'))
-@observes("pod")
+@observes("pod", eventually=False)
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"

@@ -97,7 +97,7 @@ def _scheduled_condition(sut: SystemUnderTest, pod: str) -> dict[str, str]:
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled'))
-@observes("pod")
+@observes("pod", eventually=False)
 def pod_not_scheduled(sut: SystemUnderTest, pod: str) -> None:
     _scheduled_condition(sut, pod)
 
