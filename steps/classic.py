@@ -154,6 +154,21 @@ def claim_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
     assert got == phase, f"the claim is in phase {got!r}"
 
 
+@then(parsers.re(r'one of claims "(?P<claims>[^"]+)" is in phase "(?P<phase>[^"]+)" and the others? in phase '
+                 r'"(?P<others>[^"]+)"'))
+@observes("claim")
+def one_claim_in_phase(sut: SystemUnderTest, claims: str, phase: str, others: str) -> None:
+    """Where the KEP lets a component pick any of several eligible claims (the scheduler's Post-filter picks
+    one to deallocate), whichever it picks passes; exactly one must be picked."""
+    phases = {name: (must_get(sut, "ResourceClaim", name).get("status") or {}).get("phase")
+              for name in split_names(claims)}
+    picked = [name for name, got in phases.items() if got == phase]
+    rest_ok = all(got == others for name, got in phases.items() if name not in picked)
+    assert len(picked) == 1 and rest_ok, (
+        f"expected any one of {', '.join(phases)} in phase {phase!r} and the others in {others!r}; "
+        f"the phases are {phases}")
+
+
 @then(parsers.re(r"the (?P<field>potential|unsuitable) nodes of " + CLAIM + r' are "(?P<nodes>[^"]*)"'))
 @observes("claim")
 def negotiation_nodes(
