@@ -38,6 +38,22 @@ def claim_allocated(
     assert got == sorted(split_names(devices)), f"claim {obj['metadata']['name']!r} got devices {got}"
 
 
+@then(parsers.re(CLAIM + r' is allocated one of devices "(?P<devices>[^"]+)"'))
+@observes("claim")
+def claim_allocated_one_of(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, devices: str
+) -> None:
+    """Where a rule lets the allocator prefer either of several devices (KEP-5007's per-device order and
+    upstream's per-pool order), a single device among those allowed passes."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    got = [result["device"] for result in allocation["devices"]["results"]]
+    allowed = split_names(devices)
+    assert len(got) == 1 and got[0] in allowed, (
+        f"claim {obj['metadata']['name']!r} got devices {got}, expected one of {', '.join(allowed)}")
+
+
 @then(parsers.re(CLAIM + r" is not allocated"))
 @observes("claim")
 def claim_not_allocated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
@@ -69,13 +85,17 @@ def claim_not_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
     assert not reserved, f"claim {obj['metadata']['name']!r} is still reserved for {reserved}"
 
 
-@then(parsers.re(CLAIM + r' is usable only on node "(?P<node>[^"]+)"'))
+@then(parsers.re(CLAIM + r' is usable only on (?:node "(?P<node>[^"]+)"|one of nodes "(?P<nodes>[^"]+)")'))
 @observes("claim")
-def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str | None,
+                 nodes: str | None) -> None:
+    """Pinned to one node: that node, or any one of several where the scheduler may choose among equals."""
     obj = resolve_claim(sut, ctx, claim, pod)
     selector = ((obj.get("status") or {}).get("allocation") or {}).get("nodeSelector")
-    expected = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
-    assert selector == {"nodeSelectorTerms": [expected]}, f"allocation nodeSelector is {selector}"
+    allowed = [node] if node else split_names(nodes or "")
+    pinned = [{"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+              for name in allowed]
+    assert selector in pinned, f"allocation nodeSelector is {selector}, expected it to name one of {allowed}"
 
 
 @then(parsers.parse('pod "{pod}" has one generated claim owned by the pod'))

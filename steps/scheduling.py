@@ -12,6 +12,7 @@ from draconform.steps.common import (
     must_get,
     observes,
     pod_claim_names,
+    split_names,
 )
 from draconform.sut import SystemUnderTest
 
@@ -74,6 +75,19 @@ def pod_bound(sut: SystemUnderTest, pod: str, node: str) -> None:
     obj = must_get(sut, "Pod", pod)
     assert obj["spec"].get("nodeName") == node, (
         f"pod {pod!r} is bound to {obj['spec'].get('nodeName')!r}, expected {node!r}; "
+        f"conditions: {(obj.get('status') or {}).get('conditions')}"
+    )
+
+
+@then(parsers.parse('pod "{pod}" is bound to one of nodes "{nodes}"'))
+@observes("pod")
+def pod_bound_to_one_of(sut: SystemUnderTest, pod: str, nodes: str) -> None:
+    """Where several nodes fit equally well the scheduler may choose any (upstream picks at random among
+    the best scores), so each of them passes."""
+    obj = must_get(sut, "Pod", pod)
+    allowed = split_names(nodes)
+    assert obj["spec"].get("nodeName") in allowed, (
+        f"pod {pod!r} is bound to {obj['spec'].get('nodeName')!r}, expected any of {', '.join(allowed)}; "
         f"conditions: {(obj.get('status') or {}).get('conditions')}"
     )
 

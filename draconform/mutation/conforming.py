@@ -14,6 +14,35 @@ def conforming(name: str, rule: str, what: str, allows: str, *patches: Patch) ->
 
 
 CONFORMING: tuple[Variant, ...] = (
+    # --- KEP-5007 binding conditions ------------------------------------------------------------------
+    conforming(
+        "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
+        "the allocator tries every plain device before every device with binding conditions, pool or not",
+        "KEP-5007 Goals 3: the scheduler should prefer devices without binding conditions over those with "
+        "them (a per-device order; upstream orders whole pools, D-5007-8 accepts both)",
+        Patch("reference/allocator/columnar.py",
+              "late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]",
+              "late = [bool(self._devices[d].binding_conditions) for d in merged]"),
+    ),
+    conforming(
+        "no-binding-conditions-node-score", "KEP-5007/PREFER-NO-CONDITIONS",
+        "the scheduler gives every feasible node the same score, whatever binding conditions its devices have",
+        "KEP-5007 Goals 3 orders devices, not nodes; upstream has no node score for binding conditions",
+        Patch("reference/scheduler/dynamicresources.py",
+              "        return [1 if not allocations or not any(map(_needs_conditions, allocations)) else 0 "
+              "for allocations in found]",
+              "        return [1] * len(nodes)"),
+    ),
+    # --- the scheduler in general ---------------------------------------------------------------------
+    conforming(
+        "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
+        "among nodes with the best score the scheduler picks the last by name, not the first",
+        "upstream kube-scheduler picks at random among the nodes with the highest score (selectHost); no "
+        "KEP names a node among equals",
+        Patch("reference/scheduler/scheduler.py",
+              "chosen = feasible[scores.index(max(scores))]",
+              "chosen = feasible[len(scores) - 1 - scores[::-1].index(max(scores))]"),
+    ),
     # --- KEP-3063 classic -------------------------------------------------------------------------------
     conforming(
         "classic-postfilter-picks-last-eligible", "KEP-3063-CLASSIC/POSTFILTER-ONE-IN-FLIGHT",

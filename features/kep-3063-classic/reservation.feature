@@ -157,7 +157,7 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
           containers: [{name: main, image: my-app}]
         """
       When the scheduler runs
-      Then pod "plain" is bound to node "worker-1"
+      Then pod "plain" is bound to a node
 
   Rule: KEP-3063-CLASSIC/NO-PERIODIC-WRITES  Nothing keeps writing an allocated claim in use
 
@@ -184,7 +184,7 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       And a classic claim "gpu" of class "acme-gpu"
       And a pod "trainer" using claim "gpu"
       When the scheduler runs
-      Then pod "trainer" is bound to node "worker-1"
+      Then pod "trainer" is bound to a node
       And claim "gpu" has no potential nodes
       And claim "gpu" has no selected node
       And claim "gpu" is reserved for nobody

@@ -5,10 +5,11 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
   reference dynamic device scaler attaches an allocated pool device to the chosen node (the vendor's
   node-local ResourceSlice then publishes it) and asks for a reschedule with a binding failure
   condition; the pod then runs on the node-local device. Devices go back to the pool when pods end.
+  One node, so which node the scheduler picks among equals is not in question.
 
   Background:
     Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
-    And nodes "worker-1, worker-2"
+    And nodes "worker-1"
     And the DeviceClass:
       """yaml
       metadata: {name: a100}
