@@ -16,6 +16,7 @@ import pytest
 import yaml
 from deepdiff import DeepDiff
 
+from draconform.catalogue import Catalogue, Tolerance, load_catalogue
 from draconform.kube.kinds import NAMESPACED
 from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest, Unsupported
 
@@ -47,6 +48,7 @@ class ScenarioContext:
     claim_reads: list[Obj] = field(default_factory=list)  # one claim as several schedulers read it
     exact_time: bool = False  # the Then steps now judge an exact moment: no simulated patience (`observes`)
     feature_dir: Path | None = None  # where the scenario's feature file lives: its named manifests are there
+    rule: str | None = None  # the rule ID its Rule: block names
 
 
 @pytest.fixture
@@ -55,8 +57,22 @@ def ctx() -> ScenarioContext:
 
 
 def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any) -> None:
-    """Remember the feature file's folder, where `manifest` finds the scenario's named manifests."""
-    request.getfixturevalue("ctx").feature_dir = Path(feature.filename).parent
+    """Remember the feature file's folder, where `manifest` finds the scenario's named manifests, and the rule
+    the scenario's `Rule:` block names (the leading ID of its title), whose tolerance a step may honour."""
+    ctx = request.getfixturevalue("ctx")
+    ctx.feature_dir = Path(feature.filename).parent
+    ctx.rule = scenario.rule.name.split()[0] if scenario.rule and scenario.rule.name else None
+
+
+@functools.cache
+def _catalogue() -> Catalogue:
+    return load_catalogue()
+
+
+def tolerance(ctx: ScenarioContext) -> Tolerance:
+    """What the scenario's rule tolerates (its catalogue `tolerance`), nothing for a scenario outside a rule."""
+    rule = _catalogue().rules.get(ctx.rule or "")
+    return rule.tolerance if rule else Tolerance()
 
 
 MANIFESTS = "manifests"  # beside the feature files of a folder: objects several scenarios share

@@ -20,6 +20,7 @@ from draconform.steps.common import (
     resolve_claim,
     split_names,
     to_seconds,
+    tolerance,
 )
 from draconform.sut import Obj, SystemUnderTest
 
@@ -52,6 +53,32 @@ def claim_allocated_one_of(
     allowed = split_names(devices)
     assert len(got) == 1 and got[0] in allowed, (
         f"claim {obj['metadata']['name']!r} got devices {got}, expected one of {', '.join(allowed)}")
+
+
+@then(parsers.re(CLAIM + r' is allocated device "(?P<device>[^"]+)", after at most the tolerated re-picks of the '
+                 r'failed device "(?P<failed>[^"]+)", each failing within ' + DURATION))
+def allocated_after_repicks(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                            device: str, failed: str, amount: str, unit: str) -> None:
+    """A device reported failed is withdrawn by its driver or controller, but the withdrawal reaches the scheduler
+    a little later, so the rule's catalogue may tolerate that many re-picks of the failed device: each one waits
+    out its own failure (within the given time) before the claim must hold the device expected."""
+    allowed, period = tolerance(ctx).repicks, to_seconds(amount, unit)
+    repicks, waited, on_failed = 0, 0.0, False
+    while True:
+        obj = resolve_claim(sut, ctx, claim, pod)
+        allocation = (obj.get("status") or {}).get("allocation") or {}
+        got = [result["device"] for result in (allocation.get("devices") or {}).get("results") or []]
+        if got == [device]:
+            return
+        if got == [failed] and not on_failed:
+            repicks += 1
+        on_failed = got == [failed]
+        assert repicks <= allowed and waited < period * max(repicks, 1), (
+            f"claim {obj['metadata']['name']!r} got devices {got} after {waited:g} seconds and {repicks} re-picks "
+            f"of {failed!r}; expected {device!r}, with at most {allowed} re-picks of {failed!r} tolerated "
+            f"(rule {ctx.rule})")
+        sut.advance_clock(1)
+        waited += 1
 
 
 @then(parsers.re(CLAIM + r" is not allocated"))

@@ -33,6 +33,20 @@ CONFORMING: tuple[Variant, ...] = (
               "for allocations in found]",
               "        return [1] * len(nodes)"),
     ),
+    conforming(
+        "failed-device-withdrawn-late", "KEP-5007/CONTROLLER-FAILURE-NOT-REPICKED",
+        "the binding controller withdraws a failed device 2 seconds after reporting the failure, so the "
+        "scheduler's next attempt picks it once more",
+        "KEP-5007 Handling attachment failures: the controller should ensure the device is not picked again, "
+        "with no bound on when; the rule tolerates one re-pick before the withdrawal reaches the scheduler",
+        Patch("reference/controllers/binding.py",
+              "            for driver, pool, device in updates:\n"
+              "                remove_device(self._store, driver, pool, device)",
+              "            for driver, pool, device in updates:\n"
+              "                self._clock.call_at(self._clock.now() + __import__('datetime').timedelta(seconds=2),\n"
+              "                                    lambda d=driver, p=pool, n=device: "
+              "remove_device(self._store, d, p, n) and None)"),
+    ),
     # --- the scheduler in general ---------------------------------------------------------------------
     conforming(
         "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
