@@ -133,7 +133,9 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       And the calls to prepare claim "model" on driver "gpu.example.com" on node "node-1" came at growing intervals
 
     Scenario: A plugin that does not answer before the call's deadline is asked again
-      Given the kubelet waits at most 0.2 seconds for a plugin call
+      # Real seconds: a gRPC deadline is the call's own. Three seconds is far above a healthy call's time even
+      # on a loaded machine, and below the 5 seconds the injected hang lasts at most.
+      Given the kubelet waits at most 3 seconds for a plugin call
       And the plugin of driver "gpu.example.com" on node "node-1" hangs on prepare 1 time
       And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
