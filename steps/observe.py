@@ -323,6 +323,21 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
     assert_same(status.get("requestMappings"), yaml.load(docstring, Loader=yaml.CSafeLoader), "requestMappings")
 
 
+@then(parsers.parse('pod "{pod}" is bound to node "{node}" with no extended resource claim'))
+@observes("pod")
+def bound_without_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, node: str) -> None:
+    """The device plugin's way (KEP-5004): the pod is placed on the node and no claim stands for its extended
+    resources. The absence of a claim alone would pass a scheduler that never places the pod."""
+    obj = must_get(sut, "Pod", pod)
+    assert obj["spec"].get("nodeName") == node, (
+        f"pod {pod!r} is bound to {obj['spec'].get('nodeName')!r}, expected {node!r}; "
+        f"conditions: {(obj.get('status') or {}).get('conditions')}")
+    status = (obj.get("status") or {}).get("extendedResourceClaimStatus")
+    assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"
+    claims = generated_claims(sut, ctx, pod)
+    assert not claims, f"pod {pod!r} has claims {[c['metadata']['name'] for c in claims]}"
+
+
 @then(parsers.parse('pod "{pod}" has no extended resource claim'))
 @observes("pod", eventually=False)
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:

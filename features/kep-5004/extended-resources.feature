@@ -157,7 +157,7 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
 
       Examples:
         | advertised | outcome                                                                |
-        | 4          | pod "trainer" has no extended resource claim                           |
+        | 4          | pod "trainer" is bound to node "worker-1" with no extended resource claim |
         | 1          | pod "trainer" is not scheduled                                         |
         | 0          | the claim of pod "trainer" is allocated devices "gpu-0, gpu-1"         |
 
