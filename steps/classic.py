@@ -225,6 +225,19 @@ def available_on(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, 
     assert named_nodes == sorted(split_names(nodes)), f"availableOnNodes is {selector}"
 
 
+@then(parsers.re(CLAIM + r' is told that node "(?P<node>[^"]+)" failed'))
+@observes("claim")
+def told_node_failed(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+    """KEP-3063: a driver that cannot allocate for the selected node says so by unsetting selectedNode or by
+    listing the node in unsuitableNodes; either counts (D-3063-4)."""
+    status = _status(sut, ctx, claim, pod)
+    selected = _scheduling(status, "scheduler").get("selectedNode")
+    unsuitable = _scheduling(status, "driver").get("unsuitableNodes") or []
+    assert not selected or node in unsuitable, (
+        f"expected selectedNode unset or {node!r} among the unsuitable nodes; selectedNode is {selected!r}, "
+        f"unsuitable nodes {unsuitable}")
+
+
 @then(parsers.re(CLAIM + r" has no allocation"))
 @observes("claim")
 def no_allocation(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
