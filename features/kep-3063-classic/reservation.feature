@@ -126,7 +126,9 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       Then pod "worker" is not scheduled
       And claim "gpu" is reserved only for Pod "worker"
 
-  Rule: KEP-3063-CLASSIC/RESERVE-RACE  Optimistic concurrency keeps two schedulers within the limit
+  # The harness plays both schedulers, so this judges the API server; RESERVE-RACE (the scheduler's own
+  # conditioned write) is catalogued untested with its reason.
+  Rule: KEP-3063-CLASSIC/RESERVED-FOR-CONFLICT  A reservation written from a stale read is refused
 
     Scenario: The second scheduler's write from a stale read is refused
       Given the classic driver "gpu.acme.com" runs with:
