@@ -14,6 +14,18 @@ def conforming(name: str, rule: str, what: str, allows: str, *patches: Patch) ->
 
 
 CONFORMING: tuple[Variant, ...] = (
+    conforming(
+        "classic-kubelet-upstream-event-reasons", "KEP-3063-CLASSIC/KUBELET-UNRESERVED-POD-NOT-RUN",
+        "the classic kubelet records every failure to make a pod's claims ready as FailedPrepareDynamicResources",
+        "KEP-3063 kubelet: the kubelet reports why a pod does not start with a suitable event, no reason named; "
+        "upstream's kubelet uses the one reason FailedPrepareDynamicResources",
+        Patch("reference/kubelet/classic.py",
+              'CLAIM_NOT_FOUND = "ResourceClaimNotFound"\nCLAIM_NOT_RESERVED = "ResourceClaimNotReserved"\n'
+              'PREPARE_FAILED = "FailedPrepareResource"',
+              'CLAIM_NOT_FOUND = "FailedPrepareDynamicResources"\n'
+              'CLAIM_NOT_RESERVED = "FailedPrepareDynamicResources"\n'
+              'PREPARE_FAILED = "FailedPrepareDynamicResources"'),
+    ),
     # --- KEP-5007 binding conditions ------------------------------------------------------------------
     conforming(
         "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
