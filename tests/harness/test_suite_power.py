@@ -14,6 +14,7 @@ import pytest
 
 from draconform.catalogue import load_catalogue
 from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS
+from draconform.mutation.conforming import CONFORMING
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import take_inventory
@@ -181,3 +182,23 @@ def test_a_variant_named_as_evidence_breaks_its_rule() -> None:
     for rule, (_cited, reason) in _table(SINGLE_TABLE).items():
         for name in NAMED_VARIANT.findall(reason):
             assert variants.get(name) == rule, f"{rule}: variant {name!r} is not tied to it"
+
+
+FREEDOMS_SECTION = "## Freedoms per KEP"
+
+
+def test_every_conforming_variant_is_listed_and_applies_once() -> None:
+    """Each conforming variant names a catalogued rule, is listed in the audit's freedoms, and each of its
+    patches finds its text exactly once, so a patch that no longer applies shows here first."""
+    root = AUDIT.parents[1]
+    section = _text().split(FREEDOMS_SECTION, 1)[1].split("\n## ", 1)[0]
+    catalogue = load_catalogue()
+    names = [variant.name for variant in CONFORMING]
+    assert len(names) == len(set(names))
+    for variant in CONFORMING:
+        assert variant.kind == "conforming" and variant.allows, variant.name
+        assert variant.rule in catalogue.rules, variant.name
+        assert f"`{variant.name}`" in section, f"{variant.name} is not in docs/suite-power.md's freedoms"
+        for patch in variant.patches:
+            count = (root / patch.path).read_text(encoding="utf-8").count(patch.old)
+            assert count == 1, f"{variant.name}: its patch of {patch.path} finds its text {count} times"
