@@ -174,6 +174,11 @@ class SystemUnderTest(Protocol):
     def settle(self) -> None:
         """Let controllers and the scheduler work until nothing more happens without time passing."""
 
+    def finish_pod(self, name: str, namespace: str, phase: str) -> None:
+        """The running pod's containers end, as its container runtime would report it: all with exit code 0 for
+        "Succeeded", one with another code for "Failed". The pod's kubelet writes the phase (only a kubelet owns
+        it); then settle. A SUT that cannot end a pod's containers raises `Unsupported`."""
+
     def advance_clock(self, seconds: float) -> None:
         """Let `seconds` of cluster time pass (timers fire), then settle."""
 

@@ -82,6 +82,9 @@ class ReferenceSystem:
     def advance_clock(self, seconds: float) -> None:
         self.cluster.advance(seconds)
 
+    def finish_pod(self, name: str, namespace: str, phase: str) -> None:
+        self.cluster.finish_pod(name, namespace, phase)
+
     def now(self) -> datetime:
         return self.cluster.clock.now()
 

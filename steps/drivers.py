@@ -108,6 +108,19 @@ def driver_runs_with_manifests(sut: SystemUnderTest, ctx: ScenarioContext, drive
     sut.settle()
 
 
+@given(parsers.parse('driver "{driver}" takes over the devices of node "{node}"'))
+def driver_takes_over(sut: SystemUnderTest, driver: str, node: str) -> None:
+    """The driver under test, with its kubelet plugin on the node, publishes the node's slices of its devices
+    that a step wrote earlier, so pods using them start (and can end) on that node."""
+    slices = [obj for obj in sut.list("ResourceSlice")
+              if obj["spec"].get("driver") == driver and obj["spec"].get("nodeName") == node]
+    for obj in slices:
+        sut.delete("ResourceSlice", obj["metadata"]["name"])
+    sut.run_driver(driver, [{"apiVersion": obj["apiVersion"], "kind": "ResourceSlice",
+                             "metadata": {"name": obj["metadata"]["name"]}, "spec": obj["spec"]} for obj in slices])
+    sut.settle()
+
+
 # --- the kubelet calls the plugin -----------------------------------------------------------------------
 def _claim_ref(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, claim: str | None,
                pod: str | None) -> ClaimRef:

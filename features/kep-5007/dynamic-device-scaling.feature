@@ -64,13 +64,15 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
 
   Rule: KEP-5007/DDS-DETACH  A device goes back to the pool when its pod ends
 
-    Scenario: When the pod finishes the attached device is detached and the pool has two devices again
+    # The pod ends by deletion: no kubelet plugin serves the attached device here, so its containers never
+    # start and cannot finish (only a kubelet writes a pod's phase).
+    Scenario: When the pod is deleted the attached device is detached and the pool has two devices again
       Given the dynamic device scaler attaches devices of pool driver "composable.example.com" as devices of driver "gpu.example.com", taking 1 minute
       And a pod "trainer" with a claim for one "a100" device
       When the scheduler runs
       And 61 seconds pass
       Then pod "trainer" is bound to node "worker-1"
-      When pod "trainer" finishes with phase "Succeeded"
+      When pod "trainer" is deleted
       And the scheduler runs
       Then ResourceSlice "worker-1-gpu.example.com-attached" publishes devices ""
       And ResourceSlice "fabric-pool" publishes devices "a100-0, a100-1"
