@@ -46,7 +46,10 @@ class ScenarioContext:
     last_error: Exception | None = None
     slice_count: int = 0
     claim_reads: list[Obj] = field(default_factory=list)  # one claim as several schedulers read it
-    exact_time: bool = False  # the Then steps now judge an exact moment: no simulated patience (`observes`)
+    exact_tagged: bool = False  # the scenario, its rule or feature is tagged @exact-time
+    exact_time: bool = False  # tagged, and the last Given/When moved the clock: Then steps judge that moment
+    waited: float = 0.0  # simulated seconds Then steps have waited so far (`observes`), which durations may include
+    borrowed: float = 0.0  # of those, the seconds the scenario's next clock steps have not yet paid back
     feature_dir: Path | None = None  # where the scenario's feature file lives: its named manifests are there
     rule: str | None = None  # the rule ID its Rule: block names
 
@@ -62,6 +65,8 @@ def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, sce
     ctx = request.getfixturevalue("ctx")
     ctx.feature_dir = Path(feature.filename).parent
     ctx.rule = scenario.rule.name.split()[0] if scenario.rule and scenario.rule.name else None
+    rule_tags = set(scenario.rule.tags) if scenario.rule else set()
+    ctx.exact_tagged = EXACT_TIME in set(feature.tags) | set(scenario.tags) | rule_tags
 
 
 @functools.cache
@@ -372,6 +377,7 @@ def assert_same(got: Any, expected: Any, what: str) -> None:
 # Simulated seconds between two looks of a waiting observation: fine at first (a component a second late
 # passes at once), coarser later; they add up to the most a SUT's `Patience.simulated` allows.
 SIMULATED_STEPS = (1.0, 1.0, 2.0, 2.0, 4.0, 5.0, 5.0, 10.0)
+EXACT_TIME = "exact-time"  # the tag of a scenario, rule or feature whose Then steps judge exact moments
 
 
 def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step]:
@@ -381,8 +387,11 @@ def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step
     implementation) looks once in real time, and while an observation does not hold moves its clock on in
     small steps, up to `Patience.simulated` seconds, so a component that reacts a little later conforms too.
     That simulated wait is for observations of something that eventually happens only: a step that says
-    something has not happened (`eventually=False`), a step right after the scenario moved the clock itself
-    (it judges that moment: a timeout, a backoff bound) and a scenario tagged @exact-time look once."""
+    something has not happened (`eventually=False`) look once, and so do, in a scenario tagged @exact-time
+    (one that judges a timeout or a backoff bound at its moment), the Then steps right after a step that moved
+    the clock: they judge that moment. A Then step after any other step still waits there. The seconds waited
+    add up in `ctx.waited`, so a step judging a duration can allow for them, and the scenario's next clock step
+    moves the clock that much less (`ctx.borrowed`), so its timeline stays where the scenario put it."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"unknown observation {observation!r}; known: {', '.join(OBSERVATIONS)}")
 
@@ -403,6 +412,8 @@ def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step
                 except AssertionError as failure:
                     if simulated and waited + simulated[0] <= patience.simulated:
                         waited += simulated[0]
+                        ctx.waited += simulated[0]
+                        ctx.borrowed += simulated[0]
                         sut.advance_clock(simulated.pop(0))
                         continue
                     if time.monotonic() + patience.interval > deadline:
@@ -424,18 +435,15 @@ def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step
 
 
 def moves_clock(step: Step) -> Step:
-    """Marks a `When` step that moves the cluster's clock: the `Then` steps after it judge that moment, so
-    they get no simulated patience (see `observes`)."""
+    """Marks a `When` step that moves the cluster's clock (see `observes` and @exact-time)."""
     step.moves_clock = True  # type: ignore[attr-defined]
     return step
 
 
 def pytest_bdd_before_step(request: pytest.FixtureRequest, feature: Any, scenario: Any, step: Any,
                            step_func: Callable[..., Any]) -> None:
-    """Keep `ctx.exact_time` true from a clock step until the next Given or When that does not move the clock
-    (and for a whole scenario tagged @exact-time)."""
-    if step.type == "then":
-        return
-    ctx: ScenarioContext = request.getfixturevalue("ctx")
-    tagged = "exact-time" in set(feature.tags) | set(scenario.tags)
-    ctx.exact_time = tagged or getattr(step_func, "moves_clock", False)
+    """In a scenario tagged @exact-time, the Then steps after a clock step judge that moment exactly, until the
+    next Given or When."""
+    if step.type != "then":
+        ctx: ScenarioContext = request.getfixturevalue("ctx")
+        ctx.exact_time = ctx.exact_tagged and getattr(step_func, "moves_clock", False)

@@ -202,12 +202,15 @@ def allocation_without_conditions(
 def allocated_ago(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
 ) -> None:
-    """KEP-5007: status.allocation.allocationTimestamp, read against the cluster's clock."""
+    """KEP-5007: status.allocation.allocationTimestamp, read against the cluster's clock; older by at most the
+    simulated seconds earlier Then steps waited (`ctx.waited`), which moved the clock on."""
     stamp = _allocation(sut, ctx, claim, pod).get("allocationTimestamp")
     assert stamp, "the allocation has no allocationTimestamp"
     age = sut.now() - datetime.fromisoformat(stamp)
-    assert abs(age - timedelta(seconds=to_seconds(amount, unit))) < timedelta(seconds=1), (
-        f"allocationTimestamp {stamp} is {age} old at {sut.now()}"
+    expected = timedelta(seconds=to_seconds(amount, unit))
+    assert expected - timedelta(seconds=1) < age < expected + timedelta(seconds=1 + ctx.waited), (
+        f"allocationTimestamp {stamp} is {age} old at {sut.now()}, expected {expected}"
+        + (f" (up to {ctx.waited:g} s more: earlier steps waited that long)" if ctx.waited else "")
     )
 
 

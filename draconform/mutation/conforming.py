@@ -59,6 +59,24 @@ CONFORMING: tuple[Variant, ...] = (
               "                                    lambda d=driver, p=pool, n=device: "
               "remove_device(self._store, d, p, n) and None)"),
     ),
+    conforming(
+        "prebind-polls-each-second", "KEP-5007/PREBIND-ALL-TRUE",
+        "the scheduler notices a claim's change up to a second later, as a PreBind that polls the claims",
+        "KEP-5007 PreBind Process: the scheduler waits until the conditions are met, with no bound on how "
+        "soon it notices; upstream's PreBind polls the claims",
+        Patch("reference/scheduler/scheduler.py",
+              '            self.waiting.object_changed(obj["metadata"]["uid"])',
+              '            self._clock.call_at(self._clock.now() + __import__("datetime").timedelta(seconds=1),\n'
+              '                                lambda uid=obj["metadata"]["uid"]: self.waiting.object_changed(uid))'),
+    ),
+    conforming(
+        "kubelet-backoff-starts-at-two-seconds", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "the kubelet's first retry of a failed prepare comes after 2 seconds instead of 1",
+        "KEP-3063 kubelet NodePrepareResource errors: retried with exponential back off, amounts not given",
+        Patch("reference/kubelet/kubelet.py",
+              "INITIAL_BACKOFF = timedelta(seconds=1)",
+              "INITIAL_BACKOFF = timedelta(seconds=2)"),
+    ),
     # --- the scheduler in general ---------------------------------------------------------------------
     conforming(
         "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
