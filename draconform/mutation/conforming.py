@@ -77,6 +77,52 @@ CONFORMING: tuple[Variant, ...] = (
               "INITIAL_BACKOFF = timedelta(seconds=1)",
               "INITIAL_BACKOFF = timedelta(seconds=2)"),
     ),
+    # --- discovery batch 2 -----------------------------------------------------------------------------
+    conforming(
+        "generated-names-random-suffix", "KEP-3063/TEMPLATE-CLAIM-CREATED",
+        "the API server completes a generateName with five random characters, as upstream does",
+        "KEP-3063 (resourceclaim controller): a generated claim's name is not predictable and is found through "
+        "the pod's status; upstream's API server appends a random suffix",
+        Patch("reference/apiserver/store.py",
+              'meta["name"] = f"{meta[\'generateName\']}{next(self._generated_names):05d}"',
+              'meta["name"] = f"{meta[\'generateName\']}{__import__(\'secrets\').token_hex(3)[:5]}"'),
+    ),
+    conforming(
+        "binding-controller-own-condition-wording", "KEP-5007/CONTROLLER-REPORTS-READINESS",
+        "the binding controller's conditions carry its own reason and message",
+        "KEP-5007 PreBind Process: only the condition's type and status matter; reason and message are the "
+        "controller's (standard metav1.Condition)",
+        Patch("reference/controllers/binding.py",
+              'condition(wanted, "True", "DevicePrepared", "the device is ready for the pod", now)',
+              'condition(wanted, "True", "FabricAttached", "attached through the fabric manager", now)'),
+    ),
+    conforming(
+        "kubelet-asks-drivers-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
+        "the kubelet asks a pod's drivers in reverse name order",
+        "KEP-3063 kubelet: each driver's plugin prepares the pod's claims before the pod starts; the order of "
+        "drivers is not given",
+        Patch("reference/kubelet/kubelet.py",
+              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared}):",
+              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared},"
+              " reverse=True):"),
+    ),
+    conforming(
+        "kubelet-sends-claims-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
+        "the kubelet lists a pod's claims in one prepare call in reverse order",
+        "DRA kubelet plugin API: NodePrepareResources takes a list of claims and answers per claim UID; no "
+        "order is given",
+        Patch("reference/kubelet/kubelet.py",
+              "results = client.prepare([record.ref for record in pending])",
+              "results = client.prepare([record.ref for record in reversed(pending)])"),
+    ),
+    conforming(
+        "classic-potential-nodes-unsorted", "KEP-3063-CLASSIC/PRESCORE-POTENTIAL-NODES",
+        "the scheduler writes potentialNodes in reverse name order",
+        "KEP-3063 Pre-score: the scheduler lists the nodes that passed filtering; the list's order is not given",
+        Patch("reference/scheduler/classic.py",
+              "potential = sorted(node_name(node) for node in nodes)",
+              "potential = sorted((node_name(node) for node in nodes), reverse=True)"),
+    ),
     # --- the scheduler in general ---------------------------------------------------------------------
     conforming(
         "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
