@@ -57,6 +57,7 @@ def claim_allocated_one_of(
 
 @then(parsers.re(CLAIM + r' is allocated device "(?P<device>[^"]+)", after at most the tolerated re-picks of the '
                  r'failed device "(?P<failed>[^"]+)", each failing within ' + DURATION))
+@observes("claim", eventually=False)  # it moves the clock itself, by the tolerance's measure
 def allocated_after_repicks(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
                             device: str, failed: str, amount: str, unit: str) -> None:
     """A device reported failed is withdrawn by its driver or controller, but the withdrawal reaches the scheduler
