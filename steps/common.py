@@ -401,7 +401,7 @@ def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step
 
         @functools.wraps(step)
         def patient_step(*args: Any, **kwargs: Any) -> Any:
-            ctx: ScenarioContext = kwargs["ctx"] if takes_ctx else kwargs.pop("ctx")
+            ctx = (kwargs.get("ctx") if takes_ctx else kwargs.pop("ctx", None)) or ScenarioContext()
             sut: SystemUnderTest = signature.bind(*args, **kwargs).arguments["sut"]
             patience = sut.patience(observation)
             simulated = list(SIMULATED_STEPS) if eventually and not ctx.exact_time else []
