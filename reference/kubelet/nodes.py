@@ -26,7 +26,7 @@ PluginLocator = Callable[[str, str], "str | None"]
 class Kubelets:
     def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
                  args: Mapping[str, Any], checkpoints: dict[str, KubeletCheckpoint], locate: PluginLocator,
-                 container_exits: dict[str, str]) -> None:
+                 container_exits: dict[str, str] | None = None) -> None:
         self._store = store
         self._clock = clock
         self._events = events
@@ -34,7 +34,8 @@ class Kubelets:
         self._timeout = float(args.get("pluginCallTimeout", DEFAULT_CALL_TIMEOUT))
         self._checkpoints = checkpoints
         self._locate = locate
-        self._exits = container_exits  # pod UID -> the phase its containers ended in, as the runtime reports
+        # pod UID -> the phase its containers ended in, as the runtime reports (none in a served cluster)
+        self._exits = {} if container_exits is None else container_exits
         self._kubelets: dict[str, Kubelet] = {}
         # The kubelets with a pod to look at, by name, and each kubelet's place in `_kubelets` (they sync in that
         # order): a round asks those few, not all of a cluster's hundreds.
