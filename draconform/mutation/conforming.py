@@ -26,6 +26,16 @@ CONFORMING: tuple[Variant, ...] = (
               'CLAIM_NOT_RESERVED = "FailedPrepareDynamicResources"\n'
               'PREPARE_FAILED = "FailedPrepareDynamicResources"'),
     ),
+    conforming(
+        "classic-kubelet-unprepares-twice", "KEP-3063-CLASSIC/KUBELET-UNRESERVE-ON-DELETE",
+        "the classic kubelet repeats each successful unprepare call once",
+        "KEP-3063 kubelet plugin: NodeUnprepareResource is idempotent, so a kubelet may ask again "
+        "(docs/decisions.md classic 6: extra idempotent calls are allowed)",
+        Patch("reference/kubelet/classic.py",
+              "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))",
+              "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))\n"
+              "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))"),
+    ),
     # --- KEP-5007 binding conditions ------------------------------------------------------------------
     conforming(
         "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
