@@ -36,6 +36,35 @@ CONFORMING: tuple[Variant, ...] = (
               "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))\n"
               "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))"),
     ),
+    conforming(
+        "plugin-own-cdi-naming", "DRA-PLUGIN/CDI-ID-PER-DEVICE",
+        "the driver's kubelet plugin names its CDI devices with its own vendor, class and device names",
+        "DRA kubelet plugin API: the CDI device IDs are the driver's, any valid fully qualified CDI name that "
+        "its spec files define",
+        Patch("reference/drivers/plugin.py",
+              '    return f"{cdi_kind(driver)}={device}"',
+              '    return f"{cdi_kind(driver)}=dev-{device}"'),
+        Patch("reference/drivers/plugin.py",
+              '    return f"k8s.{driver}/device"',
+              '    return f"vendor.{driver}/accelerator"'),
+        Patch("reference/drivers/plugin.py",
+              '    return f"k8s.{driver}-{claim_uid}.json"',
+              '    return f"claim-{claim_uid}.json"'),
+    ),
+    conforming(
+        "kubelet-backoff-capped-at-two-minutes", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "the kubelet's backoff between prepare attempts grows to at most two minutes, not five",
+        "KEP-3063 kubelet NodePrepareResource errors: exponential back off, cap not given",
+        Patch("reference/kubelet/kubelet.py", "MAX_BACKOFF = timedelta(minutes=5)",
+              "MAX_BACKOFF = timedelta(minutes=2)"),
+    ),
+    conforming(
+        "classic-kubelet-backoff-starts-at-two-seconds", "KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED",
+        "the classic kubelet's first retry of a failed prepare comes after 2 seconds instead of 1",
+        "KEP-3063 kubelet: failed operations are retried with exponential back off, amounts not given",
+        Patch("reference/kubelet/classic.py", "INITIAL_BACKOFF = timedelta(seconds=1)",
+              "INITIAL_BACKOFF = timedelta(seconds=2)"),
+    ),
     # --- KEP-5007 binding conditions ------------------------------------------------------------------
     conforming(
         "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
