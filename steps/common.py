@@ -52,6 +52,9 @@ class ScenarioContext:
     borrowed: float = 0.0  # of those, the seconds the scenario's next clock steps have not yet paid back
     feature_dir: Path | None = None  # where the scenario's feature file lives: its named manifests are there
     rule: str | None = None  # the rule ID its Rule: block names
+    # The slices handed to a driver under test, by the name the scenario gave them: (driver, pool). The driver
+    # publishes them under names of its own choosing, so a Then step finds them by driver and pool.
+    driver_slices: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @pytest.fixture
@@ -285,6 +288,21 @@ def seam_method(sut: SystemUnderTest, name: str, what: str) -> Callable[..., Any
     if method is None:
         raise Unsupported(f"{type(sut).__name__} does not provide {name}, so it cannot {what}")
     return cast(Callable[..., Any], method)
+
+
+def slice_devices(sut: SystemUnderTest, ctx: ScenarioContext, name: str) -> list[Obj] | None:
+    """The devices of the ResourceSlice a scenario calls `name`: the slice stored under that name, or, for a slice
+    the scenario handed a driver (whose slice names are its own), every stored slice of that driver and pool.
+    None when there is none."""
+    obj = sut.get("ResourceSlice", name)
+    if obj is not None:
+        return list(obj["spec"].get("devices") or [])
+    if name not in ctx.driver_slices:
+        return None
+    driver, pool = ctx.driver_slices[name]
+    found = [s for s in sut.list("ResourceSlice")
+             if s["spec"].get("driver") == driver and (s["spec"].get("pool") or {}).get("name") == pool]
+    return [device for s in found for device in s["spec"].get("devices") or []] if found else None
 
 
 def must_get(sut: SystemUnderTest, kind: str, name: str) -> Obj:

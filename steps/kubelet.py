@@ -9,7 +9,16 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import NAMESPACE, ScenarioContext, configure, must_get, named, observes, seam_method
+from draconform.steps.common import (
+    NAMESPACE,
+    ScenarioContext,
+    configure,
+    must_get,
+    named,
+    observes,
+    seam_method,
+    slice_devices,
+)
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
@@ -169,9 +178,8 @@ def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has a|has no) '
                  r"NoSchedule taint"))
 @observes("slice")
-def device_tainted(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
-    obj = must_get(sut, "ResourceSlice", name)
-    found = [d for d in obj["spec"].get("devices") or [] if d.get("name") == device]
+def device_tainted(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name: str, verb: str) -> None:
+    found = [d for d in slice_devices(sut, ctx, name) or [] if d.get("name") == device]
     assert found, f"ResourceSlice {name!r} publishes no device {device!r}"
     taints = [t for t in found[0].get("taints") or [] if t.get("effect") == "NoSchedule"]
     if verb == "has a":

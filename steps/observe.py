@@ -18,6 +18,7 @@ from draconform.steps.common import (
     must_get,
     observes,
     resolve_claim,
+    slice_devices,
     split_names,
     to_seconds,
     tolerance,
@@ -231,9 +232,9 @@ def no_device_status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | No
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) binding fields'))
 @observes("slice")
-def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
+def slice_binding_fields(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name: str, verb: str) -> None:
     """KEP-5007: whether the stored device kept bindsToNode, bindingConditions, bindingFailureConditions."""
-    devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d.get("name") == device]
+    devices = [d for d in slice_devices(sut, ctx, name) or [] if d.get("name") == device]
     assert devices, f"ResourceSlice {name!r} has no device {device!r}"
     present = [field for field in BINDING_FIELDS if field in devices[0]]
     if verb == "has":
@@ -244,9 +245,8 @@ def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str
 
 @then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" publishes devices? "(?P<devices>[^"]*)"'))
 @observes("slice")
-def slice_publishes(sut: SystemUnderTest, name: str, devices: str) -> None:
-    obj = sut.get("ResourceSlice", name)
-    got = sorted(d["name"] for d in ((obj or {}).get("spec") or {}).get("devices") or [])
+def slice_publishes(sut: SystemUnderTest, ctx: ScenarioContext, name: str, devices: str) -> None:
+    got = sorted(d["name"] for d in slice_devices(sut, ctx, name) or [])
     assert got == sorted(split_names(devices)), f"ResourceSlice {name!r} publishes {got}"
 
 

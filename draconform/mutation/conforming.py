@@ -65,6 +65,16 @@ CONFORMING: tuple[Variant, ...] = (
         Patch("reference/kubelet/classic.py", "INITIAL_BACKOFF = timedelta(seconds=1)",
               "INITIAL_BACKOFF = timedelta(seconds=2)"),
     ),
+    conforming(
+        "driver-names-its-slices", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the reference driver publishes its ResourceSlices under names of its own, not those it was handed",
+        "ResourceSlice names are the driver's (upstream's helper lets the API server generate them); a slice "
+        "is known by its driver, pool and devices",
+        Patch("reference/drivers/publisher.py",
+              '            wanted[slice_["metadata"]["name"]] = slice_',
+              '            slice_["metadata"]["name"] = f"{pool}-{self.driver}-{len(wanted)}-own"\n'
+              '            wanted[slice_["metadata"]["name"]] = slice_'),
+    ),
     # --- KEP-5007 binding conditions ------------------------------------------------------------------
     conforming(
         "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
