@@ -175,6 +175,15 @@ CONFORMING: tuple[Variant, ...] = (
               "potential = sorted(node_name(node) for node in nodes)",
               "potential = sorted((node_name(node) for node in nodes), reverse=True)"),
     ),
+    # --- KEP-5075 consumable capacity ------------------------------------------------------------------
+    conforming(
+        "share-ids-time-based", "KEP-5075/SHARE-ID",
+        "the scheduler gives each share a time-based UUID instead of a random one",
+        "KEP-5075: each share of a device gets its own shareID, a UUID; which kind of UUID is not given",
+        Patch("reference/allocator/common.py",
+              '            result["shareID"] = str(uuid4())',
+              '            result["shareID"] = str(__import__("uuid").uuid1())'),
+    ),
     # --- the scheduler in general ---------------------------------------------------------------------
     conforming(
         "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
