@@ -14,6 +14,51 @@ def conforming(name: str, rule: str, what: str, allows: str, *patches: Patch) ->
 
 
 CONFORMING: tuple[Variant, ...] = (
+    # --- KEP-3063 core DRA: claims, kubelet -----------------------------------------------------------------
+    conforming(
+        "kubelet-backoff-capped-at-two-minutes", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "the kubelet's backoff between prepare attempts grows to at most two minutes, not five",
+        "KEP-3063 kubelet NodePrepareResource errors: exponential back off, cap not given",
+        Patch("reference/kubelet/kubelet.py", "MAX_BACKOFF = timedelta(minutes=5)",
+              "MAX_BACKOFF = timedelta(minutes=2)"),
+    ),
+    conforming(
+        "kubelet-backoff-starts-at-two-seconds", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "the kubelet's first retry of a failed prepare comes after 2 seconds instead of 1",
+        "KEP-3063 kubelet NodePrepareResource errors: retried with exponential back off, amounts not given",
+        Patch("reference/kubelet/kubelet.py",
+              "INITIAL_BACKOFF = timedelta(seconds=1)",
+              "INITIAL_BACKOFF = timedelta(seconds=2)"),
+    ),
+    conforming(
+        "generated-names-random-suffix", "KEP-3063/TEMPLATE-CLAIM-CREATED",
+        "the API server completes a generateName with five random characters, as upstream does",
+        "KEP-3063 (resourceclaim controller): a generated claim's name is not predictable and is found through "
+        "the pod's status; upstream's API server appends a random suffix",
+        Patch("reference/apiserver/store.py",
+              'meta["name"] = f"{meta[\'generateName\']}{next(self._generated_names):05d}"',
+              'meta["name"] = f"{meta[\'generateName\']}{__import__(\'secrets\').token_hex(3)[:5]}"'),
+    ),
+    conforming(
+        "kubelet-asks-drivers-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
+        "the kubelet asks a pod's drivers in reverse name order",
+        "KEP-3063 kubelet: each driver's plugin prepares the pod's claims before the pod starts; the order of "
+        "drivers is not given",
+        Patch("reference/kubelet/kubelet.py",
+              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared}):",
+              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared},"
+              " reverse=True):"),
+    ),
+    conforming(
+        "kubelet-sends-claims-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
+        "the kubelet lists a pod's claims in one prepare call in reverse order",
+        "DRA kubelet plugin API: NodePrepareResources takes a list of claims and answers per claim UID; no "
+        "order is given",
+        Patch("reference/kubelet/kubelet.py",
+              "results = client.prepare([record.ref for record in pending])",
+              "results = client.prepare([record.ref for record in reversed(pending)])"),
+    ),
+    # --- KEP-3063 classic protocol --------------------------------------------------------------------------
     conforming(
         "classic-kubelet-upstream-event-reasons", "KEP-3063-CLASSIC/KUBELET-UNRESERVED-POD-NOT-RUN",
         "the classic kubelet records every failure to make a pod's claims ready as FailedPrepareDynamicResources",
@@ -37,31 +82,6 @@ CONFORMING: tuple[Variant, ...] = (
               "        self._call(driver, node, lambda client: client.unprepare(claim_uid, cdi_devices))"),
     ),
     conforming(
-        "plugin-own-cdi-naming", "DRA-PLUGIN/CDI-ID-PER-DEVICE",
-        "the driver's kubelet plugin names its CDI devices with its own vendor, class and device names",
-        "DRA kubelet plugin API: the CDI device IDs are the driver's, any valid fully qualified CDI name that "
-        "its spec files define",
-        Patch("reference/drivers/plugin.py",
-              '    return f"{cdi_kind(driver)}={device}"',
-              '    return f"{cdi_kind(driver)}=dev-{device}"'),
-        Patch("reference/drivers/plugin.py",
-              '        devices = {d.device: {"DRA_DEVICE": d.device',
-              '        devices = {f"dev-{d.device}": {"DRA_DEVICE": d.device'),
-        Patch("reference/drivers/plugin.py",
-              '    return f"k8s.{driver}/device"',
-              '    return f"vendor.{driver}/accelerator"'),
-        Patch("reference/drivers/plugin.py",
-              '    return f"k8s.{driver}-{claim_uid}.json"',
-              '    return f"claim-{claim_uid}.json"'),
-    ),
-    conforming(
-        "kubelet-backoff-capped-at-two-minutes", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
-        "the kubelet's backoff between prepare attempts grows to at most two minutes, not five",
-        "KEP-3063 kubelet NodePrepareResource errors: exponential back off, cap not given",
-        Patch("reference/kubelet/kubelet.py", "MAX_BACKOFF = timedelta(minutes=5)",
-              "MAX_BACKOFF = timedelta(minutes=2)"),
-    ),
-    conforming(
         "classic-kubelet-backoff-starts-at-two-seconds", "KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED",
         "the classic kubelet's first retry of a failed prepare comes after 2 seconds instead of 1",
         "KEP-3063 kubelet: failed operations are retried with exponential back off, amounts not given",
@@ -69,16 +89,35 @@ CONFORMING: tuple[Variant, ...] = (
               "INITIAL_BACKOFF = timedelta(seconds=2)"),
     ),
     conforming(
-        "driver-names-its-slices", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
-        "the reference driver publishes its ResourceSlices under names of its own, not those it was handed",
-        "ResourceSlice names are the driver's (upstream's helper lets the API server generate them); a slice "
-        "is known by its driver, pool and devices",
-        Patch("reference/drivers/publisher.py",
-              '            wanted[slice_["metadata"]["name"]] = slice_',
-              '            slice_["metadata"]["name"] = f"{pool}-{self.driver}-{len(wanted)}-own"\n'
-              '            wanted[slice_["metadata"]["name"]] = slice_'),
+        "classic-potential-nodes-unsorted", "KEP-3063-CLASSIC/PRESCORE-POTENTIAL-NODES",
+        "the scheduler writes potentialNodes in reverse name order",
+        "KEP-3063 Pre-score: the scheduler lists the nodes that passed filtering; the list's order is not given",
+        Patch("reference/scheduler/classic.py",
+              "potential = sorted(node_name(node) for node in nodes)",
+              "potential = sorted((node_name(node) for node in nodes), reverse=True)"),
     ),
-    # --- KEP-5007 binding conditions ------------------------------------------------------------------
+    conforming(
+        "classic-postfilter-picks-last-eligible", "KEP-3063-CLASSIC/POSTFILTER-ONE-IN-FLIGHT",
+        "Post-filter deallocates the last eligible claim of the pod instead of the first",
+        "KEP-3063 kube-scheduler Post-filter: the scheduler picks one of the eligible claims (at random); "
+        "any of them may be chosen (docs/decisions.md, classic item 3)",
+        Patch("reference/scheduler/classic.py",
+              "        for claim in pod_claims.claims:\n"
+              "            if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):",
+              "        for claim in reversed(pod_claims.claims):\n"
+              "            if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):"),
+    ),
+    # --- structured allocation and the scheduler in general -------------------------------------------------
+    conforming(
+        "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
+        "among nodes with the best score the scheduler picks the last by name, not the first",
+        "upstream kube-scheduler picks at random among the nodes with the highest score (selectHost); no "
+        "KEP names a node among equals",
+        Patch("reference/scheduler/scheduler.py",
+              "chosen = feasible[scores.index(max(scores))]",
+              "chosen = feasible[len(scores) - 1 - scores[::-1].index(max(scores))]"),
+    ),
+    # --- KEP-5007 binding conditions ------------------------------------------------------------------------
     conforming(
         "binding-devices-last-per-device", "KEP-5007/PREFER-NO-CONDITIONS",
         "the allocator tries every plain device before every device with binding conditions, pool or not",
@@ -122,24 +161,6 @@ CONFORMING: tuple[Variant, ...] = (
               '                                lambda uid=obj["metadata"]["uid"]: self.waiting.object_changed(uid))'),
     ),
     conforming(
-        "kubelet-backoff-starts-at-two-seconds", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
-        "the kubelet's first retry of a failed prepare comes after 2 seconds instead of 1",
-        "KEP-3063 kubelet NodePrepareResource errors: retried with exponential back off, amounts not given",
-        Patch("reference/kubelet/kubelet.py",
-              "INITIAL_BACKOFF = timedelta(seconds=1)",
-              "INITIAL_BACKOFF = timedelta(seconds=2)"),
-    ),
-    # --- discovery batch 2 -----------------------------------------------------------------------------
-    conforming(
-        "generated-names-random-suffix", "KEP-3063/TEMPLATE-CLAIM-CREATED",
-        "the API server completes a generateName with five random characters, as upstream does",
-        "KEP-3063 (resourceclaim controller): a generated claim's name is not predictable and is found through "
-        "the pod's status; upstream's API server appends a random suffix",
-        Patch("reference/apiserver/store.py",
-              'meta["name"] = f"{meta[\'generateName\']}{next(self._generated_names):05d}"',
-              'meta["name"] = f"{meta[\'generateName\']}{__import__(\'secrets\').token_hex(3)[:5]}"'),
-    ),
-    conforming(
         "binding-controller-own-condition-wording", "KEP-5007/CONTROLLER-REPORTS-READINESS",
         "the binding controller's conditions carry its own reason and message",
         "KEP-5007 PreBind Process: only the condition's type and status matter; reason and message are the "
@@ -148,34 +169,7 @@ CONFORMING: tuple[Variant, ...] = (
               'condition(wanted, "True", "DevicePrepared", "the device is ready for the pod", now)',
               'condition(wanted, "True", "FabricAttached", "attached through the fabric manager", now)'),
     ),
-    conforming(
-        "kubelet-asks-drivers-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
-        "the kubelet asks a pod's drivers in reverse name order",
-        "KEP-3063 kubelet: each driver's plugin prepares the pod's claims before the pod starts; the order of "
-        "drivers is not given",
-        Patch("reference/kubelet/kubelet.py",
-              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared}):",
-              "for driver in sorted({d for record in records for d in record.drivers if d not in record.prepared},"
-              " reverse=True):"),
-    ),
-    conforming(
-        "kubelet-sends-claims-in-reverse", "KEP-3063/KUBELET-PREPARE-BEFORE-START",
-        "the kubelet lists a pod's claims in one prepare call in reverse order",
-        "DRA kubelet plugin API: NodePrepareResources takes a list of claims and answers per claim UID; no "
-        "order is given",
-        Patch("reference/kubelet/kubelet.py",
-              "results = client.prepare([record.ref for record in pending])",
-              "results = client.prepare([record.ref for record in reversed(pending)])"),
-    ),
-    conforming(
-        "classic-potential-nodes-unsorted", "KEP-3063-CLASSIC/PRESCORE-POTENTIAL-NODES",
-        "the scheduler writes potentialNodes in reverse name order",
-        "KEP-3063 Pre-score: the scheduler lists the nodes that passed filtering; the list's order is not given",
-        Patch("reference/scheduler/classic.py",
-              "potential = sorted(node_name(node) for node in nodes)",
-              "potential = sorted((node_name(node) for node in nodes), reverse=True)"),
-    ),
-    # --- KEP-5075 consumable capacity ------------------------------------------------------------------
+    # --- KEP-5075 consumable capacity -----------------------------------------------------------------------
     conforming(
         "share-ids-time-based", "KEP-5075/SHARE-ID",
         "the scheduler gives each share a time-based UUID instead of a random one",
@@ -184,26 +178,34 @@ CONFORMING: tuple[Variant, ...] = (
               '            result["shareID"] = str(uuid4())',
               '            result["shareID"] = str(__import__("uuid").uuid1())'),
     ),
-    # --- the scheduler in general ---------------------------------------------------------------------
+    # --- KEP-5322 permanent driver failures -----------------------------------------------------------------
     conforming(
-        "ties-go-to-the-last-node", "KEP-4381/BINDING-CONDITIONS-LAST",
-        "among nodes with the best score the scheduler picks the last by name, not the first",
-        "upstream kube-scheduler picks at random among the nodes with the highest score (selectHost); no "
-        "KEP names a node among equals",
-        Patch("reference/scheduler/scheduler.py",
-              "chosen = feasible[scores.index(max(scores))]",
-              "chosen = feasible[len(scores) - 1 - scores[::-1].index(max(scores))]"),
+        "driver-names-its-slices", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the reference driver publishes its ResourceSlices under names of its own, not those it was handed",
+        "ResourceSlice names are the driver's (upstream's helper lets the API server generate them); a slice "
+        "is known by its driver, pool and devices",
+        Patch("reference/drivers/publisher.py",
+              '            wanted[slice_["metadata"]["name"]] = slice_',
+              '            slice_["metadata"]["name"] = f"{pool}-{self.driver}-{len(wanted)}-own"\n'
+              '            wanted[slice_["metadata"]["name"]] = slice_'),
     ),
-    # --- KEP-3063 classic -------------------------------------------------------------------------------
+    # --- kubelet plugins ------------------------------------------------------------------------------------
     conforming(
-        "classic-postfilter-picks-last-eligible", "KEP-3063-CLASSIC/POSTFILTER-ONE-IN-FLIGHT",
-        "Post-filter deallocates the last eligible claim of the pod instead of the first",
-        "KEP-3063 kube-scheduler Post-filter: the scheduler picks one of the eligible claims (at random); "
-        "any of them may be chosen (docs/decisions.md, classic item 3)",
-        Patch("reference/scheduler/classic.py",
-              "        for claim in pod_claims.claims:\n"
-              "            if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):",
-              "        for claim in reversed(pod_claims.claims):\n"
-              "            if not (is_delayed(claim) and is_allocated(claim)) or distinct_users(claim):"),
+        "plugin-own-cdi-naming", "DRA-PLUGIN/CDI-ID-PER-DEVICE",
+        "the driver's kubelet plugin names its CDI devices with its own vendor, class and device names",
+        "DRA kubelet plugin API: the CDI device IDs are the driver's, any valid fully qualified CDI name that "
+        "its spec files define",
+        Patch("reference/drivers/plugin.py",
+              '    return f"{cdi_kind(driver)}={device}"',
+              '    return f"{cdi_kind(driver)}=dev-{device}"'),
+        Patch("reference/drivers/plugin.py",
+              '        devices = {d.device: {"DRA_DEVICE": d.device',
+              '        devices = {f"dev-{d.device}": {"DRA_DEVICE": d.device'),
+        Patch("reference/drivers/plugin.py",
+              '    return f"k8s.{driver}/device"',
+              '    return f"vendor.{driver}/accelerator"'),
+        Patch("reference/drivers/plugin.py",
+              '    return f"k8s.{driver}-{claim_uid}.json"',
+              '    return f"claim-{claim_uid}.json"'),
     ),
 )
