@@ -23,7 +23,7 @@ from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
 ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
-COUNT = r"(?P<count>never|once|twice|(?P<bound>at least )?(?P<number>\d+) times)"
+COUNT = r"(?P<count>never|once|twice|(?P<bound>at least )?(?:once|(?P<number>\d+) times))"
 # Today's DRAPlugin batch calls, and the classic protocol's one-resource calls (KEP-3063-CLASSIC).
 METHODS = {"prepare": ("NodePrepareResources", "NodePrepareResource"),
            "unprepare": ("NodeUnprepareResources", "NodeUnprepareResource")}
@@ -154,7 +154,7 @@ def _calls(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str) 
 def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str, count: str,
                  bound: str | None, number: str | None) -> None:
     calls = _calls(sut, driver, node, verb, claim)
-    expected = {"never": 0, "once": 1, "twice": 2}.get(count, int(number or 0))
+    expected = {"never": 0, "once": 1, "at least once": 1, "twice": 2}.get(count, int(number or 0))
     what = f"driver {driver!r} on node {node!r} was asked to {verb} claim {claim!r} {len(calls)} times"
     if bound:
         assert len(calls) >= expected, f"{what}, expected at least {expected}"

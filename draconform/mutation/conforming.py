@@ -58,6 +58,17 @@ CONFORMING: tuple[Variant, ...] = (
               "results = client.prepare([record.ref for record in pending])",
               "results = client.prepare([record.ref for record in reversed(pending)])"),
     ),
+    conforming(
+        "kubelet-repeats-successful-unprepare", "KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE",
+        "the kubelet asks the plugin once more to unprepare claims it just unprepared",
+        "KEP-3063 NodeUnprepareResource: a claim is unprepared at least once after its last pod; the call is "
+        "idempotent (DRA-PLUGIN/UNPREPARE-IDEMPOTENT), so a kubelet may repeat it",
+        Patch("reference/kubelet/kubelet.py",
+              "                errors = self._plugins.client(driver).unprepare([record.ref for record in held])\n",
+              "                errors = self._plugins.client(driver).unprepare([record.ref for record in held])\n"
+              "                if errors and not any(errors.values()):\n"
+              "                    self._plugins.client(driver).unprepare([record.ref for record in held])\n"),
+    ),
     # --- KEP-3063 classic protocol --------------------------------------------------------------------------
     conforming(
         "classic-kubelet-upstream-event-reasons", "KEP-3063-CLASSIC/KUBELET-UNRESERVED-POD-NOT-RUN",

@@ -99,7 +99,7 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       And pod "writer" is Running
       When pod "writer" is deleted
       And the scheduler runs
-      Then driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "shared" at least 1 times
+      Then driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "shared" at least once
       And pod "writer" does not exist
 
     Scenario: A finished pod's claim is unprepared though the pod object stays
@@ -107,7 +107,7 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       When the scheduler runs
       And pod "job" finishes with phase "Succeeded"
       And the scheduler runs
-      Then driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "job-res" at least 1 times
+      Then driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "job-res" at least once
       And claim "job-res" is reserved for nobody
 
   Rule: KEP-3063-CLASSIC/KUBELET-UNRESERVE-ON-DELETE  Unprepare, then leave reservedFor, then the pod goes
