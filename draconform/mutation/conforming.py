@@ -69,6 +69,15 @@ CONFORMING: tuple[Variant, ...] = (
               "                if errors and not any(errors.values()):\n"
               "                    self._plugins.client(driver).unprepare([record.ref for record in held])\n"),
     ),
+    conforming(
+        "scheduler-own-unschedulable-message", "KEP-3063/UNSCHEDULABLE-EXPLAINED",
+        "the scheduler words the message of an unschedulable pod's condition and event its own way",
+        "KEP-3063 kube-scheduler: a pod that fits no node stays pending with a reason; the message is for "
+        "humans and no KEP words it",
+        Patch("reference/scheduler/scheduler.py",
+              '    return Status(code, f"0/{node_count} nodes are available: {reasons or \'no nodes\'}.")',
+              '    return Status(code, f"no node of {node_count} fits the pod ({reasons or \'there are no nodes\'})")'),
+    ),
     # --- KEP-3063 classic protocol --------------------------------------------------------------------------
     conforming(
         "classic-kubelet-upstream-event-reasons", "KEP-3063-CLASSIC/KUBELET-UNRESERVED-POD-NOT-RUN",
