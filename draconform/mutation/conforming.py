@@ -189,6 +189,15 @@ CONFORMING: tuple[Variant, ...] = (
               'condition(wanted, "True", "DevicePrepared", "the device is ready for the pod", now)',
               'condition(wanted, "True", "FabricAttached", "attached through the fabric manager", now)'),
     ),
+    conforming(
+        "binding-controller-own-failure-wording", "KEP-5007/PREBIND-FAILURE",
+        "the binding controller's failure condition carries its own reason and message",
+        "KEP-5007 Handling attachment failures: a binding failure condition that is True aborts the wait; "
+        "its reason and message are the controller's",
+        Patch("reference/controllers/binding.py",
+              '"True", "PreparationFailed",\n                              "the device could not be prepared", now)',
+              '"True", "FabricError",\n                              "the fabric manager gave up attaching", now)'),
+    ),
     # --- KEP-5075 consumable capacity -----------------------------------------------------------------------
     conforming(
         "share-ids-time-based", "KEP-5075/SHARE-ID",
@@ -208,6 +217,27 @@ CONFORMING: tuple[Variant, ...] = (
               '            wanted[slice_["metadata"]["name"]] = slice_',
               '            slice_["metadata"]["name"] = f"{pool}-{self.driver}-{len(wanted)}-own"\n'
               '            wanted[slice_["metadata"]["name"]] = slice_'),
+    ),
+    conforming(
+        "kubelet-own-failure-wording", "KEP-5322/EVENT-SAYS-PERMANENT",
+        "the kubelet words its failed-prepare messages its own way (a permanent one still says permanent)",
+        "KEP-5322 Diagnosing Permanent Errors: the event refers to the permanent error; the wording is the "
+        "kubelet's, and a transient failure's message need only not call it permanent",
+        Patch("reference/kubelet/kubelet.py",
+              'permanent.append(f"DRA driver {driver} reported a permanent error preparing {where}: "',
+              'permanent.append(f"{where}: driver {driver} says this failure is permanent, not retrying: "'),
+        Patch("reference/kubelet/kubelet.py",
+              'transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")',
+              'transient.append(f"{where} not ready yet, driver {driver} answered: {result.error}")'),
+    ),
+    conforming(
+        "driver-own-taint-key", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver taints an unusable device with a key and value of its own",
+        "KEP-5322 Preventing Repeated Failures: the driver taints the device NoSchedule; key and value are "
+        "the driver's",
+        Patch("reference/drivers/publisher.py",
+              'return {"key": f"{self.driver}/unusable", "value": "permanent-failure", "effect": "NoSchedule"}',
+              'return {"key": f"{self.driver}/health", "value": "broken", "effect": "NoSchedule"}'),
     ),
     # --- kubelet plugins ------------------------------------------------------------------------------------
     conforming(
