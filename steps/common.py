@@ -405,7 +405,7 @@ def observes(observation: str, eventually: bool = True) -> Callable[[Step], Step
     implementation) looks once in real time, and while an observation does not hold moves its clock on in
     small steps, up to `Patience.simulated` seconds, so a component that reacts a little later conforms too.
     That simulated wait is for observations of something that eventually happens only: a step that says
-    something has not happened (`eventually=False`) look once, and so do, in a scenario tagged @exact-time
+    something has not happened (`eventually=False`) looks once, and so do, in a scenario tagged @exact-time
     (one that judges a timeout or a backoff bound at its moment), the Then steps right after a step that moved
     the clock: they judge that moment. A Then step after any other step still waits there. The seconds waited
     add up in `ctx.waited`, so a step judging a duration can allow for them, and the scenario's next clock step
