@@ -199,6 +199,19 @@ def allocation_without_conditions(
         assert not result.get("bindingConditions") and not result.get("bindingFailureConditions"), f"result {result}"
 
 
+@then(parsers.re(CLAIM + r" was allocated less than " + DURATION + r" ago"))
+@observes("claim", eventually=False)
+def allocated_within(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
+) -> None:
+    """KEP-5007: the claim's allocation (allocationTimestamp) is younger than that: it was allocated again since,
+    whatever backoff the scheduler used in between."""
+    stamp = _allocation(sut, ctx, claim, pod).get("allocationTimestamp")
+    assert stamp, "the allocation has no allocationTimestamp"
+    age = sut.now() - datetime.fromisoformat(stamp)
+    assert age < timedelta(seconds=to_seconds(amount, unit)), f"allocationTimestamp {stamp} is {age} old at {sut.now()}"
+
+
 @then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
 @observes("claim", eventually=False)
 def allocated_ago(

@@ -75,8 +75,9 @@ Feature: An external binding controller drives the wait through the claim's stat
       And a pod "trainer" with a claim for one "fabric-gpu" device
       When 25 minutes pass
       Then pod "trainer" waits in PreBind
-      And the metric "scheduler_dra_bindingconditions_allocations_total" with labels "status=timeout" is 2
+      # Two timeouts, each followed by a new allocation: the newest is less than ten minutes old. (Read from the
+      # claim, not from the scheduler's metrics, whose names this controller rule does not judge.)
+      And the claim of pod "trainer" was allocated less than 10 minutes ago
       When the binding controller for driver "gpu.example.com" is deployed and marks devices ready after 10 seconds
       And 10 seconds pass
       Then pod "trainer" is bound to node "worker-1"
-      And the metric "scheduler_dra_bindingconditions_allocations_total" with labels "status=success" is 1
