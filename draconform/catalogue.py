@@ -22,6 +22,14 @@ class CatalogueError(Exception):
 
 
 @dataclass(frozen=True)
+class Tolerance:
+    """What a conforming component may do beyond a rule's plain reading; the rule's scenarios allow it."""
+
+    repicks: int = 0  # times a withdrawn or failed object may be picked again before the change reaches it
+    seconds: float = 0.0  # simulated seconds a reaction may lag behind its cause
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     kep: str
@@ -34,6 +42,7 @@ class Rule:
     decision: str | None = None
     upstream: str | None = None
     untested_reason: str | None = None
+    tolerance: Tolerance = Tolerance()
 
 
 @dataclass(frozen=True)
@@ -94,5 +103,7 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 decision=_one_line(entry.get("decision")),
                 upstream=_one_line(entry.get("upstream")),
                 untested_reason=_one_line(entry.get("untested_reason")),
+                tolerance=Tolerance(**{key: value for key, value in (entry.get("tolerance") or {}).items()
+                                       if key != "why"}),
             )
     return Catalogue(rules=rules, titles=titles)

@@ -132,6 +132,10 @@ class Patience:
 
     timeout: float = 0.0  # seconds; 0 looks once (the reference: settle() has already made it true)
     interval: float = 0.1  # seconds between looks while the timeout lasts
+    # Simulated seconds a SUT on a fake clock may move its clock on while an "eventually" observation does
+    # not hold yet, so a component that reacts a few (simulated) seconds later than the reference still
+    # conforms. Never used for observations of what has not happened yet or happens at an exact time.
+    simulated: float = 0.0
 
 
 # The kinds of observation a SUT may be given different patience for (keys of a live timeout config).
@@ -179,6 +183,11 @@ class SystemUnderTest(Protocol):
     # --- the control plane at work ------------------------------------------------------------
     def settle(self) -> None:
         """Let controllers and the scheduler work until nothing more happens without time passing."""
+
+    def finish_pod(self, name: str, namespace: str, phase: str) -> None:
+        """The running pod's containers end, as its container runtime would report it: all with exit code 0 for
+        "Succeeded", one with another code for "Failed". The pod's kubelet writes the phase (only a kubelet owns
+        it); then settle. A SUT that cannot end a pod's containers raises `Unsupported`."""
 
     def advance_clock(self, seconds: float) -> None:
         """Let `seconds` of cluster time pass (timers fire), then settle."""

@@ -19,7 +19,7 @@ from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.cluster import ReferenceCluster
 from draconform.reference.controllers.classic_claims import ClassicClaimController
-from draconform.reference.controllers.external import ExternalController
+from draconform.reference.controllers.external import ExternalController, NodeAgents
 from draconform.reference.drivers.classic_controller import ClassicDriverController
 from draconform.reference.drivers.classic_plugin import ClassicNodePlugin
 from draconform.reference.drivers.classic_webhook import ResourceClassWebhook
@@ -53,9 +53,9 @@ class ClassicCluster(ReferenceCluster):
     def _new_controller(self) -> ExternalController:
         return ClassicClaimController(self.store, self.clock, self.events, self.metrics)
 
-    def _new_kubelets(self) -> ExternalController:
+    def _new_kubelets(self) -> NodeAgents:
         return ClassicKubelets(self.store, self.clock, self.events, self._gates("kubelet"),
-                               self.kubelet_plugin_endpoint, self._classic_kubelet_checkpoints)
+                               self.kubelet_plugin_endpoint, self._classic_kubelet_checkpoints, self.container_exits)
 
     def _new_scheduler(self) -> Scheduler:
         config = self.configs.get("kube-scheduler", ComponentConfig())

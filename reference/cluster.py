@@ -17,7 +17,7 @@ from draconform.reference.apiserver.admission import install as install_admissio
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.controllers.binding import BindingController
-from draconform.reference.controllers.external import ExternalController
+from draconform.reference.controllers.external import ExternalController, NodeAgents
 from draconform.reference.controllers.resourceclaim import ResourceClaimController
 from draconform.reference.controllers.scaler import DynamicDeviceScaler
 from draconform.reference.drivers.driver import ReferenceDriver
@@ -77,6 +77,9 @@ class ReferenceCluster:
         self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
         self._sockets = PluginSockets(self.clock.now)
         self._kubelet_checkpoints: dict[str, KubeletCheckpoint] = {}  # per node; outlives a kubelet restart
+        # What the container runtime reports: pod UID -> the phase its containers ended in (Succeeded: all exited
+        # with 0). The kubelet reads it and writes the pod's phase; like a runtime, it outlives a kubelet restart.
+        self.container_exits: dict[str, str] = {}
         self.kubelets = self._new_kubelets()
 
     def _new_store(self) -> Store:
@@ -103,10 +106,22 @@ class ReferenceCluster:
             self.allocator_factory,
         )
 
-    def _new_kubelets(self) -> ExternalController:
+    def _new_kubelets(self) -> NodeAgents:
         config = self.configs.get("kubelet", ComponentConfig())
         return Kubelets(self.store, self.clock, self.events, self._gates("kubelet"), config.args,
-                        self._kubelet_checkpoints, self._plugin_registration)
+                        self._kubelet_checkpoints, self._plugin_registration, self.container_exits)
+
+    def finish_pod(self, name: str, namespace: str, phase: str) -> None:
+        """The pod's containers end (all with exit code 0 for Succeeded, one not for Failed), as the container
+        runtime reports it; its kubelet then writes the phase, as only a kubelet does."""
+        if phase not in ("Succeeded", "Failed"):
+            raise ValueError(f"a pod's containers end in Succeeded or Failed, not {phase!r}")
+        pod = self.store.get("Pod", name, namespace)
+        if pod is None:
+            raise ValueError(f"pod {name!r} does not exist")
+        self.container_exits[pod["metadata"]["uid"]] = phase
+        self.kubelets.containers_exited(pod)
+        self.settle()
 
     def _plugin_registration(self, driver: str, node: str) -> str | None:
         """What the kubelet's plugin watcher on `node` finds for `driver`: its registration socket, if it runs."""

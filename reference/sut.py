@@ -13,6 +13,8 @@ from draconform.reference.classic_cluster import ClassicCluster
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Patience, PluginCall, PluginFault, Unsupported
 
+SIMULATED_PATIENCE = 30.0  # simulated seconds a Then step's "eventually" observation may wait for
+
 
 class ReferenceSystem:
     """Built lazily, so that configuration steps can run before the cluster starts."""
@@ -81,6 +83,9 @@ class ReferenceSystem:
     def advance_clock(self, seconds: float) -> None:
         self.cluster.advance(seconds)
 
+    def finish_pod(self, name: str, namespace: str, phase: str) -> None:
+        self.cluster.finish_pod(name, namespace, phase)
+
     def now(self) -> datetime:
         return self.cluster.clock.now()
 
@@ -124,7 +129,9 @@ class ReferenceSystem:
         return self.cluster.metrics.text()
 
     def patience(self, observation: str) -> Patience:
-        return Patience()  # settle() has done all there is to do: a Then step looks once
+        # settle() has done all there is to do, so a Then step looks once in real time; a component that
+        # reacts later in simulated time (a poll, a resync) is given half a minute of the fake clock.
+        return Patience(simulated=SIMULATED_PATIENCE)
 
 
 def columnar_system() -> ReferenceSystem:

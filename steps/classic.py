@@ -154,6 +154,21 @@ def claim_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
     assert got == phase, f"the claim is in phase {got!r}"
 
 
+@then(parsers.re(r'one of claims "(?P<claims>[^"]+)" is in phase "(?P<phase>[^"]+)" and the others? in phase '
+                 r'"(?P<others>[^"]+)"'))
+@observes("claim")
+def one_claim_in_phase(sut: SystemUnderTest, claims: str, phase: str, others: str) -> None:
+    """Where the KEP lets a component pick any of several eligible claims (the scheduler's Post-filter picks
+    one to deallocate), whichever it picks passes; exactly one must be picked."""
+    phases = {name: (must_get(sut, "ResourceClaim", name).get("status") or {}).get("phase")
+              for name in split_names(claims)}
+    picked = [name for name, got in phases.items() if got == phase]
+    rest_ok = all(got == others for name, got in phases.items() if name not in picked)
+    assert len(picked) == 1 and rest_ok, (
+        f"expected any one of {', '.join(phases)} in phase {phase!r} and the others in {others!r}; "
+        f"the phases are {phases}")
+
+
 @then(parsers.re(r"the (?P<field>potential|unsuitable) nodes of " + CLAIM + r' are "(?P<nodes>[^"]*)"'))
 @observes("claim")
 def negotiation_nodes(
@@ -179,11 +194,14 @@ def no_negotiation_nodes(
     _assert_negotiation_nodes(sut, ctx, field, claim, pod, "")
 
 
-@then(parsers.re(CLAIM + r' has selected node "(?P<node>[^"]+)"'))
+@then(parsers.re(CLAIM + r' has selected (?:node "(?P<node>[^"]+)"|one of nodes "(?P<nodes>[^"]+)")'))
 @observes("claim")
-def selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+def selected_node(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str | None,
+                  nodes: str | None) -> None:
+    """That node, or any of several the scheduler may choose among (KEP-3063 leaves the pick to scoring)."""
     got = _scheduling(_status(sut, ctx, claim, pod), "scheduler").get("selectedNode")
-    assert got == node, f"the selected node is {got!r}"
+    allowed = [node] if node else split_names(nodes or "")
+    assert got in allowed, f"the selected node is {got!r}, expected any of {', '.join(allowed)}"
 
 
 @then(parsers.re(CLAIM + r" has no selected node"))
@@ -205,6 +223,19 @@ def available_on(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, 
         for value in requirement.get("values") or []
     )
     assert named_nodes == sorted(split_names(nodes)), f"availableOnNodes is {selector}"
+
+
+@then(parsers.re(CLAIM + r' is told that node "(?P<node>[^"]+)" failed'))
+@observes("claim")
+def told_node_failed(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+    """KEP-3063: a driver that cannot allocate for the selected node says so by unsetting selectedNode or by
+    listing the node in unsuitableNodes; either counts (D-3063-4)."""
+    status = _status(sut, ctx, claim, pod)
+    selected = _scheduling(status, "scheduler").get("selectedNode")
+    unsuitable = _scheduling(status, "driver").get("unsuitableNodes") or []
+    assert not selected or node in unsuitable, (
+        f"expected selectedNode unset or {node!r} among the unsuitable nodes; selectedNode is {selected!r}, "
+        f"unsuitable nodes {unsuitable}")
 
 
 @then(parsers.re(CLAIM + r" has no allocation"))
@@ -296,7 +327,7 @@ def watch_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, p
 
 
 @then(parsers.re(CLAIM + r" was not updated"))
-@observes("claim")
+@observes("claim", eventually=False)
 def claim_not_updated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None) -> None:
     (before,) = ctx.claim_reads
     after = resolve_claim(sut, ctx, claim, pod)

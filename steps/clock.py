@@ -5,10 +5,17 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, when
 
-from draconform.steps.common import DURATION, to_seconds
+from draconform.steps.common import DURATION, ScenarioContext, moves_clock, to_seconds
 from draconform.sut import SystemUnderTest
 
 
 @when(parsers.re(DURATION + r" pass(?:es)?"))
-def time_passes(sut: SystemUnderTest, amount: str, unit: str) -> None:
-    sut.advance_clock(to_seconds(amount, unit))
+@moves_clock
+def time_passes(sut: SystemUnderTest, ctx: ScenarioContext, amount: str, unit: str) -> None:
+    """Time since the previous step, less what Then steps meanwhile waited for (`ctx.borrowed`, see `observes`):
+    "10 minutes pass" after the allocation still ends ten minutes after it."""
+    seconds = to_seconds(amount, unit)
+    repaid = min(ctx.borrowed, seconds)
+    ctx.borrowed -= repaid
+    if seconds > repaid:
+        sut.advance_clock(seconds - repaid)

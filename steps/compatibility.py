@@ -11,7 +11,7 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.featuregates import GATE_HISTORY
-from draconform.steps.common import CLAIM, ScenarioContext, configure, must_get, observes, resolve_claim
+from draconform.steps.common import CLAIM, ScenarioContext, configure, observes, resolve_claim, slice_devices
 from draconform.sut import Obj, SystemUnderTest
 
 COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet|dra-driver)"
@@ -61,9 +61,10 @@ def _declared(device: Obj) -> dict[str, Any]:
 
 @then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" (?P<verb>declares|declares no) compatibility groups'))
 @observes("slice")
-def slice_declares_groups(sut: SystemUnderTest, name: str, verb: str) -> None:
+def slice_declares_groups(sut: SystemUnderTest, ctx: ScenarioContext, name: str, verb: str) -> None:
     """Whether any device of the stored slice still carries a non-empty compatibilityGroups list."""
-    devices = must_get(sut, "ResourceSlice", name)["spec"].get("devices") or []
+    devices = slice_devices(sut, ctx, name)
+    assert devices is not None, f"ResourceSlice {name!r} does not exist"
     found = {device["name"]: groups for device in devices if (groups := _declared(device)) and any(groups.values())}
     if verb == "declares":
         assert found, f"ResourceSlice {name!r} declares no compatibility groups"
@@ -73,9 +74,10 @@ def slice_declares_groups(sut: SystemUnderTest, name: str, verb: str) -> None:
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" declares compatibility groups:'))
 @observes("slice")
-def device_declares_groups(sut: SystemUnderTest, device: str, name: str, docstring: str) -> None:
+def device_declares_groups(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name: str,
+                           docstring: str) -> None:
     """The docstring maps counter set to groups, exactly as the stored device declares them."""
-    devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d["name"] == device]
+    devices = [d for d in slice_devices(sut, ctx, name) or [] if d["name"] == device]
     assert devices, f"ResourceSlice {name!r} has no device {device!r}"
     expected = yaml.load(docstring, Loader=yaml.CSafeLoader)
     assert _declared(devices[0]) == expected, f"device {device!r} declares {_declared(devices[0])}"

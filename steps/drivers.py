@@ -97,17 +97,36 @@ def kubelet() -> KubeletRecord:
 # --- the driver's devices -----------------------------------------------------------------------------
 @given(parsers.parse('driver "{driver}" runs with the devices:'))
 @when(parsers.parse('driver "{driver}" is given the devices:'))
-def driver_runs(sut: SystemUnderTest, driver: str, docstring: str) -> None:
+def driver_runs(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, docstring: str) -> None:
     """The docstring holds the ResourceSlices the driver would publish with every feature on; what it
-    really publishes is up to the driver, and is checked by reading the stored slices."""
-    sut.run_driver(driver, load_docstring(docstring, kind="ResourceSlice"))
+    really publishes (and under which names) is up to the driver, and is checked by reading the stored slices."""
+    _hand_over(sut, ctx, driver, load_docstring(docstring, kind="ResourceSlice"))
+
+
+def _hand_over(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, slices: list[Obj]) -> None:
+    for obj in slices:  # remembered by the scenario's name for them (see `slice_devices`)
+        ctx.driver_slices[obj["metadata"]["name"]] = (driver, str(obj["spec"]["pool"]["name"]))
+    sut.run_driver(driver, slices)
     sut.settle()
 
 
 @given(parsers.re(r'driver "(?P<driver>[^"]+)" runs with the devices of manifests? "(?P<names>[^"]+)"'))
 def driver_runs_with_manifests(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, names: str) -> None:
     """As above, with the slices written once in the feature folder's manifests/ (comma-separated files)."""
-    sut.run_driver(driver, [obj for name in split_names(names) for obj in manifest(ctx, name, kind="ResourceSlice")])
+    slices = [obj for name in split_names(names) for obj in manifest(ctx, name, kind="ResourceSlice")]
+    _hand_over(sut, ctx, driver, slices)
+
+
+@given(parsers.parse('driver "{driver}" takes over the devices of node "{node}"'))
+def driver_takes_over(sut: SystemUnderTest, driver: str, node: str) -> None:
+    """The driver under test, with its kubelet plugin on the node, publishes the node's slices of its devices
+    that a step wrote earlier, so pods using them start (and can end) on that node."""
+    slices = [obj for obj in sut.list("ResourceSlice")
+              if obj["spec"].get("driver") == driver and obj["spec"].get("nodeName") == node]
+    for obj in slices:
+        sut.delete("ResourceSlice", obj["metadata"]["name"])
+    sut.run_driver(driver, [{"apiVersion": obj["apiVersion"], "kind": "ResourceSlice",
+                             "metadata": {"name": obj["metadata"]["name"]}, "spec": obj["spec"]} for obj in slices])
     sut.settle()
 
 

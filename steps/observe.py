@@ -18,8 +18,10 @@ from draconform.steps.common import (
     must_get,
     observes,
     resolve_claim,
+    slice_devices,
     split_names,
     to_seconds,
+    tolerance,
 )
 from draconform.sut import Obj, SystemUnderTest
 
@@ -36,6 +38,49 @@ def claim_allocated(
     assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
     got = sorted(result["device"] for result in allocation["devices"]["results"])
     assert got == sorted(split_names(devices)), f"claim {obj['metadata']['name']!r} got devices {got}"
+
+
+@then(parsers.re(CLAIM + r' is allocated one of devices "(?P<devices>[^"]+)"'))
+@observes("claim")
+def claim_allocated_one_of(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, devices: str
+) -> None:
+    """Where a rule lets the allocator prefer either of several devices (KEP-5007's per-device order and
+    upstream's per-pool order), a single device among those allowed passes."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    got = [result["device"] for result in allocation["devices"]["results"]]
+    allowed = split_names(devices)
+    assert len(got) == 1 and got[0] in allowed, (
+        f"claim {obj['metadata']['name']!r} got devices {got}, expected one of {', '.join(allowed)}")
+
+
+@then(parsers.re(CLAIM + r' is allocated device "(?P<device>[^"]+)", after at most the tolerated re-picks of the '
+                 r'failed device "(?P<failed>[^"]+)", each failing within ' + DURATION))
+@observes("claim", eventually=False)  # it moves the clock itself, by the tolerance's measure
+def allocated_after_repicks(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                            device: str, failed: str, amount: str, unit: str) -> None:
+    """A device reported failed is withdrawn by its driver or controller, but the withdrawal reaches the scheduler
+    a little later, so the rule's catalogue may tolerate that many re-picks of the failed device: each one waits
+    out its own failure (within the given time) before the claim must hold the device expected."""
+    allowed, period = tolerance(ctx).repicks, to_seconds(amount, unit)
+    repicks, waited, on_failed = 0, 0.0, False
+    while True:
+        obj = resolve_claim(sut, ctx, claim, pod)
+        allocation = (obj.get("status") or {}).get("allocation") or {}
+        got = [result["device"] for result in (allocation.get("devices") or {}).get("results") or []]
+        if got == [device]:
+            return
+        if got == [failed] and not on_failed:
+            repicks += 1
+        on_failed = got == [failed]
+        assert repicks <= allowed and waited < period * max(repicks, 1), (
+            f"claim {obj['metadata']['name']!r} got devices {got} after {waited:g} seconds and {repicks} re-picks "
+            f"of {failed!r}; expected {device!r}, with at most {allowed} re-picks of {failed!r} tolerated "
+            f"(rule {ctx.rule})")
+        sut.advance_clock(1)
+        waited += 1
 
 
 @then(parsers.re(CLAIM + r" is not allocated"))
@@ -69,13 +114,17 @@ def claim_not_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
     assert not reserved, f"claim {obj['metadata']['name']!r} is still reserved for {reserved}"
 
 
-@then(parsers.re(CLAIM + r' is usable only on node "(?P<node>[^"]+)"'))
+@then(parsers.re(CLAIM + r' is usable only on (?:node "(?P<node>[^"]+)"|one of nodes "(?P<nodes>[^"]+)")'))
 @observes("claim")
-def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str) -> None:
+def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str | None,
+                 nodes: str | None) -> None:
+    """Pinned to one node: that node, or any one of several where the scheduler may choose among equals."""
     obj = resolve_claim(sut, ctx, claim, pod)
     selector = ((obj.get("status") or {}).get("allocation") or {}).get("nodeSelector")
-    expected = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
-    assert selector == {"nodeSelectorTerms": [expected]}, f"allocation nodeSelector is {selector}"
+    allowed = [node] if node else split_names(nodes or "")
+    pinned = [{"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+              for name in allowed]
+    assert selector in pinned, f"allocation nodeSelector is {selector}, expected it to name one of {allowed}"
 
 
 @then(parsers.parse('pod "{pod}" has one generated claim owned by the pod'))
@@ -95,24 +144,28 @@ def generated_claims_gone(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) 
 
 
 @then(parsers.parse('claim "{claim}" still exists'))
-@observes("object")
+@observes("object", eventually=False)
 def claim_exists(sut: SystemUnderTest, claim: str) -> None:
     assert sut.get("ResourceClaim", claim, NAMESPACE) is not None, f"claim {claim!r} was deleted"
 
 
 @then(parsers.re(r'no event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
-@observes("event")
+@observes("event", eventually=False)
 def no_pod_event(sut: SystemUnderTest, reason: str, pod: str) -> None:
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason == reason]
     assert not events, f"pod {pod!r} has {reason} events: {[e.message for e in events]}"
 
 
-@then(parsers.re(r'an? (?P<type>Normal|Warning) event "(?P<reason>[^"]+)" is recorded for pod "(?P<pod>[^"]+)"'))
+@then(parsers.re(r'an? (?P<type>Normal|Warning) event "(?P<reason>[^"]+)"(?: or "(?P<other>[^"]+)")? is recorded '
+                 r'for pod "(?P<pod>[^"]+)"'))
 @observes("event")
-def pod_event(sut: SystemUnderTest, type: str, reason: str, pod: str) -> None:
+def pod_event(sut: SystemUnderTest, type: str, reason: str, other: str | None, pod: str) -> None:
+    """`"A" or "B"`: where the KEP asks only for a suitable event, the reason it names and the one upstream
+    Kubernetes records both pass."""
+    allowed = [reason, other] if other else [reason]
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod]
-    assert any(e.type == type and e.reason == reason for e in events), (
-        f"no {type} {reason} event for pod {pod!r}; got {[(e.type, e.reason) for e in events]}"
+    assert any(e.type == type and e.reason in allowed for e in events), (
+        f"no {type} event {' or '.join(allowed)} for pod {pod!r}; got {[(e.type, e.reason) for e in events]}"
     )
 
 
@@ -146,17 +199,33 @@ def allocation_without_conditions(
         assert not result.get("bindingConditions") and not result.get("bindingFailureConditions"), f"result {result}"
 
 
-@then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
-@observes("claim")
-def allocated_ago(
+@then(parsers.re(CLAIM + r" was allocated less than " + DURATION + r" ago"))
+@observes("claim", eventually=False)
+def allocated_within(
     sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
 ) -> None:
-    """KEP-5007: status.allocation.allocationTimestamp, read against the cluster's clock."""
+    """KEP-5007: the claim's allocation (allocationTimestamp) is younger than that: it was allocated again since,
+    whatever backoff the scheduler used in between."""
     stamp = _allocation(sut, ctx, claim, pod).get("allocationTimestamp")
     assert stamp, "the allocation has no allocationTimestamp"
     age = sut.now() - datetime.fromisoformat(stamp)
-    assert abs(age - timedelta(seconds=to_seconds(amount, unit))) < timedelta(seconds=1), (
-        f"allocationTimestamp {stamp} is {age} old at {sut.now()}"
+    assert age < timedelta(seconds=to_seconds(amount, unit)), f"allocationTimestamp {stamp} is {age} old at {sut.now()}"
+
+
+@then(parsers.re(CLAIM + r" was allocated " + DURATION + r" ago"))
+@observes("claim", eventually=False)
+def allocated_ago(
+    sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, amount: str, unit: str
+) -> None:
+    """KEP-5007: status.allocation.allocationTimestamp, read against the cluster's clock; older by at most the
+    simulated seconds earlier Then steps waited (`ctx.waited`), which moved the clock on."""
+    stamp = _allocation(sut, ctx, claim, pod).get("allocationTimestamp")
+    assert stamp, "the allocation has no allocationTimestamp"
+    age = sut.now() - datetime.fromisoformat(stamp)
+    expected = timedelta(seconds=to_seconds(amount, unit))
+    assert expected - timedelta(seconds=1) < age < expected + timedelta(seconds=1 + ctx.waited), (
+        f"allocationTimestamp {stamp} is {age} old at {sut.now()}, expected {expected}"
+        + (f" (up to {ctx.waited:g} s more: earlier steps waited that long)" if ctx.waited else "")
     )
 
 
@@ -176,9 +245,9 @@ def no_device_status(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | No
 
 @then(parsers.re(r'device "(?P<device>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" (?P<verb>has|has no) binding fields'))
 @observes("slice")
-def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str) -> None:
+def slice_binding_fields(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name: str, verb: str) -> None:
     """KEP-5007: whether the stored device kept bindsToNode, bindingConditions, bindingFailureConditions."""
-    devices = [d for d in must_get(sut, "ResourceSlice", name)["spec"].get("devices") or [] if d.get("name") == device]
+    devices = [d for d in slice_devices(sut, ctx, name) or [] if d.get("name") == device]
     assert devices, f"ResourceSlice {name!r} has no device {device!r}"
     present = [field for field in BINDING_FIELDS if field in devices[0]]
     if verb == "has":
@@ -189,9 +258,8 @@ def slice_binding_fields(sut: SystemUnderTest, device: str, name: str, verb: str
 
 @then(parsers.re(r'ResourceSlice "(?P<name>[^"]+)" publishes devices? "(?P<devices>[^"]*)"'))
 @observes("slice")
-def slice_publishes(sut: SystemUnderTest, name: str, devices: str) -> None:
-    obj = sut.get("ResourceSlice", name)
-    got = sorted(d["name"] for d in ((obj or {}).get("spec") or {}).get("devices") or [])
+def slice_publishes(sut: SystemUnderTest, ctx: ScenarioContext, name: str, devices: str) -> None:
+    got = sorted(d["name"] for d in slice_devices(sut, ctx, name) or [])
     assert got == sorted(split_names(devices)), f"ResourceSlice {name!r} publishes {got}"
 
 
@@ -276,8 +344,23 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
     assert_same(status.get("requestMappings"), yaml.load(docstring, Loader=yaml.CSafeLoader), "requestMappings")
 
 
-@then(parsers.parse('pod "{pod}" has no extended resource claim'))
+@then(parsers.parse('pod "{pod}" is bound to node "{node}" with no extended resource claim'))
 @observes("pod")
+def bound_without_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, node: str) -> None:
+    """The device plugin's way (KEP-5004): the pod is placed on the node and no claim stands for its extended
+    resources. The absence of a claim alone would pass a scheduler that never places the pod."""
+    obj = must_get(sut, "Pod", pod)
+    assert obj["spec"].get("nodeName") == node, (
+        f"pod {pod!r} is bound to {obj['spec'].get('nodeName')!r}, expected {node!r}; "
+        f"conditions: {(obj.get('status') or {}).get('conditions')}")
+    status = (obj.get("status") or {}).get("extendedResourceClaimStatus")
+    assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"
+    claims = generated_claims(sut, ctx, pod)
+    assert not claims, f"pod {pod!r} has claims {[c['metadata']['name'] for c in claims]}"
+
+
+@then(parsers.parse('pod "{pod}" has no extended resource claim'))
+@observes("pod", eventually=False)
 def no_extended_claim(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> None:
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status is None, f"pod {pod!r} has extendedResourceClaimStatus {status}"

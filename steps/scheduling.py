@@ -12,6 +12,7 @@ from draconform.steps.common import (
     must_get,
     observes,
     pod_claim_names,
+    split_names,
 )
 from draconform.sut import SystemUnderTest
 
@@ -78,6 +79,19 @@ def pod_bound(sut: SystemUnderTest, pod: str, node: str) -> None:
     )
 
 
+@then(parsers.parse('pod "{pod}" is bound to one of nodes "{nodes}"'))
+@observes("pod")
+def pod_bound_to_one_of(sut: SystemUnderTest, pod: str, nodes: str) -> None:
+    """Where several nodes fit equally well the scheduler may choose any (upstream picks at random among
+    the best scores), so each of them passes."""
+    obj = must_get(sut, "Pod", pod)
+    allowed = split_names(nodes)
+    assert obj["spec"].get("nodeName") in allowed, (
+        f"pod {pod!r} is bound to {obj['spec'].get('nodeName')!r}, expected any of {', '.join(allowed)}; "
+        f"conditions: {(obj.get('status') or {}).get('conditions')}"
+    )
+
+
 @then(parsers.parse('pod "{pod}" is bound to a node'))
 @observes("pod")
 def pod_bound_somewhere(sut: SystemUnderTest, pod: str) -> None:
@@ -97,7 +111,7 @@ def _scheduled_condition(sut: SystemUnderTest, pod: str) -> dict[str, str]:
 
 
 @then(parsers.parse('pod "{pod}" is not scheduled'))
-@observes("pod")
+@observes("pod", eventually=False)
 def pod_not_scheduled(sut: SystemUnderTest, pod: str) -> None:
     _scheduled_condition(sut, pod)
 

@@ -27,7 +27,7 @@ import yaml
 
 import draconform
 from draconform.catalogue import CATALOGUE_FILE, Catalogue
-from draconform.mutation.variant import Patch, Variant
+from draconform.mutation.variant import CONFORMING, Patch, Variant
 from draconform.paths import FEATURES_DIR
 
 if TYPE_CHECKING:
@@ -160,6 +160,11 @@ class Plan:
         folders = _kep_folders(features_dir)
         plan = cls(features_dir)
         for variant in variants:
+            if variant.kind == CONFORMING:
+                # another allowed choice may show anywhere (a node chosen among equals, a later reaction): a
+                # conforming variant must pass the whole suite, not only its rule's folder
+                plan.paths[variant.name] = (features_dir,)
+                continue
             folder = folders[catalogue.rules[variant.rule].kep]
             extra = sorted({features_dir / ref.feature_file for ref in inventory.covering(variant.rule)
                             if not ref.feature_file.startswith(folder.name + "/")})

@@ -92,7 +92,7 @@ Feature: The classic API that kube-apiserver serves (KEP-3063 Design Details / A
         spec: {resourceClassName: acme-gpu}
         """
       Then the request is accepted
-      And the stored ResourceClaim "later" has field "spec.allocationMode"
+      And the stored ResourceClaim "later" has field "spec.allocationMode" set to Delayed
       And claim "later" is in phase "Pending"
 
     Scenario: An Immediate claim keeps its mode

@@ -98,13 +98,24 @@ Feature: kube-controller-manager makes claims from a pod's templates (KEP-3063 k
 
   Rule: KEP-3063-CLASSIC/TEMPLATE-CLAIM-NOT-CHANGED  A generated claim's spec is not rewritten from the template
 
+    # The claim's spec differs from the template (a claim made for the pod before the controller saw it), so a
+    # controller that writes the template's spec into an existing claim, when the pod comes back to it, fails.
     Scenario: The controller leaves an existing generated claim's spec alone
-      Given a pod "trainer" with template claim of class "acme-gpu"
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a pod "trainer" with template claim of class "acme-gpu"
+      And the ResourceClaim "trainer-res" owned by pod "trainer":
+        """yaml
+        apiVersion: cdi.k8s.io/v1alpha1
+        spec: {resourceClassName: acme-gpu, parameters: {restoredFrom: backup}}
+        """
       When the scheduler runs
       And pod "trainer" is relabelled with "rerun=yes"
       And the scheduler runs
-      Then the metric "resource_controller_create_total" is 1
-      And the stored ResourceClaim "trainer-res" has field "metadata.ownerReferences[0].uid"
+      Then the stored ResourceClaim "trainer-res" has field "spec" set to {resourceClassName: acme-gpu, allocationMode: Delayed, parameters: {restoredFrom: backup}}
+      And the metric "resource_controller_create_total" is 0
 
   Rule: KEP-3063-CLASSIC/CLAIM-CREATE-RETRIED  Failed creates are retried
 

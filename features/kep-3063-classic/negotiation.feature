@@ -61,7 +61,7 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
         """
       And a pod "trainer" using claim "gpu"
       When the scheduler runs
-      Then claim "gpu" has selected node "worker-2"
+      Then claim "gpu" has selected one of nodes "worker-2, worker-3"
       And the potential nodes of claim "gpu" are "worker-2, worker-3"
 
     Scenario: A pending claim's early availableOnNodes also filters
@@ -114,18 +114,18 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
         """
       And a pod "trainer" using claim "gpu"
       When the scheduler runs
-      Then pod "trainer" is bound to node "worker-1"
+      Then pod "trainer" is bound to one of nodes "worker-1, worker-2, worker-3"
 
   Rule: KEP-3063-CLASSIC/RESERVE-SELECTS-NODE  Reserve writes selectedNode and does not bind
 
-    Scenario: The scheduler selects the first candidate and waits for the driver
+    Scenario: The scheduler selects one of the candidates and waits for the driver
       Given the classic driver "gpu.acme.com" runs with:
         """yaml
         stalled: true
         """
       And a pod "trainer" with template claim of class "acme-gpu"
       When the scheduler runs
-      Then claim "trainer-res" has selected node "worker-1"
+      Then claim "trainer-res" has selected one of nodes "worker-1, worker-2, worker-3"
       And pod "trainer" is not scheduled
       And claim "trainer-res" is reserved for nobody
 
@@ -182,13 +182,13 @@ Feature: Scheduler and driver negotiate a node through the claim (KEP-3063 kube-
         """
       And a pod "trainer" with template claim of class "acme-gpu"
       When the scheduler runs
-      Then claim "trainer-res" has selected node "worker-1"
+      Then claim "trainer-res" has selected one of nodes "worker-1, worker-2, worker-3"
       When the classic driver "gpu.acme.com" is reconfigured with:
         """yaml
-        capacity: {worker-1: 1}
+        capacity: {worker-1: 1, worker-2: 1, worker-3: 1}
         """
       And the scheduler runs
-      Then pod "trainer" is bound to node "worker-1"
+      Then pod "trainer" is bound to one of nodes "worker-1, worker-2, worker-3"
 
   Rule: KEP-3063-CLASSIC/SELECTED-NODE-FAILURE-REACTED  A refused selected node sends the scheduler elsewhere
 

@@ -28,6 +28,7 @@ Feature: Claims are created from templates and released with their pods (KEP-306
 
     Scenario: A finished pod's generated claim is deleted even though the pod remains
       Given a pod "job" with a claim for one "gpu" device
+      And driver "gpu.example.com" takes over the devices of node "worker-1"
       When the scheduler runs
       And pod "job" finishes with phase "Succeeded"
       And the scheduler runs
@@ -89,6 +90,7 @@ Feature: Claims are created from templates and released with their pods (KEP-306
 
     Scenario: A finished pod leaves reservedFor and the claim's device is freed
       Given a claim "batch" for one "gpu" device
+      And driver "gpu.example.com" takes over the devices of node "worker-1"
       And a pod "job" using claim "batch"
       When the scheduler runs
       And pod "job" finishes with phase "Failed"

@@ -157,7 +157,7 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
 
       Examples:
         | advertised | outcome                                                                |
-        | 4          | pod "trainer" has no extended resource claim                           |
+        | 4          | pod "trainer" is bound to node "worker-1" with no extended resource claim |
         | 1          | pod "trainer" is not scheduled                                         |
         | 0          | the claim of pod "trainer" is allocated devices "gpu-0, gpu-1"         |
 
@@ -196,7 +196,8 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
     # A finished pod stays until someone deletes it: a controller that lets the claim go only with its owner
     # passes the scenario above and keeps both GPUs for a pod that no longer runs.
     Scenario: A second pod gets the GPUs once the first has finished, though it is not deleted
-      Given the Pod:
+      Given driver "gpu.example.com" takes over the devices of node "worker-1"
+      And the Pod:
         """yaml
         metadata: {name: first}
         spec:

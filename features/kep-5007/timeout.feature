@@ -1,4 +1,4 @@
-@kep-5007
+@kep-5007 @exact-time
 Feature: A wait for binding conditions times out, counted from the claim's allocation (KEP-5007 timeout)
 
   Background:

@@ -73,8 +73,8 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And a pod "trainer" using claims "model, scratch"
       When the scheduler runs
       And pod "trainer" is deleted
-      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" once
-      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" at least once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" at least once
       And claim "model" is reserved for nobody
       And claim "scratch" is reserved for nobody
       And pod "trainer" does not exist
@@ -88,8 +88,8 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And a pod "trainer" using claims "model, scratch"
       When the scheduler runs
       Then pod "trainer" is Failed
-      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" once
-      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "scratch" at least once
+      And driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" at least once
       And claim "model" is reserved for nobody
       And claim "scratch" is reserved for nobody
       And pod "trainer" still exists

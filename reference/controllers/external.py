@@ -36,6 +36,12 @@ class ExternalController(Protocol):
     def stop(self) -> None: ...
 
 
+class NodeAgents(ExternalController, Protocol):
+    """The kubelets of every node as the cluster drives them: also told when a pod's containers have ended."""
+
+    def containers_exited(self, pod: Obj) -> None: ...
+
+
 def allocation_key(claim: Obj) -> AllocationKey | None:
     allocation = (claim.get("status") or {}).get("allocation")
     if not allocation:

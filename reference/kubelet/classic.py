@@ -59,13 +59,15 @@ Endpoint = Callable[[str, str], str]  # (driver, node) -> the plugin's unix sock
 
 class ClassicKubelets:
     def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
-                 endpoint: Endpoint, checkpoints: dict[str, ClassicCheckpoint]) -> None:
+                 endpoint: Endpoint, checkpoints: dict[str, ClassicCheckpoint],
+                 container_exits: dict[str, str] | None = None) -> None:
         self._store = store
         self._clock = clock
         self._events = events
         self._gates = gates
         self._endpoint = endpoint
         self._checkpoints = checkpoints
+        self._exits = {} if container_exits is None else container_exits  # pod UID -> phase, as the runtime says
         self._watch = store.watch("Pod", "ResourceClaim")
         self._attempts: dict[str, int] = {}  # pod UID -> failed attempts in a row
         self._waiting: set[str] = set()  # pod UIDs in back-off
@@ -93,7 +95,18 @@ class ClassicKubelets:
                 acted = self._tear_down(pod, node, checkpoint) or acted
             elif (pod.get("status") or {}).get("phase", "Pending") == "Pending":
                 acted = self._start(pod, node, checkpoint) or acted
+            elif pod["metadata"]["uid"] in self._exits:  # Running, and the runtime says its containers ended
+                acted = self._record_exit(pod) or acted
         return acted
+
+    def containers_exited(self, pod: Obj) -> None:
+        self._due = True
+
+    def _record_exit(self, pod: Obj) -> bool:
+        pod.setdefault("status", {})["phase"] = self._exits[pod["metadata"]["uid"]]
+        with suppress(ApiError):  # changed meanwhile: its watch event brings it back
+            self._store.update_status(pod)
+        return True
 
     # --- starting a pod ---------------------------------------------------------------------------
     def _start(self, pod: Obj, node: str, checkpoint: ClassicCheckpoint) -> bool:

@@ -58,7 +58,7 @@ class PodState:
 class Kubelet:
     def __init__(self, node: str, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
                  checkpoint: KubeletCheckpoint, plugins: PluginRegistry,
-                 wake: Callable[[str], None] | None = None) -> None:
+                 wake: Callable[[str], None] | None = None, container_exits: dict[str, str] | None = None) -> None:
         self.node = node
         self._wake = wake  # told this node's name whenever a pod is marked for the next sync
         self._store = store
@@ -67,6 +67,7 @@ class Kubelet:
         self._gates = gates
         self._checkpoint = checkpoint
         self._plugins = plugins
+        self._exits = {} if container_exits is None else container_exits  # pod UID -> phase, as the runtime says
         self._pods: dict[PodKey, PodState] = {}
         self._dirty: set[PodKey] = set()
         self._stopped = False
@@ -123,8 +124,9 @@ class Kubelet:
             return False
         if finishing:
             return self._terminate(pod, state)
-        if phase == "Running":
-            return False
+        if phase == "Running":  # its containers run until the runtime reports them ended
+            ended = self._exits.get(uid)
+            return self._set_phase(pod, ended) if ended else False
         return self._start(pod, state)
 
     def _forget(self, key: PodKey, state: PodState) -> bool:

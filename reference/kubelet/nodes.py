@@ -30,7 +30,8 @@ ORPHAN_QUARANTINE = timedelta(seconds=40)
 
 class Kubelets:
     def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
-                 args: Mapping[str, Any], checkpoints: dict[str, KubeletCheckpoint], locate: PluginLocator) -> None:
+                 args: Mapping[str, Any], checkpoints: dict[str, KubeletCheckpoint], locate: PluginLocator,
+                 container_exits: dict[str, str] | None = None) -> None:
         self._store = store
         self._clock = clock
         self._events = events
@@ -38,6 +39,8 @@ class Kubelets:
         self._timeout = float(args.get("pluginCallTimeout", DEFAULT_CALL_TIMEOUT))
         self._checkpoints = checkpoints
         self._locate = locate
+        # pod UID -> the phase its containers ended in, as the runtime reports (none in a served cluster)
+        self._exits = {} if container_exits is None else container_exits
         self._kubelets: dict[str, Kubelet] = {}
         # The kubelets with a pod to look at, by name, and each kubelet's place in `_kubelets` (they sync in that
         # order): a round asks those few, not all of a cluster's hundreds.
@@ -114,8 +117,11 @@ class Kubelets:
         plugins = PluginRegistry(lambda driver: self._locate(driver, node), self._timeout)
         checkpoint = self._checkpoints.setdefault(node, KubeletCheckpoint())
         self._kubelets[node] = Kubelet(node, self._store, self._clock, self._events, self._gates, checkpoint, plugins,
-                                       self._wake)
+                                       self._wake, self._exits)
         self._rank[node] = next(self._added)
+
+    def containers_exited(self, pod: Obj) -> None:
+        self._pod_changed(pod)
 
     def _pod_changed(self, pod: Obj, deleted: bool = False) -> None:
         node = (pod.get("spec") or {}).get("nodeName")

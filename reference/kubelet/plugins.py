@@ -17,6 +17,9 @@ from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PrepareResult
 # about a hung plugin sets a short deadline through the kubelet's `pluginCallTimeout` argument (wall seconds,
 # since a gRPC deadline is real time).
 DEFAULT_CALL_TIMEOUT = 10.0
+# The plugin watcher's registration calls keep their own deadline: a scenario's short deadline for prepare and
+# unprepare calls must not make registration fail when a loaded machine answers slowly.
+REGISTRATION_TIMEOUT = DEFAULT_CALL_TIMEOUT
 
 
 class PluginUnavailable(Exception):
@@ -56,7 +59,7 @@ class PluginRegistry:
         if registration is None:
             raise PluginUnavailable(f"DRA driver {driver} is not registered on this node")
         try:
-            info = registration_info(registration, timeout=self._timeout)
+            info = registration_info(registration, timeout=REGISTRATION_TIMEOUT)
         except PluginCallError as err:
             raise PluginUnavailable(f"the registration socket of DRA driver {driver} did not answer: {err}") from err
         # The kubelet takes the first DRAPlugin service in the plugin's list that it speaks.
@@ -64,9 +67,9 @@ class PluginRegistry:
         versions = [version for version in offered if version in API_VERSIONS]
         if info.type != "DRAPlugin" or info.name != driver or not versions:
             reason = f"plugin {info.name!r} of type {info.type!r} offers {list(info.supported_versions)}"
-            notify_registration(registration, False, reason, timeout=self._timeout)
+            notify_registration(registration, False, reason, timeout=REGISTRATION_TIMEOUT)
             raise PluginUnavailable(f"DRA driver {driver} cannot be used: {reason}")
-        notify_registration(registration, True, timeout=self._timeout)
+        notify_registration(registration, True, timeout=REGISTRATION_TIMEOUT)
         client = KubeletPluginClient(info.endpoint, api_version=versions[0], timeout=self._timeout)
         self._clients[driver] = client
         return client

@@ -404,7 +404,7 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
-        "classic-writes-unconditional", "KEP-3063-CLASSIC/RESERVE-RACE",
+        "classic-writes-unconditional", "KEP-3063-CLASSIC/RESERVED-FOR-CONFLICT",
         "the API server takes a classic object's write from a stale read: the last write wins",
         (
             Patch("reference/apiserver/store.py",

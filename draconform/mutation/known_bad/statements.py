@@ -114,13 +114,11 @@ VARIANTS: tuple[Variant, ...] = (
         "gate-off-fails-running-pods", "KEP-3063/KUBELET-GATE-OFF-KEEPS-RUNNING-PODS",
         "a kubelet restarted with the feature off fails the running pods that have claims",
         (Patch(KUBELET,
-               '        if phase == "Running":\n            return False\n        return self._start(pod, state)\n',
-               '        if phase == "Running" and (self._gates.enabled("DynamicResourceAllocation")\n'
-               "                                   or not self._claims_of(pod)):\n"
-               "            return False\n"
-               '        if phase == "Running":\n'
+               '        if phase == "Running":  # its containers run until the runtime reports them ended\n',
+               '        if phase == "Running" and not self._gates.enabled("DynamicResourceAllocation") and (\n'
+               "                self._claims_of(pod)):\n"
                '            return self._set_phase(pod, "Failed", reason="UnexpectedAdmissionError")\n'
-               "        return self._start(pod, state)\n"),),
+               '        if phase == "Running":  # its containers run until the runtime reports them ended\n'),),
     ),
     Variant(
         "release-without-gate-taken-for-gate-on", "KEP-3063/KUBELET-SKEW-OLD-NODE",
