@@ -159,14 +159,14 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     # The counting fast path of the columnar core: a node "fits" when each request alone has enough free
     # candidates, where all requests together must have them (issue 25's finding), for many nodes (the scheduler's
-    # Filter) and for one.
+    # Filter) and for one. Since issue 26 both are counted by one loop, so both variants patch the same line.
     Variant(
         "counting-each-request-alone", "KEP-4381/DEVICE-IN-USE",
         "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
         (
             Patch("reference/allocator/columnar/counting.py",
-                  "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
-                  "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+                  "            enough = enough and free >= attempt.total\n",
+                  "            enough = enough and free >= need\n"),
         ),
     ),
     Variant(

@@ -21,58 +21,22 @@ class Counting(Selection):
     """Verdicts for many nodes at once by counting free candidates, where counting settles a node."""
 
     def _count(self, attempt: Attempt, names: list[str]) -> list[Feasibility | None]:
-        """The nodes' verdicts by counting their free candidates (see `feasible`), request by request over all the
-        nodes at once: how many candidates each node has (NOT_PLAIN where one is not a plain device: the search
-        decides) and how many of them are free; a request with too few free ones makes the node "does not fit",
-        enough free ones for every request together make it "fits". One node alone (`feasible`, node after node)
-        is counted without building the columns, which would cost more than the node."""
-        if len(names) == 1:
-            return [self._count_node(attempt, names[0])]
-        if len(attempt.counting) == 1:
-            return self._count_one_request(attempt, names)
-        counts: list[list[int]] = []
-        short = [False] * len(names)
-        enough = [True] * len(names)
-        for found, need, allocated, assumed in attempt.counting:
-            plain = self._plain_counts(found)
-            column = [plain.get(name, 0) for name in names]
-            free = [count - allocated.get(name, 0) - assumed.get(name, 0)
-                    for count, name in zip(column, names, strict=True)]
-            short = [was or left < need for was, left in zip(short, free, strict=True)]
-            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]
-            counts.append(column)
-        reasons, short_of = attempt.reasons, self._short
-        return [None if NOT_PLAIN in node_counts else (reasons.get(node_counts) or short_of(attempt, node_counts))
-                if is_short else FITS if is_enough else None
-                for node_counts, is_short, is_enough in zip(zip(*counts, strict=True), short, enough, strict=True)]
+        """The nodes' verdicts by counting their free candidates (see `feasible`): per node and request, how many
+        candidates it has (NOT_PLAIN where one is not a plain device: the search decides) and how many of them
+        are free; a request with too few free ones makes the node "does not fit", enough free ones for every
+        request together make it "fits". The per-request counts are looked up once for all the nodes."""
+        requests = [(self._plain_counts(found), need, allocated, assumed)
+                    for found, need, allocated, assumed in attempt.counting]
+        return [self._count_node(attempt, requests, name) for name in names]
 
-    def _count_one_request(self, attempt: Attempt, names: list[str]) -> list[Feasibility | None]:
-        """`_count` where the claims make one request (a pod with one claim for one device, the usual case): the
-        same verdicts in one pass over the nodes."""
-        ((found, need, allocated, assumed),) = attempt.counting
-        plain = self._plain_counts(found)
-        total, reasons, short_of = attempt.total, attempt.reasons, self._short
-        verdicts: list[Feasibility | None] = []
-        append = verdicts.append
-        held = allocated.get
-        for name in names:
-            count = plain.get(name, 0)
-            if count == NOT_PLAIN:
-                append(None)
-                continue
-            free = count - held(name, 0) - assumed.get(name, 0) if assumed else count - held(name, 0)
-            if free < need:
-                append(reasons.get((count,)) or short_of(attempt, (count,)))
-            else:
-                append(FITS if free >= total else None)
-        return verdicts
-
-    def _count_node(self, attempt: Attempt, name: str) -> Feasibility | None:
-        """`_count` for one node."""
+    def _count_node(self, attempt: Attempt, requests: list[tuple[dict[str, int], int, dict[str, int], dict[str, int]]],
+                    name: str) -> Feasibility | None:
+        """`_count` for one node, from each request's candidate counts, how many it asks for, and per node how
+        many of its candidates allocated and only assumed claims hold."""
         counts = []
         short, enough = False, True
-        for found, need, allocated, assumed in attempt.counting:
-            count = self._plain_counts(found).get(name, 0)
+        for plain, need, allocated, assumed in requests:
+            count = plain.get(name, 0)
             if count == NOT_PLAIN:
                 return None
             free = count - allocated.get(name, 0) - assumed.get(name, 0)
