@@ -17,6 +17,7 @@ from draconform.reference.allocator.columnar.frames import held_devices
 from draconform.reference.allocator.columnar.model import (
     HELD_SCHEMA,
     POOL_KEY,
+    AltCandidates,
     Attempt,
     Choice,
     CounterKey,
@@ -29,6 +30,7 @@ from draconform.reference.allocator.common import (
     AllocatedState,
     Alternative,
     CapacityLedger,
+    ClaimPlan,
     DeviceTaints,
     Pick,
     build_allocation,
@@ -230,6 +232,27 @@ class ColumnarAllocator(Counting):
         candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node)
         view = attempt.view
         problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
+        lists = self._lists(attempt, candidates, node, problems)
+        for plan in attempt.plans:
+            check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
+        errors = {key: found.errors for key, found in candidates.items() if found.errors}
+        available = self._available(attempt) if view.any_consumes else {}
+        taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
+        search = Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
+                        self.gates, self._consumption_of, taints)
+        fitted = search.run()
+        if fitted:
+            return NodeAllocation([
+                build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
+                                 node, self.gates)
+                for i, plan in enumerate(attempt.plans)])
+        return self._no_fit(attempt, problems, lists)
+
+    def _lists(self, attempt: Attempt, candidates: dict[tuple[int, str], AltCandidates], node: Obj,
+               problems: list[dict[str, Any]]) -> dict[tuple[int, str], list[int]]:
+        """Per alternative, the node's candidate list in search order. An All request lists its devices before the
+        search, so a problem pool or a selector error on the node surfaces now, as an error."""
+        view = attempt.view
         last = self._pools_last(view, node)
         lists: dict[tuple[int, str], list[int]] = {}
         for plan in attempt.plans:
@@ -237,30 +260,29 @@ class ColumnarAllocator(Counting):
                 for alt in alts:
                     found = candidates[(alt.claim_index, alt.name)]
                     ids = self._merge(found, node, last, view)
-                    if alt.all_mode:  # All lists its devices before the search: problems and errors surface now
-                        if problems:
-                            pool = problems[0]
-                            what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
-                            raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
-                                                  f"but pool {pool['driver']}/{pool['pool']} {what}")
-                        error = next((found.errors[d] for d in ids if d in found.errors), None)
-                        if error is not None:
-                            raise AllocationError(f"claim request {alt.name}: {error}")
-                        ids = self._all_capacity(alt, ids, attempt)
+                    if alt.all_mode:
+                        ids = self._all_list(attempt, plan, alt, found, ids, problems)
                     lists[(alt.claim_index, alt.name)] = ids
-        for plan in attempt.plans:
-            check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
-        errors = {key: found.errors for key, found in candidates.items() if found.errors}
-        available = self._available(attempt) if view.any_consumes else {}
-        taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
-        search = Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
-                         self.gates, self._consumption_of, taints)
-        fitted = search.run()
-        if fitted:
-            return NodeAllocation([
-                build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
-                                 node, self.gates)
-                for i, plan in enumerate(attempt.plans)])
+        return lists
+
+    def _all_list(self, attempt: Attempt, plan: ClaimPlan, alt: Alternative, found: AltCandidates, ids: list[int],
+                  problems: list[dict[str, Any]]) -> list[int]:
+        """An All request's devices on the node, or the error that stops it: a problem pool reaching the node, or
+        a selector error on one of its devices."""
+        if problems:
+            pool = problems[0]
+            what = "is incomplete" if not pool["complete"] else f"is invalid: {pool['invalid']}"
+            raise AllocationError(f"claim {plan.name}, request {alt.name}: asks for all devices, "
+                                  f"but pool {pool['driver']}/{pool['pool']} {what}")
+        error = next((found.errors[d] for d in ids if d in found.errors), None)
+        if error is not None:
+            raise AllocationError(f"claim request {alt.name}: {error}")
+        return self._all_capacity(alt, ids, attempt)
+
+    def _no_fit(self, attempt: Attempt, problems: list[dict[str, Any]],
+                lists: dict[tuple[int, str], list[int]]) -> NodeAllocation:
+        """"Does not fit" with the reasons the search gives: invalid pools on the node, else per claim what fell
+        short."""
         invalid = {(p["driver"], p["pool"]): p["invalid"] for p in problems if p["invalid"]}
         if invalid:  # upstream's ErrFailedAllocationOnNode: this node does not fit, others are still tried
             why = "invalid resource pools were encountered: " + "; ".join(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, HeldCounts
+from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, DeviceKey, HeldCounts
 from draconform.reference.allocator.columnar.selection import Selection
 from draconform.reference.allocator.common import (
     Alternative,
@@ -113,15 +113,21 @@ class Counting(Selection):
         only_assumed = [device for device in attempt.held.assumed if device not in attempt.held.allocated]
         for plan in attempt.plans:
             for (alt,) in plan.requests:
-                found = attempt.candidates[(alt.claim_index, alt.name)]
-                allocated = self._held_counts(found)
-                assumed: dict[str, int] = {}
-                for device in only_assumed:
-                    node = found.held.node_of.get(device) if found.held is not None else None
-                    if node is not None:
-                        assumed[node] = assumed.get(node, 0) + 1
-                attempt.counting.append((found, alt.count, allocated, assumed))
+                attempt.counting.append(self._request_counts(attempt, alt, only_assumed))
         attempt.countable = True
+
+    def _request_counts(self, attempt: Attempt, alt: Alternative, only_assumed: list[DeviceKey],
+                        ) -> tuple[AltCandidates, int, dict[str, int], dict[str, int]]:
+        """One request's row of `Attempt.counting`: its candidates, how many it asks for, and per node how many of
+        its candidates allocated claims hold, and how many more only assumed claims hold."""
+        found = attempt.candidates[(alt.claim_index, alt.name)]
+        allocated = self._held_counts(found)
+        assumed: dict[str, int] = {}
+        for device in only_assumed:
+            node = found.held.node_of.get(device) if found.held is not None else None
+            if node is not None:
+                assumed[node] = assumed.get(node, 0) + 1
+        return found, alt.count, allocated, assumed
 
     def _plain(self, ids: Sequence[int]) -> bool:
         """Whether these devices' only question is whether they are free: no counters, share, taint (their own

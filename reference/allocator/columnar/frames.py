@@ -51,6 +51,34 @@ def held_devices(claim: Obj, gates: Gates, state: AllocatedState | None = None) 
     return sorted((state or AllocatedState.of([claim], gates)).exclusive)
 
 
+def _understood(spec: Obj, gates: Gates) -> bool:
+    """Whether this scheduler's gates understand a slice (else it contributes nothing)."""
+    if not any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")):
+        return False
+    return gates.partitionable or not (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection"))
+
+
+def _counter_rows(spec: Obj, name: str, driver: str, pool: str) -> Columns:
+    """The rows of a slice's shared counter sets: one per counter, one without a counter for an empty set."""
+    counter_rows: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
+    for set_index, counter_set in enumerate(spec.get("sharedCounters") or []):
+        for counter, value in (counter_set.get("counters") or {}).items():
+            try:
+                amount = parse_quantity((value or {}).get("value", 0))
+            except ValueError:
+                amount = Fraction(0)
+            for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
+                                 ("counter_set", str(counter_set.get("name", ""))), ("counter", counter),
+                                 ("value", _decimal(amount))):
+                counter_rows[column].append(item)
+        if not counter_set.get("counters"):  # a set without counters still exists (and can be duplicated)
+            for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
+                                 ("counter_set", str(counter_set.get("name", ""))), ("counter", None),
+                                 ("value", None)):
+                counter_rows[column].append(item)
+    return counter_rows
+
+
 class Frames:
     """The published slices, classes, taint rules and allocated claims of one store, kept from its watch; the base
     of `ColumnarAllocator`, whose other parts read what this one keeps."""
@@ -206,10 +234,7 @@ class Frames:
         self._drop_slice(obj["metadata"]["name"])
         spec = obj.get("spec") or {}
         name = obj["metadata"]["name"]
-        understood = any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection"))
-        if not self.gates.partitionable and (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection")):
-            understood = False
-        if not understood:
+        if not _understood(spec, self.gates):
             return
         driver, pool = str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))
         slice_row = {
@@ -235,9 +260,24 @@ class Frames:
             "consumes": [False] * count, "has_groups": [False] * count,
             "has_taints": [bool(raw.get("taints")) for raw in entries],
         }
-        consumption: Columns = {column: [] for column in CONSUMPTION_SCHEMA}
         parsed = range(count) if slice_row["per_device"] else [
             i for i, raw in enumerate(entries) if raw.get("consumesCounters")]
+        consumption = self._parse_devices(devices, ids, parsed)
+        self._keys.update(zip(ids, ((driver, pool, device) for device in devices["name"]), strict=True))
+        self._mark_special(ids, entries, devices)
+        self._blocks[name] = SliceBlock(
+            slice={column: [value] for column, value in slice_row.items()},
+            devices=devices,
+            counters=_counter_rows(spec, name, driver, pool),
+            consumption=consumption,
+            device_ids=ids,
+        )
+        self._slice_version += 1
+
+    def _parse_devices(self, devices: Columns, ids: list[int], parsed: Iterable[int]) -> Columns:
+        """Parse the devices at these positions now, filling their columns from the facts; their counter
+        consumption rows."""
+        consumption: Columns = {column: [] for column in CONSUMPTION_SCHEMA}
         for index in parsed:
             device_id = ids[index]
             facts = self._devices[device_id]
@@ -252,7 +292,10 @@ class Frames:
                     consumption["counter_set"].append(counter_set)
                     consumption["counter"].append(counter)
                     consumption["amount"].append(_decimal(amount))
-        self._keys.update(zip(ids, ((driver, pool, device) for device in devices["name"]), strict=True))
+        return consumption
+
+    def _mark_special(self, ids: list[int], entries: list[Obj], devices: Columns) -> None:
+        """Note the devices counting cannot settle: counters, taints, binding conditions or shares under the gates."""
         gates = self.gates
         self._special.update(itertools.compress(ids, (
             (consumes and gates.partitionable) or (tainted and gates.taints) or (binding and gates.binding)
@@ -261,30 +304,6 @@ class Frames:
         if gates.consumable_capacity:  # KEP-5075: a device allocated in shares (see is_shared)
             self._special.update(d for d, raw in zip(ids, entries, strict=True)
                                  if raw.get("allowMultipleAllocations") is True)
-        counter_rows: dict[str, list[Any]] = {column: [] for column in COUNTER_SCHEMA}
-        for set_index, counter_set in enumerate(spec.get("sharedCounters") or []):
-            for counter, value in (counter_set.get("counters") or {}).items():
-                try:
-                    amount = parse_quantity((value or {}).get("value", 0))
-                except ValueError:
-                    amount = Fraction(0)
-                for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
-                                     ("counter_set", str(counter_set.get("name", ""))), ("counter", counter),
-                                     ("value", _decimal(amount))):
-                    counter_rows[column].append(item)
-            if not counter_set.get("counters"):  # a set without counters still exists (and can be duplicated)
-                for column, item in (("slice", name), ("set_index", set_index), ("driver", driver), ("pool", pool),
-                                     ("counter_set", str(counter_set.get("name", ""))), ("counter", None),
-                                     ("value", None)):
-                    counter_rows[column].append(item)
-        self._blocks[name] = SliceBlock(
-            slice={column: [value] for column, value in slice_row.items()},
-            devices=devices,
-            counters=counter_rows,
-            consumption=consumption,
-            device_ids=ids,
-        )
-        self._slice_version += 1
 
     # --- the pool view -----------------------------------------------------------------------------------
     def _mixed_pools(self) -> dict[tuple[str, str], list[dict[str, Any]]]:

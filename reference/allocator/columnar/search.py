@@ -118,15 +118,9 @@ class Search:
         if full or self._in_use(alt, device, claim):
             return False
         shared = is_shared(device, self.gates)
-        consumption: dict[str, Fraction] | None = None
-        if self.gates.consumable_capacity and (alt.capacity or shared):
-            consumption = self.consumption_of(alt, device_id)
-            if consumption is None:
-                return False  # KEP-5075: the device cannot serve the amounts asked for
-            if not shared:
-                consumption = None  # a device allocated whole records no consumedCapacity
-            elif not self.ledger.admits(device, consumption):
-                return False  # several shares, even in one claim, while the capacity lasts (admin access too)
+        serves, consumption = self._capacity(alt, device_id, device, shared)
+        if not serves:
+            return False
         counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
@@ -137,6 +131,45 @@ class Search:
             return False
         if not alt.admin_access and not self.compat.admits(device.driver, device.pool, device.compatibility_groups):
             return False
+        if not self._constraints_hold(alt, device, claim, must):
+            return False
+        self._take(alt, device_id, claim, shared, consumption, counts, needs)
+        return True
+
+    def _capacity(self, alt: Alternative, device_id: int, device: DeviceFacts,
+                  shared: bool) -> tuple[bool, dict[str, Fraction] | None]:
+        """KEP-5075: whether the device can serve the request's amounts, and what its share consumes (None for a
+        device taken whole, which records no consumedCapacity)."""
+        if not (self.gates.consumable_capacity and (alt.capacity or shared)):
+            return True, None
+        consumption = self.consumption_of(alt, device_id)
+        if consumption is None:
+            return False, None  # KEP-5075: the device cannot serve the amounts asked for
+        if not shared:
+            return True, None  # a device allocated whole records no consumedCapacity
+        if not self.ledger.admits(device, consumption):
+            return False, None  # several shares, even in one claim, while the capacity lasts (admin access too)
+        return True, consumption
+
+    def _take(self, alt: Alternative, device_id: int, claim: int, shared: bool,
+              consumption: dict[str, Fraction] | None, counts: bool, needs: list[tuple[CounterKey, Fraction]]) -> None:
+        """Record a pick `_try` admitted, so `_release` can undo it."""
+        device = self.devices[device_id]
+        self.chosen[claim].append((alt, device_id, tuple(consumption.items()) if consumption is not None else None))
+        self.counted[claim].append(counts)
+        if consumption is not None:
+            self.ledger.add(device, consumption)
+        if not shared:  # D-4381-7: in use for the rest of the attempt, an admin-access pick too
+            self.busy[device.key] = self.busy.get(device.key, 0) + 1
+        if not alt.admin_access:
+            self.compat.add(device.driver, device.pool, device.compatibility_groups)
+            for key, amount in needs:
+                self.left[key] = self.left.get(key, Fraction(0)) - amount
+
+    def _constraints_hold(self, alt: Alternative, device: DeviceFacts, claim: int, must: bool) -> bool:
+        """Whether the device keeps every constraint of its claim that applies to the request; a constraint
+        broken by a device an All request must take (`must`) is an error."""
+        mine = self.chosen[claim]
         for constraint in self.plans[claim].constraints:
             if not constraint.applies(alt):
                 continue
@@ -156,16 +189,6 @@ class Search:
                     raise AllocationError(f"claim {self.plans[claim].name}, request {alt.name}: device "
                                           f"{device.driver}/{device.pool}/{device.name} would break a constraint")
                 return False
-        mine.append((alt, device_id, tuple(consumption.items()) if consumption is not None else None))
-        self.counted[claim].append(counts)
-        if consumption is not None:
-            self.ledger.add(device, consumption)
-        if not shared:  # D-4381-7: in use for the rest of the attempt, an admin-access pick too
-            self.busy[device.key] = self.busy.get(device.key, 0) + 1
-        if not alt.admin_access:
-            self.compat.add(device.driver, device.pool, device.compatibility_groups)
-            for key, amount in needs:
-                self.left[key] = self.left.get(key, Fraction(0)) - amount
         return True
 
     def _release(self, claim: int) -> None:

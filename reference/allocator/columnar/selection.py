@@ -40,6 +40,28 @@ def _string_attribute(attributes: Obj, driver: str, domain: str, ident: str) -> 
     return value[1] if value is not None and value[0] == "string" else None
 
 
+def _by_node(frame: pl.DataFrame, ids: list[int], keep: list[int], failed: dict[int, str]) -> AltCandidates:
+    """The kept rows of the frame (positions in rank order) as candidates: per node its own, and those not bound
+    to one node with the node selector that says where they reach (None for allNodes)."""
+    ranks = frame.get_column("rank").to_list()
+    nodes = frame.get_column("node_name").to_list()
+    local: dict[str, tuple[list[int], list[int]]] = {}
+    shared: list[tuple[int, int, int | None]] = []
+    shared_rows = [p for p in keep if nodes[p] is None]
+    if shared_rows:
+        sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
+        shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
+    for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
+        if name is not None:
+            positions = list(run)
+            found = local.get(name)
+            if found is None:
+                found = local[name] = ([], [])
+            found[0].extend(map(ranks.__getitem__, positions))
+            found[1].extend(map(ids.__getitem__, positions))
+    return AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
+
+
 class Selection(Frames):
     """Which devices each request could take, per node, from the selectors of its class and its own."""
 
@@ -70,44 +92,53 @@ class Selection(Frames):
         known = view.verdicts.setdefault(expression, {})
         missing = [device_id for device_id in ids if device_id not in known]
         if missing:
-            outcomes: list[bool | CelError | None] = [None] * len(missing)
-            if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None:
-                # A string attribute compared with a literal is read straight from the published entry, which
-                # is not parsed for it; only devices without it (a CEL error) or with another type go through
-                # the CEL runtime.
-                domain, ident, operator, literal = attribute_is.groups()
-                published, qualified, equal = self._devices.published, f"{domain}/{ident}", operator == "=="
-                for index, device_id in enumerate(missing):
-                    driver, raw = published(device_id)
-                    attributes = raw.get("attributes") or {}
-                    full, bare = attributes.get(qualified), attributes.get(ident) if domain == driver else None
-                    one = full if bare is None else bare if full is None else None
-                    if isinstance(one, dict) and len(one) == 1 and isinstance(one.get("string"), str):
-                        outcomes[index] = (one["string"] == literal) == equal  # the usual case, read at once
-                        continue
-                    value = _string_attribute(attributes, driver, domain, ident)
-                    if value is not None:
-                        outcomes[index] = (value == literal) == equal
-            rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
-            facts = {index: self._devices[missing[index]] for index in rest}
-            try:
-                shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
-                found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
-                                                               for i in rest])
-            except CelError as exc:  # a compile error: it counts for each device the selector is applied to
-                found = [exc] * len(rest)
-            for index, result in zip(rest, found, strict=True):
-                outcomes[index] = result
-            for device_id, outcome in zip(missing, outcomes, strict=True):
-                if isinstance(outcome, Exception):
-                    known[device_id] = -1
-                    driver, pool, name = self._keys[device_id]
-                    view.errors[(expression, device_id)] = (f"device {driver}/{pool}/{name}: "
-                                                            f"selector {abbreviate(expression)}: {outcome}")
-                else:
-                    known[device_id] = int(outcome is True)
+            self._judge(view, expression, missing, known)
         verdicts = [known[device_id] for device_id in ids]
         return None if all(v == 1 for v in verdicts) else verdicts
+
+    def _judge(self, view: PoolView, expression: str, missing: list[int], known: dict[int, int]) -> None:
+        """Judge a selector on devices not judged yet, keeping each verdict in `known` (1, 0, or -1 with its
+        message in `view.errors`)."""
+        outcomes: list[bool | CelError | None] = [None] * len(missing)
+        if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None:
+            self._read_attribute(attribute_is, missing, outcomes)
+        rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
+        facts = {index: self._devices[missing[index]] for index in rest}
+        try:
+            shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
+            found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
+                                                           for i in rest])
+        except CelError as exc:  # a compile error: it counts for each device the selector is applied to
+            found = [exc] * len(rest)
+        for index, result in zip(rest, found, strict=True):
+            outcomes[index] = result
+        for device_id, outcome in zip(missing, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                known[device_id] = -1
+                driver, pool, name = self._keys[device_id]
+                view.errors[(expression, device_id)] = (f"device {driver}/{pool}/{name}: "
+                                                        f"selector {abbreviate(expression)}: {outcome}")
+            else:
+                known[device_id] = int(outcome is True)
+
+    def _read_attribute(self, attribute_is: re.Match[str], missing: list[int],
+                        outcomes: list[bool | CelError | None]) -> None:
+        """A string attribute compared with a literal is read straight from the published entry, which is not
+        parsed for it; only devices without it (a CEL error) or with another type are left (None) to the CEL
+        runtime."""
+        domain, ident, operator, literal = attribute_is.groups()
+        published, qualified, equal = self._devices.published, f"{domain}/{ident}", operator == "=="
+        for index, device_id in enumerate(missing):
+            driver, raw = published(device_id)
+            attributes = raw.get("attributes") or {}
+            full, bare = attributes.get(qualified), attributes.get(ident) if domain == driver else None
+            one = full if bare is None else bare if full is None else None
+            if isinstance(one, dict) and len(one) == 1 and isinstance(one.get("string"), str):
+                outcomes[index] = (one["string"] == literal) == equal  # the usual case, read at once
+                continue
+            value = _string_attribute(attributes, driver, domain, ident)
+            if value is not None:
+                outcomes[index] = (value == literal) == equal
 
     def _node_candidates(self, attempt: Attempt, node: Obj) -> dict[tuple[int, str], AltCandidates]:
         """The candidates a search on one node can reach, judged for that node only: a single allocation (as
@@ -153,23 +184,7 @@ class Selection(Frames):
             failed.update((p, view.errors[(expression, ids[p])]) for p, v in zip(judged, verdicts, strict=True)
                           if v == -1)
             keep = [p for p in keep if p not in dropped]
-        ranks = frame.get_column("rank").to_list()
-        nodes = frame.get_column("node_name").to_list()
-        local: dict[str, tuple[list[int], list[int]]] = {}
-        shared: list[tuple[int, int, int | None]] = []
-        shared_rows = [p for p in keep if nodes[p] is None]
-        if shared_rows:
-            sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
-            shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
-        for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
-            if name is not None:
-                positions = list(run)
-                found = local.get(name)
-                if found is None:
-                    found = local[name] = ([], [])
-                found[0].extend(map(ranks.__getitem__, positions))
-                found[1].extend(map(ids.__getitem__, positions))
-        return AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
+        return _by_node(frame, ids, keep, failed)
 
     def _merge(self, found: AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
                view: PoolView | None = None) -> list[int]:
