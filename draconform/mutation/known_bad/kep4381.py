@@ -165,8 +165,8 @@ VARIANTS: tuple[Variant, ...] = (
         "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
         (
             Patch("reference/allocator/columnar/counting.py",
-                  "            enough = enough and free >= attempt.total\n",
-                  "            enough = enough and free >= need\n"),
+                  "                enough = enough and free >= total\n",
+                  "                enough = enough and free >= need\n"),
         ),
     ),
     Variant(
@@ -174,8 +174,8 @@ VARIANTS: tuple[Variant, ...] = (
         "the verdict for one node takes it for fitting when each request alone has a free device",
         (
             Patch("reference/allocator/columnar/counting.py",
-                  "            enough = enough and free >= attempt.total\n",
-                  "            enough = enough and free >= need\n"),
+                  "                enough = enough and free >= total\n",
+                  "                enough = enough and free >= need\n"),
         ),
     ),
     Variant(

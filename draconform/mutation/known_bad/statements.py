@@ -48,8 +48,8 @@ VARIANTS: tuple[Variant, ...] = (
         "requests-counted-one-by-one", "KEP-3063/CLAIM-REQUESTS-ON-ONE-NODE",
         "the filter counts each request against the node's free devices on its own, not all of them together",
         (Patch(COLUMNAR,
-               "            enough = enough and free >= attempt.total\n",
-               "            enough = enough and free >= need\n"),),
+               "                enough = enough and free >= total\n",
+               "                enough = enough and free >= need\n"),),
     ),
     Variant(
         "v1beta1-tolerations-left-on-request", "KEP-3063/SERVED-VERSIONS-ROUND-TRIP",

@@ -24,28 +24,29 @@ class Counting(Selection):
         """The nodes' verdicts by counting their free candidates (see `feasible`): per node and request, how many
         candidates it has (NOT_PLAIN where one is not a plain device: the search decides) and how many of them
         are free; a request with too few free ones makes the node "does not fit", enough free ones for every
-        request together make it "fits". The per-request counts are looked up once for all the nodes."""
-        requests = [(self._plain_counts(found), need, allocated, assumed)
+        request together make it "fits". One loop for one node or many, one request or several; the per-request
+        look-ups are bound once, as this runs for every node the scheduler's Filter asks about."""
+        requests = [(self._plain_counts(found).get, need, allocated.get, assumed.get)
                     for found, need, allocated, assumed in attempt.counting]
-        return [self._count_node(attempt, requests, name) for name in names]
-
-    def _count_node(self, attempt: Attempt, requests: list[tuple[dict[str, int], int, dict[str, int], dict[str, int]]],
-                    name: str) -> Feasibility | None:
-        """`_count` for one node, from each request's candidate counts, how many it asks for, and per node how
-        many of its candidates allocated and only assumed claims hold."""
-        counts = []
-        short, enough = False, True
-        for plain, need, allocated, assumed in requests:
-            count = plain.get(name, 0)
-            if count == NOT_PLAIN:
-                return None
-            free = count - allocated.get(name, 0) - assumed.get(name, 0)
-            short = short or free < need
-            enough = enough and free >= attempt.total
-            counts.append(count)
-        if short:
-            return self._short(attempt, tuple(counts))
-        return FITS if enough else None
+        total = attempt.total
+        verdicts: list[Feasibility | None] = []
+        append = verdicts.append
+        for name in names:
+            short, enough = False, True
+            for count_of, need, allocated_of, assumed_of in requests:
+                count = count_of(name, 0)
+                if count == NOT_PLAIN:
+                    append(None)
+                    break
+                free = count - allocated_of(name, 0) - assumed_of(name, 0)
+                short = short or free < need
+                enough = enough and free >= total
+            else:
+                if short:
+                    append(self._short(attempt, tuple(count_of(name, 0) for count_of, _, _, _ in requests)))
+                else:
+                    append(FITS if enough else None)
+        return verdicts
 
     def _plain_counts(self, found: AltCandidates) -> dict[str, int]:
         """Per node, how many candidates it has when they are all plain devices (else NOT_PLAIN); made once per pool
