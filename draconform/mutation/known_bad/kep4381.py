@@ -11,14 +11,14 @@ VARIANTS: tuple[Variant, ...] = (
         "older-generations-allocated", "KEP-4381/POOL-NEWEST-GENERATION",
         "devices of older generations count",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   '        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""\n',
                   ('        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""\n'
                    "        return ()\n")),
-            Patch("reference/allocator/columnar.py",
-                  '        newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))\n',
+            Patch("reference/allocator/columnar/pools.py",
+                  '    newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))\n',
                   ""),
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/allocator.py",
                   ("        if self._mixed_pools():\n"
                    "            groups: dict[Choice, list[int]] = {}\n"
                    "            for i, node in enumerate(nodes):\n"
@@ -32,20 +32,20 @@ VARIANTS: tuple[Variant, ...] = (
         "incomplete-pools-allocated", "KEP-4381/POOL-INCOMPLETE",
         "incomplete pools are used",
         (
-            Patch("reference/allocator/columnar.py",
-                  '        ).rename({"slice_count": "complete"})\n',
-                  ('        ).rename({"slice_count": "complete"})\n'
-                   '        complete = complete.with_columns(pl.lit(True).alias("complete"))\n')),
+            Patch("reference/allocator/columnar/pools.py",
+                  '    ).rename({"slice_count": "complete"})\n',
+                  ('    ).rename({"slice_count": "complete"})\n'
+                   '    complete = complete.with_columns(pl.lit(True).alias("complete"))\n')),
         ),
     ),
     Variant(
         "invalid-pools-allocated", "KEP-4381/POOL-INVALID",
         "invalid pools are used",
         (
-            Patch("reference/allocator/columnar.py",
-                  '            pl.col("reason").str.join(", ").alias("invalid"))\n',
-                  ('            pl.col("reason").str.join(", ").alias("invalid"))\n'
-                   "        invalid = invalid.clear()\n")),
+            Patch("reference/allocator/columnar/pools.py",
+                  '        pl.col("reason").str.join(", ").alias("invalid"))\n',
+                  ('        pl.col("reason").str.join(", ").alias("invalid"))\n'
+                   "    invalid = invalid.clear()\n")),
         ),
     ),
     Variant(
@@ -81,7 +81,7 @@ VARIANTS: tuple[Variant, ...] = (
         "deleted-classes-remembered", "KEP-4381/CLASS-MISSING",
         "the allocator keeps a DeviceClass after it is deleted",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   "                self._classes.pop(name, None)\n",
                   "                pass\n"),
         ),
@@ -131,7 +131,7 @@ VARIANTS: tuple[Variant, ...] = (
         "allocated-devices-reused", "KEP-4381/DEVICE-IN-USE",
         "devices held by other claims are allocated",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   ("            return not alt.admin_access and device.key in self.held\n"
                    "        mine = any(self.devices[d].key == device.key for _, d, _ in self.chosen[claim])\n"
                    "        if mine:\n"
@@ -150,7 +150,7 @@ VARIANTS: tuple[Variant, ...] = (
         "device-twice-in-claim", "KEP-4381/DEVICE-IN-USE",
         "one claim may get the same device twice",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   ("        if mine:\n"
                    "            return True\n"
                    "        busy = device.key in self.busy\n"),
@@ -159,30 +159,30 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     # The counting fast path of the columnar core: a node "fits" when each request alone has enough free
     # candidates, where all requests together must have them (issue 25's finding), for many nodes (the scheduler's
-    # Filter) and for one.
+    # Filter) and for one. Since issue 26 both are counted by one loop, so both variants patch the same line.
     Variant(
         "counting-each-request-alone", "KEP-4381/DEVICE-IN-USE",
         "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
         (
-            Patch("reference/allocator/columnar.py",
-                  "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
-                  "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
+            Patch("reference/allocator/columnar/counting.py",
+                  "                enough = enough and free >= total\n",
+                  "                enough = enough and free >= need\n"),
         ),
     ),
     Variant(
         "counting-one-node-each-request-alone", "KEP-4381/DEVICE-IN-USE",
         "the verdict for one node takes it for fitting when each request alone has a free device",
         (
-            Patch("reference/allocator/columnar.py",
-                  "            enough = enough and free >= attempt.total\n",
-                  "            enough = enough and free >= need\n"),
+            Patch("reference/allocator/columnar/counting.py",
+                  "                enough = enough and free >= total\n",
+                  "                enough = enough and free >= need\n"),
         ),
     ),
     Variant(
         "restart-forgets-allocations", "KEP-4381/DEVICE-IN-USE",
         "a restarted scheduler knows only allocations written after it started",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   '        for obj in store.view("ResourceClaim"):\n',
                   "        for obj in []:\n"),
         ),
@@ -200,7 +200,7 @@ VARIANTS: tuple[Variant, ...] = (
         "admin-access-holds-device", "KEP-4381/ADMIN-ACCESS",
         "an admin-access allocation holds its device",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   '    return sorted((state or AllocatedState.of([claim], gates)).exclusive)\n',
                   ('    allocation = (claim.get("status") or {}).get("allocation") or {}\n'
                    '    return [(str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))\n'
@@ -250,7 +250,7 @@ VARIANTS: tuple[Variant, ...] = (
         "deleted-taint-rules-remembered", "KEP-4381/DEVICE-TAINT-RULES",
         "the allocator keeps the taint of a DeviceTaintRule after the rule is deleted",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   "                self._taint_rules.pop(name, None)\n",
                   "                pass\n"),
         ),
@@ -259,7 +259,7 @@ VARIANTS: tuple[Variant, ...] = (
         "allocated-devices-consume-no-counters", "KEP-4381/COUNTERS",
         "counters ignore what allocated devices consume",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/allocator.py",
                   '                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])\n',
                   ('                held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])\n'
                    "            held = held.clear()\n")),
@@ -289,16 +289,16 @@ VARIANTS: tuple[Variant, ...] = (
         "pools-in-reverse-order", "KEP-4381/SEARCH-ORDER",
         "pools, slices and devices are searched from the end",
         (
-            Patch("reference/allocator/columnar.py",
-                  '        usable = usable.sort("driver", "pool", "slice", "index")\n',
-                  '        usable = usable.sort("driver", "pool", "slice", "index", descending=True)\n'),
+            Patch("reference/allocator/columnar/pools.py",
+                  '    usable = usable.sort("driver", "pool", "slice", "index")\n',
+                  '    usable = usable.sort("driver", "pool", "slice", "index", descending=True)\n'),
         ),
     ),
     Variant(
         "no-backtracking", "KEP-4381/SEARCH-ORDER",
         "a failed later request does not undo earlier choices",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   "                self._release(claim)\n",
                   ("                self._release(claim)\n"
                    "                return False\n")),
@@ -313,7 +313,7 @@ VARIANTS: tuple[Variant, ...] = (
                    '        raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "\n'
                    '                              f"of {MAX_DEVICES_PER_CLAIM}")\n'),
                   ""),
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   "        full = len(mine) == MAX_DEVICES_PER_CLAIM\n",
                   "        full = False\n"),
         ),
@@ -331,11 +331,11 @@ VARIANTS: tuple[Variant, ...] = (
         "binding-devices-not-last", "KEP-4381/BINDING-CONDITIONS-LAST",
         "devices with binding conditions are not moved behind the others",
         (
-            Patch("reference/allocator/columnar.py",
-                  ("        if not self.gates.stable_allocator:  # D-5007-8, per pool\n"
-                   '            flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()\n'
-                   '            for row in newest.join(flagged, on="slice", how="semi").to_dicts():\n'
-                   '                binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)\n'),
+            Patch("reference/allocator/columnar/pools.py",
+                  ("    if not gates.stable_allocator:  # D-5007-8, per pool\n"
+                   '        flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()\n'
+                   '        for row in newest.join(flagged, on="slice", how="semi").to_dicts():\n'
+                   '            binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)\n'),
                   ""),
         ),
     ),

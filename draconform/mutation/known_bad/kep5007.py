@@ -158,10 +158,10 @@ VARIANTS: tuple[Variant, ...] = (
         "pool-devices-need-a-node", "KEP-5007/DDS-POOL-DEVICES-ALLOCATABLE",
         "allNodes devices with bindsToNode are never candidates",
         (
-            Patch("reference/allocator/columnar.py",
-                  '            usable = usable.filter(~pl.col("has_binding"))\n',
-                  ('            usable = usable.filter(~pl.col("has_binding"))\n'
-                   '        usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))\n')),
+            Patch("reference/allocator/columnar/pools.py",
+                  '        usable = usable.filter(~pl.col("has_binding"))\n',
+                  ('        usable = usable.filter(~pl.col("has_binding"))\n'
+                   '    usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))\n')),
         ),
     ),
     # --- KEP-5007: PreBind --------------------------------------------------------------------------
@@ -436,9 +436,9 @@ VARIANTS: tuple[Variant, ...] = (
         "gate-off-allocates-binding-devices", "KEP-5007/SKEW-GATE-OFF-SCHEDULER",
         "a gate-off scheduler allocates devices with binding conditions",
         (
-            Patch("reference/allocator/columnar.py",
-                  ("        if not self.gates.binding:\n"
-                   '            usable = usable.filter(~pl.col("has_binding"))\n'),
+            Patch("reference/allocator/columnar/pools.py",
+                  ("    if not gates.binding:\n"
+                   '        usable = usable.filter(~pl.col("has_binding"))\n'),
                   ""),
         ),
     ),

@@ -284,11 +284,12 @@ VARIANTS: tuple[Variant, ...] = (
         "groups-ignored-when-nothing-fits", "KEP-5963/UNSCHEDULABLE-WITHOUT-COMBINATION",
         "when no compatible combination exists, groups are ignored",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/allocator.py",
                   "        fitted = search.run()\n",
                   ("        fitted = search.run()\n"
                    "        if not fitted:  # a tracker without a base admits all\n"
-                   "            search = _Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,\n"
+                   "            from draconform.reference.allocator.compatibility import Mode\n"
+                   "            search = Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,\n"
                    "                             self._consumption_of, taints)\n"
                    "            fitted = search.run()\n")),
         ),
@@ -308,7 +309,7 @@ VARIANTS: tuple[Variant, ...] = (
         "grouped-devices-skip-counters", "KEP-5963/COUNTERS-UNCHANGED",
         "devices with groups are not checked against counters",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   "        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):\n",
                   "        if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs) and not device.has_compatibility_groups:\n"),
         ),
@@ -340,9 +341,9 @@ VARIANTS: tuple[Variant, ...] = (
         "gate-off-allocates-grouped-devices", "KEP-5963/GATE-OFF-SKIPS-GROUPED-DEVICES",
         "a gate-off scheduler allocates devices with groups",
         (
-            Patch("reference/allocator/columnar.py",
-                  ("        if self.gates.compatibility is Mode.SKIP:\n"
-                   '            usable = usable.filter(~pl.col("has_groups"))\n'),
+            Patch("reference/allocator/columnar/pools.py",
+                  ("    if gates.compatibility is Mode.SKIP:\n"
+                   '        usable = usable.filter(~pl.col("has_groups"))\n'),
                   ""),
         ),
     ),

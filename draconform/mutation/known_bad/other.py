@@ -50,7 +50,7 @@ VARIANTS: tuple[Variant, ...] = (
         "restart-forgets-shares", "KEP-5075/SHARED-DEVICE",
         "a restarted scheduler forgets the shares of multi-allocatable devices already allocated",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/frames.py",
                   ("            self._put_claim(obj)\n"
                    "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n"),
                   ("            self._put_claim(obj)\n"
@@ -218,7 +218,7 @@ VARIANTS: tuple[Variant, ...] = (
         "shares-take-no-counters", "KEP-5075/COUNTERS-ONCE",
         "the shares of a multi-allocatable device take none of the counters it consumes",
         (
-            Patch("reference/allocator/columnar.py",
+            Patch("reference/allocator/columnar/search.py",
                   "        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))\n",
                   "        counts = not alt.admin_access and not shared\n"),
         ),

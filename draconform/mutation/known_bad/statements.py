@@ -13,7 +13,7 @@ NODES = "reference/kubelet/nodes.py"
 PLUGIN = "reference/drivers/plugin.py"
 DRIVER = "reference/drivers/driver.py"
 STORE = "reference/apiserver/store.py"
-COLUMNAR = "reference/allocator/columnar.py"
+COLUMNAR = "reference/allocator/columnar/counting.py"
 POD_VALIDATION = "draconform/validation/pod.py"
 VERSIONS = "draconform/validation/versions.py"
 ALLOCATOR_COMMON = "reference/allocator/common.py"
@@ -48,11 +48,8 @@ VARIANTS: tuple[Variant, ...] = (
         "requests-counted-one-by-one", "KEP-3063/CLAIM-REQUESTS-ON-ONE-NODE",
         "the filter counts each request against the node's free devices on its own, not all of them together",
         (Patch(COLUMNAR,
-               "            enough = [was and left >= attempt.total for was, left in zip(enough, free, strict=True)]\n",
-               "            enough = [was and left >= need for was, left in zip(enough, free, strict=True)]\n"),
-         Patch(COLUMNAR,
-               "            enough = enough and free >= attempt.total\n",
-               "            enough = enough and free >= need\n")),
+               "                enough = enough and free >= total\n",
+               "                enough = enough and free >= need\n"),),
     ),
     Variant(
         "v1beta1-tolerations-left-on-request", "KEP-3063/SERVED-VERSIONS-ROUND-TRIP",

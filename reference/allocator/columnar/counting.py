@@ -1,0 +1,140 @@
+"""The count-based verdicts of the columnar core (KEP-4381): where every request asks for a number of plain devices,
+a node is settled by counting its free candidates, for all asked nodes in one pass, with per-node held counts kept
+from the log of devices becoming held or free."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, DeviceKey, HeldCounts
+from draconform.reference.allocator.columnar.selection import Selection
+from draconform.reference.allocator.common import (
+    Alternative,
+    DeviceTaints,
+    check_claim_size,
+    failure_reason,
+)
+from draconform.reference.allocator.interface import AllocationError, Feasibility
+
+
+class Counting(Selection):
+    """Verdicts for many nodes at once by counting free candidates, where counting settles a node."""
+
+    def _count(self, attempt: Attempt, names: list[str]) -> list[Feasibility | None]:
+        """The nodes' verdicts by counting their free candidates (see `feasible`): per node and request, how many
+        candidates it has (NOT_PLAIN where one is not a plain device: the search decides) and how many of them
+        are free; a request with too few free ones makes the node "does not fit", enough free ones for every
+        request together make it "fits". One loop for one node or many, one request or several; the per-request
+        look-ups are bound once, as this runs for every node the scheduler's Filter asks about."""
+        requests = [(self._plain_counts(found).get, need, allocated.get, assumed.get)
+                    for found, need, allocated, assumed in attempt.counting]
+        total = attempt.total
+        verdicts: list[Feasibility | None] = []
+        append = verdicts.append
+        for name in names:
+            short, enough = False, True
+            for count_of, need, allocated_of, assumed_of in requests:
+                count = count_of(name, 0)
+                if count == NOT_PLAIN:
+                    append(None)
+                    break
+                free = count - allocated_of(name, 0) - assumed_of(name, 0)
+                short = short or free < need
+                enough = enough and free >= total
+            else:
+                if short:
+                    append(self._short(attempt, tuple(count_of(name, 0) for count_of, _, _, _ in requests)))
+                else:
+                    append(FITS if enough else None)
+        return verdicts
+
+    def _plain_counts(self, found: AltCandidates) -> dict[str, int]:
+        """Per node, how many candidates it has when they are all plain devices (else NOT_PLAIN); made once per pool
+        view and selector list, as the candidates are."""
+        if found.plain is None:
+            found.plain = {name: len(ids) if self._plain(ids) else NOT_PLAIN for name, (_, ids) in found.local.items()}
+        return found.plain
+
+    def _held_counts(self, found: AltCandidates) -> dict[str, int]:
+        """Per node, how many of the alternative's local candidates allocated claims hold (see `HeldCounts`)."""
+        counts = found.held
+        if counts is None:
+            node_of = {self._keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
+            on_node: dict[str, int] = {}
+            for device in self._held_count:
+                node = node_of.get(device)
+                if node is not None:
+                    on_node[node] = on_node.get(node, 0) + 1
+            counts = found.held = HeldCounts(node_of, on_node, len(self._held_log))
+        elif counts.seen < len(self._held_log):
+            for device, change in self._held_log[counts.seen:]:
+                node = counts.node_of.get(device)
+                if node is not None:
+                    counts.on_node[node] = counts.on_node.get(node, 0) + change
+            counts.seen = len(self._held_log)
+        return counts.on_node
+
+    def _short(self, attempt: Attempt, counts: tuple[int, ...]) -> Feasibility:
+        """"Does not fit" where a request has too few free candidates, with the reasons the search gives, from
+        the number of candidates per request: one verdict per such count, shared by the nodes it is given to."""
+        verdict = attempt.reasons.get(counts)
+        if verdict is None:
+            per_alt = iter(counts)
+            found = {(alts[0].claim_index, alts[0].name): next(per_alt) for plan in attempt.plans
+                     for alts in plan.requests}
+
+            def count(alt: Alternative) -> int:
+                return found[(alt.claim_index, alt.name)]
+
+            verdict = attempt.reasons[counts] = Feasibility(False, {plan.name: failure_reason(plan, count)
+                                                                    for plan in attempt.plans})
+        return verdict
+
+    def _countable(self, attempt: Attempt) -> None:
+        """Whether counting free candidates can settle a node for these claims (see `feasible`)."""
+        attempt.countable = False
+        for plan in attempt.plans:
+            if plan.constraints:
+                return
+            for alts in plan.requests:
+                if len(alts) != 1 or alts[0].all_mode or alts[0].admin_access or alts[0].capacity:
+                    return
+                found = attempt.candidates[(alts[0].claim_index, alts[0].name)]
+                if found.errors or found.shared:
+                    return
+                attempt.total += alts[0].count
+            try:
+                check_claim_size(plan, {})
+            except AllocationError:
+                return
+        problems = attempt.view.problem_slices
+        if any(row["node_name"] is None for row in problems):
+            return
+        attempt.problem_nodes = frozenset(row["node_name"] for row in problems)
+        only_assumed = [device for device in attempt.held.assumed if device not in attempt.held.allocated]
+        for plan in attempt.plans:
+            for (alt,) in plan.requests:
+                attempt.counting.append(self._request_counts(attempt, alt, only_assumed))
+        attempt.countable = True
+
+    def _request_counts(self, attempt: Attempt, alt: Alternative, only_assumed: list[DeviceKey],
+                        ) -> tuple[AltCandidates, int, dict[str, int], dict[str, int]]:
+        """One request's row of `Attempt.counting`: its candidates, how many it asks for, and per node how many of
+        its candidates allocated claims hold, and how many more only assumed claims hold."""
+        found = attempt.candidates[(alt.claim_index, alt.name)]
+        allocated = self._held_counts(found)
+        assumed: dict[str, int] = {}
+        for device in only_assumed:
+            node = found.held.node_of.get(device) if found.held is not None else None
+            if node is not None:
+                assumed[node] = assumed.get(node, 0) + 1
+        return found, alt.count, allocated, assumed
+
+    def _plain(self, ids: Sequence[int]) -> bool:
+        """Whether these devices' only question is whether they are free: no counters, share, taint (their own
+        or a DeviceTaintRule's) or binding condition the search would look at."""
+        if not self._special.isdisjoint(ids):
+            return False
+        rules = tuple(self._taint_rules.values()) if self.gates.taint_rules else ()
+        return not rules or not any(DeviceTaints(rules).of(self._devices[d]) for d in ids)
+
