@@ -144,7 +144,7 @@ CONFORMING: tuple[Variant, ...] = (
         "the allocator tries every plain device before every device with binding conditions, pool or not",
         "KEP-5007 Goals 3: the scheduler should prefer devices without binding conditions over those with "
         "them (a per-device order; upstream orders whole pools, D-5007-8 accepts both)",
-        Patch("reference/allocator/columnar.py",
+        Patch("reference/allocator/columnar/selection.py",
               "late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]",
               "late = [bool(self._devices[d].binding_conditions) for d in merged]"),
     ),
