@@ -56,7 +56,7 @@ from draconform.reference.allocator.compatibility import (
     holding_results,
 )
 from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation, node_names
-from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.apiserver.interface import ApiReader, WatchEvent
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]
@@ -252,7 +252,7 @@ class _Attempt:
 class ColumnarAllocator:
     """Implements `Allocator`; build one per scheduler, it follows the store through a watch."""
 
-    def __init__(self, store: Store, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
+    def __init__(self, store: ApiReader, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
         """`slices`: ResourceSlices published besides the store's, read as they are (never changed), for a
         one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
         self.store = store
