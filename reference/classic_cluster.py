@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,7 @@ from draconform.kubeletplugin.classic import serve_classic_plugin, serve_classic
 from draconform.kubeletplugin.server import RunningServer
 from draconform.reference.apiserver import classic as classic_api
 from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
-from draconform.reference.cluster import ReferenceCluster
+from draconform.reference.cluster import ControllerStarter, ReferenceCluster
 from draconform.reference.controllers.classic_claims import ClassicClaimController
 from draconform.reference.controllers.external import ExternalController, NodeAgents
 from draconform.reference.drivers.classic_controller import ClassicDriverController
@@ -28,7 +27,7 @@ from draconform.reference.scheduler.classic import ClassicDynamicResources
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
 from draconform.sut import ComponentConfig, PluginCall, PluginFault, Unsupported
 
-CLASSIC_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]] = {
+CLASSIC_CONTROLLERS: dict[str, ControllerStarter] = {
     "classic-driver": ClassicDriverController,
     "resource-class-webhook": ResourceClassWebhook,
 }

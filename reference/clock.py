@@ -7,8 +7,19 @@ import heapq
 import itertools
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+class Clock(Protocol):
+    """What a component reads of time: the fake clock in-process, a real-time one under `draconform serve`."""
+
+    def now(self) -> datetime: ...
+
+    def call_at(self, deadline: datetime, callback: Callable[[], None]) -> None:
+        """Run `callback` once, when the clock reaches `deadline`."""
+        ...
 
 
 class FakeClock:

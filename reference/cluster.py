@@ -12,47 +12,35 @@ from datetime import timedelta
 from typing import Any
 
 from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.reference import components
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.controllers.binding import BindingController
+from draconform.reference.components import EXTERNAL_CONTROLLERS, default_allocator_factory
 from draconform.reference.controllers.external import ExternalController, NodeAgents
-from draconform.reference.controllers.resourceclaim import ResourceClaimController
-from draconform.reference.controllers.scaler import DynamicDeviceScaler
 from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import Checkpoint, NodePlugin
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
-from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
-from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
+from draconform.reference.scheduler.scheduler import Scheduler
 from draconform.sut import ComponentConfig, PluginCall, PluginFault
 
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
 MAX_SETTLE_ROUNDS = 10_000
 
-# The external controllers a scenario may start through the seam's `run_controller`, by name.
-EXTERNAL_CONTROLLERS: dict[str, Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]] = {
-    "binding-controller": BindingController,
-    "dynamic-device-scaler": DynamicDeviceScaler,
-}
-
-
-def default_allocator_factory() -> AllocatorFactory:
-    """The polars columnar core is the production path; the oracle exists to check it."""
-    from draconform.reference.allocator.columnar import ColumnarAllocator
-
-    return ColumnarAllocator
+# What starts an external controller in this cluster: the classic cluster has controllers of its own.
+ControllerStarter = Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]
 
 
 class ReferenceCluster:
     """A cluster serving today's structured API (resource.k8s.io/v1); `ClassicCluster` (classic.py) serves
     KEP-3063's classic one instead, with the same store, clock and scheduler framework."""
 
-    external_controllers = EXTERNAL_CONTROLLERS
+    external_controllers: Mapping[str, ControllerStarter] = EXTERNAL_CONTROLLERS
 
     def __init__(
         self,
@@ -89,7 +77,7 @@ class ReferenceCluster:
 
     def _new_controller(self) -> ExternalController:
         """kube-controller-manager's claim controller."""
-        return ResourceClaimController(self.store, self.events)
+        return components.claim_controller(self.store, self.events)
 
     def _gates(self, component: str) -> FeatureGates:
         config = self.configs.get(component, ComponentConfig())
@@ -97,19 +85,14 @@ class ReferenceCluster:
 
     def _new_scheduler(self) -> Scheduler:
         config = self.configs.get("kube-scheduler", ComponentConfig())
-        return Scheduler(
-            self.store,
-            self.clock,
-            self.events,
-            self.metrics,
-            SchedulerConfig(gates=self._gates("kube-scheduler"), args=dict(config.args)),
-            self.allocator_factory,
-        )
+        return components.scheduler(self.store, self.clock, self.events, self.metrics, self._gates("kube-scheduler"),
+                                    config.args, self.allocator_factory)
 
     def _new_kubelets(self) -> NodeAgents:
         config = self.configs.get("kubelet", ComponentConfig())
-        return Kubelets(self.store, self.clock, self.events, self._gates("kubelet"), config.args,
-                        self._kubelet_checkpoints, self._plugin_registration, self.container_exits)
+        return components.kubelets(self.store, self.clock, self.events, self._gates("kubelet"), config.args,
+                                   self._kubelet_checkpoints, self._plugin_registration,
+                                   self.container_exits)
 
     def finish_pod(self, name: str, namespace: str, phase: str) -> None:
         """The pod's containers end (all with exit code 0 for Succeeded, one not for Failed), as the container
@@ -152,8 +135,8 @@ class ReferenceCluster:
             raise ValueError(f"unknown component {component!r}")
 
     def _new_driver(self, name: str) -> ReferenceDriver:
-        return ReferenceDriver(name, self.store, self._gates("dra-driver"),
-                               self._checkpoints.setdefault(name, Checkpoint()))
+        return components.driver(name, self.store, self._gates("dra-driver"),
+                                 self._checkpoints.setdefault(name, Checkpoint()))
 
     def run_driver(self, name: str, inventory: Sequence[Mapping[str, Any]]) -> None:
         """Start the reference DRA driver `name`, or give the running one a new inventory."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from draconform.reference.clock import FakeClock
+from draconform.reference.clock import Clock
 from draconform.sut import Event, Obj
 
 
 class EventRecorder:
-    def __init__(self, clock: FakeClock) -> None:
+    def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._events: list[Event] = []
 

@@ -35,3 +35,25 @@ def test_import_contracts_hold(tmp_path: Path) -> None:
     result = subprocess.run([str(lint_imports), "--config", str(REPO / "pyproject.toml"), "--no-cache"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _in_contracts() -> set[str]:
+    """Every module a contract of pyproject.toml places: the layers' entries and the forbidden contracts' sources."""
+    import tomllib
+
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    named: set[str] = set()
+    for contract in contracts:
+        for layer in contract.get("layers", []):
+            named |= {part.strip() for part in layer.replace(":", "|").split("|")}
+        named |= set(contract.get("source_modules", []))
+    return named
+
+
+def test_every_package_and_top_level_module_is_in_a_contract() -> None:
+    """A package in no contract may import anything; a new one must be given its place."""
+    modules = {name for name in _roots() if name != "draconform"}
+    package = REPO / "draconform"
+    modules |= {f"draconform.{path.name}" for path in package.iterdir() if (path / "__init__.py").exists()}
+    modules |= {f"draconform.{path.stem}" for path in package.glob("*.py") if path.name != "__init__.py"}
+    assert sorted(modules - _in_contracts()) == []

@@ -69,17 +69,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def handle(args: argparse.Namespace) -> int:
     from draconform.kubeletplugin._wire import socket_path
     from draconform.plugincheck.checks import Target
-    from draconform.plugincheck.claims import (
-        CheckInputError,
-        ClaimSource,
-        FileClaims,
-        NeedsCluster,
-        derive_claims,
-        load_claims,
-        load_support,
-        write_claims,
-    )
+    from draconform.plugincheck.claims import ClaimSource, FileClaims, NeedsCluster, load_support, write_claims
     from draconform.plugincheck.runner import check_plugin
+    from draconform.reference.claimfiles import CheckInputError, derive_claims, load_claims
 
     source: ClaimSource | None = None
     try:

@@ -24,7 +24,8 @@ from typing import TypeVar
 from draconform.kube.cdi import parse_specs, read_dirs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import API_VERSIONS, CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
-from draconform.plugincheck.claims import ClaimSource, NeedsCluster, Support, TestClaim
+from draconform.plugincheck.claims import ClaimSource, NeedsCluster, Support
+from draconform.reference.claimfiles import TestClaim
 from draconform.reporting.records import Outcome, StepRecord
 
 Result = TypeVar("Result")

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from draconform.live.kube import KubeClient, Unanswered, load_config
-from draconform.plugincheck.claims import CheckInputError, NeedsCluster, TestClaim, allocate_claims
+from draconform.plugincheck.claims import NeedsCluster
+from draconform.reference.claimfiles import CheckInputError, TestClaim, allocate_claims
 from draconform.sut import ApiError, Obj
 
 LABEL = "draconform.io/plugin-check"

@@ -18,20 +18,16 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from prometheus_client import start_http_server
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import ClusterConfig
 from draconform.live.kube import KubeClient, load_config
-from draconform.reference.apiserver.store import Store
-from draconform.reference.cluster import default_allocator_factory
-from draconform.reference.controllers.resourceclaim import ResourceClaimController
+from draconform.reference import components
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
-from draconform.reference.kubelet.nodes import Kubelets
 from draconform.reference.metrics import MetricsRegistry
-from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
 from draconform.serve.programs import ControllerHost, DriverHost
 from draconform.serve.remote import RemoteEventRecorder, RemoteStore, StaleView, WallClock
 
@@ -49,15 +45,13 @@ def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEv
           metrics: MetricsRegistry, cluster: ClusterConfig) -> tuple[Callable[[], bool], Callable[[], None]]:
     """The component as one round of its work (returning whether it did anything), and its stop."""
     gates = FeatureGates(cluster.feature_gates, release=cluster.release)
-    as_store = cast(Store, store)  # the interface the components use, over the API
     if component == "kube-scheduler":
-        scheduler = Scheduler(as_store, clock, events, metrics, SchedulerConfig(gates, dict(cluster.scheduler_args)),
-                              default_allocator_factory())
+        scheduler = components.scheduler(store, clock, events, metrics, gates, cluster.scheduler_args)
         return (lambda: scheduler.sync() | scheduler.schedule_pending()), scheduler.stop
     plugins = Path(cluster.kubelet_plugin_dir) if cluster.kubelet_plugin_dir else None
     if component == "kubelet":
-        kubelets = Kubelets(as_store, clock, events, gates, {}, KUBELET_CHECKPOINTS,
-                            lambda driver, node: _registration(plugins, driver, node))
+        kubelets = components.kubelets(store, clock, events, gates, {}, KUBELET_CHECKPOINTS,
+                                       lambda driver, node: _registration(plugins, driver, node))
         return kubelets.sync, kubelets.stop
     if component == "dra-driver":
         if plugins is None:
@@ -67,7 +61,7 @@ def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEv
     if component == "dra-controllers":
         controllers = ControllerHost(store, clock, lambda text: _log(component, text))
         return controllers.sync, controllers.stop
-    controller = ResourceClaimController(as_store, events)
+    controller = components.claim_controller(store, events)
     return controller.sync, controller.stop
 
 

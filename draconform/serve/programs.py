@@ -13,17 +13,17 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL
 from draconform.live.kube import KINDS
 from draconform.live.sut import STEPS_NAMESPACE
-from draconform.reference.apiserver.store import Store, Watch, WatchEvent
-from draconform.reference.cluster import EXTERNAL_CONTROLLERS
+from draconform.reference import components
+from draconform.reference.apiserver.interface import Watch, WatchEvent
+from draconform.reference.components import EXTERNAL_CONTROLLERS
 from draconform.reference.controllers.external import ExternalController
 from draconform.reference.drivers.driver import ReferenceDriver
-from draconform.reference.drivers.plugin import Checkpoint
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.serve.remote import RemoteStore, WallClock
 from draconform.sut import Obj, PluginCall, PluginFault
@@ -81,20 +81,25 @@ class ScopedStore:
     def watch(self, *kinds: str) -> Watch:
         return ScopedWatch(self._store.watch(*kinds), self._namespace)
 
-    def create(self, obj: Obj) -> Obj:
+    # `copy_result` as `ApiStore` takes it: what comes back over the API is the caller's own anyway.
+    def create(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         labels = obj.setdefault("metadata", {}).setdefault("labels", {})
         for key, value in self._labels.items():
             labels.setdefault(key, value)
         return self._store.create(obj)
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._store.update(obj)
 
-    def update_status(self, obj: Obj) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._store.update_status(obj)
 
-    def delete(self, kind: str, name: str, namespace: str | None = None) -> None:
-        self._store.delete(kind, name, self._scope(kind, namespace))
+    def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
+        return self._store.bind(self._scope("Pod", namespace) or namespace, name, node)
+
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = None) -> None:
+        self._store.delete(kind, name, self._scope(kind, namespace), grace_period_seconds)
 
 
 def _visible(obj: Obj, namespace: str) -> bool:
@@ -184,7 +189,7 @@ class ProgramHost:
 
 
 class ControllerHost(ProgramHost):
-    """The reference's external controllers (reference/cluster.py EXTERNAL_CONTROLLERS), one per ConfigMap
+    """The reference's external controllers (reference/components.py EXTERNAL_CONTROLLERS), one per ConfigMap
     whose data is the controller's behaviour."""
 
     def __init__(self, store: RemoteStore, clock: WallClock, log: Callable[[str], None]) -> None:
@@ -193,7 +198,7 @@ class ControllerHost(ProgramHost):
         super().__init__(store, lambda program: program in EXTERNAL_CONTROLLERS, log)
 
     def start(self, key: ProgramKey, program: str, data: dict[str, Any], scoped: ScopedStore) -> None:
-        self._controllers[key] = EXTERNAL_CONTROLLERS[program](cast(Store, scoped), self._clock, data)
+        self._controllers[key] = components.external_controller(program, scoped, self._clock, data)
 
     def end(self, key: ProgramKey) -> None:
         self._controllers.pop(key).stop()
@@ -226,7 +231,7 @@ class DriverHost(ProgramHost):
         name = str(data["name"])
         if any(driver.name == name for driver in self._drivers.values()):
             raise ValueError(f"driver {name!r} already runs for another ConfigMap")
-        driver = ReferenceDriver(name, cast(Store, scoped), self._gates, Checkpoint(), cdi_root=self._directory)
+        driver = components.driver(name, scoped, self._gates, cdi_root=self._directory)
         self._drivers[key] = driver
         self._applied[key] = 0
         try:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from draconform.live.kube import KubeClient
-from draconform.reference.apiserver.store import Watch, WatchEvent
-from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.apiserver.interface import Watch, WatchEvent
+from draconform.reference.clock import Clock, FakeClock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.sut import ApiError, Event, Obj
 
@@ -242,7 +242,7 @@ def _key(obj: Obj) -> tuple[str, str]:
 class RemoteEventRecorder(EventRecorder):
     """Records each event as a core/v1 Event in the involved object's namespace."""
 
-    def __init__(self, client: KubeClient, clock: FakeClock, component: str,
+    def __init__(self, client: KubeClient, clock: Clock, component: str,
                  on_error: Callable[[Exception], None] = lambda error: None) -> None:
         super().__init__(clock)
         self._client = client

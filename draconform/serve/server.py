@@ -22,7 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
-from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.apiserver.interface import WatchEvent
+from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import format_time
 from draconform.serve import openapi, tables
 from draconform.serve.handlers import MAX_BODY_BYTES, Answer, Api, Call, WatchRequest, route

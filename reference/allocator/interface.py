@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiReader
 from draconform.sut import Obj
 
 
@@ -96,4 +96,4 @@ def feasible_on(allocator: Allocator, nodes: Sequence[Obj], claims: Sequence[Obj
 
 
 class AllocatorFactory(Protocol):
-    def __call__(self, store: Store, gates: FeatureGates) -> Allocator: ...
+    def __call__(self, store: ApiReader, gates: FeatureGates) -> Allocator: ...

@@ -45,7 +45,7 @@ from draconform.kube.cel import CelError, SelectorEngine, abbreviate, device_inp
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.values import LIST_KINDS, AttributeValue, parse_attribute, parse_quantity
 from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiReader
 from draconform.reference.nodeselector import pinned_to, selector_matches
 from draconform.sut import Obj
 
@@ -233,7 +233,7 @@ class Pick:
 class OracleAllocator:
     """Implements `Allocator` by reading everything from the store on every call."""
 
-    def __init__(self, store: Store, gates: FeatureGates) -> None:
+    def __init__(self, store: ApiReader, gates: FeatureGates) -> None:
         self.store = store
         self.gates = gates
         self.engine = SelectorEngine()

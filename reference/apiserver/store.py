@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import builtins
 import itertools
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Literal
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import KINDS, KindInfo
+from draconform.reference.apiserver.interface import EventType, Watch, WatchEvent
 from draconform.reference.clock import FakeClock, format_time
 from draconform.sut import ApiError, FieldCause, Obj, copy_object
 from draconform.validation.gates import GatedField, unknown_fields, without_fields
 
 Operation = Literal["CREATE", "UPDATE"]
-EventType = Literal["ADDED", "MODIFIED", "DELETED"]
 Key = tuple[str, str | None, str]  # kind, namespace, name
 
 DEFAULT_NAMESPACE = "default"
@@ -30,42 +28,6 @@ DEFAULT_GRACE_PERIOD_SECONDS = 30  # a pod's terminationGracePeriodSeconds by de
 def object_key(obj: Obj) -> Key:
     meta = obj.get("metadata") or {}
     return obj["kind"], meta.get("namespace"), meta.get("name", "")
-
-
-@dataclass(frozen=True)
-class WatchEvent:
-    """One change, carrying the stored objects themselves: a watcher reads them and never modifies them."""
-
-    type: EventType
-    object: Obj  # the object after the change (for DELETED: its last state)
-    old: Obj | None = None  # the object before the change, for MODIFIED and DELETED
-
-
-@dataclass
-class Watch:
-    """A watch stream: events queue up until the consumer drains them."""
-
-    kinds: frozenset[str] | None
-    _events: deque[WatchEvent] = field(default_factory=deque)
-    stopped: bool = False
-
-    def wants(self, kind: str) -> bool:
-        return not self.stopped and (self.kinds is None or kind in self.kinds)
-
-    def push(self, event: WatchEvent) -> None:
-        self._events.append(event)
-
-    def drain(self) -> list[WatchEvent]:
-        events = list(self._events)
-        self._events.clear()
-        return events
-
-    def pending(self) -> bool:
-        return bool(self._events)
-
-    def stop(self) -> None:
-        self.stopped = True
-        self._events.clear()
 
 
 # An admission check sees the operation, the incoming object and the stored one (None on create) and

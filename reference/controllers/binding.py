@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.controllers.external import (
     ClaimFollower,
     condition,
@@ -35,7 +35,7 @@ KNOWN_KEYS = {"driver", "outcome", "after", "remove_failed_device"}
 
 
 class BindingController:
-    def __init__(self, store: Store, clock: FakeClock, behaviour: Mapping[str, Any]) -> None:
+    def __init__(self, store: ApiStore, clock: Clock, behaviour: Mapping[str, Any]) -> None:
         unknown = set(behaviour) - KNOWN_KEYS
         if unknown:
             raise ValueError(f"{NAME}: unknown behaviour keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")

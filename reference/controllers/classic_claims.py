@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from prometheus_client import Counter
 
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.events import EventRecorder
 from draconform.reference.metrics import MetricsRegistry
 from draconform.sut import ApiError, Obj
@@ -24,7 +24,7 @@ MAX_RETRY = timedelta(minutes=5)
 
 
 class ClassicClaimController:
-    def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, metrics: MetricsRegistry) -> None:
+    def __init__(self, store: ApiStore, clock: Clock, events: EventRecorder, metrics: MetricsRegistry) -> None:
         self._store = store
         self._clock = clock
         self._events = events

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
 
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock, format_time
 from draconform.reference.scheduler.bindingconditions import (
     DeviceId,
     allocated_results,
@@ -67,8 +67,8 @@ class ClaimFollower:
     """Calls `act(claim)` once per new allocation that `wants(claim)`, `delay` after first seeing it,
     with the claim as it is then; an allocation that changed in between is not acted on."""
 
-    store: Store
-    clock: FakeClock
+    store: ApiStore
+    clock: Clock
     delay: timedelta
     wants: Callable[[Obj], bool]
     act: Callable[[Obj], None]
@@ -113,7 +113,7 @@ class ClaimFollower:
             self._due[key] = where
 
 
-def modify(store: Store, kind: str, name: str, namespace: str | None, change: Callable[[Obj], bool],
+def modify(store: ApiStore, kind: str, name: str, namespace: str | None, change: Callable[[Obj], bool],
            status: bool = False) -> Obj | None:
     """Read-modify-write with conflict retries; `change` edits the latest object in place and returns
     False when there is nothing (more) to do. Returns what was written, or None."""
@@ -129,7 +129,7 @@ def modify(store: Store, kind: str, name: str, namespace: str | None, change: Ca
     raise ApiError("Conflict", f"{kind} {name}: gave up after {CONFLICT_RETRIES} conflicting updates")
 
 
-def set_device_conditions(store: Store, claim: Obj, updates: Mapping[DeviceId, list[Obj]]) -> None:
+def set_device_conditions(store: ApiStore, claim: Obj, updates: Mapping[DeviceId, list[Obj]]) -> None:
     """Merge conditions into the per-device status entries of a claim (replacing same-type ones);
     nothing is written if the claim's allocation changed meanwhile."""
 
@@ -150,7 +150,7 @@ def set_device_conditions(store: Store, claim: Obj, updates: Mapping[DeviceId, l
     modify(store, "ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"], change, status=True)
 
 
-def remove_device(store: Store, driver: str, pool: str, device: str) -> Obj | None:
+def remove_device(store: ApiStore, driver: str, pool: str, device: str) -> Obj | None:
     """Take a device out of the slice that publishes it; returns the device as it was published."""
     removed: list[Obj] = []
 
@@ -180,5 +180,5 @@ def seconds(behaviour: Mapping[str, Any], key: str) -> timedelta:
     return timedelta(seconds=value)
 
 
-def now_text(clock: FakeClock) -> str:
+def now_text(clock: Clock) -> str:
     return format_time(clock.now())

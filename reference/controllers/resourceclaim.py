@@ -8,7 +8,7 @@ pods."""
 from __future__ import annotations
 
 from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import (
     POD_CLAIM_NAME_ANNOTATION,
@@ -21,7 +21,7 @@ STATUS_WRITE_ATTEMPTS = 5  # a pod's status written by a second component in bet
 
 
 class ResourceClaimController:
-    def __init__(self, store: Store, events: EventRecorder) -> None:
+    def __init__(self, store: ApiStore, events: EventRecorder) -> None:
         self._store = store
         self._events = events
         self._watch = store.watch("Pod", "ResourceClaim", "ResourceClaimTemplate")

@@ -25,8 +25,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.controllers.external import (
     ClaimFollower,
     condition,
@@ -54,7 +54,7 @@ BINDING_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions"
 
 
 class DynamicDeviceScaler:
-    def __init__(self, store: Store, clock: FakeClock, behaviour: Mapping[str, Any]) -> None:
+    def __init__(self, store: ApiStore, clock: Clock, behaviour: Mapping[str, Any]) -> None:
         unknown = set(behaviour) - KNOWN_KEYS
         missing = {"pool_driver", "node_driver"} - set(behaviour)
         if unknown or missing:

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.nodeselector import pinned_to
 from draconform.sut import ApiError, Obj
 
@@ -63,7 +63,7 @@ def finalizer_of(driver: str) -> str:
 
 
 class ClassicDriverController:
-    def __init__(self, store: Store, clock: FakeClock, behaviour: Mapping[str, Any]) -> None:
+    def __init__(self, store: ApiStore, clock: Clock, behaviour: Mapping[str, Any]) -> None:
         self._store = store
         self.behaviour = ClassicDriverBehaviour.from_mapping(behaviour)
         self._watch = store.watch("ResourceClaim", "ResourceClass")

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.classic import ClassicPluginError
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.drivers.classic_controller import NODE_ATTRIBUTE
 from draconform.sut import Obj, PluginCall, PluginFault
 
@@ -22,8 +22,8 @@ METHODS = {"prepare": "NodePrepareResource", "unprepare": "NodeUnprepareResource
 
 @dataclass
 class ClassicNodePlugin:
-    store: Store
-    clock: FakeClock
+    store: ApiStore
+    clock: Clock
     driver: str
     node: str
     calls: list[PluginCall] = field(default_factory=list)  # what a recording proxy at its socket would see

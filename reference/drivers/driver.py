@@ -12,7 +12,7 @@ from pathlib import Path
 
 from draconform.kube.cdi import SpecDirectory
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.drivers.faults import FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, InventoryDevice, NodePlugin, inventory_devices
 from draconform.reference.drivers.publisher import SlicePublisher
@@ -20,7 +20,7 @@ from draconform.sut import Obj
 
 
 class ReferenceDriver:
-    def __init__(self, name: str, store: Store, gates: FeatureGates, checkpoint: Checkpoint,
+    def __init__(self, name: str, store: ApiStore, gates: FeatureGates, checkpoint: Checkpoint,
                  cdi_root: Path | None = None) -> None:
         """`cdi_root`: where each node's CDI spec directory lies on disk (<root>/<node>/cdi), for a driver
         whose plugins serve real sockets; without it the specs stay in the checkpoint."""

@@ -27,7 +27,7 @@ from typing import Protocol
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan
 from draconform.sut import Obj
 
@@ -106,7 +106,7 @@ def _describe(groups: tuple[str, ...]) -> str:
 class NodePlugin:
     """The plugin of driver `driver` on node `node`; `inventory` returns the driver's current devices."""
 
-    def __init__(self, driver: str, node: str, store: Store | ClaimReader, checkpoint: Checkpoint,
+    def __init__(self, driver: str, node: str, store: ApiStore | ClaimReader, checkpoint: Checkpoint,
                  inventory: Callable[[], Mapping[tuple[str, str], InventoryDevice]],
                  faults: FaultPlan | None = None, on_broken: Callable[[list[InventoryDevice]], None] | None = None,
                  cdi_dir: MutableMapping[str, str] | None = None) -> None:

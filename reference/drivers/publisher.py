@@ -14,7 +14,7 @@ from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.compatibility import Mode
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.sut import ApiError, Obj, copy_object
 
 DeviceKey = tuple[str, str]  # pool, device
@@ -38,7 +38,7 @@ def check_inventory(driver: str, inventory: Sequence[Obj]) -> None:
             raise ValueError(f"{where} (ResourceSlice {name!r}): spec.driver is {spec_driver!r}, not {driver!r}")
 
 
-def allocated_devices(store: Store, driver: str) -> set[DeviceKey]:
+def allocated_devices(store: ApiStore, driver: str) -> set[DeviceKey]:
     """Devices of `driver` that some claim holds an allocation of: the devices "in use"."""
     held: set[DeviceKey] = set()
     for claim in store.list("ResourceClaim"):
@@ -49,7 +49,7 @@ def allocated_devices(store: Store, driver: str) -> set[DeviceKey]:
     return held
 
 
-def _published_consumption(store: Store, driver: str) -> dict[DeviceKey, list[Obj]]:
+def _published_consumption(store: ApiStore, driver: str) -> dict[DeviceKey, list[Obj]]:
     """consumesCounters of every device of `driver` as the API server stores it now."""
     published: dict[DeviceKey, list[Obj]] = {}
     for slice_ in store.list("ResourceSlice"):
@@ -82,7 +82,7 @@ class SlicePublisher:
     """Keeps the store's ResourceSlices of one driver in line with its inventory. It writes only when what it
     wants differs from what it last wrote, so an API server that strips a field cannot make it loop."""
 
-    def __init__(self, driver: str, store: Store, gates: FeatureGates) -> None:
+    def __init__(self, driver: str, store: ApiStore, gates: FeatureGates) -> None:
         self.driver = driver
         self._store = store
         self._declares_groups = Mode.of(gates) is Mode.ENFORCE

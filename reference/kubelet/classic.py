@@ -20,8 +20,8 @@ from typing import TypeVar
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock
 from draconform.reference.events import EventRecorder
 from draconform.reference.scheduler.classic import claim_names
 from draconform.sut import ApiError, Obj
@@ -58,7 +58,7 @@ Endpoint = Callable[[str, str], str]  # (driver, node) -> the plugin's unix sock
 
 
 class ClassicKubelets:
-    def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
+    def __init__(self, store: ApiStore, clock: Clock, events: EventRecorder, gates: FeatureGates,
                  endpoint: Endpoint, checkpoints: dict[str, ClassicCheckpoint],
                  container_exits: dict[str, str] | None = None) -> None:
         self._store = store

@@ -27,8 +27,8 @@ from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.kubeletplugin.client import PluginCallError
 from draconform.kubeletplugin.types import ClaimRef
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
@@ -56,7 +56,7 @@ class PodState:
 
 
 class Kubelet:
-    def __init__(self, node: str, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
+    def __init__(self, node: str, store: ApiStore, clock: Clock, events: EventRecorder, gates: FeatureGates,
                  checkpoint: KubeletCheckpoint, plugins: PluginRegistry,
                  wake: Callable[[str], None] | None = None, container_exits: dict[str, str] | None = None) -> None:
         self.node = node

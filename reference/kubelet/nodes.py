@@ -13,8 +13,8 @@ from datetime import timedelta
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store, WatchEvent
-from draconform.reference.clock import FakeClock
+from draconform.reference.apiserver.interface import ApiStore, WatchEvent
+from draconform.reference.clock import Clock
 from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.kubelet.kubelet import Kubelet, PodKey
@@ -29,7 +29,7 @@ ORPHAN_QUARANTINE = timedelta(seconds=40)
 
 
 class Kubelets:
-    def __init__(self, store: Store, clock: FakeClock, events: EventRecorder, gates: FeatureGates,
+    def __init__(self, store: ApiStore, clock: Clock, events: EventRecorder, gates: FeatureGates,
                  args: Mapping[str, Any], checkpoints: dict[str, KubeletCheckpoint], locate: PluginLocator,
                  container_exits: dict[str, str] | None = None) -> None:
         self._store = store

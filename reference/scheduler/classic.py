@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.nodeselector import selector_matches
 from draconform.reference.scheduler.framework import SUCCESS, Code, CycleState, Status, node_name
 from draconform.sut import ApiError, Obj
@@ -82,7 +82,7 @@ def _owned_by(claim: Obj, pod: Obj) -> bool:
 class ClassicDynamicResources:
     name = "DynamicResources"
 
-    def __init__(self, store: Store, gates: FeatureGates) -> None:
+    def __init__(self, store: ApiStore, gates: FeatureGates) -> None:
         self._store = store
         self._gates = gates
 

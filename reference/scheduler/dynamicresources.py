@@ -28,8 +28,8 @@ from draconform.reference.allocator.interface import (
     feasible_on,
     node_names,
 )
-from draconform.reference.apiserver.store import Store
-from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.apiserver.interface import ApiStore
+from draconform.reference.clock import Clock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.nodeselector import selector_matches
@@ -116,9 +116,9 @@ class DynamicResources:
 
     def __init__(
         self,
-        store: Store,
+        store: ApiStore,
         allocator: Allocator,
-        clock: FakeClock,
+        clock: Clock,
         events: EventRecorder,
         gates: FeatureGates,
         args: Mapping[str, Any],

@@ -6,7 +6,7 @@ DeviceClass stands for is left to the DRA plugin on a node that does not adverti
 from __future__ import annotations
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.scheduler.extendedresources import class_for, parse_count, pod_requests
 from draconform.reference.scheduler.framework import SUCCESS, Code, CycleState, Status, node_name
 from draconform.sut import Obj
@@ -18,7 +18,7 @@ REQUESTS = NAME + "/requests"
 class NodeResourcesFit:
     name = NAME
 
-    def __init__(self, store: Store, gates: FeatureGates) -> None:
+    def __init__(self, store: ApiStore, gates: FeatureGates) -> None:
         self._store = store
         self._dra_backed = gates.enabled("DRAExtendedResource")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime, timedelta
 
-from draconform.reference.clock import FakeClock
+from draconform.reference.clock import Clock
 
 INITIAL_BACKOFF = timedelta(seconds=1)
 MAX_BACKOFF = timedelta(seconds=10)
@@ -19,7 +19,7 @@ PodKey = tuple[str, str]  # namespace, name
 
 
 class SchedulingQueue:
-    def __init__(self, clock: FakeClock) -> None:
+    def __init__(self, clock: Clock) -> None:
         self._clock = clock
         self._active: OrderedDict[PodKey, None] = OrderedDict()
         self._backoff: dict[PodKey, datetime] = {}

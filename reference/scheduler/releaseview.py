@@ -14,10 +14,9 @@ table, not code here."""
 from __future__ import annotations
 
 import builtins
-from typing import cast
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store, Watch, WatchEvent
+from draconform.reference.apiserver.interface import ApiReader, Watch, WatchEvent
 from draconform.sut import Obj
 from draconform.validation.gates import GatedField, unknown_fields, without_fields
 
@@ -27,10 +26,11 @@ def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
     return tuple(unknown_fields(gates))
 
 
-class _DecodingWatch:
+class _DecodingWatch(Watch):
     """A watch whose events are decoded like the view's reads."""
 
     def __init__(self, inner: Watch, hidden: tuple[GatedField, ...]) -> None:
+        super().__init__(inner.kinds)
         self._inner = inner
         self._hidden = hidden
 
@@ -45,13 +45,14 @@ class _DecodingWatch:
         return self._inner.pending()
 
     def stop(self) -> None:
+        super().stop()
         self._inner.stop()
 
 
 class _OlderReleaseStore:
-    """Reads (get, list, view, watch) through the decoding of a release without the hidden fields."""
+    """Reads (get, peek, list, view, watch) through the decoding of a release without the hidden fields."""
 
-    def __init__(self, store: Store, hidden: tuple[GatedField, ...]) -> None:
+    def __init__(self, store: ApiReader, hidden: tuple[GatedField, ...]) -> None:
         self._store = store
         self._hidden = hidden
 
@@ -59,21 +60,23 @@ class _OlderReleaseStore:
         obj = self._store.get(kind, name, namespace)
         return without_fields(obj, self._hidden) if obj is not None else None
 
-    def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
+    def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.get(kind, name, namespace)
+
+    def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return [without_fields(obj, self._hidden) for obj in self._store.list(kind, namespace)]
 
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         return [without_fields(obj, self._hidden) for obj in self._store.view(kind, namespace)]
 
     def watch(self, *kinds: str) -> Watch:
-        return cast(Watch, _DecodingWatch(self._store.watch(*kinds), self._hidden))
+        return _DecodingWatch(self._store.watch(*kinds), self._hidden)
 
 
-def as_seen_by(store: Store, gates: FeatureGates) -> Store:
-    """The store itself for a scheduler that knows every field, else the decoding view. The view
-    implements only the reads an allocation core makes; it is cast to Store for the allocator seam,
-    which takes a Store."""
+def as_seen_by(store: ApiReader, gates: FeatureGates) -> ApiReader:
+    """The store itself for a scheduler that knows every field, else the decoding view: the reads an allocation
+    core makes, which is all the allocator seam takes."""
     hidden = hidden_fields(gates)
     if not hidden:
         return store
-    return cast(Store, _OlderReleaseStore(store, hidden))
+    return _OlderReleaseStore(store, hidden)

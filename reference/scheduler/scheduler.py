@@ -14,8 +14,8 @@ from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.interface import AllocatorFactory, Nodes
-from draconform.reference.apiserver.store import Store, WatchEvent
-from draconform.reference.clock import FakeClock, format_time
+from draconform.reference.apiserver.interface import ApiStore, WatchEvent
+from draconform.reference.clock import Clock, format_time
 from draconform.reference.events import EventRecorder
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.dynamicresources import DynamicResources
@@ -54,8 +54,8 @@ _OK, _CODE = attrgetter("ok"), attrgetter("code")
 class Scheduler:
     def __init__(
         self,
-        store: Store,
-        clock: FakeClock,
+        store: ApiStore,
+        clock: Clock,
         events: EventRecorder,
         metrics: MetricsRegistry,
         config: SchedulerConfig,

@@ -41,7 +41,7 @@ class Plugin:
         """`faults` are injected failures of calls; `variant` names a known-bad variant of the reference
         (draconform.mutation.catalogue) the plugin runs as: a copy of the code with its patches applied;
         `defects` are defects of the reference plugin's catalogue."""
-        base = command or [sys.executable, "-m", "draconform.reference.drivers.standalone"]
+        base = command or [sys.executable, "-m", "draconform.reference.standalone_driver"]
         argv = [*base, "--driver", DRIVER, "--node", NODE, "--socket", str(directory / "dra.sock"),
                 "--registration", str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
                 "--cdi-dir", str(directory / "cdi"), *args]

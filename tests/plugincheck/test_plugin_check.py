@@ -1,5 +1,5 @@
 """`draconform plugin-check` against the reference driver's kubelet plugin started as a separate OS process on
-its own unix sockets (python -m draconform.reference.drivers.standalone), the way a vendor runs it against
+its own unix sockets (python -m draconform.reference.standalone_driver), the way a vendor runs it against
 their plugin on a node: once well-behaved, and once with injected faults (a hang past the deadline, a crash),
 where the expected checks fail, the report is complete and nothing hangs."""
 

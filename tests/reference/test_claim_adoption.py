@@ -3,9 +3,9 @@ of every claim), so a pod whose status never recorded the claim's name gets no s
 
 from __future__ import annotations
 
+from draconform.reference import components
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
-from draconform.reference.controllers.resourceclaim import ResourceClaimController
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import POD_CLAIM_NAME_ANNOTATION
 from draconform.sut import Obj
@@ -35,7 +35,7 @@ def test_a_claim_generated_before_a_restart_is_adopted() -> None:
     store = Store(clock)
     for obj in (TEMPLATE, POD, earlier_claim("p-gpu-earlier")):
         store.load(obj)
-    controller = ResourceClaimController(store, EventRecorder(clock))
+    controller = components.claim_controller(store, EventRecorder(clock))
     controller.sync()
     assert claims(store) == ["p-gpu-earlier"]
     assert store.get("Pod", "p", "default")["status"]["resourceClaimStatuses"] == [  # type: ignore[index]
@@ -46,7 +46,7 @@ def test_a_claim_seen_through_the_watch_is_adopted_and_a_deleted_one_is_not() ->
     clock = FakeClock()
     store = Store(clock)
     store.load(TEMPLATE)
-    controller = ResourceClaimController(store, EventRecorder(clock))
+    controller = components.claim_controller(store, EventRecorder(clock))
     store.create(earlier_claim("p-gpu-seen"))
     controller.sync()
     store.load(POD)

@@ -13,11 +13,11 @@ import pytest
 from draconform.kube.featuregates import FeatureGates
 from draconform.kubeletplugin.client import notify_registration, registration_info
 from draconform.kubeletplugin.types import ClaimRef, PluginInfo
+from draconform.reference import components
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.driver import ReferenceDriver
-from draconform.reference.drivers.plugin import Checkpoint
 from draconform.reference.drivers.sockets import PluginSockets
 from draconform.sut import Obj
 
@@ -50,7 +50,7 @@ def cluster(api_gate: bool = True) -> Store:
 
 
 def driver(store: Store, gate: bool, inventory: list[Obj] | None = None) -> ReferenceDriver:
-    running = ReferenceDriver(DRIVER, store, FeatureGates({GATE: gate}), Checkpoint())
+    running = components.driver(DRIVER, store, FeatureGates({GATE: gate}))
     running.set_inventory(inventory if inventory is not None else slices(["mig"], ["vgpu"]))
     running.sync()
     return running
@@ -132,7 +132,7 @@ def test_a_bad_inventory_is_refused_naming_object_and_field(change: Any, message
     inventory = slices()
     change(inventory)
     with pytest.raises(ValueError, match=message):
-        ReferenceDriver(DRIVER, cluster(), FeatureGates(), Checkpoint()).set_inventory(inventory)
+        components.driver(DRIVER, cluster(), FeatureGates()).set_inventory(inventory)
 
 
 # ----- preparing ------------------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def test_shares_of_a_device_are_prepared_with_their_share_ids() -> None:
 def test_cdi_device_ids_are_qualified_even_for_a_driver_name_starting_with_a_digit() -> None:
     name = "3d.example.com"
     store = cluster()
-    running = ReferenceDriver(name, store, FeatureGates(), Checkpoint())
+    running = components.driver(name, store, FeatureGates())
     running.set_inventory([{
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "accelerators"},
         "spec": {"driver": name, "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},

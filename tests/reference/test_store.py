@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.apiserver.store import Store, Watch, WatchEvent
+from draconform.reference.apiserver.interface import Watch, WatchEvent
+from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.sut import ApiError, FieldCause, Obj
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.controllers.binding import BindingController
-from draconform.reference.controllers.scaler import ANNOTATION, DynamicDeviceScaler
+from draconform.reference import components
+from draconform.reference.controllers.scaler import ANNOTATION
 from draconform.reference.scheduler.releaseview import as_seen_by
 from tests.scheduler.helpers import (
     ATTACHED,
@@ -26,7 +26,7 @@ from tests.scheduler.helpers import (
 def test_the_binding_controller_refuses_behaviours_it_does_not_know(behaviour: dict[str, object]) -> None:
     cluster = cluster_with_fabric(devices=1)
     with pytest.raises(ValueError):
-        BindingController(cluster.store, cluster.clock, behaviour)
+        components.external_controller("binding-controller", cluster.store, cluster.clock, behaviour)
 
 
 def test_a_ready_answer_comes_after_the_delay_as_standard_conditions() -> None:
@@ -73,7 +73,7 @@ def test_an_unknown_controller_is_refused_by_name() -> None:
 def test_the_scaler_needs_both_drivers() -> None:
     cluster = cluster_with_fabric(devices=1)
     with pytest.raises(ValueError):
-        DynamicDeviceScaler(cluster.store, cluster.clock, {"pool_driver": DRIVER})
+        components.external_controller("dynamic-device-scaler", cluster.store, cluster.clock, {"pool_driver": DRIVER})
 
 
 def test_a_restarted_scaler_still_knows_what_it_attached_and_detaches_it() -> None:

@@ -47,7 +47,7 @@ from draconform.reference.allocator.compatibility import (
     holding_results,
 )
 from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation, node_names
-from draconform.reference.apiserver.store import Store
+from draconform.reference.apiserver.interface import ApiReader
 from draconform.sut import Obj
 
 NODES_ONE_BY_ONE = 8  # allocate judges this many nodes' devices on their own before judging all nodes at once
@@ -56,7 +56,7 @@ NODES_ONE_BY_ONE = 8  # allocate judges this many nodes' devices on their own be
 class ColumnarAllocator(Counting):
     """Implements `Allocator`; build one per scheduler, it follows the store through a watch."""
 
-    def __init__(self, store: Store, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
+    def __init__(self, store: ApiReader, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
         """`slices`: ResourceSlices published besides the store's, read as they are (never changed), for a
         one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
         super().__init__(store, gates, slices)

@@ -37,7 +37,7 @@ from draconform.reference.allocator.common import (
 from draconform.reference.allocator.compatibility import (
     ClaimResults,
 )
-from draconform.reference.apiserver.store import Store, WatchEvent
+from draconform.reference.apiserver.interface import ApiReader, WatchEvent
 from draconform.sut import Obj
 
 
@@ -83,7 +83,7 @@ class Frames:
     """The published slices, classes, taint rules and allocated claims of one store, kept from its watch; the base
     of `ColumnarAllocator`, whose other parts read what this one keeps."""
 
-    def __init__(self, store: Store, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
+    def __init__(self, store: ApiReader, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
         """`slices`: ResourceSlices published besides the store's (see `ColumnarAllocator`)."""
         self.store = store
         self.gates = Gates.of(gates)

@@ -2,7 +2,7 @@
 its registration socket) until it is sent SIGTERM or SIGINT. `draconform plugin-check` is tested against it
 the way a vendor runs it against their plugin on a node:
 
-    python -m draconform.reference.drivers.standalone --driver gpu.example.com --node node-1 \\
+    python -m draconform.reference.standalone_driver --driver gpu.example.com --node node-1 \\
         --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml \\
         [--kubeconfig PATH | --claims claims.yaml] [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]... \\
         [--defect NAME]...
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from draconform.kube.cdi import SpecDirectory
 from draconform.kubeletplugin.server import serve_plugin, serve_registration
-from draconform.plugincheck.claims import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.apiserver.store import Store
+from draconform.reference.claimfiles import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.clock import FakeClock
 from draconform.reference.drivers.faults import DEFECTS, FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, ClaimReader, NodePlugin, inventory_devices
@@ -50,7 +50,7 @@ def _crash() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m draconform.reference.drivers.standalone", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m draconform.reference.standalone_driver", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--driver", required=True)
     parser.add_argument("--node", required=True)

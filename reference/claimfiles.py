@@ -1,0 +1,147 @@
+"""Allocated ResourceClaims for a kubelet plugin to prepare, as the cluster's API server stores them (metadata.uid
+and status.allocation set): read from files, or derived from a ResourceSlice file of the driver by giving each
+claim one device on the node with the reference allocator, the UIDs derived from driver, node and claim name so
+that deriving twice gives the same claims. `draconform plugin-check` and the reference plugin run as a process of
+its own (`standalone_driver.py`) both read their claims here, so they agree on what a claim file means."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from draconform.kubeletplugin.types import ClaimRef
+from draconform.sut import Obj
+
+CLAIM_NAMESPACE = "default"
+UID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4a90-8c1d-2e3f4a5b6c7d")
+
+
+class CheckInputError(ValueError):
+    """Unusable input: the message names the file, object and field."""
+
+
+@dataclass(frozen=True)
+class TestClaim:
+    obj: Obj
+
+    @property
+    def ref(self) -> ClaimRef:
+        meta = self.obj["metadata"]
+        return ClaimRef(namespace=meta.get("namespace", CLAIM_NAMESPACE), name=meta["name"], uid=meta["uid"])
+
+    def results(self, driver: str) -> list[Obj]:
+        allocation = self.obj["status"]["allocation"]
+        return [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == driver]
+
+
+def read_documents(path: Path) -> list[Any]:
+    """The YAML documents of `path` through the hardened loader; unusable input as CheckInputError."""
+    from draconform.validation.loader import load_file
+    from draconform.validation.yamlscalars import LoadError
+
+    try:
+        return load_file(path)
+    except LoadError as err:
+        raise CheckInputError(f"{path}:{err.line or 1}: {err.message}") from err
+
+
+def load_objects(path: Path, kind: str) -> list[Obj]:
+    objects: list[Obj] = []
+    for number, document in enumerate(read_documents(path), 1):
+        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+        for item in items or []:
+            if not isinstance(item, dict) or item.get("kind") != kind:
+                got = item.get("kind") if isinstance(item, dict) else type(item).__name__
+                raise CheckInputError(f"{path}: document {number}: expected kind {kind}, got {got!r}")
+            objects.append(item)
+    return objects
+
+
+def load_claims(paths: Sequence[Path], driver: str) -> list[TestClaim]:
+    claims: list[TestClaim] = []
+    for path in paths:
+        for obj in load_objects(path, "ResourceClaim"):
+            meta = obj.get("metadata") or {}
+            where = f"{path}: ResourceClaim {meta.get('name')!r}"
+            if not meta.get("name"):
+                raise CheckInputError(f"{path}: a ResourceClaim has no metadata.name")
+            if not meta.get("uid"):
+                raise CheckInputError(f"{where}: metadata.uid is required (read the claim back from the cluster)")
+            allocation = (obj.get("status") or {}).get("allocation")
+            if not allocation:
+                raise CheckInputError(f"{where}: status.allocation is required (the claim must be allocated)")
+            claim = TestClaim(obj)
+            if not claim.results(driver):
+                raise CheckInputError(f"{where}: status.allocation.devices.results has no device of driver {driver}")
+            claims.append(claim)
+    if not claims:
+        raise CheckInputError("no claims: pass allocated ResourceClaims with --claims, or the driver's slices "
+                              "with --slices")
+    return claims
+
+
+def derive_claims(slices_file: Path, driver: str, node: str) -> list[TestClaim]:
+    """One claim per device of `driver` that the reference allocator can give `node`, each claim allocated."""
+    return allocate_claims(load_objects(slices_file, "ResourceSlice"), driver, node, str(slices_file))
+
+
+def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, limit: int | None = None,
+                    node_labels: dict[str, str] | None = None) -> list[TestClaim]:
+    """One claim per device of `driver` (at most `limit`) that the reference allocator can give `node` (with
+    `node_labels`, for slices that select nodes by label)."""
+    from draconform.reference.cluster import ReferenceCluster
+
+    devices = [device for obj in slices if (obj.get("spec") or {}).get("driver") == driver
+               for device in obj["spec"].get("devices") or []]
+    if not devices:
+        raise CheckInputError(f"{where}: no ResourceSlice of driver {driver} lists a device")
+    if limit is not None:
+        devices = devices[:limit]
+    cluster = ReferenceCluster()
+    try:
+        store = cluster.store
+        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels or {}}})
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
+                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
+        for obj in slices:
+            store.create({key: value for key, value in obj.items() if key not in ("status", "metadata")}
+                         | {"metadata": {"name": obj["metadata"]["name"]}})
+        names = [f"plugin-check-{index}" for index in range(len(devices))]
+        for name in names:
+            spec = {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": "plugin-check"}}]}}
+            store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                          "metadata": {"name": name, "namespace": CLAIM_NAMESPACE}, "spec": spec})
+            store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": CLAIM_NAMESPACE},
+                          "spec": {"containers": [{"name": "c", "image": "pause"}],
+                                   "resourceClaims": [{"name": "device", "resourceClaimName": name}]}})
+        cluster.settle()
+        claims = []
+        for name in names:
+            claim = store.get("ResourceClaim", name, CLAIM_NAMESPACE)
+            if claim is None or not (claim.get("status") or {}).get("allocation"):
+                continue
+            claims.append(_portable(claim, driver, node))
+    except Exception as err:
+        if isinstance(err, CheckInputError):
+            raise
+        raise CheckInputError(f"{where}: cannot derive claims: {err}") from err
+    finally:
+        cluster.close()
+    if not claims:
+        raise CheckInputError(f"{where}: the allocator could give node {node} no device of driver {driver}")
+    return claims
+
+
+def _portable(claim: Obj, driver: str, node: str) -> TestClaim:
+    """The claim as a user would create it: stable UID, allocation only (no reservation of the helper pod)."""
+    name = claim["metadata"]["name"]
+    return TestClaim({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": CLAIM_NAMESPACE,
+                     "uid": str(uuid.uuid5(UID_NAMESPACE, f"{driver}/{node}/{name}"))},
+        "spec": claim["spec"],
+        "status": {"allocation": claim["status"]["allocation"]},
+    })
