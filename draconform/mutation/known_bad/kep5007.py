@@ -3,6 +3,7 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.variant import Patch, Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -10,44 +11,12 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "five-binding-conditions-accepted", "KEP-5007/CONDITIONS-MAX-FOUR",
         "the API server accepts 5 conditions",
-        (
-            Patch("draconform/validation/schema.py",
-                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
-                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-                   "        contents = _loosened(contents)\n")),
-            Patch("draconform/validation/schema.py",
-                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
-                   "\n"
-                   "\n"
-                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-                   '    definitions = contents.get("$defs") or {}\n'
-                   '    if "bindingConditions" in definitions:\n'
-                   '        definitions["bindingConditions"]["maxItems"] = 5\n'
-                   "    return contents\n")),
-        ),
+        loosened_schema("bindingConditions", '["maxItems"] = 5'),
     ),
     Variant(
         "condition-type-syntax-unchecked", "KEP-5007/CONDITION-TYPE-FORMAT",
         "any string is a condition type",
-        (
-            Patch("draconform/validation/schema.py",
-                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
-                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-                   "        contents = _loosened(contents)\n")),
-            Patch("draconform/validation/schema.py",
-                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
-                   "\n"
-                   "\n"
-                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-                   '    definitions = contents.get("$defs") or {}\n'
-                   '    if "bindingConditions" in definitions:\n'
-                   '        definitions["bindingConditions"]["items"] = {"type": "string"}\n'
-                   "    return contents\n")),
-        ),
+        loosened_schema("bindingConditions", '["items"] = {"type": "string"}'),
     ),
     Variant(
         "binding-lists-unpaired", "KEP-5007/CONDITION-LISTS-PAIRED",

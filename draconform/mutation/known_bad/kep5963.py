@@ -3,6 +3,7 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.variant import Patch, Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -10,65 +11,17 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "three-groups-accepted", "KEP-5963/GROUP-LIMITS",
         "the API server accepts 3 groups",
-        (
-            Patch("draconform/validation/schema.py",
-                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
-                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-                   "        contents = _loosened(contents)\n")),
-            Patch("draconform/validation/schema.py",
-                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
-                   "\n"
-                   "\n"
-                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-                   '    definitions = contents.get("$defs") or {}\n'
-                   '    if "compatibilityGroups" in definitions:\n'
-                   '        definitions["compatibilityGroups"]["maxItems"] = 3\n'
-                   "    return contents\n")),
-        ),
+        loosened_schema("compatibilityGroups", '["maxItems"] = 3'),
     ),
     Variant(
         "repeated-groups-accepted", "KEP-5963/GROUP-LIMITS",
         "a group may be listed twice",
-        (
-            Patch("draconform/validation/schema.py",
-                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
-                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-                   "        contents = _loosened(contents)\n")),
-            Patch("draconform/validation/schema.py",
-                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
-                   "\n"
-                   "\n"
-                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-                   '    definitions = contents.get("$defs") or {}\n'
-                   '    if "compatibilityGroups" in definitions:\n'
-                   '        definitions["compatibilityGroups"]["uniqueItems"] = False\n'
-                   "    return contents\n")),
-        ),
+        loosened_schema("compatibilityGroups", '["uniqueItems"] = False'),
     ),
     Variant(
         "group-name-syntax-unchecked", "KEP-5963/GROUP-LIMITS",
         "any string is a group name",
-        (
-            Patch("draconform/validation/schema.py",
-                  '        contents = json.loads(path.read_text(encoding="utf-8"))\n',
-                  ('        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-                   "        contents = _loosened(contents)\n")),
-            Patch("draconform/validation/schema.py",
-                  "    return raw, kinds, jsonschema_rs.Registry(raw)\n",
-                  ("    return raw, kinds, jsonschema_rs.Registry(raw)\n"
-                   "\n"
-                   "\n"
-                   "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-                   '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-                   '    definitions = contents.get("$defs") or {}\n'
-                   '    if "compatibilityGroups" in definitions:\n'
-                   '        definitions["compatibilityGroups"]["items"] = {"type": "string"}\n'
-                   "    return contents\n")),
-        ),
+        loosened_schema("compatibilityGroups", '["items"] = {"type": "string"}'),
     ),
     Variant(
         "groups-kept-with-gate-off", "KEP-5963/APISERVER-GATE-OFF-STRIPS",
