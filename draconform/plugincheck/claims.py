@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef
+from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
 
 CLAIM_NAMESPACE = "default"
@@ -103,25 +103,49 @@ class Support:
     permanent_error_config: Any = None  # opaque parameters it refuses permanently (--kubeconfig makes such a claim)
 
 
-def _documents(path: Path) -> list[Any]:
-    from draconform.validation.loader import LoadError, load_file
+def load_objects(path: Path, kind: str) -> list[Obj]:
+    """The objects of `kind` in the file (a `kind: List` expanded), each read by the hardened loader and valid
+    against its kind's JSON Schema in the validation layer, as `draconform validate` checks it."""
+    from draconform.validation.inputs import InputError, read_documents
 
     try:
-        return load_file(path)
-    except LoadError as err:
-        raise CheckInputError(f"{path}:{err.line or 1}: {err.message}") from err
-
-
-def load_objects(path: Path, kind: str) -> list[Obj]:
+        documents = read_documents(path)
+    except InputError as err:
+        raise CheckInputError(str(err)) from err
     objects: list[Obj] = []
-    for number, document in enumerate(_documents(path), 1):
-        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
-        for item in items or []:
+    for number, document in enumerate(documents, 1):
+        data = document.data
+        listed = isinstance(data, dict) and data.get("kind") == "List" and isinstance(data.get("items"), list)
+        items = data["items"] if listed else [data]
+        for index, item in enumerate(items):
             if not isinstance(item, dict) or item.get("kind") != kind:
                 got = item.get("kind") if isinstance(item, dict) else type(item).__name__
-                raise CheckInputError(f"{path}: document {number}: expected kind {kind}, got {got!r}")
-            objects.append(item)
+                raise CheckInputError(f"{path}:{document.line}: document {number}: expected kind {kind}, got {got!r}")
+            objects.append(_check_object(path, document, ("items", index) if listed else (), item))
     return objects
+
+
+def _check_object(path: Path, document: Any, at: tuple[str | int, ...], obj: Obj) -> Obj:
+    """The object in resource.k8s.io/v1 (converted from an older served version as `draconform validate`
+    converts it); CheckInputError naming file, line, object and field for what its JSON Schema refuses."""
+    from draconform.validation.problems import format_path
+    from draconform.validation.schema import kind_schema, schema_problems
+    from draconform.validation.versions import path_in, to_v1, version_of
+
+    version = version_of(obj)
+    converted, problems = to_v1(obj)
+    schema = kind_schema(str(converted.get("apiVersion")), str(obj.get("kind")))
+    if schema is None:
+        raise CheckInputError(f"{path}:{document.line_of(at)}: {obj.get('kind')}: apiVersion: Unsupported value: "
+                              f"{obj.get('apiVersion')!r}: expected resource.k8s.io/v1, v1beta2 or v1beta1")
+    found = [(problem.path, problem.message) for problem in problems]  # already at the paths as written
+    found += [(path_in(version, obj["kind"], problem.path), problem.message)
+              for problem in schema_problems(schema, converted) if problem.severity == "error"]
+    if found:
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        raise CheckInputError("\n".join(f"{path}:{document.line_of((*at, *field))}: {obj['kind']}/{name}: "
+                                        f"{format_path(field)}: {message}" for field, message in found))
+    return converted
 
 
 def load_claims(paths: Sequence[Path], driver: str) -> list[TestClaim]:
@@ -219,33 +243,20 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     """The driver's declaration (a small YAML; see the README), checked against the claims passed."""
     if path is None:
         return Support()
-    documents = _documents(path)
-    if len(documents) != 1 or not isinstance(documents[0], dict):
-        raise CheckInputError(f"{path}: expected one mapping")
-    data = documents[0]
-    unknown = sorted(set(data) - {"versions", "permanentErrors", "compatibilityGroups"})
-    if unknown:
-        raise CheckInputError(f"{path}: unknown fields {', '.join(unknown)}; known: versions, permanentErrors, "
-                              "compatibilityGroups")
+    from draconform.validation.inputs import InputError, read_input
+
+    try:
+        data = read_input(path, "plugin-support", "plugin-check support declaration", empty={})
+    except InputError as err:
+        raise CheckInputError(str(err)) from err
     names = {c.ref.name for c in claims}
     versions = tuple(data["versions"]) if data.get("versions") is not None else None
-    bad = [v for v in versions or () if v not in API_VERSIONS]
-    if bad or versions == ():
-        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; "
-                              f"known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
-    unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
-    if unknown:
-        raise CheckInputError(f"{path}: permanentErrors: unknown fields {', '.join(unknown)}; known: claims, config")
     config = (data.get("permanentErrors") or {}).get("config")
-    if config is not None and not isinstance(config, dict):
-        raise CheckInputError(f"{path}: permanentErrors.config: expected the opaque parameters as a mapping")
     pairs = tuple(tuple(pair) for pair in (data.get("compatibilityGroups") or {}).get("incompatibleClaims") or ())
     for field_name, listed in (("permanentErrors.claims", permanent), ("compatibilityGroups.incompatibleClaims",
                                                                        [n for pair in pairs for n in pair])):
         missing = sorted(set(listed) - names)
         if missing:
             raise CheckInputError(f"{path}: {field_name}: claims {', '.join(missing)} are not among the claims passed")
-    if any(len(pair) != 2 for pair in pairs):
-        raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
     return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path), config)
