@@ -12,12 +12,15 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
+
+if TYPE_CHECKING:
+    from draconform.validation.loader import Document
 
 CLAIM_NAMESPACE = "default"
 UID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4a90-8c1d-2e3f4a5b6c7d")
@@ -125,7 +128,7 @@ def load_objects(path: Path, kind: str) -> list[Obj]:
     return objects
 
 
-def _check_object(path: Path, document: Any, at: tuple[str | int, ...], obj: Obj) -> Obj:
+def _check_object(path: Path, document: Document, at: tuple[str | int, ...], obj: Obj) -> Obj:
     """The object in resource.k8s.io/v1 (converted from an older served version as `draconform validate`
     converts it); CheckInputError naming file, line, object and field for what its JSON Schema refuses."""
     from draconform.validation.problems import format_path

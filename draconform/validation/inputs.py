@@ -1,7 +1,8 @@
-"""The one way a command reads a file it is handed besides manifests: an options file, the live cluster and
-timeout configs, plugin-check's declaration, a submitted report. Each is read by the hardened loader
-(`loader.py`) and checked against its JSON Schema in `schemas/harness/` by the same compiled schemas and messages
-`draconform validate` uses (`schema.py`); a problem names the file, its line, the object and the field."""
+"""The one way a command reads a file it is handed besides manifests (those go through `commands/common.py`'s
+`read_inputs`): an options file, the live cluster and timeout configs, plugin-check's declaration and claims, a
+submitted or compared report. Each is read by the hardened loader (`loader.py`) and checked against its JSON
+Schema in `schemas/harness/` (or its kind's) by the same compiled schemas and messages `draconform validate`
+uses (`schema.py`); a problem names the file, its line, the object and the field."""
 
 from __future__ import annotations
 
