@@ -10,10 +10,13 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
+
+if TYPE_CHECKING:
+    from draconform.validation.loader import Document
 
 CLAIM_NAMESPACE = "default"
 UID_NAMESPACE = uuid.UUID("6f1d3c2a-5b7e-4a90-8c1d-2e3f4a5b6c7d")
@@ -37,27 +40,49 @@ class TestClaim:
         return [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == driver]
 
 
-def read_documents(path: Path) -> list[Any]:
-    """The YAML documents of `path` through the hardened loader; unusable input as CheckInputError."""
-    from draconform.validation.loader import load_file
-    from draconform.validation.yamlscalars import LoadError
+def load_objects(path: Path, kind: str) -> list[Obj]:
+    """The objects of `kind` in the file (a `kind: List` expanded), each read by the hardened loader and valid
+    against its kind's JSON Schema in the validation layer, as `draconform validate` checks it."""
+    from draconform.validation.inputs import InputError, read_documents
 
     try:
-        return load_file(path)
-    except LoadError as err:
-        raise CheckInputError(f"{path}:{err.line or 1}: {err.message}") from err
-
-
-def load_objects(path: Path, kind: str) -> list[Obj]:
+        documents = read_documents(path)
+    except InputError as err:
+        raise CheckInputError(str(err)) from err
     objects: list[Obj] = []
-    for number, document in enumerate(read_documents(path), 1):
-        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
-        for item in items or []:
+    for number, document in enumerate(documents, 1):
+        data = document.data
+        listed = isinstance(data, dict) and data.get("kind") == "List" and isinstance(data.get("items"), list)
+        items = data["items"] if listed else [data]
+        for index, item in enumerate(items):
             if not isinstance(item, dict) or item.get("kind") != kind:
                 got = item.get("kind") if isinstance(item, dict) else type(item).__name__
-                raise CheckInputError(f"{path}: document {number}: expected kind {kind}, got {got!r}")
-            objects.append(item)
+                raise CheckInputError(f"{path}:{document.line}: document {number}: expected kind {kind}, got {got!r}")
+            objects.append(_check_object(path, document, ("items", index) if listed else (), item))
     return objects
+
+
+def _check_object(path: Path, document: Document, at: tuple[str | int, ...], obj: Obj) -> Obj:
+    """The object in resource.k8s.io/v1 (converted from an older served version as `draconform validate`
+    converts it); CheckInputError naming file, line, object and field for what its JSON Schema refuses."""
+    from draconform.validation.problems import format_path
+    from draconform.validation.schema import kind_schema, schema_problems
+    from draconform.validation.versions import path_in, to_v1, version_of
+
+    version = version_of(obj)
+    converted, problems = to_v1(obj)
+    schema = kind_schema(str(converted.get("apiVersion")), str(obj.get("kind")))
+    if schema is None:
+        raise CheckInputError(f"{path}:{document.line_of(at)}: {obj.get('kind')}: apiVersion: Unsupported value: "
+                              f"{obj.get('apiVersion')!r}: expected resource.k8s.io/v1, v1beta2 or v1beta1")
+    found = [(problem.path, problem.message) for problem in problems]  # already at the paths as written
+    found += [(path_in(version, obj["kind"], problem.path), problem.message)
+              for problem in schema_problems(schema, converted) if problem.severity == "error"]
+    if found:
+        name = (obj.get("metadata") or {}).get("name") if isinstance(obj.get("metadata"), dict) else None
+        raise CheckInputError("\n".join(f"{path}:{document.line_of((*at, *field))}: {obj['kind']}/{name}: "
+                                        f"{format_path(field)}: {message}" for field, message in found))
+    return converted
 
 
 def load_claims(paths: Sequence[Path], driver: str) -> list[TestClaim]:

@@ -1,12 +1,13 @@
 """Which ResourceClaims a pod uses: `spec.resourceClaims[]` names a claim directly
 (`resourceClaimName`) or a template (`resourceClaimTemplateName`), whose generated claim the
-resourceclaim controller records in `status.resourceClaimStatuses[]` (KEP-3063 Proposal)."""
+resourceclaim controller records in `status.resourceClaimStatuses[]` (KEP-3063 Proposal); and the claim
+generated from a template, made the same way by that controller and by `draconform allocate`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from draconform.sut import Obj
+from draconform.sut import Obj, copy_object
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
@@ -55,3 +56,27 @@ def is_reserved_for(claim: Obj, uid: str) -> bool:
 
 def pod_is_terminal(pod: Obj) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def claim_from_template(pod: Obj, entry: str, template: Obj) -> Obj:
+    """The claim generated for the pod's claim entry `entry` from its ResourceClaimTemplate, as upstream's
+    resourceclaim controller makes it (KEP-3063 "kube-controller-manager"): `generateName` from pod and entry,
+    the template's labels and annotations plus the entry's annotation, owned by the pod (its uid where it has
+    one: a pod as written in a manifest may have none yet), and a copy of the template's claim spec."""
+    template_meta = (template.get("spec") or {}).get("metadata") or {}
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"], "uid": pod["metadata"].get("uid"),
+             "controller": True, "blockOwnerDeletion": True}
+    if owner["uid"] is None:
+        del owner["uid"]
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "generateName": f"{pod['metadata']['name']}-{entry}-",
+            "namespace": pod["metadata"]["namespace"],
+            "labels": dict(template_meta.get("labels") or {}),
+            "annotations": {**(template_meta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: entry},
+            "ownerReferences": [owner],
+        },
+        "spec": copy_object((template.get("spec") or {}).get("spec") or {}),
+    }

@@ -26,7 +26,6 @@ import contextlib
 import dataclasses
 import gc
 import json
-import re
 import resource
 import sys
 import time
@@ -52,8 +51,8 @@ from draconform.commands.common import (
 from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.kube.kinds import KINDS, NAMESPACED
 from draconform.sut import Obj, copy_object
-from draconform.validation.problems import MapKey, Problem
 from draconform.validation.problems import Path as FieldPath
+from draconform.validation.problems import Problem
 from draconform.validation.versions import RELEASES
 
 EXIT_ALLOCATED, EXIT_UNALLOCATABLE, EXIT_INVALID_INPUT = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
@@ -438,7 +437,11 @@ class Inputs:
 
     def _claims_from_templates(self, item: InputObject, pod: Obj, templates: dict[tuple[str, str], Obj],
                                seen: set[tuple[str, str | None, str]]) -> None:
-        namespace, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        """The claims the resourceclaim controller would generate for the pod's template entries, each made
+        as the controller makes it."""
+        from draconform.reference.podclaims import claim_from_template
+
+        namespace = pod["metadata"]["namespace"]
         for index, entry in enumerate((pod.get("spec") or {}).get("resourceClaims") or []):
             template_name = entry.get("resourceClaimTemplateName") if isinstance(entry, dict) else None
             if not template_name:
@@ -447,17 +450,13 @@ class Inputs:
             if template is None:
                 raise InputError(item.finding(("spec", "resourceClaims", index, "resourceClaimTemplateName"),
                                               f"template {template_name!r} is not in the input"))
-            name = f"{pod_name}-{entry.get('name', index)}"
+            claim = claim_from_template(pod, str(entry.get("name", index)), template)
+            # upstream's API server completes generateName with five random characters; allocate names the claim
+            # without them, so the same input always gives the same output
+            name = claim["metadata"].pop("generateName").removesuffix("-")
             if ("ResourceClaim", namespace, name) in seen:
                 continue
-            body = template.get("spec") or {}
-            claim: Obj = {
-                "apiVersion": KINDS["ResourceClaim"].api_version, "kind": "ResourceClaim",
-                "metadata": {"name": name, "namespace": namespace,
-                             "annotations": {"resource.kubernetes.io/pod-claim-name": entry.get("name", "")},
-                             "labels": dict((body.get("metadata") or {}).get("labels") or {})},
-                "spec": json.loads(json.dumps(body.get("spec") or {})),
-            }
+            claim["metadata"] = {"name": name, **claim["metadata"]}
             if not claim["metadata"]["labels"]:
                 del claim["metadata"]["labels"]
             seen.add(("ResourceClaim", namespace, name))
@@ -496,8 +495,9 @@ def _display(obj: Obj) -> str:
 def check(item: InputObject, release: str) -> Obj | None:
     """The object as the allocator reads it (converted to resource.k8s.io/v1), or None for a kind allocation
     does not read (a Namespace, a Deployment, a driver's CRD). Refuses what the allocator cannot read: an
-    API version the release does not serve, wrongly typed fields it relies on, and anything the kind's
-    JSON Schema refuses. The API's validation rules (limits, formats) are `draconform validate`'s job:
+    API version the release does not serve, anything the kind's JSON Schema refuses (the validation layer's
+    schema, as `draconform validate` uses it) and a request of no kind or of two. The API's validation rules
+    (limits, formats) are `draconform validate`'s job:
     objects are taken as the API server stored them."""
     from draconform.validation.versions import classify, path_in, to_v1, version_of
 
@@ -526,10 +526,6 @@ def check(item: InputObject, release: str) -> Obj | None:
                                                        f"{converted.get('apiVersion')}"))
     if not isinstance(name, str) or not name:
         raise InputError(item.finding(("metadata", "name"), "Required value"))
-    problem = _SHAPES.get(kind, lambda _: None)(converted)
-    if problem is not None:
-        field, _, message = problem.partition(": ")
-        raise InputError(item.finding(path_in(version, kind, _parse_field(field)), message))
     schema_problem = _schema_problem(converted)
     if schema_problem is not None:
         path, message = schema_problem
@@ -537,141 +533,25 @@ def check(item: InputObject, release: str) -> Obj | None:
     return converted
 
 
-def _parse_field(text: str) -> FieldPath:
-    """`spec.devices[0].name` -> ("spec", "devices", 0, "name")."""
-    parts: list[str | int] = []
-    for name, index in re.findall(r"([^.\[\]]+)|\[([^\]]*)\]", text):
-        parts.append(name if name else int(index) if index.isdigit() else MapKey(index))
-    return tuple(parts)
-
-
 def _schema_problem(obj: Obj) -> tuple[FieldPath, str] | None:
-    """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds."""
+    """The first problem the resource.k8s.io/v1 (or core/v1) JSON Schema finds, or else the first request that
+    is neither `exactly` nor `firstAvailable` (or both), which the allocator could not read."""
+    from draconform.validation.rules import request_kind
     from draconform.validation.schema import kind_schema, schema_problems
 
     schema = kind_schema(str(obj.get("apiVersion", KINDS[obj["kind"]].api_version)), str(obj["kind"]))
     if schema is None:
         return None
     found = [p for p in schema_problems(schema, obj) if p.severity == "error"]
+    if not found and obj["kind"] in ("ResourceClaim", "ResourceClaimTemplate"):
+        spec_path: FieldPath = ("spec",) if obj["kind"] == "ResourceClaim" else ("spec", "spec")
+        spec = obj.get("spec") or {} if obj["kind"] == "ResourceClaim" else (obj.get("spec") or {}).get("spec") or {}
+        found = [problem for index, request in enumerate((spec.get("devices") or {}).get("requests") or [])
+                 for problem in request_kind(request, (*spec_path, "devices", "requests", index))]
     if not found:
         return None
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return found[0].path, f"{found[0].message}{more}"
-
-
-def _typed(value: Any, path: str, kind: type | tuple[type, ...], what: str, required: bool = False) -> str | None:
-    if value is None:
-        return f"{path}: Required value" if required else None
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        return f"{path}: Invalid value: expected {what}"
-    return None
-
-
-def _slice_shape(obj: Obj) -> str | None:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return "spec: Required value"
-    pool = spec.get("pool")
-    problems = [
-        _typed(spec.get("driver"), "spec.driver", str, "a string", required=True),
-        _typed(pool, "spec.pool", dict, "an object", required=True),
-    ]
-    if isinstance(pool, dict):
-        problems += [_typed(pool.get("name"), "spec.pool.name", str, "a string", required=True),
-                     _typed(pool.get("generation"), "spec.pool.generation", int, "an integer", required=True),
-                     _typed(pool.get("resourceSliceCount"), "spec.pool.resourceSliceCount", int, "an integer",
-                            required=True)]
-    problems.append(_typed(spec.get("devices"), "spec.devices", list, "a list"))
-    for index, device in enumerate(spec.get("devices") or [] if isinstance(spec.get("devices"), list) else []):
-        if not isinstance(device, dict):
-            problems.append(f"spec.devices[{index}]: Invalid value: expected an object")
-            continue
-        if _device_shape_ok(device):
-            continue  # the usual case, checked without writing a field path for every field of every device
-        problems.append(_typed(device.get("name"), f"spec.devices[{index}].name", str, "a string", required=True))
-        for field in ("attributes", "capacity"):
-            problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", dict, "an object"))
-        for field in ("consumesCounters", "taints", "bindingConditions", "bindingFailureConditions"):
-            problems.append(_typed(device.get(field), f"spec.devices[{index}].{field}", list, "a list"))
-    problems.append(_typed(spec.get("sharedCounters"), "spec.sharedCounters", list, "a list"))
-    return next((p for p in problems if p), None)
-
-
-def _device_shape_ok(device: Obj) -> bool:
-    """Whether `_slice_shape` would find nothing wrong with this device."""
-    get = device.get
-    if not isinstance(get("name"), str):
-        return False
-    for field in ("attributes", "capacity"):
-        value = get(field)
-        if value is not None and not isinstance(value, dict):
-            return False
-    for field in ("consumesCounters", "taints", "bindingConditions", "bindingFailureConditions"):
-        value = get(field)
-        if value is not None and not isinstance(value, list):
-            return False
-    return True
-
-
-def _selectors(selectors: Any, path: str) -> str | None:
-    if selectors is None:
-        return None
-    if not isinstance(selectors, list):
-        return f"{path}: Invalid value: expected a list"
-    for index, selector in enumerate(selectors):
-        expression = (selector.get("cel") or {}).get("expression") if isinstance(selector, dict) else None
-        if not isinstance(expression, str):
-            return f"{path}[{index}].cel.expression: Required value"
-    return None
-
-
-def _class_shape(obj: Obj) -> str | None:
-    spec = obj.get("spec") or {}
-    if not isinstance(spec, dict):
-        return "spec: Invalid value: expected an object"
-    return _selectors(spec.get("selectors"), "spec.selectors") or _typed(spec.get("config"), "spec.config", list,
-                                                                         "a list")
-
-
-def _claim_spec_shape(spec: Any, path: str) -> str | None:
-    if not isinstance(spec, dict) or not isinstance(spec.get("devices"), dict):
-        return f"{path}.devices: Required value"
-    requests = spec["devices"].get("requests")
-    if not isinstance(requests, list) or not requests:
-        return f"{path}.devices.requests: Required value"
-    for index, request in enumerate(requests):
-        where = f"{path}.devices.requests[{index}]"
-        if not isinstance(request, dict) or not isinstance(request.get("name"), str):
-            return f"{where}.name: Required value"
-        if ("exactly" in request) == ("firstAvailable" in request):
-            return f"{where}: Invalid value: exactly one of exactly or firstAvailable is required"
-        subs = [request["exactly"]] if "exactly" in request else request["firstAvailable"]
-        if not isinstance(subs, list):
-            return f"{where}.firstAvailable: Invalid value: expected a list"
-        for sub_index, sub in enumerate(subs):
-            sub_path = f"{where}.exactly" if "exactly" in request else f"{where}.firstAvailable[{sub_index}]"
-            if not isinstance(sub, dict):
-                return f"{sub_path}: Invalid value: expected an object"
-            problem = (_typed(sub.get("deviceClassName"), f"{sub_path}.deviceClassName", str, "a string",
-                              required=True)
-                       or _typed(sub.get("count"), f"{sub_path}.count", int, "an integer")
-                       or _selectors(sub.get("selectors"), f"{sub_path}.selectors")
-                       or _typed(sub.get("tolerations"), f"{sub_path}.tolerations", list, "a list"))
-            if problem:
-                return problem
-    for field in ("constraints", "config"):
-        problem = _typed(spec["devices"].get(field), f"{path}.devices.{field}", list, "a list")
-        if problem:
-            return problem
-    return None
-
-
-_SHAPES: dict[str, Callable[[Obj], str | None]] = {
-    "ResourceSlice": _slice_shape,
-    "DeviceClass": _class_shape,
-    "ResourceClaim": lambda obj: _claim_spec_shape(obj.get("spec"), "spec"),
-    "ResourceClaimTemplate": lambda obj: _claim_spec_shape((obj.get("spec") or {}).get("spec"), "spec.spec"),
-}
 
 
 # ----- output -----------------------------------------------------------------------------------------------

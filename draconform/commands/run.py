@@ -142,14 +142,15 @@ def _is_reference(sut: str | None) -> bool:
 
 
 def load_options(path: Path) -> Claims:
-    """Read a DRAConformanceOptions file through the hardened loader; OptionsError names the file and field."""
-    from draconform.validation.loader import LoadError, load_file
+    """Read a DRAConformanceOptions file through the one reader of input (hardened loader, JSON Schema);
+    OptionsError names the file, line and field."""
+    from draconform.validation.inputs import InputError, read_input
 
     try:
-        documents = load_file(path)
-    except LoadError as exc:
-        raise OptionsError(f"{path}:{exc.line or 1}: cannot read options: {exc.message}") from exc
-    return options_from(documents[0] if len(documents) == 1 else documents or None, path)
+        data = read_input(path, "conformance-options", "DRAConformanceOptions")
+    except InputError as exc:
+        raise OptionsError(str(exc)) from exc
+    return options_from(data, path)
 
 
 def claims_of(args: argparse.Namespace) -> Claims:

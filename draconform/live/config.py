@@ -1,5 +1,6 @@
-"""What a live run is told about its cluster, from two small YAML files, each checked with errors naming
-the file and the field:
+"""What a live run is told about its cluster, from two small YAML files, each read by the hardened loader and
+checked against its JSON Schema (`schemas/harness/timeout-config.schema.json`, `cluster-config.schema.json`)
+through the validation layer's `read_input`, with errors naming the file, line and field:
 
 - the timeout config (Gateway API conformance style): how long each kind of observation may take, how a
   settle is recognised, and how much real time `advance_clock` may spend;
@@ -38,31 +39,24 @@ class ConfigError(ValueError):
     """A config file is unreadable or has a bad field; the message names both."""
 
 
-def _seconds(value: Any, where: str) -> float:
+def _seconds(value: Any) -> float:
+    """A duration the schema accepted: seconds, or a number with a unit."""
+    if isinstance(value, (int, float)):
+        return float(value)
     match = _DURATION.match(str(value).strip())
-    if isinstance(value, bool) or match is None:
-        raise ConfigError(f"{where}: expected a duration such as 30, 30s, 1.5m or 500ms, got {value!r}")
+    assert match is not None, value  # the schema's pattern is the same
     return float(match["amount"]) * _UNIT[match["unit"]]
 
 
-def _mapping(path: Path) -> dict[str, Any]:
+def _mapping(path: Path, schema: str, what: str) -> dict[str, Any]:
+    """The file's one mapping (an empty file is an empty one), valid against its schema."""
+    from draconform.validation.inputs import InputError, read_input
+
     try:
-        data = yaml.safe_load(path.read_text()) if path.exists() else None
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not YAML: {error}") from None
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file")
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top, got {type(data).__name__}")
+        data: dict[str, Any] = read_input(path, schema, what, empty={})
+    except InputError as error:
+        raise ConfigError(str(error)) from None
     return data
-
-
-def _unknown(data: dict[str, Any], known: set[str], where: str) -> None:
-    extra = sorted(set(data) - known)
-    if extra:
-        raise ConfigError(f"{where}: unknown field {extra[0]!r}; known: {', '.join(sorted(known))}")
 
 
 @dataclass(frozen=True)
@@ -77,20 +71,13 @@ class TimeoutConfig:
 
     @classmethod
     def load(cls, path: Path) -> TimeoutConfig:
-        data = _mapping(path)
-        fields = {"timeouts", "pollInterval", "settleQuietPeriod", "settleTimeout", "requestTimeout",
-                  "cleanupTimeout", "clockBudget"}
-        _unknown(data, fields, str(path))
-        timeouts = data.get("timeouts") or {}
-        if not isinstance(timeouts, dict):
-            raise ConfigError(f"{path}: timeouts: expected a mapping of observation to duration")
-        _unknown(timeouts, set(OBSERVATIONS), f"{path}: timeouts")
+        data = _mapping(path, "timeout-config", "timeout config")
         default = cls()
         observations = dict(default.observations)
-        observations.update({name: _seconds(value, f"{path}: timeouts.{name}") for name, value in timeouts.items()})
+        observations.update({name: _seconds(value) for name, value in (data.get("timeouts") or {}).items()})
 
         def get(name: str, fallback: float) -> float:
-            return _seconds(data[name], f"{path}: {name}") if name in data else fallback
+            return _seconds(data[name]) if name in data else fallback
 
         return cls(observations, get("pollInterval", default.poll_interval),
                    get("settleQuietPeriod", default.settle_quiet), get("settleTimeout", default.settle_timeout),
@@ -121,43 +108,21 @@ class ClusterConfig:
 
     @classmethod
     def load(cls, path: Path) -> ClusterConfig:
-        data = _mapping(path)
-        _unknown(data, {"release", "featureGates", "schedulerArgs", "schedulerMetricsURL", "nodeKubelets",
-                       "referencePrograms", "kubeletPluginDir", "kubeconfig", "context"}, str(path))
-        release = str(data.get("release", CURRENT_RELEASE))
-        if not re.fullmatch(r"1\.\d+", release):
-            raise ConfigError(f"{path}: release: expected a Kubernetes release such as 1.37, got {release!r}")
+        data = _mapping(path, "cluster-config", "cluster config")
         gates = data.get("featureGates") or {}
-        if not isinstance(gates, dict):
-            raise ConfigError(f"{path}: featureGates: expected a mapping of gate to true or false")
-        for gate, value in gates.items():
-            if gate not in GATE_HISTORY:
-                raise ConfigError(f"{path}: featureGates.{gate}: unknown feature gate")
-            if not isinstance(value, bool):
-                raise ConfigError(f"{path}: featureGates.{gate}: expected true or false, got {value!r}")
+        unknown = sorted(set(gates) - set(GATE_HISTORY))
+        if unknown:
+            raise ConfigError(f"{path}: featureGates.{unknown[0]}: unknown feature gate; known: "
+                              f"{', '.join(sorted(GATE_HISTORY))}")
         args = data.get("schedulerArgs") or {}
-        if not isinstance(args, dict):
-            raise ConfigError(f"{path}: schedulerArgs: expected a mapping")
         if "bindingTimeout" in args:
-            args = {**args, "bindingTimeout": _seconds(args["bindingTimeout"], f"{path}: schedulerArgs.bindingTimeout")}
-        url = data.get("schedulerMetricsURL")
-        node_kubelets = data.get("nodeKubelets", False)
-        if not isinstance(node_kubelets, bool):
-            raise ConfigError(f"{path}: nodeKubelets: expected true or false, got {node_kubelets!r}")
-        programs = data.get("referencePrograms", False)
-        if not isinstance(programs, bool):
-            raise ConfigError(f"{path}: referencePrograms: expected true or false, got {programs!r}")
-        plugin_dir = data.get("kubeletPluginDir")
-        if plugin_dir is not None and not isinstance(plugin_dir, str):
-            raise ConfigError(f"{path}: kubeletPluginDir: expected a directory, got {plugin_dir!r}")
-        kubeconfig, context = data.get("kubeconfig"), data.get("context")
-        for key, value in (("kubeconfig", kubeconfig), ("context", context)):
-            if value is not None and not isinstance(value, str):
-                raise ConfigError(f"{path}: {key}: expected a string, got {value!r}")
+            args = {**args, "bindingTimeout": _seconds(args["bindingTimeout"])}
+        kubeconfig = data.get("kubeconfig")
         if kubeconfig is not None:
             kubeconfig = str(path.parent / kubeconfig)  # relative to the cluster config
-        return cls(release, dict(gates), dict(args), str(url) if url else None, node_kubelets, programs, plugin_dir,
-                   kubeconfig, context)
+        return cls(data.get("release", CURRENT_RELEASE), dict(gates), dict(args), data.get("schedulerMetricsURL"),
+                   data.get("nodeKubelets", False), data.get("referencePrograms", False), data.get("kubeletPluginDir"),
+                   kubeconfig, data.get("context"))
 
     def dump(self) -> str:
         data: dict[str, Any] = {"release": self.release, "featureGates": self.feature_gates,

@@ -15,8 +15,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from draconform.kubeletplugin.types import API_VERSIONS
-from draconform.reference.claimfiles import CheckInputError, TestClaim, read_documents
+from draconform.reference.claimfiles import CheckInputError, TestClaim
 
 
 class NeedsCluster(Exception):
@@ -89,33 +88,20 @@ def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
     """The driver's declaration (a small YAML; see the README), checked against the claims passed."""
     if path is None:
         return Support()
-    documents = read_documents(path)
-    if len(documents) != 1 or not isinstance(documents[0], dict):
-        raise CheckInputError(f"{path}: expected one mapping")
-    data = documents[0]
-    unknown = sorted(set(data) - {"versions", "permanentErrors", "compatibilityGroups"})
-    if unknown:
-        raise CheckInputError(f"{path}: unknown fields {', '.join(unknown)}; known: versions, permanentErrors, "
-                              "compatibilityGroups")
+    from draconform.validation.inputs import InputError, read_input
+
+    try:
+        data = read_input(path, "plugin-support", "plugin-check support declaration", empty={})
+    except InputError as err:
+        raise CheckInputError(str(err)) from err
     names = {c.ref.name for c in claims}
     versions = tuple(data["versions"]) if data.get("versions") is not None else None
-    bad = [v for v in versions or () if v not in API_VERSIONS]
-    if bad or versions == ():
-        raise CheckInputError(f"{path}: versions: unknown DRAPlugin versions {', '.join(map(str, bad)) or '(none)'}; "
-                              f"known: {', '.join(API_VERSIONS)}")
     permanent = tuple((data.get("permanentErrors") or {}).get("claims") or ())
-    unknown = sorted(set(data.get("permanentErrors") or {}) - {"claims", "config"})
-    if unknown:
-        raise CheckInputError(f"{path}: permanentErrors: unknown fields {', '.join(unknown)}; known: claims, config")
     config = (data.get("permanentErrors") or {}).get("config")
-    if config is not None and not isinstance(config, dict):
-        raise CheckInputError(f"{path}: permanentErrors.config: expected the opaque parameters as a mapping")
     pairs = tuple(tuple(pair) for pair in (data.get("compatibilityGroups") or {}).get("incompatibleClaims") or ())
     for field_name, listed in (("permanentErrors.claims", permanent), ("compatibilityGroups.incompatibleClaims",
                                                                        [n for pair in pairs for n in pair])):
         missing = sorted(set(listed) - names)
         if missing:
             raise CheckInputError(f"{path}: {field_name}: claims {', '.join(missing)} are not among the claims passed")
-    if any(len(pair) != 2 for pair in pairs):
-        raise CheckInputError(f"{path}: compatibilityGroups.incompatibleClaims: each entry is a pair of claim names")
     return Support(versions, permanent, tuple((a, b) for a, b in pairs), str(path), config)

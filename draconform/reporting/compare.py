@@ -5,7 +5,6 @@ both reports carry them."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,11 +46,14 @@ class Report:
 
 def load_report(path: Path) -> Report:
     """A report.json, or the run folder holding one."""
+    from draconform.validation.inputs import InputError, read_documents
+
     file = path / "report.json" if path.is_dir() else path
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{file}: cannot read a report: {exc}") from exc
+    try:  # reports of other implementations are compared too: read them as carefully as any input
+        documents = read_documents(file)
+    except InputError as exc:
+        raise ReportError(f"cannot read a report: {exc}") from exc
+    data = documents[0].data if len(documents) == 1 else None
     if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
         found = data.get("version") if isinstance(data, dict) else None
         raise ReportError(f"{file}: version: expected a draconform report.json of version 1, 2 or 3, found {found!r}")

@@ -14,15 +14,12 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
-from draconform.paths import SCHEMAS_DIR
 from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
 from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, tally, verdict_of
 from draconform.reporting.templating import environment
@@ -191,12 +188,6 @@ class UnreadableSubmission(ValueError):
     """The path holds no readable submission report."""
 
 
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads((SCHEMAS_DIR / "harness" / "conformance-report.schema.json").read_text())
-    return jsonschema.Draft202012Validator(schema)
-
-
 def find_report(path: Path) -> Path:
     """The report itself, or the one report YAML in a submission or run folder."""
     if path.is_file():
@@ -212,20 +203,22 @@ def find_report(path: Path) -> Path:
 def verify(path: Path) -> Verification:
     """Every problem with the submission at `path` (empty when it is as the tool wrote it)."""
     report = find_report(path)
-    from draconform.validation.loader import LoadError, load_file
+    from draconform.validation.inputs import InputError, problems_of, read_documents
 
     try:  # a submission comes from someone else: read it as carefully as any manifest
-        documents = load_file(report)
-    except LoadError as exc:
-        raise UnreadableSubmission(f"{report}:{exc.line or 1}: cannot read: {exc.message}") from exc
-    document = documents[0] if len(documents) == 1 else documents
-    errors = sorted(_validator().iter_errors(document), key=lambda e: list(e.absolute_path))
+        documents = read_documents(report)
+    except InputError as exc:
+        raise UnreadableSubmission(f"{exc}") from exc
+    if len(documents) != 1:
+        return Verification(report, (f"<root>: a submission is one YAML document holding an object, found "
+                                     f"{len(documents)} documents",))
+    (loaded,) = documents
+    document = loaded.data
+    errors = problems_of(loaded, "conformance-report")
     if errors:
-        return Verification(
-            report, tuple(f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}" for e in errors)
-        )
+        return Verification(report, tuple(f"{e.field}: {e.message} (line {loaded.line_of(e.path)})" for e in errors))
     if not isinstance(document, dict):  # the schema asks for one object; this only narrows the type
-        return Verification(report, ("(top level): a submission is one YAML document holding an object",))
+        return Verification(report, ("<root>: a submission is one YAML document holding an object",))
     return Verification(report, tuple(_consistency(document)))
 
 

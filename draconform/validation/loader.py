@@ -15,7 +15,6 @@ import functools
 import gc
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path as FilePath
 from typing import Any
 
 import yaml
@@ -156,17 +155,6 @@ def _lines_of(located: Callable[[], list[Any] | None], index: int) -> dict[Path,
     assert again is not None  # the same text reads the same way
     lines: dict[Path, int] = again[index][2]
     return lines
-
-
-def load_file(path: FilePath | str, max_bytes: int = MAX_BYTES) -> list[Any]:
-    """The documents of a file a command is handed besides manifests (an options file, a report, claims,
-    a driver's declaration), through the same hardened loader; LoadError names the line where it can."""
-    try:
-        with FilePath(path).open("rb") as stream:
-            text = stream.read(max_bytes + 1)
-    except OSError as exc:
-        raise LoadError(f"cannot read: {exc.strerror or exc}") from None
-    return [document.data for document in load_documents(text, track_lines=False, max_bytes=max_bytes)]
 
 
 def _build(events: Iterator[yaml.Event], track_lines: bool) -> Iterator[Document]:

@@ -522,6 +522,15 @@ def _tolerations(tolerations: Any, path: Path) -> Iterator[Problem]:
                           "DRA-API/TOLERATION-FORMAT", "warning")
 
 
+def request_kind(request: Obj, where: Path) -> Iterator[Problem]:
+    """A request is either `exactly` one kind of device or the `firstAvailable` of several: what a reader of the
+    request (the allocator, `draconform allocate`) needs beyond the schema to know how to read it."""
+    if _set(request, "exactly") == _set(request, "firstAvailable"):
+        yield Problem(where, ("Invalid value: both are set" if _set(request, "exactly") else "Required value")
+                      + ": exactly one of `exactly` or `firstAvailable` is required",
+                      "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE")
+
+
 def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
     devices = spec.get("devices") if isinstance(spec, dict) else None
     if not isinstance(devices, dict):
@@ -531,10 +540,7 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
                            "DRA-API/CLAIM-REQUEST-NAMES")
     for index, request in _dicts(requests):
         where = (*path, "devices", "requests", index)
-        if _set(request, "exactly") == _set(request, "firstAvailable"):
-            yield Problem(where, ("Invalid value: both are set" if _set(request, "exactly") else "Required value")
-                          + ": exactly one of `exactly` or `firstAvailable` is required",
-                          "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE")
+        yield from request_kind(request, where)
         exactly = request.get("exactly")
         if isinstance(exactly, dict):
             yield from _count_rules(exactly, (*where, "exactly"))

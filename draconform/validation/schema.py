@@ -90,6 +90,14 @@ def kind_schema(api_version: str, kind: str) -> KindSchema | None:
     return KindSchema(api_version, kind, schema, jsonschema_rs.validator_for(schema, registry=fast_registry))
 
 
+@cache
+def harness_schema(name: str) -> KindSchema:
+    """The compiled validator of one of the harness's own file formats, `schemas/harness/<name>.schema.json`
+    (options, cluster and timeout configs, a driver's declaration, a submitted report), built once per process."""
+    schema = json.loads((SCHEMAS_DIR / "harness" / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return KindSchema("", name, schema, jsonschema_rs.validator_for(schema))
+
+
 def schema_problems(kind_schema: KindSchema, obj: Any) -> list[Problem]:
     if kind_schema.fast.is_valid(obj):
         return []

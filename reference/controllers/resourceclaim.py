@@ -12,6 +12,7 @@ from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.events import EventRecorder
 from draconform.reference.podclaims import (
     POD_CLAIM_NAME_ANNOTATION,
+    claim_from_template,
     pod_claims,
     pod_is_terminal,
 )
@@ -103,7 +104,7 @@ class ResourceClaimController:
             # A claim generated earlier whose name never reached the pod's status (the status write lost a
             # race) is adopted, as upstream finds it by owner and annotation, rather than made twice.
             claim = self._generated_claim(pod, entry.entry) or self._store.create(
-                _claim_from_template(pod, entry.entry, template), copy_result=False)  # only its name is read
+                claim_from_template(pod, entry.entry, template), copy_result=False)  # only its name is read
             self._remember(claim)
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
@@ -213,28 +214,3 @@ class ResourceClaimController:
 def _owned_by(claim: Obj, pod: Obj) -> bool:
     return any(ref.get("uid") == pod["metadata"]["uid"] for ref in claim["metadata"].get("ownerReferences") or [])
 
-
-def _claim_from_template(pod: Obj, entry: str, template: Obj) -> Obj:
-    """A generated claim: named after pod and entry, owned by the pod, spec copied from the template."""
-    template_meta = template.get("spec", {}).get("metadata") or {}
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {
-            "generateName": f"{pod['metadata']['name']}-{entry}-",
-            "namespace": pod["metadata"]["namespace"],
-            "labels": dict(template_meta.get("labels") or {}),
-            "annotations": {**(template_meta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: entry},
-            "ownerReferences": [
-                {
-                    "apiVersion": "v1",
-                    "kind": "Pod",
-                    "name": pod["metadata"]["name"],
-                    "uid": pod["metadata"]["uid"],
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
-        },
-        "spec": copy_object(template["spec"]["spec"]),
-    }

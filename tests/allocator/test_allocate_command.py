@@ -47,6 +47,46 @@ def test_a_pod_with_a_template_gets_a_generated_claim_of_two_partitions(capsys: 
     assert {r["request"] for r in claim["status"]["allocation"]["devices"]["results"]} == {"parts/halves"}
 
 
+def test_the_generated_claim_is_made_as_the_resourceclaim_controller_makes_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """One template-to-claim path (reference/podclaims.py): the template's labels and annotations, the entry's
+    annotation and the pod as controlling owner, named `<pod>-<entry>` without generateName's random suffix."""
+    path = tmp_path / "template.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 1), """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: annotated}
+spec:
+  metadata: {labels: {team: a}, annotations: {note: b}}
+  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}""", """apiVersion: v1
+kind: Pod
+metadata: {name: p2}
+spec:
+  containers: [{name: c, image: i}]
+  resourceClaims: [{name: one, resourceClaimTemplateName: annotated}]"""))
+    status, out, err = allocate(capsys, str(path), "-o", "json")
+    assert status == 0, out + err
+    claim = json.loads(out)
+    assert claim["metadata"]["name"] == "p2-one"
+    assert results(claim) == ["gpu-0"]
+    meta = claim["metadata"]
+    assert meta["labels"] == {"team": "a"}
+    assert meta["annotations"] == {"note": "b", "resource.kubernetes.io/pod-claim-name": "one"}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "p2", "controller": True,
+                                        "blockOwnerDeletion": True}]
+    assert "generateName" not in meta
+
+
+def test_a_pool_without_a_generation_is_generation_0(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Upstream reads a missing spec.pool.generation as 0, as `validate` does."""
+    path = tmp_path / "no-generation.yaml"
+    path.write_text(GPU_CLASS + "\n---\n" + _node_gpus("worker-1", 1).replace("generation: 1, ", "") + "\n---\n"
+                    + _claim("c"))
+    assert "generation" not in path.read_text()
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    assert results(yaml.safe_load(out)) == ["gpu-0"]
+
+
 def test_exit_1_when_no_node_fits_with_a_reason_per_claim(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = allocate(capsys, str(EXAMPLES / "partitions.yaml"),
                                 "--feature-gates", "DRAPartitionableDevices=false")
@@ -84,10 +124,18 @@ def test_exit_1_for_a_cel_error(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     ("", ":1: no objects in this input"),
     ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
      "spec: {driver: d, pool: {name: p, generation: one, resourceSliceCount: 1}, allNodes: true}",
-     ":4: ResourceSlice/s: spec.pool.generation: Invalid value: expected an integer"),
+     ':4: ResourceSlice/s: spec.pool.generation: Invalid value: "one": must be of type integer'),
     ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
      "spec: {devices: {requests: [{name: r}]}}",
-     ":4: ResourceClaim/c: spec.devices.requests[0]: Invalid value: exactly one of exactly or firstAvailable"),
+     ":4: ResourceClaim/c: spec.devices.requests[0]: Required value: exactly one of `exactly` or `firstAvailable` is "
+     "required"),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+     "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: x}, firstAvailable: [{name: s, "
+     "deviceClassName: x}]}]}}",
+     ":4: ResourceClaim/c: spec.devices.requests[0]: Invalid value: both are set: exactly one of"),
+    ("apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\n"
+     "spec: {spec: {devices: {requests: [{name: r}]}}}",
+     ":4: ResourceClaimTemplate/t: spec.spec.devices.requests[0]: Required value: exactly one of"),
     ("apiVersion: resource.k8s.io/v1alpha3\nkind: DeviceClass\nmetadata: {name: c}",
      ":1: DeviceClass/c: apiVersion: Unsupported value: 'resource.k8s.io/v1alpha3': Kubernetes 1.37 serves "
      "DeviceClass as resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"),

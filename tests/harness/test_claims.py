@@ -78,10 +78,13 @@ def test_flags_override_the_options_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (OPTIONS.replace("kind: DRAConformanceOptions", "kind: Other"), "kind: 'DRAConformanceOptions' was expected"),
-        (OPTIONS.replace("project: gpu-driver", "project: GPU Driver"), "implementation.project: 'GPU Driver'"),
+        (OPTIONS.replace("kind: DRAConformanceOptions", "kind: Other"),
+         'options.yaml:2: DRAConformanceOptions: kind: Invalid value: "Other": must be "DRAConformanceOptions"'),
+        (OPTIONS.replace("project: gpu-driver", "project: GPU Driver"),
+         "options.yaml:5: DRAConformanceOptions: implementation.project: Invalid value: 'GPU Driver': lower-case "
+         "letters"),
         (OPTIONS + "features: [DRANoSuchGate]\n", "features: unknown feature gate DRANoSuchGate"),
-        ("kind: [", "cannot read options"),
+        ("kind: [", "options.yaml:2: not valid YAML"),
     ],
 )
 def test_a_bad_options_file_names_the_file_and_field(tmp_path: Path, text: str, expected: str) -> None:
@@ -190,7 +193,8 @@ def test_a_bad_options_file_stops_the_run_before_it_starts(workspace: Workspace)
     options.write_text(OPTIONS.replace("profiles: [core]", "profiles: core"))
     outcome = draconform_run(workspace, "bad-options", "--options", str(options))
     assert outcome.status == 2
-    assert "bad-options.yaml: profiles: 'core' is not of type 'array'" in outcome.output
+    assert 'bad-options.yaml:10: DRAConformanceOptions: profiles: Invalid value: "core": must be of type array' in \
+        outcome.output
     assert not outcome.reports.exists()
 
 

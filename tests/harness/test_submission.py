@@ -71,7 +71,8 @@ def test_verify_accepts_the_report_as_written(tmp_path: Path) -> None:
         # Someone edits the counts and the verdict consistently: the digest gives it away.
         ("result: failure", "result: success", "profiles[0] (core).result: says 'success'"),
         ("organization: example", "organization: another", "digest: the document was changed"),
-        ("kind: DRAConformanceReport", "kind: Other", "kind: 'DRAConformanceReport' was expected"),
+        ("kind: DRAConformanceReport", "kind: Other", 'kind: Invalid value: "Other": must be "DRAConformanceReport" '
+                                                      "(line 3)"),
     ],
 )
 def test_verify_refuses_an_edited_copy(tmp_path: Path, old: str, new: str, problem: str) -> None:

@@ -14,7 +14,7 @@ import yaml
 from draconform.claims import REFERENCE_IMPLEMENTATION
 from draconform.cli import build_parser
 from draconform.commands.run import claims_of
-from draconform.live.config import ConfigError, LiveOptions, TimeoutConfig
+from draconform.live.config import ClusterConfig, ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
 from draconform.serve.control import kubeconfig
@@ -140,14 +140,47 @@ def test_the_api_servers_refusals_keep_their_reason_and_fields(api: Path, tmp_pa
 def test_timeout_config_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
     path = tmp_path / "t.yaml"
     path.write_text("timeouts: {claims: 3s}\n")
-    with pytest.raises(ConfigError, match=r"t\.yaml: timeouts: unknown field 'claims'"):
+    with pytest.raises(ConfigError,
+                       match=r"t\.yaml:1: timeout config: timeouts\.claims: unknown field; known: claim, event, "
+                             r"metric"):
         TimeoutConfig.load(path)
     path.write_text("pollInterval: soon\n")
-    with pytest.raises(ConfigError, match=r"t\.yaml: pollInterval: expected a duration"):
+    with pytest.raises(ConfigError,
+                       match=r"t\.yaml:1: timeout config: pollInterval: Invalid value: 'soon': expected a duration"):
+        TimeoutConfig.load(path)
+    path.write_text("settleTimeout: 1\nrequestTimeout: -1\n")
+    with pytest.raises(ConfigError, match=r"t\.yaml:2: timeout config: requestTimeout: Invalid value: -1: must be "
+                                          r"greater than or equal to 0"):
         TimeoutConfig.load(path)
     path.write_text("timeouts: {claim: 1.5m}\nclockBudget: 500ms\n")
     loaded = TimeoutConfig.load(path)
     assert loaded.observations["claim"] == 90 and loaded.clock_budget == 0.5
+
+
+def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("release: '1.37'\nfeatureGates:\n  DRAPartitionableDevices: yes please\nnodeKubelet: true\n")
+    with pytest.raises(ConfigError) as raised:
+        ClusterConfig.load(path)
+    assert str(raised.value).splitlines() == [
+        f"{path}:3: cluster config: featureGates[DRAPartitionableDevices]: Invalid value: \"yes please\": must be of "
+        "type boolean",
+        f"{path}:4: cluster config: nodeKubelet: unknown field; known: context, featureGates, kubeconfig, "
+        "kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsURL"]
+    path.write_text("featureGates: {NoSuchGate: true}\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml: featureGates\.NoSuchGate: unknown feature gate"):
+        ClusterConfig.load(path)
+    path.write_text("release: '1.36'\nschedulerArgs: {bindingTimeout: 2m}\nkubeconfig: k\n")
+    loaded = ClusterConfig.load(path)
+    assert (loaded.release, loaded.scheduler_args, loaded.kubeconfig) == ("1.36", {"bindingTimeout": 120.0},
+                                                                           str(tmp_path / "k"))
+    assert ClusterConfig.load(path) == ClusterConfig.load(_dumped(loaded, tmp_path))
+
+
+def _dumped(config: ClusterConfig, tmp_path: Path) -> Path:
+    path = tmp_path / "dumped.yaml"
+    path.write_text(config.dump())
+    return path
 
 
 def test_selectors_and_merge_patches_as_the_server_reads_them() -> None:

@@ -198,5 +198,5 @@ def test_a_mistake_deep_in_a_large_dump_names_its_file_line_object_and_field(
     status = main(["allocate", str(path), str(extra), "-o", "json"])
     out = capsys.readouterr().out
     assert status == 2
-    assert (f"{path}:{at + 1}: ResourceSlice/node-217-slice: spec.devices[6].name: Invalid value: expected a "
-            "string") in out, out
+    assert (f"{path}:{at + 1}: ResourceSlice/node-217-slice: spec.devices[6].name: Invalid value: 6: must be of "
+            "type string") in out, out

@@ -326,9 +326,9 @@ VARIANTS: tuple[Variant, ...] = (
         "generated-claim-not-controlled", "KEP-3063/TEMPLATE-CLAIM-CREATED",
         "the claim generated from a template names the pod as an owner but not as its controller",
         (
-            Patch("reference/controllers/resourceclaim.py",
-                  '                    "controller": True,\n',
-                  '                    "controller": False,\n'),
+            Patch("reference/podclaims.py",
+                  '             "controller": True, "blockOwnerDeletion": True}\n',
+                  '             "controller": False, "blockOwnerDeletion": True}\n'),
         ),
     ),
     Variant(
