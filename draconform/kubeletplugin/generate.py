@@ -9,6 +9,7 @@ regenerating with a newer grpcio-tools, raise the floors in pyproject.toml to ma
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
@@ -23,25 +24,31 @@ def proto_paths() -> list[str]:
     return [(PACKAGE_DIR / name).relative_to(ROOT).as_posix() for name in PROTOS]
 
 
-def _protoc(*options: str) -> None:
+def run_protoc(protos: Sequence[str], *options: str) -> None:
+    """protoc over `protos` (paths relative to the repository root, its one include path): the one way this
+    project runs the compiler, for these modules and draconform.serve's."""
     # Imported here so that using the package needs only the runtimes, never the compiler.
     from grpc_tools import protoc
 
-    if protoc.main(["protoc", f"-I{ROOT}", *options, *proto_paths()]) != 0:
-        raise RuntimeError(f"protoc failed on {', '.join(PROTOS)}")
+    if protoc.main(["protoc", f"-I{ROOT}", *options, *protos]) != 0:
+        raise RuntimeError(f"protoc failed on {', '.join(protos)}")
+
+
+def descriptor_set(protos: Sequence[str]) -> descriptor_pb2.FileDescriptorSet:
+    """What protoc makes of `protos` now, to compare with the committed modules."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "protos.pb"
+        run_protoc(protos, f"--descriptor_set_out={out}")
+        return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
 
 
 def generate() -> None:
     """Write <name>_pb2.py, <name>_pb2.pyi and <name>_pb2_grpc.py next to each .proto file."""
-    _protoc(f"--python_out={ROOT}", f"--pyi_out={ROOT}", f"--grpc_python_out={ROOT}")
+    run_protoc(proto_paths(), f"--python_out={ROOT}", f"--pyi_out={ROOT}", f"--grpc_python_out={ROOT}")
 
 
 def compile_descriptors() -> descriptor_pb2.FileDescriptorSet:
-    """What protoc makes of the .proto files now, to compare with the committed modules."""
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "protos.pb"
-        _protoc(f"--descriptor_set_out={out}")
-        return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    return descriptor_set(proto_paths())
 
 
 if __name__ == "__main__":
