@@ -57,8 +57,10 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       When the scheduler runs
       Then pod "trainer" is Failed
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "scratch" once
 
-      # The failed claim first and last, since "the last answer decides" passes one order.
+      # The failed claim first and last, since "the last answer decides" passes one order; the refused claim
+      # asked once, since a kubelet that retries it fails the pod only later (which simulated patience allows).
       Examples:
         | claims         |
         | model, scratch |
