@@ -158,91 +158,77 @@ class _Reader:
 
     # --- documents ----------------------------------------------------------------------------------------
     def read(self, text: str) -> list[tuple[Any, int, dict[Path, int], list[Problem]]]:
-        stack = self.stack
-        keys, values = self.keys, self.values
-        track, max_depth = self.track, self.max_depth
         lines = text.split("\n")
         for index, raw in enumerate(lines):
+            content = raw.lstrip(" ")
+            if not content or content[0] == "#":
+                continue
             try:
-                content = raw.lstrip(" ")
-                if not content or content[0] == "#":
-                    continue
-                number = index + 1
-                col = len(raw) - len(content)
                 first = content[0]
                 if first == "-" or first == ".":
-                    if col == 0 and (content.startswith("---") or content.startswith("...")):
-                        if content.rstrip(" ") != "---":
-                            raise _Unsupported
-                        self.end_document()
-                        continue
-                    while content[0] == "-" and (len(content) == 1 or content[1] == " "):
-                        self.open_item(col, number)
-                        rest = content[1:].lstrip(" ")
-                        col += len(content) - len(rest)
-                        content = rest
-                        if not content or content[0] == "#":
-                            break  # a `-` alone: its item is on the lines below, or null
-                    else:
-                        self.entry(content, col, number)
-                    continue
-                # The common line: `key: value` or `key:`, with a key seen before (keys repeat in every object), in
-                # the mapping open at this column, a new mapping in the slot open above it, or one further out.
-                if first == '"' or first == "'" or not stack:
-                    self.entry(content, col, number)
-                    continue
-                cut = content.find(": ")
-                if cut < 0 and content[-1] == ":":
-                    cut = len(content) - 1
-                key = keys.get(content[:cut]) if cut > 0 else None
-                if key is None:
-                    self.entry(content, col, number)
-                    continue
-                top = stack[-1]
-                while top.col > col:  # the collections that end here
-                    if top.open:
-                        self.attach(top, None, top.key_line)
-                    del stack[-1]
-                    if not stack:
-                        self.root, self.has_root = top.container, True
-                        raise _Unsupported  # a key left of the document's first one
-                    parent = stack[-1]
-                    parent.open = False
-                    if parent.is_map:
-                        self.attach_key(parent, top.container)
-                    else:
-                        if track:
-                            self.lines[(*parent.path, len(parent.container))] = top.line
-                        parent.container.append(top.container)
-                    top = parent
-                if top.col == col and top.is_map:
-                    if top.open:
-                        self.attach(top, None, top.key_line)
-                elif top.open and top.col < col:
-                    if len(stack) >= max_depth:
-                        raise _Unsupported
-                    frame = _Frame(True, col, (*top.path, top.key if top.is_map else len(top.container)), number)
-                    stack.append(frame)
-                    top = frame
+                    self.dash_line(content, len(raw) - len(content), index + 1)
                 else:
-                    self.entry(content, col, number)  # a sequence at its key's indentation ending, or not YAML
-                    continue
-                value_text = content[cut + 1:].lstrip(" ")
-                top.key, top.key_line = key, number
-                if not value_text or value_text[0] == "#":
-                    top.open = True
-                    continue
-                value = values.get(value_text, _MISSING)
-                if value is _MISSING:
-                    value = self.value(value_text, number)
-                self.attach_key(top, value)
-                continue
-                self.entry(content, col, number)
+                    self.key_line(content, len(raw) - len(content), index + 1)
             except _Unsupported:
                 if not self.continuation(lines, index, raw):  # a folded plain scalar's next line, or not YAML
                     raise
         self.end_document()
         return self.docs
+
+    def dash_line(self, content: str, col: int, number: int) -> None:
+        """A line starting with `-` or `.`: a document marker, or the `- `s of items and what follows them."""
+        if col == 0 and (content.startswith("---") or content.startswith("...")):
+            if content.rstrip(" ") != "---":
+                raise _Unsupported
+            self.end_document()
+            return
+        while content[0] == "-" and (len(content) == 1 or content[1] == " "):
+            self.open_item(col, number)
+            rest = content[1:].lstrip(" ")
+            col += len(content) - len(rest)
+            content = rest
+            if not content or content[0] == "#":
+                return  # a `-` alone: its item is on the lines below, or null
+        self.entry(content, col, number)
+
+    def key_line(self, content: str, col: int, number: int) -> None:
+        """The common line, read with few string operations: `key: value` or `key:`, with a key seen before (keys
+        repeat in every object), in the mapping open at this column, a new mapping in the slot open above it, or
+        one further out. Any other line is read by `entry`."""
+        stack = self.stack
+        if content[0] == '"' or content[0] == "'" or not stack:
+            self.entry(content, col, number)
+            return
+        cut = content.find(": ")
+        if cut < 0 and content[-1] == ":":
+            cut = len(content) - 1
+        key = self.keys.get(content[:cut]) if cut > 0 else None
+        if key is None:
+            self.entry(content, col, number)
+            return
+        while stack[-1].col > col:  # the collections that end here
+            self.close()
+            if not stack:
+                raise _Unsupported  # a key left of the document's first one
+        top = stack[-1]
+        if top.col == col and top.is_map:
+            if top.open:
+                self.attach(top, None, top.key_line)
+        elif top.open and top.col < col:
+            if len(stack) >= self.max_depth:
+                raise _Unsupported
+            top = _Frame(True, col, (*top.path, top.key if top.is_map else len(top.container)), number)
+            stack.append(top)
+        else:
+            self.entry(content, col, number)  # a sequence at its key's indentation ending, or not YAML
+            return
+        value_text = content[cut + 1:].lstrip(" ")
+        top.key, top.key_line = key, number
+        if not value_text or value_text[0] == "#":
+            top.open = True
+            return
+        value = self.values.get(value_text, _MISSING)
+        self.attach_key(top, self.value(value_text, number) if value is _MISSING else value)
 
     def continuation(self, lines: list[str], index: int, raw: str) -> bool:
         """Whether line `index`, which the reader could not take as a node, continues the plain scalar written last
