@@ -264,6 +264,21 @@ def _counter_set_rules(counter_sets: list[Any], path: Path, gates: FeatureGates)
 def _device_rules(device: Obj, path: Path, gates: FeatureGates,
                   per_device: bool) -> Generator[Problem, None, int]:
     """Returns (as the generator's value) how many counters the device consumes, for 1.34's slice total."""
+    yield from _device_sizes(device, path)
+    yield from _node_allocatable(device, path)
+    yield from _capacity_policies(device, path)
+    consumed = yield from _counter_consumptions(device, path, gates)
+    taints = device.get("taints")
+    if not _from_1_35(gates) and isinstance(taints, list) and len(taints) > MAX_TAINTS_1_34:
+        yield Problem((*path, "taints"), f"Too many: {len(taints)}: must have at most {MAX_TAINTS_1_34} items "
+                                          "(Kubernetes 1.34)", "DRA-API/DEVICE-MAX-TAINTS")
+    yield from _binding_conditions(device, path)
+    yield from _device_node_selection(device, path, per_device)
+    return consumed
+
+
+def _device_sizes(device: Obj, path: Path) -> Iterator[Problem]:
+    """The device's bounds on attributes and capacities together, and on attribute values."""
     attributes = _dict(device.get("attributes"))
     capacity = _dict(device.get("capacity"))
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
@@ -276,8 +291,11 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
         yield Problem((*path, "attributes"), f"Too many: {values}: must have at most {MAX_ATTRIBUTE_VALUES} attribute "
                                               "values, counting every item of a list-type attribute",
                       "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES")
-    yield from _node_allocatable(device, path)
-    for name, entry in capacity.items():
+
+
+def _capacity_policies(device: Obj, path: Path) -> Iterator[Problem]:
+    """A capacity's request policy (KEP-5075): only on a device allowing multiple allocations, then well formed."""
+    for name, entry in _dict(device.get("capacity")).items():
         if not isinstance(entry, dict) or not isinstance(entry.get("requestPolicy"), dict):
             continue
         where = (*path, "capacity", MapKey(name), "requestPolicy")
@@ -286,6 +304,11 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
                           "DRA-API/CAPACITY-REQUEST-POLICY")
         else:
             yield from _request_policy(entry, where)
+
+
+def _counter_consumptions(device: Obj, path: Path, gates: FeatureGates) -> Generator[Problem, None, int]:
+    """The bound on `consumesCounters` (its items from 1.35, the counters in them before) and distinct counter
+    sets; returns how many counters the device consumes."""
     consumptions = _list(device.get("consumesCounters"))
     consumed = sum(len(c["counters"]) for _, c in _dicts(consumptions) if isinstance(c.get("counters"), dict))
     if _from_1_35(gates):
@@ -299,11 +322,11 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
                       "in total (Kubernetes 1.34)", "DRA-API/DEVICE-CONSUMED-COUNTERS")
     yield from _duplicates([((*path, "consumesCounters", i, "counterSet"), c.get("counterSet"))
                             for i, c in _dicts(consumptions)], "DRA-API/DEVICE-COUNTER-CONSUMPTIONS")
-    taints = device.get("taints")
-    if not _from_1_35(gates) and isinstance(taints, list) and len(taints) > MAX_TAINTS_1_34:
-        yield Problem((*path, "taints"), f"Too many: {len(taints)}: must have at most {MAX_TAINTS_1_34} items "
-                                          "(Kubernetes 1.34)", "DRA-API/DEVICE-MAX-TAINTS")
-    yield from _binding_conditions(device, path)
+    return consumed
+
+
+def _device_node_selection(device: Obj, path: Path, per_device: bool) -> Iterator[Problem]:
+    """Exactly one of the device's node fields with `perDeviceNodeSelection`, none without it."""
     chosen = [field for field in ("nodeName", "nodeSelector", "allNodes") if _set(device, field)]
     if per_device and len(chosen) != 1:
         yield Problem(path, ("Required value" if not chosen else f"Invalid value: {', '.join(chosen)} are all set")
@@ -313,7 +336,6 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
         for field in chosen:
             yield Problem((*path, field), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
                           "DRA-API/DEVICE-NODE-SELECTION")
-    return consumed
 
 
 def _quantity(value: Any) -> Fraction | None:
@@ -612,25 +634,34 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
     if old_allocation is not None and allocation is not None and allocation != old_allocation:
         yield Problem((*path, "allocation"), "Invalid value: field is immutable once set; clear it first",
                       "DRA-API/ALLOCATION-IMMUTABLE")
-    results_path = (*path, "allocation", "devices", "results")
     devices = allocation.get("devices") if isinstance(allocation, dict) else None
     results = devices.get("results") if isinstance(devices, dict) else None
     if allocation is not None and allocation != old_allocation:
-        names = _request_names(spec)
-        for index, result in _dicts(results):
-            error = _reference_error(result.get("request"), names, result=True)
-            if error:
-                yield Problem((*results_path, index, "request"), error, "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS")
-            yield from _binding_conditions(result, (*results_path, index))
-            yield from _skipped_operations(result, (*results_path, index))
-        yield from _opaque(devices.get("config") if isinstance(devices, dict) else None,
-                           (*path, "allocation", "devices", "config"))
-    allocated = {_device_key(r) for _, r in _dicts(results)}
-    entries = status.get("devices")
-    yield from _duplicates([((*path, "devices", i), _device_key(e)) for i, e in _dicts(entries)],
+        yield from _new_allocation(devices, results, spec, (*path, "allocation", "devices"))
+    yield from _device_statuses(status.get("devices"), {_device_key(r) for _, r in _dicts(results)},
+                                (*path, "devices"))
+
+
+def _new_allocation(devices: Any, results: Any, spec: Any, path: Path) -> Iterator[Problem]:
+    """An allocation being written: its results name the claim's requests, their binding conditions and
+    skipped operations are well formed, and so is its opaque configuration."""
+    names = _request_names(spec)
+    for index, result in _dicts(results):
+        error = _reference_error(result.get("request"), names, result=True)
+        if error:
+            yield Problem((*path, "results", index, "request"), error,
+                          "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS")
+        yield from _binding_conditions(result, (*path, "results", index))
+        yield from _skipped_operations(result, (*path, "results", index))
+    yield from _opaque(devices.get("config") if isinstance(devices, dict) else None, (*path, "config"))
+
+
+def _device_statuses(entries: Any, allocated: set[tuple[str | None, ...]], path: Path) -> Iterator[Problem]:
+    """`status.devices`: one entry per allocated device, distinct condition types, data within its bound."""
+    yield from _duplicates([((*path, i), _device_key(e)) for i, e in _dicts(entries)],
                            "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION")
     for index, entry in _dicts(entries):
-        where = (*path, "devices", index)
+        where = (*path, index)
         if _device_key(entry) not in allocated:
             yield Problem(where, "Invalid value: must be the driver, pool and device (and shareID) of an "
                                  "allocated device", "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION")
