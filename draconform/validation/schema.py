@@ -145,6 +145,8 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
 
 
 def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:
+    # One case per JSON Schema keyword, each worded as the API server words it: a table of cases, kept in one
+    # function so the wordings can be read side by side.
     if keyword == "maxItems":
         return f"Too many: {len(value)}: must have at most {limit} items"
     if keyword == "minItems":
@@ -199,28 +201,39 @@ def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[s
             rule, hint = _annotations(schema, rule, hint, None)
         if step == "$ref" and isinstance(schema, dict):
             continue  # some jsonschema versions name the `$ref` step, others go straight through it
-        while isinstance(schema, dict) and "$ref" in schema and step not in schema:
-            resolved = resolver.lookup(schema["$ref"])
-            schema, resolver = resolved.contents, resolved.resolver
-            rule, hint = _annotations(schema, rule, hint, None)
+        schema, resolver, rule, hint = _through_refs(schema, resolver, rule, hint, step)
         hint = None
-        consumes = property_next or step == "items" or (
-            step == "additionalProperties" and isinstance(schema, dict) and isinstance(schema.get(step), dict))
-        if consumes and position < len(instance_path):
+        if _names_instance_element(step, schema, property_next) and position < len(instance_path):
             element = instance_path[position]
             path.append(MapKey(element) if step == "additionalProperties" else element)
             position += 1
         property_next = step in ("properties", "patternProperties") and not property_next
         schema = schema[step]
     last = steps[-1] if steps else None
-    while isinstance(schema, dict) and "$ref" in schema and last not in schema:
-        resolved = resolver.lookup(schema["$ref"])
+    if isinstance(schema, dict):
         rule, hint = _annotations(schema, rule, hint, None)
-        schema, resolver = resolved.contents, resolved.resolver
+    schema, resolver, rule, hint = _through_refs(schema, resolver, rule, hint, last)
     if isinstance(schema, dict):
         rule, hint = _annotations(schema, rule, hint, last)
     path.extend(instance_path[position:])
     return rule, hint, tuple(path)
+
+
+def _through_refs(schema: Any, resolver: Any, rule: str, hint: str | None,
+                  step: Any) -> tuple[Any, Any, str, str | None]:
+    """Follow `$ref`s from `schema` until one holds `step`, collecting the annotations of each schema reached."""
+    while isinstance(schema, dict) and "$ref" in schema and step not in schema:
+        resolved = resolver.lookup(schema["$ref"])
+        schema, resolver = resolved.contents, resolved.resolver
+        rule, hint = _annotations(schema, rule, hint, None)
+    return schema, resolver, rule, hint
+
+
+def _names_instance_element(step: Any, schema: Any, property_next: bool) -> bool:
+    """Whether schema step `step` goes one element down the instance (a property's name, a list's item, a map's
+    key), so the instance path advances with it."""
+    return property_next or step == "items" or (
+        step == "additionalProperties" and isinstance(schema, dict) and isinstance(schema.get(step), dict))
 
 
 def _annotations(schema: dict[str, Any], rule: str, hint: str | None, keyword: Any) -> tuple[str, str | None]:
