@@ -194,6 +194,8 @@ class _CheckedExpr:
         return cost + 1, shape.element or Shape(MAX_VALUE_SIZE)
 
     def _call(self, node: int, value: bytes, scope: dict[str, Shape]) -> tuple[float, Shape]:
+        # One case per CEL function family, each with the cost CEL's estimator gives it: a table of cases, kept
+        # in one function so the costs can be compared side by side.
         function = _first(value, 2, b"").decode()
         target = _first(value, 1)
         parts = ([target] if target is not None else []) + _all(value, 3)

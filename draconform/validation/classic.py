@@ -60,25 +60,38 @@ def pod_problems(pod: Obj) -> list[Problem]:
     names: set[str] = set()
     pod_name = str((pod.get("metadata") or {}).get("name", ""))
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        path: Path = ("spec", "resourceClaims", index)
-        if not isinstance(entry, dict):
-            problems.append(_problem(path, "Invalid value: must be an object", "POD-CLAIM-ONE-SOURCE"))
-            continue
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            problems.append(_problem((*path, "name"), "Required value", "CONTAINER-CLAIMS-NAMED"))
-        elif name in names:
-            problems.append(_problem((*path, "name"), f"Duplicate value: {name!r}", "CONTAINER-CLAIMS-NAMED"))
-        else:
-            names.add(name)
-        sources = [source for source in ("resourceClaimName", "template") if entry.get(source) is not None]
-        if len(sources) != 1:
-            problems.append(_problem(path, "Invalid value: exactly one of resourceClaimName or template must be set",
-                                     "POD-CLAIM-ONE-SOURCE"))
-        if entry.get("template") is not None:
-            problems.extend(_template_problems(entry["template"], (*path, "template")))
-            if isinstance(name, str) and name:
-                problems.extend(_generated_name_problems(f"{pod_name}-{name}", (*path, "name")))
+        problems.extend(_entry_problems(entry, ("spec", "resourceClaims", index), names, pod_name))
+    problems.extend(_container_claim_problems(spec, names))
+    return problems
+
+
+def _entry_problems(entry: Any, path: Path, names: set[str], pod_name: str) -> list[Problem]:
+    """One entry of `spec.resourceClaims`: named uniquely (its name is added to `names`), one source, and a
+    template valid with the claim name it generates."""
+    if not isinstance(entry, dict):
+        return [_problem(path, "Invalid value: must be an object", "POD-CLAIM-ONE-SOURCE")]
+    problems: list[Problem] = []
+    name = entry.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append(_problem((*path, "name"), "Required value", "CONTAINER-CLAIMS-NAMED"))
+    elif name in names:
+        problems.append(_problem((*path, "name"), f"Duplicate value: {name!r}", "CONTAINER-CLAIMS-NAMED"))
+    else:
+        names.add(name)
+    sources = [source for source in ("resourceClaimName", "template") if entry.get(source) is not None]
+    if len(sources) != 1:
+        problems.append(_problem(path, "Invalid value: exactly one of resourceClaimName or template must be set",
+                                 "POD-CLAIM-ONE-SOURCE"))
+    if entry.get("template") is not None:
+        problems.extend(_template_problems(entry["template"], (*path, "template")))
+        if isinstance(name, str) and name:
+            problems.extend(_generated_name_problems(f"{pod_name}-{name}", (*path, "name")))
+    return problems
+
+
+def _container_claim_problems(spec: Obj, names: set[str]) -> list[Problem]:
+    """Each container's `resources.claims`: names of entries of `spec.resourceClaims`."""
+    problems: list[Problem] = []
     for where, container in _containers(spec):
         claims = ((container.get("resources") or {}).get("claims")) or []
         for position, claim in enumerate(claims if isinstance(claims, list) else []):
