@@ -171,19 +171,22 @@ class ProfileVerdict:
         optional = tally((r.status for r in judged if r.rule.level not in MUST_LEVELS), RULE_STATUSES)
         all_must = [r for r in rules if r.rule.level in MUST_LEVELS]
         core = tally((r.status for r in all_must if not features_of(r.rule)), RULE_STATUSES)
-        names = sorted({f for r in all_must for f in features_of(r.rule)})
-        judged_ids = {r.rule.id for r in must}
-        features = tuple(
-            # A claimed feature counts its judged rules (a rule needing an unclaimed feature too is not judged).
-            FeatureResult(name, claims_feature(claims, name), tally(
-                (r.status for r in all_must if name in features_of(r.rule)
-                 and (r.rule.id in judged_ids or not claims_feature(claims, name))), RULE_STATUSES))
-            for name in names
-        )
+        features = _feature_results(claims, all_must, {r.rule.id for r in must})
         failed = tuple(r.rule.id for r in must if r.status == "failed")
         verdict = verdict_of(claims.claims_profile(profile), must_counts, results.run.info.interruption is not None)
         summary = _sentence(profile, verdict, must_counts, optional, failed, features, results.run)
         return cls(profile, verdict, must_counts, optional, failed, summary, core, features)
+
+
+def _feature_results(claims: Claims, all_must: list[RuleResult], judged_ids: set[str]) -> tuple[FeatureResult, ...]:
+    """Per extended feature of the profile's MUST rules: whether the run claims it, and its rule counts."""
+    results = []
+    for name in sorted({f for r in all_must for f in features_of(r.rule)}):
+        claimed = claims_feature(claims, name)
+        # A claimed feature counts its judged rules (a rule needing an unclaimed feature too is not judged).
+        counted = [r for r in all_must if name in features_of(r.rule) and (r.rule.id in judged_ids or not claimed)]
+        results.append(FeatureResult(name, claimed, tally((r.status for r in counted), RULE_STATUSES)))
+    return tuple(results)
 
 
 def verdict_of(claimed: bool, must: dict[str, int], interrupted: bool) -> Verdict:

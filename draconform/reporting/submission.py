@@ -57,6 +57,46 @@ def submission_data(run: Run) -> dict[str, Any]:
     results = Results.of(run)
     info = run.info
     impl = info.claims.implementation
+    document: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {"generatedBy": f"draconform {tool_version()}",
+                     "date": info.started.isoformat(timespec="seconds") if info.started else None},
+        "implementation": _implementation(run),
+        "kubernetesVersion": impl.kubernetes_version,
+        "mode": impl.mode,
+        "reproduce": {"command": info.claims.command or "", "sut": info.sut or "", "selection": list(info.selection)},
+        "claims": {
+            "profiles": list(info.claims.profiles) if info.claims.profiles is not None else None,
+            "features": list(info.claims.features) if info.claims.features is not None else None,
+        },
+        "summary": {
+            "scenarios": results.scenario_counts(),
+            "rules": results.rule_counts(),
+            "harnessErrors": len(run.errors),
+            "interrupted": ({"signal": info.interruption.signal, "notRun": info.interruption.not_run,
+                             "selected": info.interruption.selected} if info.interruption else None),
+        },
+        "profiles": _profiles(run, results),
+        "rules": _rules(run, results),
+        "scenarios": [
+            {"name": scenario_name(s), "status": s.status, "rules": list(s.rules)} for s in run.scenarios
+        ],
+    }
+    document["digest"] = {"algorithm": DIGEST_ALGORITHM, "value": digest(document)}
+    return document
+
+
+def _implementation(run: Run) -> dict[str, Any]:
+    """Who claims what was tested, without the fields they left out."""
+    impl = run.info.claims.implementation
+    fields = {"organization": impl.organization, "project": impl.project, "version": impl.version,
+              "url": impl.url, "contact": list(impl.contact)}
+    return {key: value for key, value in fields.items() if value not in (None, [])}
+
+
+def _profiles(run: Run, results: Results) -> list[dict[str, Any]]:
+    """Each profile's verdict with its counts and the scenarios of its rules, by outcome."""
     scenario_profiles: dict[int, set[str]] = {}  # by id(): records hold dicts and do not hash
     for result in results.rules:
         for scenario in result.scenarios:
@@ -84,57 +124,17 @@ def submission_data(run: Run) -> dict[str, Any]:
                 ],
             }
         )
-    document: dict[str, Any] = {
-        "apiVersion": API_VERSION,
-        "kind": KIND,
-        "metadata": {"generatedBy": f"draconform {tool_version()}",
-                     "date": info.started.isoformat(timespec="seconds") if info.started else None},
-        "implementation": {
-            key: value
-            for key, value in {
-                "organization": impl.organization,
-                "project": impl.project,
-                "version": impl.version,
-                "url": impl.url,
-                "contact": list(impl.contact),
-            }.items()
-            if value not in (None, [])
-        },
-        "kubernetesVersion": impl.kubernetes_version,
-        "mode": impl.mode,
-        "reproduce": {"command": info.claims.command or "", "sut": info.sut or "", "selection": list(info.selection)},
-        "claims": {
-            "profiles": list(info.claims.profiles) if info.claims.profiles is not None else None,
-            "features": list(info.claims.features) if info.claims.features is not None else None,
-        },
-        "summary": {
-            "scenarios": results.scenario_counts(),
-            "rules": results.rule_counts(),
-            "harnessErrors": len(run.errors),
-            "interrupted": ({"signal": info.interruption.signal, "notRun": info.interruption.not_run,
-                             "selected": info.interruption.selected} if info.interruption else None),
-        },
-        "profiles": profiles,
-        "rules": [
-            {
-                key: value
-                for key, value in {
-                    "id": r.rule.id,
-                    "profile": r.rule.profile,
-                    "level": r.rule.level,
-                    "status": r.status,
-                    "notClaimed": info.claims.exclusion(r.rule),
-                }.items()
-                if value is not None
-            }
-            for r in results.rules
-        ],
-        "scenarios": [
-            {"name": scenario_name(s), "status": s.status, "rules": list(s.rules)} for s in run.scenarios
-        ],
-    }
-    document["digest"] = {"algorithm": DIGEST_ALGORITHM, "value": digest(document)}
-    return document
+    return profiles
+
+
+def _rules(run: Run, results: Results) -> list[dict[str, Any]]:
+    """Each rule's status, and why it was not judged where the claims left its feature out."""
+    rules = []
+    for r in results.rules:
+        entry = {"id": r.rule.id, "profile": r.rule.profile, "level": r.rule.level, "status": r.status,
+                 "notClaimed": run.info.claims.exclusion(r.rule)}
+        rules.append({key: value for key, value in entry.items() if value is not None})
+    return rules
 
 
 def render_submission(run: Run) -> str:
@@ -245,45 +245,17 @@ def incomplete(document: dict[str, Any]) -> list[str]:
 
 
 def _consistency(document: dict[str, Any]) -> list[str]:
-    problems: list[str] = []
-
-    def check(where: str, stated: object, derived: object) -> None:
-        if stated == derived:
-            return
-        if isinstance(stated, list) and isinstance(derived, list):
-            extra, missing = [s for s in stated if s not in derived], [d for d in derived if d not in stated]
-            detail = "; ".join(
-                text for text in (f"names {extra!r}, which did not pass" if extra else "",
-                                  f"leaves out {missing!r}" if missing else "") if text
-            ) or "lists them in another order"  # fmt: skip
-            problems.append(f"{where}: {detail}")
-        else:
-            problems.append(f"{where}: says {stated!r}, but the listed results give {derived!r}")
-
+    """Where the document's stated counts, verdicts, claims and digest disagree with its own listed results."""
     rules, scenarios = document["rules"], document["scenarios"]
-    check("summary.rules", document["summary"]["rules"], _counts((r["status"] for r in rules), RULE_STATUSES))
-    check("summary.scenarios", document["summary"]["scenarios"], _counts((s["status"] for s in scenarios), OUTCOMES))
-    profile_of = {r["id"]: r["profile"] for r in rules}
+    found = [
+        _mismatch("summary.rules", document["summary"]["rules"], _counts((r["status"] for r in rules), RULE_STATUSES)),
+        _mismatch("summary.scenarios", document["summary"]["scenarios"],
+                  _counts((s["status"] for s in scenarios), OUTCOMES)),
+    ]
     interrupted = document["summary"]["interrupted"] is not None
     for index, profile in enumerate(document["profiles"]):
-        where = f"profiles[{index}] ({profile['name']})"
-        # Judged: every rule of a claimed profile but those of unclaimed features (all of an unclaimed one).
-        mine = [r for r in rules
-                if r["profile"] == profile["name"] and (not profile["claimed"] or "notClaimed" not in r)]
-        must = _counts((r["status"] for r in mine if r["level"] in MUST_LEVELS), RULE_STATUSES)
-        check(f"{where}.must", profile["must"], must)
-        check(
-            f"{where}.shouldMay",
-            profile["shouldMay"],
-            _counts((r["status"] for r in mine if r["level"] not in MUST_LEVELS), RULE_STATUSES),
-        )
-        check(f"{where}.result", profile["result"], verdict_of(profile["claimed"], must, interrupted))
-        passed = [
-            s["name"]
-            for s in scenarios
-            if s["status"] == "passed" and any(profile_of.get(rule) == profile["name"] for rule in s["rules"])
-        ]
-        check(f"{where}.passedScenarios", profile["passedScenarios"], passed)
+        found += _profile_mismatches(f"profiles[{index}] ({profile['name']})", profile, rules, scenarios, interrupted)
+    problems = [problem for problem in found if problem is not None]
     claimed = document["claims"]["profiles"]
     for profile in document["profiles"]:
         if profile["claimed"] != (claimed is None or profile["name"] in claimed):
@@ -296,3 +268,35 @@ def _consistency(document: dict[str, Any]) -> list[str]:
             " submit the file exactly as `draconform run` wrote it"
         )
     return problems
+
+
+def _profile_mismatches(where: str, profile: dict[str, Any], rules: list[dict[str, Any]],
+                        scenarios: list[dict[str, Any]], interrupted: bool) -> list[str | None]:
+    """A profile's counts, result and passed scenarios against the ones its listed rules and scenarios give."""
+    # Judged: every rule of a claimed profile but those of unclaimed features (all of an unclaimed one).
+    mine = [r for r in rules if r["profile"] == profile["name"] and (not profile["claimed"] or "notClaimed" not in r)]
+    must = _counts((r["status"] for r in mine if r["level"] in MUST_LEVELS), RULE_STATUSES)
+    profile_of = {r["id"]: r["profile"] for r in rules}
+    passed = [s["name"] for s in scenarios
+              if s["status"] == "passed" and any(profile_of.get(rule) == profile["name"] for rule in s["rules"])]
+    return [
+        _mismatch(f"{where}.must", profile["must"], must),
+        _mismatch(f"{where}.shouldMay", profile["shouldMay"],
+                  _counts((r["status"] for r in mine if r["level"] not in MUST_LEVELS), RULE_STATUSES)),
+        _mismatch(f"{where}.result", profile["result"], verdict_of(profile["claimed"], must, interrupted)),
+        _mismatch(f"{where}.passedScenarios", profile["passedScenarios"], passed),
+    ]
+
+
+def _mismatch(where: str, stated: object, derived: object) -> str | None:
+    """How a stated value differs from the derived one (a list: which names it adds or leaves out), or None."""
+    if stated == derived:
+        return None
+    if isinstance(stated, list) and isinstance(derived, list):
+        extra, missing = [s for s in stated if s not in derived], [d for d in derived if d not in stated]
+        detail = "; ".join(
+            text for text in (f"names {extra!r}, which did not pass" if extra else "",
+                              f"leaves out {missing!r}" if missing else "") if text
+        ) or "lists them in another order"  # fmt: skip
+        return f"{where}: {detail}"
+    return f"{where}: says {stated!r}, but the listed results give {derived!r}"
