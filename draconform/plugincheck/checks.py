@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from draconform.kube.cdi import parse_specs, read_dirs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
@@ -270,17 +270,30 @@ def _allocation_problems(claim: TestClaim, driver: str, result: PrepareResult, v
     if expected - got:
         problems.append(f"left out {', '.join(sorted((expected - got).elements()))} of the allocation")
     if version == "v1":  # only v1 carries share_id
-        for device in sorted(set(expected) & set(got)):
-            allocated_shares = sorted(str(r.get("shareID") or "none") for r in allocated
-                                      if f"{r.get('pool')}/{r.get('device')}" == device)
-            answered = sorted(d.share_id or "none" for d in result.devices if f"{d.pool}/{d.device}" == device)
-            if allocated_shares != answered:
-                problems.append(f"device {device} was answered with share ID {', '.join(answered)}, allocated with "
-                                f"share ID {', '.join(allocated_shares)}")
+        problems += _share_id_problems(allocated, result, sorted(set(expected) & set(got)))
+    return problems + _request_name_problems(allocated, result)
+
+
+def _share_id_problems(allocated: list[dict[str, Any]], result: PrepareResult, devices: list[str]) -> list[str]:
+    """Devices ("pool/device") answered with other share IDs than they were allocated with."""
+    problems = []
+    for device in devices:
+        allocated_shares = sorted(str(r.get("shareID") or "none") for r in allocated
+                                  if f"{r.get('pool')}/{r.get('device')}" == device)
+        answered = sorted(d.share_id or "none" for d in result.devices if f"{d.pool}/{d.device}" == device)
+        if allocated_shares != answered:
+            problems.append(f"device {device} was answered with share ID {', '.join(answered)}, allocated with "
+                            f"share ID {', '.join(allocated_shares)}")
+    return problems
+
+
+def _request_name_problems(allocated: list[dict[str, Any]], result: PrepareResult) -> list[str]:
+    """Answered devices naming a request they were not allocated for."""
     # A firstAvailable device may name its subrequest or the parent request (upstream's helper strips it).
     requests: dict[tuple[str, str], set[str]] = {}
     for r in allocated:
         requests.setdefault((str(r.get("pool")), str(r.get("device"))), set()).add(str(r.get("request", "")))
+    problems = []
     for d in result.devices:
         allocated_for = requests.get((d.pool, d.device), set())
         allowed = allocated_for | {name.split("/")[0] for name in allocated_for}
