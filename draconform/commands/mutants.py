@@ -17,14 +17,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from draconform.catalogue import CatalogueError, load_catalogue
+from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS, must_rules, must_rules_without_variant
 from draconform.mutation.conforming import CONFORMING
 from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
 from draconform.mutation.variant import KNOWN_BAD, Variant
 from draconform.paths import FEATURES_DIR
+
+if TYPE_CHECKING:  # imported late at run time (see handle)
+    from draconform.mutation.runner import Verdict
 
 DEFAULT_MIN_KILL_RATE = 0.95
 
@@ -89,8 +93,7 @@ def _select(args: argparse.Namespace, keps: dict[str, str]) -> list[Variant] | s
 
 def handle(args: argparse.Namespace) -> int:
     # Imported late, as in `draconform rules`: pytest-bdd must not be imported by the CLI's parser.
-    from draconform.mutation import summary
-    from draconform.mutation.runner import HUNG, KILLED, SURVIVED, Plan, Verdict, check_patches, run_one, run_variants
+    from draconform.mutation.runner import SURVIVED, Plan, check_patches, run_one, run_variants
     from draconform.suite.selection import Selection
     from draconform.suite.tracing import take_inventory
 
@@ -99,13 +102,7 @@ def handle(args: argparse.Namespace) -> int:
     except CatalogueError as exc:
         diagnostic("mutants", str(exc))
         return EXIT_UNUSABLE
-    everything = (*VARIANTS, *CONFORMING)
-    missing = sorted(v.rule for v in everything if v.rule not in catalogue)
-    if missing:
-        diagnostic("mutants", f"variants name rules the catalogue lacks: {', '.join(missing)}")
-        return EXIT_UNUSABLE
-    keps = {v.rule: catalogue.rules[v.rule].kep for v in everything}
-    chosen = _select(args, keps)
+    chosen = _chosen(args, catalogue)
     if isinstance(chosen, str):
         diagnostic("mutants", chosen)
         return EXIT_UNUSABLE
@@ -129,17 +126,38 @@ def handle(args: argparse.Namespace) -> int:
         shown = "\n  ".join(killers) or detail
         diagnostic("mutants", f"the suite does not pass on the unpatched code ({work_dir / 'baseline'}):\n  {shown}")
         return EXIT_UNUSABLE
-
-    def progress(verdict: Verdict) -> None:
-        if verdict.variant.kind == CONFORMING_KIND:
-            mark = {KILLED: "FALSE-FAIL", HUNG: "FALSE-FAIL", SURVIVED: "passed"}.get(verdict.status, "BROKEN")
-        else:
-            mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")
-        print(f"{mark:<10} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
-              "failed)", file=sys.stderr)
-
     verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, not args.every_failure,
-                            progress)
+                            _progress)
+    return _report(args, verdicts, catalogue, work_dir)
+
+
+def _chosen(args: argparse.Namespace, catalogue: Catalogue) -> list[Variant] | str:
+    """The variants the arguments select, or what is wrong (a variant naming a rule the catalogue lacks, an
+    unknown name or KEP)."""
+    everything = (*VARIANTS, *CONFORMING)
+    missing = sorted(v.rule for v in everything if v.rule not in catalogue)
+    if missing:
+        return f"variants name rules the catalogue lacks: {', '.join(missing)}"
+    return _select(args, {v.rule: catalogue.rules[v.rule].kep for v in everything})
+
+
+def _progress(verdict: Verdict) -> None:
+    """One line on stderr per variant as it ends."""
+    from draconform.mutation.runner import HUNG, KILLED, SURVIVED
+
+    if verdict.variant.kind == CONFORMING_KIND:
+        mark = {KILLED: "FALSE-FAIL", HUNG: "FALSE-FAIL", SURVIVED: "passed"}.get(verdict.status, "BROKEN")
+    else:
+        mark = {KILLED: "killed", HUNG: "hung", SURVIVED: "SURVIVED"}.get(verdict.status, "BROKEN")
+    print(f"{mark:<10} {verdict.variant.name} ({verdict.variant.rule}, {len(verdict.killers)} scenario(s) "
+          "failed)", file=sys.stderr)
+
+
+def _report(args: argparse.Namespace, verdicts: list[Verdict], catalogue: Catalogue, work_dir: Path) -> int:
+    """Write mutants.json, print the scores (or the JSON), and the exit status: 1 when a KEP falls short of
+    --min-kill-rate, a run broke, a conforming variant failed or a MUST rule has no variant."""
+    from draconform.mutation import summary
+
     uncovered = must_rules_without_variant(catalogue)
     result = {**summary.to_json(verdicts, args.every_failure),
               "must_rules": {"keps": list(KEPS_WITH_VARIANTS), "count": len(must_rules(catalogue)),

@@ -20,8 +20,13 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+
+if TYPE_CHECKING:  # not imported at run time, so that `draconform --help` does not load gRPC
+    from draconform.plugincheck.claims import ClaimSource, Support
+    from draconform.plugincheck.runner import CheckRun
 
 # The kubelet's deadline for each call to a DRA plugin (draconform.plugincheck.checks.KUBELET_CALL_TIMEOUT; not
 # imported here, so that `draconform --help` does not load gRPC).
@@ -67,39 +72,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
-    from draconform.kubeletplugin._wire import socket_path
     from draconform.plugincheck.checks import Target
-    from draconform.plugincheck.claims import ClaimSource, FileClaims, NeedsCluster, load_support, write_claims
+    from draconform.plugincheck.claims import NeedsCluster
     from draconform.plugincheck.runner import check_plugin
-    from draconform.reference.claimfiles import CheckInputError, derive_claims, load_claims
+    from draconform.reference.claimfiles import CheckInputError
 
     source: ClaimSource | None = None
     try:
-        for value in (args.endpoint, args.registration):
-            if value is not None:
-                socket_path(value)
-        if sum(map(bool, (args.claims, args.slices, args.kubeconfig))) != 1:
-            raise CheckInputError("pass one of --kubeconfig PATH, --claims FILE... or --slices FILE")
-        if args.write_claims and not args.slices:
-            raise CheckInputError("--write-claims needs --slices")
-        if args.timeout <= 0:
-            raise CheckInputError("--timeout must be positive")
-        if args.kubeconfig:
-            from draconform.plugincheck.cluster import ClusterClaims
-
-            source = ClusterClaims.connect(args.kubeconfig, args.driver, args.node, args.namespace, args.timeout)
-        else:
-            claims = (load_claims(args.claims, args.driver) if args.claims
-                      else derive_claims(args.slices, args.driver, args.node))
-            if args.write_claims:
-                write_claims(claims, args.write_claims)
-                print(f"wrote {len(claims)} claims to {args.write_claims}")
-                return EXIT_PASSED
-            source = FileClaims(claims)
-        support = load_support(args.supports, source.claims)
-        if support.permanent_error_config is not None:
-            refused = source.with_config(args.driver, support.permanent_error_config)
-            support = replace(support, permanent_error_claims=(*support.permanent_error_claims, refused.ref.name))
+        _check_arguments(args)
+        source = _claim_source(args)
+        if source is None:
+            return EXIT_PASSED  # --write-claims: the claims are written, nothing is checked
+        support = _support(args, source)
     except (CheckInputError, ValueError, NeedsCluster) as err:
         if source is not None:
             source.close()
@@ -118,6 +102,58 @@ def handle(args: argparse.Namespace) -> int:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
         source.close()
+    return _print_outcome(outcome)
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Refuse (CheckInputError, ValueError) what no check could run with: a bad socket path, not exactly one
+    source of claims, --write-claims without --slices, a timeout that is not positive."""
+    from draconform.kubeletplugin._wire import socket_path
+    from draconform.reference.claimfiles import CheckInputError
+
+    for value in (args.endpoint, args.registration):
+        if value is not None:
+            socket_path(value)
+    if sum(map(bool, (args.claims, args.slices, args.kubeconfig))) != 1:
+        raise CheckInputError("pass one of --kubeconfig PATH, --claims FILE... or --slices FILE")
+    if args.write_claims and not args.slices:
+        raise CheckInputError("--write-claims needs --slices")
+    if args.timeout <= 0:
+        raise CheckInputError("--timeout must be positive")
+
+
+def _claim_source(args: argparse.Namespace) -> ClaimSource | None:
+    """Where the claims come from: the cluster, claim files, or claims derived from slices; None when the derived
+    claims were only to be written (--write-claims)."""
+    from draconform.plugincheck.claims import FileClaims, write_claims
+    from draconform.reference.claimfiles import derive_claims, load_claims
+
+    if args.kubeconfig:
+        from draconform.plugincheck.cluster import ClusterClaims
+
+        return ClusterClaims.connect(args.kubeconfig, args.driver, args.node, args.namespace, args.timeout)
+    claims = (load_claims(args.claims, args.driver) if args.claims
+              else derive_claims(args.slices, args.driver, args.node))
+    if args.write_claims:
+        write_claims(claims, args.write_claims)
+        print(f"wrote {len(claims)} claims to {args.write_claims}")
+        return None
+    return FileClaims(claims)
+
+
+def _support(args: argparse.Namespace, source: ClaimSource) -> Support:
+    """What the driver declares (--supports), with the claim it must refuse made from its refused config."""
+    from draconform.plugincheck.claims import load_support
+
+    support = load_support(args.supports, source.claims)
+    if support.permanent_error_config is not None:
+        refused = source.with_config(args.driver, support.permanent_error_config)
+        support = replace(support, permanent_error_claims=(*support.permanent_error_claims, refused.ref.name))
+    return support
+
+
+def _print_outcome(outcome: CheckRun) -> int:
+    """One line per check, the summary and the reports written; the exit status."""
     for record in outcome.run.scenarios:
         reason = record.message or record.skip_reason or ""
         print(f"{record.status.upper():8} {record.rules[0]}: {record.name}" + (f" ({reason})" if reason else ""))
