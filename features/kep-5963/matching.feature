@@ -323,6 +323,68 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       Then pod "first" is bound to node "node-1"
       And pod "second" is bound to node "node-1"
 
+  Rule: KEP-5963/GROUPS-WITHIN-POOL  Groups are compared only inside one driver's pool
+
+    # A counter set belongs to one driver's pool: the same name elsewhere is another counter set. The wrong
+    # implementation keys its state by the counter set's name alone and refuses the second pod.
+    Scenario Outline: A vGPU on counter set "gpu-0" of <elsewhere> joins a MIG partition on pool node-1's "gpu-0"
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: mig-0
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
+        """
+      And a pod "first" with a claim for one "mig" device
+      When the scheduler runs
+      And the ResourceSlice is created:
+        """yaml
+        metadata: {name: other-counters}
+        spec:
+          driver: <driver>
+          pool: {name: <pool>, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu-0
+            counters:
+              multiprocessors: {value: "100"}
+        """
+      And the ResourceSlice is created:
+        """yaml
+        metadata: {name: other-devices}
+        spec:
+          driver: <driver>
+          pool: {name: <pool>, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: vgpu-0
+            attributes: {type: {string: vgpu}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [vgpu], counters: {multiprocessors: {value: "50"}}}
+        """
+      And the DeviceClass is created:
+        """yaml
+        metadata: {name: other-vgpu}
+        spec:
+          selectors:
+          - cel: {expression: "device.driver == '<driver>' && device.attributes['<driver>'].type == 'vgpu'"}
+        """
+      And a pod "second" with a claim for one "other-vgpu" device is created
+      And the scheduler runs
+      Then pod "first" is bound to node "node-1"
+      And pod "second" is bound to node "node-1"
+
+      Examples:
+        | elsewhere                                | driver             | pool   |
+        | another pool of driver gpu.example.com   | gpu.example.com    | spare  |
+        | pool node-1 of driver device.example.com | device.example.com | node-1 |
+
   Rule: KEP-5963/STATE-UNTIL-RELEASE  A counter set constrains new devices until its last allocation is released
 
     Scenario: A vGPU waits until both MIG partitions of the GPU are released

@@ -209,6 +209,28 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
+        "groups-compared-across-pools", "KEP-5963/GROUPS-WITHIN-POOL",
+        "a counter set is known by its name alone: devices of other pools and drivers are compared by their groups",
+        (
+            Patch("reference/allocator/compatibility.py",
+                  "        verdict = all(self.state((driver, pool, s)).admits(groups) for s, groups in declared)\n",
+                  ("        states = {**self._base, **self._overlay}\n"
+                   "        verdict = all(state.admits(groups) for s, groups in declared\n"
+                   "                      for key, state in states.items() if key[2] == s)\n")),
+        ),
+    ),
+    Variant(
+        "groups-compared-across-drivers", "KEP-5963/GROUPS-WITHIN-POOL",
+        "a counter set is known by pool and name: a same-named pool of another driver is compared by its groups",
+        (
+            Patch("reference/allocator/compatibility.py",
+                  "        verdict = all(self.state((driver, pool, s)).admits(groups) for s, groups in declared)\n",
+                  ("        states = {**self._base, **self._overlay}\n"
+                   "        verdict = all(state.admits(groups) for s, groups in declared\n"
+                   "                      for key, state in states.items() if key[1:] == (pool, s))\n")),
+        ),
+    ),
+    Variant(
         "mixed-set-admits-shared-group", "KEP-5963/MIXED-ADMITS-NOTHING",
         "a counter set with and without groups admits a device sharing a group",
         (
