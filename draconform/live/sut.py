@@ -514,6 +514,17 @@ def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
         return
     if not isinstance(value, dict):
         return
+    _rename_own_fields(value, rename)
+    for key, item in value.items():
+        if key != "metadata":
+            _rename_references(item, rename)
+    if isinstance(value.get("metadata"), dict):
+        _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
+
+
+def _rename_own_fields(value: dict[str, Any], rename: Callable[[str], str]) -> None:
+    """Rename the fields of this one object (not those below it) that name a node or a device class: class and
+    node names, extended resources named after a class, hostname labels and selector terms on node names."""
     for key in ("deviceClassName", "nodeName"):
         if isinstance(value.get(key), str):
             value[key] = rename(value[key])
@@ -529,11 +540,6 @@ def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
             labels[HOSTNAME_LABEL] = rename(labels[HOSTNAME_LABEL])
     if value.get("key") in ("metadata.name", HOSTNAME_LABEL) and isinstance(value.get("values"), list):
         value["values"] = [rename(v) if isinstance(v, str) else v for v in value["values"]]
-    for key, item in value.items():
-        if key != "metadata":
-            _rename_references(item, rename)
-    if isinstance(value.get("metadata"), dict):
-        _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
 
 
 def _rename_resource(name: str, rename: Callable[[str], str]) -> str:
