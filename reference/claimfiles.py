@@ -16,6 +16,7 @@ from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
 
 if TYPE_CHECKING:
+    from draconform.reference.apiserver.interface import ApiStore
     from draconform.validation.loader import Document
 
 CLAIM_NAMESPACE = "default"
@@ -127,37 +128,42 @@ def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, l
         devices = devices[:limit]
     cluster = ReferenceCluster()
     try:
-        store = cluster.store
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels or {}}})
-        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
-                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
-        for obj in slices:
-            store.create({key: value for key, value in obj.items() if key not in ("status", "metadata")}
-                         | {"metadata": {"name": obj["metadata"]["name"]}})
         names = [f"plugin-check-{index}" for index in range(len(devices))]
-        for name in names:
-            spec = {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": "plugin-check"}}]}}
-            store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                          "metadata": {"name": name, "namespace": CLAIM_NAMESPACE}, "spec": spec})
-            store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": CLAIM_NAMESPACE},
-                          "spec": {"containers": [{"name": "c", "image": "pause"}],
-                                   "resourceClaims": [{"name": "device", "resourceClaimName": name}]}})
+        _create_objects(cluster.store, slices, driver, node, node_labels or {}, names)
         cluster.settle()
         claims = []
         for name in names:
-            claim = store.get("ResourceClaim", name, CLAIM_NAMESPACE)
-            if claim is None or not (claim.get("status") or {}).get("allocation"):
-                continue
-            claims.append(_portable(claim, driver, node))
+            claim = cluster.store.get("ResourceClaim", name, CLAIM_NAMESPACE)
+            if claim is not None and (claim.get("status") or {}).get("allocation"):
+                claims.append(_portable(claim, driver, node))
+    except CheckInputError:
+        raise
     except Exception as err:
-        if isinstance(err, CheckInputError):
-            raise
         raise CheckInputError(f"{where}: cannot derive claims: {err}") from err
     finally:
         cluster.close()
     if not claims:
         raise CheckInputError(f"{where}: the allocator could give node {node} no device of driver {driver}")
     return claims
+
+
+def _create_objects(store: ApiStore, slices: Sequence[Obj], driver: str, node: str, node_labels: dict[str, str],
+                    names: list[str]) -> None:
+    """The node, a class of every device of `driver`, the slices, and per name a claim for one device of that
+    class with a pod using it (the reference allocates a claim only for a pod)."""
+    store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels}})
+    store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
+                  "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
+    for obj in slices:
+        store.create({key: value for key, value in obj.items() if key not in ("status", "metadata")}
+                     | {"metadata": {"name": obj["metadata"]["name"]}})
+    for name in names:
+        spec = {"devices": {"requests": [{"name": "device", "exactly": {"deviceClassName": "plugin-check"}}]}}
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                      "metadata": {"name": name, "namespace": CLAIM_NAMESPACE}, "spec": spec})
+        store.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": CLAIM_NAMESPACE},
+                      "spec": {"containers": [{"name": "c", "image": "pause"}],
+                               "resourceClaims": [{"name": "device", "resourceClaimName": name}]}})
 
 
 def _portable(claim: Obj, driver: str, node: str) -> TestClaim:
