@@ -271,11 +271,8 @@ class DynamicResources:
             return [SUCCESS] * len(nodes)
         if claims_state.extended is not None:  # KEP-5004: the claims to allocate differ per node
             return [self.filter(state, pod, node) for node in nodes]
-        allocated = any(_allocation(claim) for claim in claims_state.claims)
-        verdicts: list[Status | None] = (
-            [_allocated_elsewhere(claims_state, node) for node in nodes] if allocated else [None] * len(nodes))
+        verdicts, asked = _decided_by_allocations(claims_state, nodes)
         unallocated = claims_state.unallocated
-        asked = [i for i, verdict in enumerate(verdicts) if verdict is None] if allocated else range(len(nodes))
         if not unallocated or not asked:
             return [verdict or SUCCESS for verdict in verdicts]
         assumed = list(self.assumed.values())
@@ -284,23 +281,27 @@ class DynamicResources:
             answers = feasible_on(self._allocator, asked_nodes, unallocated, assumed)
         except AllocationError:  # nothing judged yet: node by node, the first node asked reports it
             return [verdict or self.filter(state, pod, node) for verdict, node in zip(verdicts, nodes, strict=True)]
-        statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
-        settled = claims_state.allocations
-        distinct = dict(zip(map(id, answers), answers, strict=True))
-        if id(None) not in distinct:  # every node settled by the core (the usual case): no node-by-node Python
-            for key, settled_answer in distinct.items():
-                assert settled_answer is not None
-                statuses[key] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
-            judged = list(map(statuses.__getitem__, map(id, answers)))
-            # as `_judge`: settled without a search, the allocation is made if the node is chosen
-            settled.update(dict.fromkeys(compress(node_names(asked_nodes), map(_FITS, answers))))
-        else:
-            judged = self._judge_each(claims_state, asked_nodes, answers, unallocated, assumed, statuses)
+        judged = self._judge_answers(claims_state, asked_nodes, answers, unallocated, assumed)
         if asked_nodes is nodes:
             return judged
         for i, status in zip(asked, judged, strict=True):
             verdicts[i] = status
         return [verdict or SUCCESS for verdict in verdicts]
+
+    def _judge_answers(self, claims_state: PodClaimsState, nodes: Sequence[Obj], answers: list[Feasibility | None],
+                       unallocated: list[Obj], assumed: list[Obj]) -> list[Status]:
+        """`filter_nodes`' statuses from the core's answers for `nodes`."""
+        statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
+        distinct = dict(zip(map(id, answers), answers, strict=True))
+        if id(None) in distinct:
+            return self._judge_each(claims_state, nodes, answers, unallocated, assumed, statuses)
+        # Every node settled by the core (the usual case): no node-by-node Python.
+        for key, settled_answer in distinct.items():
+            assert settled_answer is not None
+            statuses[key] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
+        # as `_judge`: settled without a search, the allocation is made if the node is chosen
+        claims_state.allocations.update(dict.fromkeys(compress(node_names(nodes), map(_FITS, answers))))
+        return list(map(statuses.__getitem__, map(id, answers)))
 
     def _judge_each(self, claims_state: PodClaimsState, nodes: Sequence[Obj], answers: list[Feasibility | None],
                     unallocated: list[Obj], assumed: list[Obj], statuses: dict[int, Status]) -> list[Status]:
@@ -579,6 +580,15 @@ _FITS = attrgetter("fits")
 def _not_fitting(reasons: Mapping[str, str]) -> Status:
     why = "; ".join(f"{claim}: {reason}" for claim, reason in sorted(reasons.items()))
     return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({why or 'no devices'})")
+
+
+def _decided_by_allocations(claims_state: PodClaimsState,
+                            nodes: list[Obj]) -> tuple[list[Status | None], Sequence[int]]:
+    """Per node the status the pod's allocated claims decide (None: still open), and the open nodes' indexes."""
+    if not any(_allocation(claim) for claim in claims_state.claims):
+        return [None] * len(nodes), range(len(nodes))
+    verdicts = [_allocated_elsewhere(claims_state, node) for node in nodes]
+    return verdicts, [i for i, verdict in enumerate(verdicts) if verdict is None]
 
 
 def _allocated_elsewhere(claims_state: PodClaimsState, node: Obj) -> Status | None:
