@@ -28,7 +28,7 @@ from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.interface import ApiStore
-from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan
+from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan, PluginFault
 from draconform.sut import Obj
 
 CounterSet = tuple[str, str]  # pool, counter set
@@ -188,23 +188,35 @@ class NodePlugin:
                 cdi_kind(self.driver), devices)
 
     def _prepare(self, ref: ClaimRef) -> PreparedClaim:
-        claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
         where = f"ResourceClaim {ref.namespace}/{ref.name}"
+        claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
         if claim is None or (claim["metadata"].get("uid") != ref.uid and not self.faults.has("ignores-uid")):
             raise PrepareRefused(f"{where} with UID {ref.uid} does not exist")
         allocation = (claim.get("status") or {}).get("allocation")
         if not allocation:
             raise PrepareRefused(f"{where} is not allocated")
+        devices = self._allocated_devices(where, allocation)
+        _check_config(where, self.driver, allocation)
+        fault = self.faults.claim_fault("prepare", [device.name for _, device in devices])
+        self._refuse_on_fault(where, fault, devices)
+        self._check_exclusive(where, ref, devices)
+        self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
+        prepared = self._prepared_devices(claim, devices)
+        result = PrepareResult(devices=prepared)
+        if fault is not None and fault.kind == "permanent-without-error":
+            result = PrepareResult(devices=prepared, permanent=True)  # a success all the same (KEP-5322 API)
+        elif fault is not None and fault.kind == "error-with-devices":
+            result = PrepareResult(devices=prepared, error=f"{where}: injected transient failure, devices named anyway")
+        whole = tuple(p for p, (r, _) in zip(prepared, devices, strict=True)
+                      if not r.get("adminAccess") and not r.get("shareID"))
+        return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")], whole)
+
+    def _allocated_devices(self, where: str, allocation: Obj) -> list[tuple[Obj, InventoryDevice]]:
+        """The allocation's results for this driver, each with the device of the driver's inventory it names;
+        refused when one names no device of the driver on this node (DRA-PLUGIN/DEVICES-ON-THIS-NODE)."""
         results = [r for r in (allocation.get("devices") or {}).get("results") or []
                    if r.get("driver") == self.driver or self.faults.has("prepares-other-drivers-devices")]
-        inventory = self._inventory()
-        if self.faults.has("ignores-pool"):
-            mine = {device.name: device for device in inventory.values() if device.node in (None, self.node)}
-            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): mine[str(r.get("device", ""))]
-                         for r in results if str(r.get("device", "")) in mine}
-        if self.faults.has("prepares-other-drivers-devices"):
-            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): InventoryDevice(
-                str(r.get("pool", "")), str(r.get("device", "")), None, ()) for r in results} | dict(inventory)
+        inventory = self._inventory_for(results)
         devices: list[tuple[Obj, InventoryDevice]] = []
         for result in results:
             device = inventory.get((str(result.get("pool", "")), str(result.get("device", ""))))
@@ -214,8 +226,23 @@ class NodePlugin:
                     f"{result.get('request')!r} is not a device of driver {self.driver} on node {self.node}"
                 )
             devices.append((result, device))
-        _check_config(where, self.driver, allocation)
-        fault = self.faults.claim_fault("prepare", [device.name for _, device in devices])
+        return devices
+
+    def _inventory_for(self, results: list[Obj]) -> Mapping[tuple[str, str], InventoryDevice]:
+        """The driver's devices by pool and name, as a faulty driver would see them for these results."""
+        inventory = self._inventory()
+        if self.faults.has("ignores-pool"):
+            mine = {device.name: device for device in inventory.values() if device.node in (None, self.node)}
+            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): mine[str(r.get("device", ""))]
+                         for r in results if str(r.get("device", "")) in mine}
+        if self.faults.has("prepares-other-drivers-devices"):
+            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): InventoryDevice(
+                str(r.get("pool", "")), str(r.get("device", "")), None, ()) for r in results} | dict(inventory)
+        return inventory
+
+    def _refuse_on_fault(self, where: str, fault: PluginFault | None,
+                         devices: list[tuple[Obj, InventoryDevice]]) -> None:
+        """An injected failure refuses the claim; an injected answer (ANSWER_FAULTS) is given later."""
         if fault is not None and fault.kind == "permanent":
             # KEP-5322 "Preventing Repeated Failures": the devices are unusable, so no other claim should get
             # them; the driver taints them NoSchedule.
@@ -225,10 +252,12 @@ class NodePlugin:
                                  f"(injected permanent failure)", permanent=True)
         if fault is not None and fault.kind not in ANSWER_FAULTS:
             raise PrepareRefused(f"{where}: injected transient failure")
-        self._check_exclusive(where, ref, devices)
-        self._check_compatibility(where, [d for r, d in devices if not r.get("adminAccess")])
+
+    def _prepared_devices(self, claim: Obj,
+                          devices: list[tuple[Obj, InventoryDevice]]) -> tuple[PreparedDevice, ...]:
+        """Each device as the answer names it: pool, name, request, CDI device ID and share ID."""
         last_request = str(((claim.get("spec") or {}).get("devices") or {}).get("requests", [{}])[-1].get("name", ""))
-        prepared = tuple(
+        return tuple(
             PreparedDevice(
                 pool=device.pool,
                 device=device.name,
@@ -239,14 +268,6 @@ class NodePlugin:
             )
             for result, device in devices
         )
-        result = PrepareResult(devices=prepared)
-        if fault is not None and fault.kind == "permanent-without-error":
-            result = PrepareResult(devices=prepared, permanent=True)  # a success all the same (KEP-5322 API)
-        elif fault is not None and fault.kind == "error-with-devices":
-            result = PrepareResult(devices=prepared, error=f"{where}: injected transient failure, devices named anyway")
-        whole = tuple(p for p, (r, _) in zip(prepared, devices, strict=True)
-                      if not r.get("adminAccess") and not r.get("shareID"))
-        return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")], whole)
 
     def _check_exclusive(self, where: str, ref: ClaimRef, devices: list[tuple[Obj, InventoryDevice]]) -> None:
         """A device held whole (no admin access, no share) by another prepared claim is not prepared again:
