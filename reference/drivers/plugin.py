@@ -28,8 +28,8 @@ from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.reference.allocator.compatibility import EMPTY, Declared, SetState, declared_groups
 from draconform.reference.apiserver.interface import ApiStore
-from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan, PluginFault
-from draconform.sut import Obj
+from draconform.reference.drivers.faults import ANSWER_FAULTS, FaultPlan
+from draconform.sut import Obj, PluginFault
 
 CounterSet = tuple[str, str]  # pool, counter set
 
