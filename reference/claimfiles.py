@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from draconform.kube.kinds import with_pod_room
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
 
@@ -128,7 +129,8 @@ def allocate_claims(slices: Sequence[Obj], driver: str, node: str, where: str, l
     cluster = ReferenceCluster()
     try:
         store = cluster.store
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels or {}}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node",
+                                    "metadata": {"name": node, "labels": node_labels or {}}}))
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
         for obj in slices:
