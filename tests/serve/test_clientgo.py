@@ -193,3 +193,14 @@ def test_an_informer_lists_with_watch_list_and_syncs_on_the_bookmark(http: Http)
     events = [json.loads(line) for line in reply.body.splitlines()]
     assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true"
+
+
+def test_a_client_that_prefers_json_gets_json_and_one_that_names_protobuf_first_gets_protobuf(http: Http) -> None:
+    assert http.request("POST", PODS, _pod("web")).status == 201
+    for accept, media in (("application/json, application/vnd.kubernetes.protobuf", "application/json"),
+                          ("*/*", "application/json"), ("", "application/json"),
+                          ("application/vnd.kubernetes.protobuf, */*", PROTOBUF),
+                          ("application/vnd.kubernetes.protobuf", PROTOBUF)):
+        reply = http.request("GET", f"{PODS}/web", headers={"Accept": accept} if accept else None)
+        assert reply.headers["Content-Type"].startswith(media), accept
+        assert _read(reply)["spec"] == _pod("web")["spec"]
