@@ -41,7 +41,7 @@ KEEP_ZERO = frozenset({
 # Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
 KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
-INLINE = frozenset({"localObjectReference", "volumeSource"})
+INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
 
 
@@ -137,6 +137,8 @@ def _single(field: FieldDescriptor, value: Any, name: str) -> Any:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if name in MICRO_TIMES else "%Y-%m-%dT%H:%M:%SZ")
     if kind == "Quantity":
         return value.string
+    if kind == "IntOrString":  # type 1 is a string
+        return value.strVal if value.type == 1 else value.intVal
     if kind == "RawExtension":
         return _raw_json(value.raw)
     if kind == "FieldsV1":
@@ -222,6 +224,8 @@ def _special(field: FieldDescriptor, item: Any) -> Any:
         return {"seconds": str(seconds), "nanos": moment.microsecond * 1000}
     if kind == "Quantity":
         return {"string": str(item)}
+    if kind == "IntOrString":
+        return {"type": 1, "strVal": item} if isinstance(item, str) else {"type": 0, "intVal": item}
     if kind in ("RawExtension", "FieldsV1"):
         return {"raw" if kind == "RawExtension" else "Raw": base64.b64encode(json.dumps(item).encode()).decode()}
     return _for_json_format(item, field.message_type)
