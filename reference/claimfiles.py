@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from draconform.kube.kinds import with_pod_room
 from draconform.kubeletplugin.types import ClaimRef
 from draconform.sut import Obj
 
@@ -151,7 +152,7 @@ def _create_objects(store: ApiStore, slices: Sequence[Obj], driver: str, node: s
                     names: list[str]) -> None:
     """The node, a class of every device of `driver`, the slices, and per name a claim for one device of that
     class with a pod using it (the reference allocates a claim only for a pod)."""
-    store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels}})
+    store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": node_labels}}))
     store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "plugin-check"},
                   "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}})
     for obj in slices:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, when
 
 from draconform.kube.featuregates import parse_gate_settings
+from draconform.kube.kinds import with_pod_room
 from draconform.steps.common import (
     DURATION,
     NAMESPACE,
@@ -24,6 +25,8 @@ from draconform.sut import COMPONENTS, Obj, SystemUnderTest
 
 
 def _create(sut: SystemUnderTest, ctx: ScenarioContext, obj: Obj) -> Obj:
+    if obj.get("kind") == "Node":  # registered as a kubelet registers it, so a scheduler has room for pods
+        obj = with_pod_room(obj)
     created = sut.create(obj)
     if created["kind"] == "Pod":
         ctx.pod_uids[created["metadata"]["name"]] = created["metadata"]["uid"]

@@ -92,6 +92,20 @@ def pod_bound_to_one_of(sut: SystemUnderTest, pod: str, nodes: str) -> None:
     )
 
 
+@then(parsers.re(r'(?P<count>\d+) of pods "(?P<pods>[^"]+)" (?:is|are) bound to node "(?P<node>[^"]+)" and the others? '
+                 r'(?:is|are) not scheduled'))
+@observes("pod")
+def some_pods_bound(sut: SystemUnderTest, count: str, pods: str, node: str) -> None:
+    """Where a rule fixes how many of several pods fit but not which (a real scheduler takes them in whatever
+    order their claims become ready), any `count` of them bound to `node`, the others unbound, passes."""
+    names = split_names(pods)
+    placed = {name: must_get(sut, "Pod", name)["spec"].get("nodeName") for name in names}
+    bound = sorted(name for name, where in placed.items() if where == node)
+    elsewhere = {name: where for name, where in placed.items() if where and where != node}
+    assert not elsewhere and len(bound) == int(count), (
+        f"expected {count} of pods {', '.join(names)} bound to {node!r} and the others unbound; bound: {placed}")
+
+
 @then(parsers.parse('pod "{pod}" is bound to a node'))
 @observes("pod")
 def pod_bound_somewhere(sut: SystemUnderTest, pod: str) -> None:

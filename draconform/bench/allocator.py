@@ -34,6 +34,7 @@ import yaml
 from draconform.bench.dra import CLASS, DRIVER, Shape, Workbench, _core, _device
 from draconform.bench.registry import BenchOptions, Measurement, workload
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.allocator.interface import Allocator
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
@@ -146,7 +147,7 @@ def attempt_500(options: BenchOptions) -> list[Measurement]:
     nodes = []
     for n in range(nodes_count):
         node = f"node-{n}"
-        nodes.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        nodes.append(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
         store.load(_slice(f"{node}-slice", node, 1, node, [_device(i) for i in range(10)]))
         for i in range(5):
             store.load(_claim(f"held-{n}-{i}", _held(node, f"instance-{i}")))
@@ -165,7 +166,7 @@ def attempt_large_node(options: BenchOptions) -> list[Measurement]:
         store.load(_slice(f"big-{s:02d}", "big", 16, "node-0", chunk))
     for i in range(0, devices, 2):
         store.load(_claim(f"held-{i}", _held("big", f"instance-{i}")))
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}}
+    node = with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}})
     return _attempt_figures("AllocatorAttempt/1node_2000devices", options, store, [node], 1)
 
 
@@ -203,7 +204,7 @@ def partitionable_node(options: BenchOptions) -> list[Measurement]:
     for core in options.allocators:
         bench = Workbench(Shape(0, 0), _core(core))
         slices, devices = _partitionable_store(50, parts)
-        bench.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}})
+        bench.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}}))
         for obj in slices:
             bench.store.create(obj)
         bench.store.create({

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from draconform.bench.registry import BenchOptions, Measurement, workload
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import ComponentConfig, Obj
@@ -68,7 +69,7 @@ def _cluster(shape: GpuShape, core: AllocatorFactory) -> ReferenceCluster:
                       "spec": {"selectors": [{"cel": {"expression": selector}}]}})
     for n in range(shape.nodes):
         node = f"node-{n}"
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
         devices: list[Obj] = []
         for gpu in range(shape.gpus):
             mig = [_partition(gpu, "mig", i, shape.groups) for i in range(shape.mig)]

@@ -10,6 +10,7 @@ import time
 
 from draconform.bench.dra import NAMESPACE, _core
 from draconform.bench.registry import BenchOptions, Measurement, workload
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.cluster import ReferenceCluster
 
 NAME = "SchedulingWithConsumableCapacity/2000pods_100nodes"
@@ -23,7 +24,7 @@ def _cluster(nodes: int, core: str) -> ReferenceCluster:
     store = cluster.store
     for index in range(nodes):
         node = f"node-{index}"
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
         store.create({
             "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-{DRIVER}"},
             "spec": {"driver": DRIVER, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from draconform.bench.registry import BenchOptions, Measurement, settled_heap, workload
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import Obj
@@ -51,7 +52,7 @@ class Workbench:
         self._pods = 0
         for index in range(shape.nodes):
             node = f"node-{index}"
-            self.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+            self.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
             self.store.create({
                 "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
                 "metadata": {"name": f"{node}-{DRIVER}"},

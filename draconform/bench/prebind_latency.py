@@ -14,6 +14,7 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.cluster import ReferenceCluster
 
@@ -45,7 +46,7 @@ def _default_core() -> AllocatorFactory:
 
 def _populate(cluster: ReferenceCluster, pods: int) -> None:
     store = cluster.store
-    store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
+    store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}))
     store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "fabric-gpu"},
                   "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
     slices = max(1, -(-pods // DEVICES_PER_SLICE))

@@ -49,7 +49,7 @@ from draconform.commands.common import (
     read_inputs,
 )
 from draconform.kube.featuregates import CURRENT_RELEASE
-from draconform.kube.kinds import KINDS, NAMESPACED
+from draconform.kube.kinds import KINDS, NAMESPACED, with_pod_room
 from draconform.sut import Obj, copy_object
 from draconform.validation.problems import Path as FieldPath
 from draconform.validation.problems import Problem
@@ -482,7 +482,7 @@ class Inputs:
 
 
 def _bare_node(name: str) -> Obj:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}}}
+    return with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {}}})
 
 
 def _display(obj: Obj) -> str:

@@ -6,6 +6,7 @@ cluster serves one API or the other."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 RESOURCE_API = "resource.k8s.io/v1"
 CLASSIC_API = "cdi.k8s.io/v1alpha1"
@@ -51,3 +52,20 @@ CLASSIC_KINDS: dict[str, KindInfo] = {
 
 # Kinds whose objects live in a namespace, in either API.
 NAMESPACED = frozenset(kind for table in (KINDS, CLASSIC_KINDS) for kind, info in table.items() if info.namespaced)
+
+
+# What a kubelet registers its Node with by default (its maxPods): kube-scheduler's NodeResourcesFit refuses
+# every pod on a node whose `status.allocatable.pods` is absent ("Too many pods").
+KUBELET_MAX_PODS = "110"
+
+
+def with_pod_room(node: dict[str, Any]) -> dict[str, Any]:
+    """`node` with `status.capacity.pods` and `status.allocatable.pods` as a kubelet registers them, each kept
+    where `node` already sets it."""
+    if not node.get("status"):
+        node["status"] = {}
+    for field in ("capacity", "allocatable"):
+        if not node["status"].get(field):
+            node["status"][field] = {}
+        node["status"][field].setdefault("pods", KUBELET_MAX_PODS)
+    return node

@@ -45,32 +45,39 @@ def _collect(kind: str, value: Any, path: Path, field: Field, found: set[Field],
     if old is not None and old is not _ABSENT and old == value:
         return
     if isinstance(value, dict) and value:
-        for key, element in value.items():
-            if not path and key in ("apiVersion", "kind"):
-                continue
-            if path == ("metadata",) and key in _SYSTEM_METADATA:
-                continue
-            previous = old.get(key, _ABSENT) if isinstance(old, dict) else (_ABSENT if old is not None else None)
-            _collect(kind, element, (*path, key), (*field, f"f:{key}"), found, previous)
+        _collect_map(kind, value, path, field, found, old)
         return
     key = merge_key(kind, path)
     if isinstance(value, list) and value and key and all(isinstance(i, dict) and key in i for i in value):
-        before = {json.dumps(i.get(key)): i for i in old if isinstance(i, dict)} if isinstance(old, list) else {}
-        for item in value:
-            identity = json.dumps(item[key])
-            item_field = (*field, "k:" + json.dumps({key: item[key]}, separators=(",", ":")))
-            if identity not in before:
-                found.add((*item_field, "."))
-            previous = before.get(identity, _ABSENT) if old is not None else None
-            _collect(kind, item, path, item_field, found, previous)
+        _collect_keyed_list(kind, value, key, path, field, found, old)
         return
     if isinstance(value, list) and value and is_set_list(kind, path):
         before_items = old if isinstance(old, list) else []
-        for item in value:
-            if old is None or item not in before_items:
-                found.add((*field, "v:" + json.dumps(item)))
+        found.update((*field, "v:" + json.dumps(item)) for item in value if old is None or item not in before_items)
         return
     found.add(field)
+
+
+def _collect_map(kind: str, value: Obj, path: Path, field: Field, found: set[Field], old: Any) -> None:
+    """A map's fields, each against its value in `old` (absent there when `old` is no map)."""
+    for key, element in value.items():
+        if (not path and key in ("apiVersion", "kind")) or (path == ("metadata",) and key in _SYSTEM_METADATA):
+            continue
+        previous = old.get(key, _ABSENT) if isinstance(old, dict) else (_ABSENT if old is not None else None)
+        _collect(kind, element, (*path, key), (*field, f"f:{key}"), found, previous)
+
+
+def _collect_keyed_list(kind: str, value: list[Obj], key: str, path: Path, field: Field, found: set[Field],
+                        old: Any) -> None:
+    """A list merged by `key`: each item by its key (`k:{...}`), a new item also as itself (`.`)."""
+    before = {json.dumps(i.get(key)): i for i in old if isinstance(i, dict)} if isinstance(old, list) else {}
+    for item in value:
+        identity = json.dumps(item[key])
+        item_field = (*field, "k:" + json.dumps({key: item[key]}, separators=(",", ":")))
+        if identity not in before:
+            found.add((*item_field, "."))
+        previous = before.get(identity, _ABSENT) if old is not None else None
+        _collect(kind, item, path, item_field, found, previous)
 
 
 def to_fields_v1(fields: set[Field]) -> Obj:
@@ -186,20 +193,9 @@ def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, for
     live = copy.deepcopy(stored) if stored is not None else {}
     owners = [(e, from_fields_v1(e.get("fieldsV1"))) for e in _owners(stored)]
     previous = next((f for e, f in owners if _same(e, manager, "Apply", e.get("subresource"))), set())
-    conflicts: list[tuple[str, Field]] = []
-    for entry, fields in owners:
-        if entry.get("manager") == manager:
-            continue
-        for field in sorted(applied & fields):
-            if field[-1] == ".":
-                continue  # a list item both have: its fields decide
-            if _value_at(live, field) != _value_at(config, field):
-                conflicts.append((entry["manager"], field))
+    conflicts = _conflicts(owners, manager, applied, live, config)
     if conflicts and not force:
-        causes = [FieldCause(_readable(field), f'conflict with "{who}"') for who, field in conflicts]
-        raise ApiError("Conflict", f"Apply failed with {len(conflicts)} conflict"
-                                   f"{'s' if len(conflicts) > 1 else ''}: " + "; ".join(
-                                       f'conflict with "{c.message[15:-1]}": {c.field}' for c in causes), causes)
+        raise _conflict_error(conflicts)
     others = set().union(*(f for e, f in owners if e.get("manager") != manager)) if owners else set()
     for field in sorted(previous - applied - others, key=len, reverse=True):
         _remove(live, field)
@@ -207,15 +203,38 @@ def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, for
     if stored is not None:
         merged.setdefault("metadata", {}).update({k: v for k, v in stored["metadata"].items()
                                                   if k in _SYSTEM_METADATA and k != "managedFields"})
-    kept: list[tuple[Obj, set[Field]]] = []
-    for entry, fields in owners:
-        if entry.get("manager") == manager and entry.get("operation") == "Apply":
-            continue
-        taken = {f for who, f in conflicts if who == entry.get("manager")} if force else set()
-        kept.append((entry, fields - taken))
+    kept = _kept_owners(owners, manager, conflicts if force else [])
     kept.append((_entry(manager, "Apply", resource, applied, None), applied))
     _set_owners(merged, kept)
     return merged
+
+
+def _conflict_error(conflicts: list[tuple[str, Field]]) -> ApiError:
+    causes = [FieldCause(_readable(field), f'conflict with "{who}"') for who, field in conflicts]
+    return ApiError("Conflict", f"Apply failed with {len(conflicts)} conflict{'s' if len(conflicts) > 1 else ''}: "
+                    + "; ".join(f'conflict with "{c.message[15:-1]}": {c.field}' for c in causes), causes)
+
+
+def _kept_owners(owners: list[tuple[Obj, set[Field]]], manager: str,
+                 taken: list[tuple[str, Field]]) -> list[tuple[Obj, set[Field]]]:
+    """The other managers' entries after an apply by `manager` (whose own Apply entry is replaced), less the
+    fields a forced apply `taken` from them."""
+    return [(entry, fields - {f for who, f in taken if who == entry.get("manager")}) for entry, fields in owners
+            if not (entry.get("manager") == manager and entry.get("operation") == "Apply")]
+
+
+def _conflicts(owners: list[tuple[Obj, set[Field]]], manager: str, applied: set[Field], live: Obj,
+               config: Obj) -> list[tuple[str, Field]]:
+    """(other manager, field) for each field `config` sets to another value than the live one that another
+    manager owns."""
+    conflicts: list[tuple[str, Field]] = []
+    for entry, fields in owners:
+        if entry.get("manager") == manager:
+            continue
+        for field in sorted(applied & fields):
+            if field[-1] != "." and _value_at(live, field) != _value_at(config, field):  # a shared item: its fields
+                conflicts.append((entry["manager"], field))
+    return conflicts
 
 
 def _without_metadata_identity(config: Obj) -> Obj:

@@ -90,6 +90,8 @@ class WatchRequest:
 
 def route(path: str) -> Target:
     """`/api/v1/namespaces/ns/pods/name/status` -> Pod in ns, name, status."""
+    # Grade D on purpose (radon): one flat check per part of the URL, in the order upstream's request-info
+    # resolver reads them, each ending in the same 404; split up it would read worse.
     parts = [p for p in path.split("/") if p]
     if parts[:2] == ["api", "v1"]:
         group, version, rest = "", "v1", parts[2:]

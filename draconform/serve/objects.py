@@ -57,6 +57,17 @@ def _unoptional(hint: Any) -> Any:
 _GO_NAMES = {str: "string", int: "int64", float: "float64", bool: "bool", datetime: "string"}
 
 
+def _scalar_fits(value: Any, hint: Any) -> bool:
+    """Whether JSON `value` decodes into the Go scalar `hint` names (a bool is no number, a number no string)."""
+    if hint in (str, datetime):
+        return isinstance(value, str)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _type_name(value: Any) -> str:
     return {str: "string", int: "number", float: "number", bool: "bool", list: "array", dict: "object"}.get(
         type(value), "null")
@@ -74,46 +85,52 @@ class Decoded:
             self._walk(obj, model, ())
 
     def _walk(self, value: Any, hint: Any, path: tuple[str | int, ...]) -> None:
+        """Check `value` against the Go type `hint` stands for, by the kind of type it is."""
         if value is None:
             return  # null is every field's zero value
         origin = typing.get_origin(hint)
         if hint in _GO_NAMES:
-            ok = isinstance(value, str) if hint in (str, datetime) else (
-                isinstance(value, (int, float)) and not isinstance(value, bool) if hint is float else
-                isinstance(value, int) and not isinstance(value, bool) if hint is int else isinstance(value, bool))
-            if not ok:
+            if not _scalar_fits(value, hint):
                 self._mismatch(path, value, _GO_NAMES[hint])
         elif origin in (list, typing.List):  # noqa: UP006
-            if not isinstance(value, list):
-                self._mismatch(path, value, "array")
-                return
-            (item,) = typing.get_args(hint) or (Any,)
-            for index, element in enumerate(value):
-                self._walk(element, item, (*path, index))
+            self._walk_list(value, hint, path)
         elif hint in (dict, typing.Dict) or origin in (dict, typing.Dict):  # noqa: UP006
-            if not isinstance(value, dict):
-                self._mismatch(path, value, "map")
-            elif tuple(p for p in path if isinstance(p, str)) in _STRING_MAPS:
-                for key, element in value.items():
-                    if not isinstance(element, str):
-                        self._mismatch((*path, key), element, "string")
+            self._walk_map(value, path)
         elif origin in (typing.Union, types.UnionType):  # int-or-string
             if not any(isinstance(value, t) for t in typing.get_args(hint) if isinstance(t, type)):
                 self._mismatch(path, value, "int-or-string")
         elif isinstance(hint, type) and hint.__module__.startswith("lightkube.models"):
-            if not isinstance(value, dict):
-                self._mismatch(path, value, "object")
-                return
-            fields = _fields(hint)
-            if not fields:
-                return
+            self._walk_struct(value, hint, path)
+
+    def _walk_list(self, value: Any, hint: Any, path: tuple[str | int, ...]) -> None:
+        if not isinstance(value, list):
+            self._mismatch(path, value, "array")
+            return
+        (item,) = typing.get_args(hint) or (Any,)
+        for index, element in enumerate(value):
+            self._walk(element, item, (*path, index))
+
+    def _walk_map(self, value: Any, path: tuple[str | int, ...]) -> None:
+        if not isinstance(value, dict):
+            self._mismatch(path, value, "map")
+        elif tuple(p for p in path if isinstance(p, str)) in _STRING_MAPS:
             for key, element in value.items():
-                if key not in fields:
-                    if not path and key in ("apiVersion", "kind"):
-                        continue
-                    self.unknown.append(_dotted((*path, key)))
-                else:
-                    self._walk(element, fields[key], (*path, key))
+                if not isinstance(element, str):
+                    self._mismatch((*path, key), element, "string")
+
+    def _walk_struct(self, value: Any, hint: type, path: tuple[str | int, ...]) -> None:
+        """A Go struct: an object whose known fields are walked and whose unknown ones are noted."""
+        if not isinstance(value, dict):
+            self._mismatch(path, value, "object")
+            return
+        fields = _fields(hint)
+        if not fields:
+            return
+        for key, element in value.items():
+            if key in fields:
+                self._walk(element, fields[key], (*path, key))
+            elif path or key not in ("apiVersion", "kind"):
+                self.unknown.append(_dotted((*path, key)))
 
     def _mismatch(self, path: tuple[str | int, ...], value: Any, wanted: str) -> None:
         self.type_errors.append((_dotted(path), f"json: cannot unmarshal {_type_name(value)} into Go struct field "
@@ -149,8 +166,26 @@ def keeps_unknown_fields(kind: str, obj: Obj) -> bool:
 def metadata_causes(kind: str, obj: Obj, namespaced: bool) -> list[FieldCause]:
     """Upstream's ObjectMeta validation: a name of the kind's format, qualified label keys with label
     values, qualified annotation keys within 256 KiB, qualified finalizer names."""
-    causes: list[FieldCause] = []
     meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace")
+    if namespace and not namespaced:
+        meta.pop("namespace")  # upstream clears it on cluster-scoped objects
+    causes = _name_causes(kind, meta)
+    if namespace and namespaced and not DNS_LABEL.match(namespace):
+        causes.append(FieldCause("metadata.namespace", f'Invalid value: "{namespace}": a lowercase RFC 1123 label'))
+    causes += _label_causes(meta.get("labels") or {}) + _annotation_causes(meta.get("annotations") or {})
+    for index, finalizer in enumerate(meta.get("finalizers") or []):
+        if not QUALIFIED_NAME.match(finalizer):
+            causes.append(FieldCause(f"metadata.finalizers[{index}]", f'Invalid value: "{finalizer}": a '
+                                     "finalizer must be a qualified name"))
+    if kind == "ConfigMap":
+        causes.extend(_config_map_causes(obj))
+    return causes
+
+
+def _name_causes(kind: str, meta: Obj) -> list[FieldCause]:
+    """metadata.name (or generateName) in the kind's format: a label for a Namespace, else a subdomain."""
+    causes: list[FieldCause] = []
     name, generate = meta.get("name"), meta.get("generateName")
     name_format, what = (DNS_LABEL, "a lowercase RFC 1123 label") if kind == "Namespace" else (
         DNS_SUBDOMAIN, "a lowercase RFC 1123 subdomain")
@@ -164,12 +199,12 @@ def metadata_causes(kind: str, obj: Obj, namespaced: bool) -> list[FieldCause]:
         causes.append(FieldCause("metadata.name", "Required value: name or generateName is required"))
     if generate and not name_format.match(generate.rstrip("-.") or "x"):
         causes.append(FieldCause("metadata.generateName", f'Invalid value: "{generate}": must be {what} prefix'))
-    namespace = meta.get("namespace")
-    if namespace and not namespaced:
-        meta.pop("namespace")  # upstream clears it on cluster-scoped objects
-    elif namespace and not DNS_LABEL.match(namespace):
-        causes.append(FieldCause("metadata.namespace", f'Invalid value: "{namespace}": a lowercase RFC 1123 label'))
-    for key, value in (meta.get("labels") or {}).items():
+    return causes
+
+
+def _label_causes(labels: Obj) -> list[FieldCause]:
+    causes: list[FieldCause] = []
+    for key, value in labels.items():
         if len(key) > 316 or not QUALIFIED_NAME.match(key):
             causes.append(FieldCause("metadata.labels", f'Invalid value: "{key}": name part must consist of '
                                      "alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -178,19 +213,15 @@ def metadata_causes(kind: str, obj: Obj, namespaced: bool) -> list[FieldCause]:
             causes.append(FieldCause("metadata.labels", f'Invalid value: "{value}": a valid label must be an empty '
                                      "string or consist of alphanumeric characters, '-', '_' or '.', and must "
                                      "start and end with an alphanumeric character (at most 63)"))
-    annotations = meta.get("annotations") or {}
-    for key in annotations:
-        if not QUALIFIED_NAME.match(key.lower()):
-            causes.append(FieldCause("metadata.annotations", f'Invalid value: "{key}": name part must consist of '
-                                     "alphanumeric characters, '-', '_' or '.'"))
+    return causes
+
+
+def _annotation_causes(annotations: Obj) -> list[FieldCause]:
+    causes = [FieldCause("metadata.annotations", f'Invalid value: "{key}": name part must consist of '
+                         "alphanumeric characters, '-', '_' or '.'")
+              for key in annotations if not QUALIFIED_NAME.match(key.lower())]
     if sum(len(k) + len(v) for k, v in annotations.items()) > TOTAL_ANNOTATION_BYTES:
         causes.append(FieldCause("metadata.annotations", "Too long: must have at most 262144 bytes"))
-    for index, finalizer in enumerate(meta.get("finalizers") or []):
-        if not QUALIFIED_NAME.match(finalizer):
-            causes.append(FieldCause(f"metadata.finalizers[{index}]", f'Invalid value: "{finalizer}": a '
-                                     "finalizer must be a qualified name"))
-    if kind == "ConfigMap":
-        causes.extend(_config_map_causes(obj))
     return causes
 
 

@@ -55,8 +55,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       And a pod "late" using claim "second"
       And a pod "web" without resource claims (resourceClaims absent)
       When the scheduler runs
-      Then pod "trainer" is bound to node "worker-1"
-      And pod "late" is not scheduled
+      Then 1 of pods "trainer, late" is bound to node "worker-1" and the other is not scheduled
       And pod "web" is bound to a node
 
   Rule: KEP-3063/UNSCHEDULABLE-EXPLAINED  An unschedulable pod says why
@@ -146,10 +145,11 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
     Scenario: The second claim waits until the first pod releases the only device
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a pod "first" with a claim for one "gpu" device
-      And a pod "second" with a claim for one "gpu" device
       When the scheduler runs
       Then pod "first" is bound to node "worker-1"
-      And pod "second" is not scheduled
+      When a pod "second" with a claim for one "gpu" device is created
+      And the scheduler runs
+      Then pod "second" is not scheduled
       And the claim of pod "second" is not allocated
       When pod "first" is deleted
       And the scheduler runs

@@ -25,10 +25,11 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
       And a claim "first" for one "nic" device
       And a claim "second" for one "nic" device
       And a pod "app-1" using claim "first"
-      And a pod "app-2" using claim "second"
       When the scheduler runs
       Then pod "app-1" is bound to node "worker-1"
-      And <second>
+      When a pod "app-2" using claim "second" is created
+      And the scheduler runs
+      Then <second>
 
       Examples:
         | gate | second                                                                                    |

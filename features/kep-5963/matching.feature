@@ -80,7 +80,8 @@ Feature: Devices sharing a counter set are allocated together only if their grou
     Scenario: With a grouped device allocated, a device without groups on the same counter set is not
       Given a pod "grouped" with a claim for one "mig" device
       When the scheduler runs
-      And a pod "plain" with a claim for one "plain" device is created
+      Then pod "grouped" is bound to node "node-1"
+      When a pod "plain" with a claim for one "plain" device is created
       And the scheduler runs
       Then pod "grouped" is bound to node "node-1"
       And pod "plain" is not scheduled with reason "Unschedulable"
@@ -88,7 +89,8 @@ Feature: Devices sharing a counter set are allocated together only if their grou
     Scenario: With a device without groups allocated, a grouped device on the same counter set is not
       Given a pod "plain" with a claim for one "plain" device
       When the scheduler runs
-      And a pod "grouped" with a claim for one "mig" device is created
+      Then pod "plain" is bound to node "node-1"
+      When a pod "grouped" with a claim for one "mig" device is created
       And the scheduler runs
       Then pod "plain" is bound to node "node-1"
       And pod "grouped" is not scheduled with reason "Unschedulable"
@@ -152,9 +154,11 @@ Feature: Devices sharing a counter set are allocated together only if their grou
     Scenario: After [x, y] and [y, z] the intersection is [y], so [x, z] is refused though it meets each of them
       Given a pod "first" with a claim for one "xy" device
       When the scheduler runs
-      And a pod "second" with a claim for one "yz" device is created
+      Then pod "first" is bound to node "node-1"
+      When a pod "second" with a claim for one "yz" device is created
       And the scheduler runs
-      And a pod "third" with a claim for one "xz" device is created
+      Then pod "second" is bound to node "node-1"
+      When a pod "third" with a claim for one "xz" device is created
       And the scheduler runs
       Then pod "first" is bound to node "node-1"
       And pod "second" is bound to node "node-1"
@@ -412,7 +416,9 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And a pod "mig-a" with a claim for one "mig" device
       And a pod "mig-b" with a claim for one "mig" device
       When the scheduler runs
-      And a pod "vgpu" with a claim for one "vgpu" device is created
+      Then pod "mig-a" is bound to node "node-1"
+      And pod "mig-b" is bound to node "node-1"
+      When a pod "vgpu" with a claim for one "vgpu" device is created
       And the scheduler runs
       Then pod "vgpu" is not scheduled
       When pod "mig-a" is deleted
@@ -428,7 +434,8 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       Given the objects of manifest "mig-and-vgpu.yaml"
       And a pod "mig-a" with a claim for one "mig" device
       When the scheduler runs
-      And the ResourceSlice "node-1-devices" is replaced with:
+      Then pod "mig-a" is bound to node "node-1"
+      When the ResourceSlice "node-1-devices" is replaced with:
         """yaml
         spec:
           driver: gpu.example.com

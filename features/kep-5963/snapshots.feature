@@ -99,7 +99,8 @@ Feature: Allocated devices are judged by their snapshot, candidates by the curre
     Scenario: mig-0 is republished in group "vgpu", yet its snapshot keeps vGPU profiles off the GPU
       Given a pod "mig-user" with a claim for one "mig" device
       When the scheduler runs
-      And the ResourceSlice "node-1-devices" is replaced with:
+      Then pod "mig-user" is bound to node "node-1"
+      When the ResourceSlice "node-1-devices" is replaced with:
         """yaml
         spec:
           driver: gpu.example.com
@@ -129,7 +130,8 @@ Feature: Allocated devices are judged by their snapshot, candidates by the curre
     Scenario: vgpu-0 is republished in groups "mig" and "vgpu" and joins the MIG partition
       Given a pod "mig-user" with a claim for one "mig" device
       When the scheduler runs
-      And the ResourceSlice "node-1-devices" is replaced with:
+      Then pod "mig-user" is bound to node "node-1"
+      When the ResourceSlice "node-1-devices" is replaced with:
         """yaml
         spec:
           driver: gpu.example.com

@@ -23,6 +23,9 @@ Key = tuple[str, str | None, str]  # kind, namespace, name
 
 DEFAULT_NAMESPACE = "default"
 DEFAULT_GRACE_PERIOD_SECONDS = 30  # a pod's terminationGracePeriodSeconds by default
+# Kinds whose create keeps the status it carries (upstream's pod and node strategies; a kubelet registers its
+# Node with capacity and allocatable); every other kind's status is written through its subresource only
+CREATED_WITH_STATUS = frozenset({"Pod", "Node"})
 
 
 def object_key(obj: Obj) -> Key:
@@ -171,7 +174,7 @@ class Store:
         key = object_key(new)
         if key in self._objects:
             raise ApiError("AlreadyExists", f"{new['kind']} {self._display(key)} already exists")
-        if info.has_status and "status" in obj and new["kind"] != "Pod":
+        if info.has_status and "status" in obj and new["kind"] not in CREATED_WITH_STATUS:
             new.pop("status")  # status is written through its subresource only
         new = self._admit("CREATE", new, None)
         meta = new["metadata"]

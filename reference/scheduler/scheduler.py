@@ -31,7 +31,7 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
-from draconform.reference.scheduler.noderesources import NodeResourcesFit
+from draconform.reference.scheduler.noderesources import TOO_MANY_PODS, NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
 from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
@@ -69,6 +69,9 @@ class Scheduler:
         self.config = config
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
+        # Pods NodeResourcesFit last refused for want of room on every node: a bound pod that finishes or goes
+        # moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
+        self._waiting_for_room: set[PodKey] = set()
         self._stopped = False
         if dra is None:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
@@ -126,8 +129,12 @@ class Scheduler:
                 if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
                     self._abandon(key)
                 return
+            if self._waiting_for_room and _frees_room(event):
+                for waiter in list(self._waiting_for_room):
+                    self.queue.move_to_active_or_backoff(waiter)
             if event.type == "DELETED" or (obj.get("spec") or {}).get("nodeName"):
                 self.queue.remove(key)
+                self._waiting_for_room.discard(key)
             elif key not in self.queue and self._wants(obj):
                 self.queue.add(key)
             elif event.type == "MODIFIED" and self._wants(obj) and _claim_statuses(event.old) != _claim_statuses(obj):
@@ -313,6 +320,10 @@ class Scheduler:
             )
             latest.setdefault("status", {})["conditions"] = conditions
             self._store.update_status(latest, copy_result=False)
+        if TOO_MANY_PODS in message:
+            self._waiting_for_room.add(_key(pod))
+        else:
+            self._waiting_for_room.discard(_key(pod))
         if status.code == Code.ERROR:
             self.queue.add_backoff(_key(pod))
         else:
@@ -330,6 +341,21 @@ def feasible_nodes_to_find(node_count: int) -> int:
         return node_count
     percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE, 50 - node_count // 125)
     return max(MIN_FEASIBLE_NODES_TO_FIND, node_count * percentage // 100)
+
+
+def _frees_room(event: WatchEvent) -> bool:
+    """Whether a pod event leaves room on a node: a bound pod deleted, or finished (Succeeded or Failed)."""
+    before = event.old if event.type != "DELETED" else None
+    pod = event.object
+    if not (pod.get("spec") or {}).get("nodeName"):
+        return False
+    if event.type == "DELETED":
+        return True
+    return _finished(pod) and (before is None or not _finished(before))
+
+
+def _finished(pod: Obj) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
 def _summarise(node_count: int, rejections: dict[str, Status]) -> Status:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.sut import Obj
@@ -20,7 +21,7 @@ def store_with(*objects: Obj) -> Store:
 
 
 def node(name: str, **labels: str) -> Obj:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels)}}
+    return with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels)}})
 
 
 def device_class(name: str, *expressions: str, config: list[Obj] | None = None) -> Obj:

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from draconform.kube.featuregates import FeatureGates
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.allocator.columnar import ColumnarAllocator
 from draconform.reference.allocator.interface import AllocationError, Allocator, AllocatorFactory
 from draconform.reference.allocator.oracle import OracleAllocator
@@ -33,7 +34,7 @@ from draconform.sut import Obj
 
 DRIVER = "gpu.example.com"
 POOL = "node-1"
-NODE: Obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1", "labels": {}}}
+NODE: Obj = with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1", "labels": {}}})
 COUNTER_SETS = ("cs0", "cs1")
 KINDS = ("k0", "k1")
 CORES: dict[str, AllocatorFactory] = {"oracle": OracleAllocator, "columnar": ColumnarAllocator}

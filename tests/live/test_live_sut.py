@@ -14,6 +14,7 @@ import yaml
 from draconform.claims import REFERENCE_IMPLEMENTATION
 from draconform.cli import build_parser
 from draconform.commands.run import claims_of
+from draconform.kube.kinds import with_pod_room
 from draconform.live.config import ClusterConfig, ConfigError, LiveOptions, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
@@ -35,7 +36,8 @@ def _live(kubeconfig_path: Path, tmp_path: Path, **timeouts: object) -> LiveSyst
 
 
 def _node(name: str) -> dict[str, object]:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}}
+    return with_pod_room({"apiVersion": "v1", "kind": "Node",
+                          "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}})
 
 
 def _claim(name: str, device_class: str) -> dict[str, object]:

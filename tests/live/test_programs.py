@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from draconform.kube.kinds import with_pod_room
 from draconform.live.config import PROGRAM_DATA, PROGRAM_LABEL
 from draconform.live.kube import KubeClient, load_config
 from draconform.serve.programs import ControllerHost, ScopedStore
@@ -67,5 +68,5 @@ def test_a_program_sees_its_namespace_and_labels_what_it_creates(client: KubeCli
         client.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": namespace}})
     assert [c["metadata"]["namespace"] for c in scoped.list("ConfigMap")] == ["team-a"]
     assert scoped.get("ConfigMap", "x", "default")["metadata"]["namespace"] == "team-a"  # type: ignore[index]
-    made = scoped.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    made = scoped.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}))
     assert made["metadata"]["labels"] == {"draconform.io/scenario": "abc"}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from draconform.kube.kinds import SERVED_KINDS
+from draconform.kube.kinds import SERVED_KINDS, with_pod_room
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.serve.control import kubeconfig
@@ -44,7 +44,7 @@ def api(workdir: Path) -> Iterator[Api]:
     store = Store(WallClock(), kinds=SERVED_KINDS)
     install_admission(store)
     for node in (NODE, "node-2"):
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
     store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}})
     for slice_ in SLICES:
         store.create(slice_)

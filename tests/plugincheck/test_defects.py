@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from draconform.kube.kinds import with_pod_room
 from draconform.plugincheck.checks import CHECKS
 from draconform.reference.drivers.faults import DEFECTS
 from tests.plugincheck.conftest import Api
@@ -71,7 +72,7 @@ def test_plugin_check_kubeconfig_against_draconform_serve(workdir: Path) -> None
         client = KubeClient(load_config(config))
         try:
             for node in (NODE, "node-2"):
-                client.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}})
+                client.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": node}}))
             for slice_ in SLICES:
                 client.create(slice_)
             plugin = Plugin(workdir, "--kubeconfig", str(config))

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import CLASSIC_KINDS
+from draconform.kube.kinds import CLASSIC_KINDS, with_pod_room
 from draconform.reference.apiserver import classic as classic_api
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
@@ -16,7 +16,7 @@ from draconform.reference.scheduler.classic import ClassicDynamicResources, dist
 from draconform.reference.scheduler.framework import Code, CycleState
 from draconform.sut import Obj
 
-NODE: Obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}
+NODE: Obj = with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
 
 
 def _store() -> Store:

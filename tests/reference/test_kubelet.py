@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.reference.cluster import ReferenceCluster
@@ -36,7 +37,7 @@ def test_a_bound_pod_is_deleted_gracefully_and_removed_with_grace_period_zero() 
 def test_the_kubelet_finishes_a_deletion_and_a_pod_of_a_missing_node_is_collected() -> None:
     cluster = ReferenceCluster()
     try:
-        cluster.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
+        cluster.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}}))
         cluster.store.create(pod("on-node", node="node-1"))
         cluster.store.create(pod("nowhere", node="node-9"))
         cluster.settle()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import ComponentConfig, Obj
 
@@ -29,7 +30,7 @@ def cluster_with_fabric(
     cluster = ReferenceCluster(configs)
     store = cluster.store
     for index in range(nodes):
-        store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"worker-{index + 1}"}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"worker-{index + 1}"}}))
     store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": CLASS},
                   "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
     store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "fabric"},

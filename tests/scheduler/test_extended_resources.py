@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.cluster import ReferenceCluster
 from draconform.reference.scheduler.extendedresources import (
     EXTENDED_CLAIM_ANNOTATION,
@@ -36,9 +37,9 @@ def pod(name: str, *containers: Obj, init: tuple[Obj, ...] = ()) -> Obj:
 
 def cluster(allocatable: dict[str, str] | None = None, devices: int = 2) -> ReferenceCluster:
     made = ReferenceCluster({})
-    node = made.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
+    node = made.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}))
     if allocatable is not None:  # status is the kubelet's to write, after the node exists
-        node["status"] = {"allocatable": allocatable}
+        node["status"]["allocatable"].update(allocatable)
         made.store.update_status(node)
     made.store.create(CLASS)
     made.store.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "gpus"},
@@ -116,7 +117,7 @@ def test_gate_off_leaves_extended_resources_alone() -> None:
     from draconform.sut import ComponentConfig
 
     made = ReferenceCluster({"kube-scheduler": ComponentConfig(feature_gates={"DRAExtendedResource": False})})
-    made.store.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
+    made.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}))
     made.store.create(CLASS)
     made.store.create(pod("trainer", container("main", 1)))
     made.settle()

@@ -1,7 +1,7 @@
 """serve driven the way client-go drives an API server: generated clients send protobuf bodies for built-in
-kinds (a driver publishing its ResourceSlices, kubectl's imperative create), informers list and watch with
-WatchList and wait for the bookmark ending the initial events, and an update carrying another object's UID
-is refused."""
+kinds and ask for protobuf answers (a driver publishing its ResourceSlices, a kubelet or scheduler reading and
+writing Pods and Nodes, kubectl's imperative create), informers list and watch with WatchList and wait for
+the bookmark ending the initial events, and an update carrying another object's UID is refused."""
 
 from __future__ import annotations
 
@@ -11,12 +11,64 @@ from google.protobuf import descriptor_pb2
 
 from draconform.serve.kubeproto import kube_pb2, openapiv2_pb2
 from draconform.serve.kubeproto.generate import compile_descriptors
-from draconform.serve.protobuf import encode
-from tests.serve.conftest import Http
+from draconform.serve.protobuf import LISTS, MESSAGES, encode, to_json
+from draconform.sut import Obj
+from tests.serve.conftest import Http, Reply
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 ACCEPT = {"Accept": "application/vnd.kubernetes.protobuf, application/json"}
 SLICES = "/apis/resource.k8s.io/v1/resourceslices"
+PODS = "/api/v1/namespaces/default/pods"
+NODES = "/api/v1/nodes"
+
+
+def _read(reply: Reply) -> Obj:
+    """An answer as client-go reads it: by its Content-Type, protobuf (an object or a list) or JSON."""
+    if not reply.headers["Content-Type"].startswith(PROTOBUF):
+        decoded: Obj = reply.json()
+        return decoded
+    assert reply.body.startswith(b"k8s\x00")
+    envelope = kube_pb2.Unknown.FromString(reply.body[4:])
+    kind = envelope.typeMeta.kind
+    message = (MESSAGES.get(kind) or LISTS[kind]).FromString(envelope.raw)
+    return {"apiVersion": envelope.typeMeta.apiVersion, "kind": kind, **to_json(message)}
+
+
+def _pod(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "ctr", "image": "registry.example/app:1", "command": ["serve"],
+                                     "args": ["--port", "8080"], "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                                     "env": [{"name": "NODE",
+                                              "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                                             {"name": "MODE",
+                                              "valueFrom": {"configMapKeyRef": {"name": "cfg", "key": "mode"}}}],
+                                     "resources": {"requests": {"cpu": "100m"}, "limits": {"cpu": "1"},
+                                                   "claims": [{"name": "gpu", "request": "one"}]},
+                                     "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"}],
+                                     "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http"},
+                                                       "periodSeconds": 10},
+                                     "readinessProbe": {"tcpSocket": {"port": 8080}, "failureThreshold": 3},
+                                     "startupProbe": {"exec": {"command": ["true"]}}}],
+                     "volumes": [{"name": "scratch", "emptyDir": {}},
+                                 {"name": "cfg", "configMap": {"name": "cfg", "defaultMode": 420}}],
+                     "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+                     "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoExecute",
+                                      "tolerationSeconds": 0}],
+                     "terminationGracePeriodSeconds": 0, "restartPolicy": "Never",
+                     "schedulerName": "default-scheduler"}}
+
+
+def _node(name: str) -> Obj:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}], "podCIDR": "10.0.1.0/24"},
+            "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                       "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                       "addresses": [{"type": "InternalIP", "address": "10.0.0.7"}],
+                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                       "lastHeartbeatTime": "2026-11-26T10:00:00Z",
+                                       "lastTransitionTime": "2026-11-26T10:00:00Z"}],
+                       "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                       "nodeInfo": {"kubeletVersion": "v1.37.0", "operatingSystem": "linux", "architecture": "amd64"}}}
 
 
 def _slice(name: str, generation: int = 1) -> dict[str, object]:
@@ -46,11 +98,11 @@ def test_the_committed_module_matches_kube_proto() -> None:
 def test_a_driver_publishes_a_slice_in_protobuf_and_reads_it_back(http: Http) -> None:
     created = http.request("POST", SLICES, encode(_slice("worker-1-gpu"), kube_pb2.ResourceSlice), PROTOBUF, ACCEPT)
     assert created.status == 201, created.body
-    assert created.headers["Content-Type"].startswith("application/json")  # client-go decodes by Content-Type
-    device = created.json()["spec"]["devices"][0]
+    assert created.headers["Content-Type"] == PROTOBUF  # asked for first, and the slice has nothing it lacks
+    stored = _read(created)
+    device = stored["spec"]["devices"][0]
     assert device["attributes"] == {"model": {"string": "a100"}, "ecc": {"bool": False}, "index": {"int": 0}}
     assert device["capacity"] == {"memory": {"value": "80Gi"}}
-    stored = created.json()
     updated = {**_slice("worker-1-gpu", generation=2), "metadata": stored["metadata"]}
     replaced = http.request("PUT", f"{SLICES}/worker-1-gpu", encode(updated, kube_pb2.ResourceSlice), PROTOBUF)
     assert replaced.status == 200 and replaced.json()["spec"]["pool"]["generation"] == 2
@@ -73,11 +125,68 @@ def test_delete_options_in_protobuf_are_read(http: Http) -> None:
     assert http.request("GET", f"{SLICES}/s").status == 404
 
 
-def test_a_kind_serve_reads_no_protobuf_for_is_a_415_and_the_connection_goes_on(http: Http) -> None:
-    pod = kube_pb2.Unknown(typeMeta=kube_pb2.TypeMeta(apiVersion="v1", kind="Pod"), raw=b"\x0a\x00")
-    reply = http.request("POST", "/api/v1/namespaces/default/pods", b"k8s\x00" + pod.SerializeToString(), PROTOBUF)
+def test_a_pod_round_trips_in_protobuf_through_create_get_list_and_update(http: Http) -> None:
+    sent = _pod("web-1")
+    created = http.request("POST", PODS, encode(sent, kube_pb2.Pod), PROTOBUF, ACCEPT)
+    assert created.status == 201, created.body
+    assert created.headers["Content-Type"] == PROTOBUF
+    stored = _read(created)
+    assert stored["kind"] == "Pod" and stored["spec"] == sent["spec"]
+    assert stored["metadata"]["labels"] == {"app": "web"} and stored["metadata"]["uid"]
+    assert stored["status"]["phase"] == "Pending"  # set by the server, read back through protobuf
+    got = http.request("GET", f"{PODS}/web-1", headers=ACCEPT)
+    assert got.headers["Content-Type"] == PROTOBUF and _read(got) == stored
+    listed = _read(http.request("GET", PODS, headers=ACCEPT))
+    assert listed["kind"] == "PodList" and listed["metadata"]["resourceVersion"]
+    assert [item["metadata"]["name"] for item in listed["items"]] == ["web-1"]
+    assert listed["items"][0]["spec"] == sent["spec"]
+    changed = {**stored, "metadata": {**stored["metadata"], "labels": {"app": "web", "tier": "front"}}}
+    updated = http.request("PUT", f"{PODS}/web-1", encode(changed, kube_pb2.Pod), PROTOBUF, ACCEPT)
+    assert updated.status == 200, updated.body
+    after = _read(updated)
+    assert after["metadata"]["labels"] == {"app": "web", "tier": "front"} and after["spec"] == sent["spec"]
+    assert int(after["metadata"]["resourceVersion"]) > int(stored["metadata"]["resourceVersion"])
+    assert _read(http.request("GET", f"{PODS}/web-1")) == after  # the JSON a JSON client reads is the same
+
+
+def test_a_node_round_trips_in_protobuf_with_its_status(http: Http) -> None:
+    sent = _node("worker-7")
+    created = http.request("POST", NODES, encode(sent, kube_pb2.Node), PROTOBUF, ACCEPT)
+    assert created.status == 201, created.body
+    stored = _read(created)
+    assert stored["spec"] == sent["spec"] and stored["status"] == sent["status"]
+    assert _read(http.request("GET", f"{NODES}/worker-7", headers=ACCEPT)) == stored
+    listed = _read(http.request("GET", NODES, headers=ACCEPT))
+    assert listed["kind"] == "NodeList" and [n["metadata"]["name"] for n in listed["items"]] == ["worker-7"]
+    unschedulable = {**stored, "spec": {**stored["spec"], "unschedulable": True}}
+    updated = _read(http.request("PUT", f"{NODES}/worker-7", encode(unschedulable, kube_pb2.Node), PROTOBUF, ACCEPT))
+    assert updated["spec"]["unschedulable"] is True and updated["status"] == sent["status"]
+    ready = {**updated, "status": {**updated["status"], "allocatable": {"cpu": "7", "memory": "30Gi", "pods": "100"}}}
+    status = http.request("PUT", f"{NODES}/worker-7/status", encode(ready, kube_pb2.Node), PROTOBUF, ACCEPT)
+    assert _read(status)["status"]["allocatable"] == {"cpu": "7", "memory": "30Gi", "pods": "100"}
+
+
+def test_a_protobuf_field_serve_does_not_read_is_a_415_naming_it_and_the_connection_goes_on(http: Http) -> None:
+    spec = kube_pb2.PodSpec()
+    spec.containers.add(name="ctr", image="app")
+    raw = kube_pb2.Pod(metadata=kube_pb2.ObjectMeta(name="p"), spec=spec).SerializeToString()
+    raw += b"\x12\x05\xca\x02\x02\x08\x01"  # spec (2) again, holding field 41 (hostnameOverride) of PodSpec
+    envelope = kube_pb2.Unknown(typeMeta=kube_pb2.TypeMeta(apiVersion="v1", kind="Pod"), raw=raw)
+    reply = http.request("POST", PODS, b"k8s\x00" + envelope.SerializeToString(), PROTOBUF)
     assert reply.status == 415 and reply.json()["reason"] == "UnsupportedMediaType"
+    assert "field 41 of Pod.spec" in reply.json()["message"]
     assert http.request("POST", SLICES, b"not protobuf", PROTOBUF).status == 400
+    assert http.request("GET", "/version").status == 200
+
+
+def test_an_answer_with_a_field_protobuf_would_drop_goes_as_json(http: Http) -> None:
+    pod = _pod("dns")
+    pod["spec"]["dnsConfig"] = {"nameservers": ["10.0.0.10"]}  # a field kube.proto does not carry
+    assert http.request("POST", PODS, pod).status == 201
+    reply = http.request("GET", f"{PODS}/dns", headers=ACCEPT)
+    assert reply.headers["Content-Type"].startswith("application/json")
+    assert reply.json()["spec"]["dnsConfig"] == {"nameservers": ["10.0.0.10"]}
+    assert http.request("GET", "/api/v1/namespaces/default/pods/missing", headers=ACCEPT).json()["kind"] == "Status"
     assert http.request("GET", "/version").status == 200
 
 
@@ -88,3 +197,14 @@ def test_an_informer_lists_with_watch_list_and_syncs_on_the_bookmark(http: Http)
     events = [json.loads(line) for line in reply.body.splitlines()]
     assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true"
+
+
+def test_a_client_that_prefers_json_gets_json_and_one_that_names_protobuf_first_gets_protobuf(http: Http) -> None:
+    assert http.request("POST", PODS, _pod("web")).status == 201
+    for accept, media in (("application/json, application/vnd.kubernetes.protobuf", "application/json"),
+                          ("*/*", "application/json"), ("", "application/json"),
+                          ("application/vnd.kubernetes.protobuf, */*", PROTOBUF),
+                          ("application/vnd.kubernetes.protobuf", PROTOBUF)):
+        reply = http.request("GET", f"{PODS}/web", headers={"Accept": accept} if accept else None)
+        assert reply.headers["Content-Type"].startswith(media), accept
+        assert _read(reply)["spec"] == _pod("web")["spec"]
