@@ -208,6 +208,15 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
+        "admin-access-skips-counters", "KEP-4381/ADMIN-ACCESS",
+        "an admin-access pick neither checks nor takes shared counters in the attempt (D-4381-13)",
+        (
+            Patch("reference/allocator/columnar/search.py",
+                  "        counts = not (shared and self.ledger.in_use(device))\n",
+                  "        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))\n"),
+        ),
+    ),
+    Variant(
         "toleration-effect-ignored", "KEP-4381/TAINTS",
         "a toleration's effect is not compared",
         (
