@@ -322,8 +322,9 @@ VARIANTS: tuple[Variant, ...] = (
                    '                              f"of {MAX_DEVICES_PER_CLAIM}")\n'),
                   ""),
             Patch("reference/allocator/columnar/search.py",
-                  "        full = len(mine) == MAX_DEVICES_PER_CLAIM\n",
-                  "        full = False\n"),
+                  ("        if len(self.chosen[claim]) == MAX_DEVICES_PER_CLAIM:\n"
+                   "            return False\n"),
+                  ""),
         ),
     ),
     Variant(

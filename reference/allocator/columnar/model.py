@@ -76,6 +76,14 @@ class Devices:
         where = (spec, slice_name, version, entries)
         self._entries.update(zip(ids, ((where, index) for index in range(len(ids))), strict=True))
 
+    def key_of(self, device_id: int) -> tuple[DeviceKey, bool]:
+        """The device's (driver, pool, name) and whether it publishes allowMultipleAllocations, without parsing
+        it: what a search needs to skip a device in use."""
+        (spec, _, _, entries), index = self._entries[device_id]
+        raw = entries[index]
+        return ((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(raw.get("name", ""))),
+                raw.get("allowMultipleAllocations") is True)
+
     def published(self, device_id: int) -> tuple[str, Obj]:
         """The device's driver and its entry as published, without parsing it."""
         (spec, _, _, entries), index = self._entries[device_id]
@@ -118,6 +126,7 @@ class PoolView:
     # every usable device as a candidate, what a request gets whose selectors every device passes (the common
     # class selector naming the driver): grouped by node once per view, not per attempt
     everything: AltCandidates | None = None
+    drivers: frozenset[str] = frozenset()  # the usable devices' drivers: one alone settles `device.driver == ...`
 
 
 @dataclass

@@ -192,9 +192,11 @@ def pool_view(blocks: list[SliceBlock], gates: Gates, choice: Choice = ()) -> Po
     everything = by_node(usable, usable["rank"], {})
     everything.node_of = {(driver, pool, name): node for driver, pool, name, node in zip(
         usable["driver"], usable["pool"], usable["name"], usable["node_name"], strict=True) if node is not None}
+    usable_frame = pl.DataFrame(usable, schema=USABLE_SCHEMA)
     return PoolView(
-        usable=pl.DataFrame(usable, schema=USABLE_SCHEMA),
-        newest_devices=pl.DataFrame(newest_devices, schema=DEVICE_SCHEMA),
+        usable=usable_frame,  # the same rows as newest_devices where the gates leave every device in
+        newest_devices=usable_frame if len(usable["rank"]) == len(newest_devices["device_id"])
+        else pl.DataFrame(newest_devices, schema=DEVICE_SCHEMA),
         counters=pl.DataFrame(counters, schema=COUNTER_SCHEMA),
         consumption=pl.DataFrame(consumption, schema={**CONSUMPTION_SCHEMA, **{c: pl.String for c in POOL_KEY},
                                                       "name": pl.String}),
@@ -204,4 +206,5 @@ def pool_view(blocks: list[SliceBlock], gates: Gates, choice: Choice = ()) -> Po
         per_device=_per_device(good, usable),
         columns=usable,
         everything=everything,
+        drivers=frozenset(usable["driver"]),
     )

@@ -112,10 +112,14 @@ class Search:
         """Add the device if it fits: claim limit, exclusivity or capacity, counters, taints, groups,
         constraints. False leaves no trace; a constraint broken by a device an All request must take is an
         error."""
+        if len(self.chosen[claim]) == MAX_DEVICES_PER_CLAIM:
+            return False
+        if not alt.admin_access:  # in use whatever else holds: skipped before the device is parsed
+            key, multiple = self.devices.key_of(device_id)
+            if (key in self.busy or key in self.held) and not (multiple and self.gates.consumable_capacity):
+                return False
         device = self.devices[device_id]
-        mine = self.chosen[claim]
-        full = len(mine) == MAX_DEVICES_PER_CLAIM
-        if full or self._in_use(alt, device, claim):
+        if self._in_use(alt, device, claim):
             return False
         shared = is_shared(device, self.gates)
         serves, consumption = self._capacity(alt, device_id, device, shared)

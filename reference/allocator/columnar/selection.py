@@ -62,6 +62,9 @@ class Selection(Frames):
         if (driver_is := _DRIVER_IS.match(expression)) is not None:
             # The commonest class selector, a comparison of the driver name with a plain literal, is a column
             # comparison: it never errs, so no device needs the CEL runtime (or its parsed facts) for it.
+            if frame is view.usable and len(rows) == frame.height and len(view.drivers) == 1:
+                every = (driver_is.group(3) in view.drivers) == (driver_is.group(1) == "==")
+                return None if every else [0] * len(rows)  # one driver: all devices match, or none
             drivers = frame.get_column("driver")
             drivers = drivers if len(rows) == frame.height else drivers.gather(rows)
             same = drivers == driver_is.group(3)
