@@ -117,12 +117,20 @@ def _filter_all(allocator: Allocator, nodes: list[Obj], pending: list[Obj]) -> i
     return len(fitting)
 
 
-def _attempt(core: str, store: Store, nodes: list[Obj],
-             pending: list[Obj]) -> tuple[float, float, float, float, float, int]:
+def _attempt(core: str, store: Store, nodes: list[Obj], pending: list[Obj],
+             warm: bool = False) -> tuple[float, float, float, float, float, int]:
     """Build a core, then make the attempt twice, then allocate on every node: (build s, first attempt s, its CPU
     time s (on a loaded machine the wall clock includes waiting for a core), repeat s, allocations on every node
-    s, nodes that fit). The core's modules are imported before the clock starts, as a running scheduler has."""
+    s, nodes that fit). The core's modules are imported before the clock starts, as a running scheduler has; with
+    `warm`, another core first makes the attempt for other claim objects and is dropped, so the measured core is
+    new but the process has run an attempt before (what Go's repeated attempt is: a new allocator on the
+    informer's state, in a process that allocated before). The first attempt in a process is `fresh_core`'s."""
     factory = _core(core)
+    if warm:
+        earlier = factory(store, FeatureGates())
+        _filter_all(earlier, nodes, [dict(claim) for claim in pending])
+        earlier.close()
+    gc.collect()  # the set-up's garbage, not the build's
     started = time.perf_counter()
     allocator: Allocator = factory(store, FeatureGates())
     built = time.perf_counter()
@@ -171,12 +179,13 @@ def _fresh_figures(name: str, options: BenchOptions) -> tuple[float, float]:
 def _attempt_figures(name: str, options: BenchOptions, store: Store, nodes: list[Obj],
                      oracle_nodes: int) -> list[Measurement]:
     pending = [_claim(f"pending-{i}") for i in range(3)]
-    build, first, cpu, again, everywhere, fits = _attempt("columnar", store, nodes, pending)
+    build, first, cpu, again, everywhere, fits = _attempt("columnar", store, nodes, pending, warm=True)
     fresh_wall, fresh_cpu = _fresh_figures(name, options)
     go = GO_FIGURES[name]
     results = [
-        Measurement(name, "ms", first * 1000, f"first attempt on the state the core holds (Filter on {len(nodes)} "
-                    f"nodes, {fits} fit, then the allocation on one; CPU time {cpu * 1000:.3g} ms)", "columnar"),
+        Measurement(name, "ms", first * 1000, f"a new core's first attempt on the state it holds, in a process that "
+                    f"made one before (Filter on {len(nodes)} nodes, {fits} fit, then the allocation on one; CPU time "
+                    f"{cpu * 1000:.3g} ms)", "columnar"),
         Measurement(name, "ms", build * 1000, "building the core's frames from the store before the attempt",
                     "columnar"),
         Measurement(name, "ms", fresh_wall, f"a fresh core in a new process: built from the objects, then its first "
