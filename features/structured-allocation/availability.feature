@@ -360,6 +360,20 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "two" is allocated devices "gpu-0-half-a, gpu-0-half-b"
 
+    # D-4381-13: an admin-access pick is checked against the counters and takes them for the rest of the
+    # attempt, as every pick does upstream. Taking the whole GPU with admin access would leave no half for the
+    # workload claim, so the search settles on one half each; a core whose admin picks skip the counters gives
+    # the monitor the whole GPU and the workload a half.
+    @rule:KEP-4381/ADMIN-ACCESS
+    Scenario: In one pod, the counters a claim took with admin access are not given to the workload claim after it
+      Given the objects of manifest "monitor-admin-access.yaml"
+      And a claim "workload" for one "gpu" device
+      And a pod "trainer" using claims "monitor, workload"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "monitor" is allocated one of devices "gpu-0-half-a, gpu-0-half-b"
+      And claim "workload" is allocated one of devices "gpu-0-half-a, gpu-0-half-b"
+
     Scenario: A device rejected for its taint leaves the counters it would have used free
       Given the ResourceSlice:
         """yaml

@@ -194,29 +194,34 @@ class Tracker:
 
 
 class ClaimResults:
-    """Allocation results per claim that hold their device, kept up to date from claim events, so that a core
-    following the store through a watch can seed trackers without listing every claim again."""
+    """Allocation results per claim, kept up to date from claim events, so that a core following the store
+    through a watch can seed trackers without listing every claim again. A claim's results are kept as the store
+    published them (it replaces an object on every write, never changes one) and sorted out only when trackers
+    are seeded: a new list counts as a change."""
 
     def __init__(self) -> None:
         self._by_claim: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
         self.version = 0
 
     def put(self, key: tuple[str, str], claim: Mapping[str, Any]) -> None:
-        results = holding_results([claim])
-        if self._by_claim.get(key, []) != results:
-            if results:
-                self._by_claim[key] = results
-            else:
-                self._by_claim.pop(key, None)
-            self.version += 1
+        allocation = (claim.get("status") or {}).get("allocation") or {}
+        results = (allocation.get("devices") or {}).get("results") or []
+        if results is self._by_claim.get(key) or (not results and key not in self._by_claim):
+            return
+        if results:
+            self._by_claim[key] = results
+        else:
+            del self._by_claim[key]
+        self.version += 1
 
     def drop(self, key: tuple[str, str]) -> None:
         if self._by_claim.pop(key, None) is not None:
             self.version += 1
 
     def results(self) -> Iterable[Mapping[str, Any]]:
+        """The results that hold their device (see `holding_results`)."""
         for results in self._by_claim.values():
-            yield from results
+            yield from (result for result in results if not result.get("adminAccess"))
 
 
 def holding_results(claims: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -28,7 +28,8 @@ allocation and D-5007-8 in docs/decisions.md):
    evaluate its selectors (class first, then request, cached; a CEL
    error stops the whole attempt, so selectors are only evaluated where the search reaches); then capacity
    (KEP-5075: with DRAConsumableCapacity a multi-allocatable device takes shares, several per claim, while
-   what all its shares consume fits; it takes its counters with its first share), counters, taints,
+   what all its shares consume fits; it takes its counters with its first share), counters (an admin-access
+   pick too, D-4381-13), taints,
    compatibility groups, constraints. A constraint that a device of an All request breaks is an error;
    every other rejection only moves on. The first complete solution is the answer.
 4. No solution: "does not fit", with the invalid pools as the reason when there were some."""
@@ -608,8 +609,8 @@ class Attempt:
         capacity = self.capacity_for(request, device)
         if capacity is False:
             return False
-        # Admin access takes no counters; a shared device takes them with its first share only.
-        counted = not request.admin and not (self.shared(device) and self.has_share(device))
+        # D-4381-13: admin access takes counters like any pick; a shared device takes them with its first share only.
+        counted = not (self.shared(device) and self.has_share(device))
         if counted and not self.counters_left(device):
             return False
         if self.taints and self.blocked(request, device):

@@ -37,3 +37,27 @@ def test_allocation_core_workload_runs(name: str) -> None:
 def test_the_cost_curve_doubles_the_nodes() -> None:
     results = WORKLOADS["CostCurve/SchedulingWithResourceClaimTemplate"].run(BenchOptions(scale=0.04))
     assert [m.detail.split(" nodes")[0] for m in results] == ["10", "20", "40", "80"]
+
+
+def test_the_big_node_is_judged_against_both_go_figures_and_issue_29s_targets() -> None:
+    results = WORKLOADS["AllocatorAttempt/1node_2000devices"].run(BenchOptions(scale=0.01))
+    versus = [m for m in results if m.allocator == "columnar/Go"]
+    assert [m.detail.split(" / ")[1].split(" ")[0:2] for m in versus] == [["Go's", "repeated"], ["Go's", "first"]]
+    assert all("CPU time" in m.detail and "target <= " in m.detail for m in versus)
+
+
+@pytest.mark.parametrize(("wall", "cpu", "verdict"), [
+    (0.7, 0.6, "target <= 1x: met"),
+    (1.4, 0.9, "target <= 1x: met in CPU time only"),
+    (1.4, 1.2, "target <= 1x: NOT met"),
+])
+def test_a_target_is_met_on_the_wall_clock_in_cpu_time_only_or_not(wall: float, cpu: float, verdict: str) -> None:
+    measured = allocator.versus_go("W", "attempt", wall, cpu, 1.0, "Go's repeated attempt", 1)
+    assert verdict in measured.detail
+    assert measured.value == wall
+
+
+def test_without_a_target_only_the_ratios_are_given() -> None:
+    measured = allocator.versus_go("W", "attempt", 45.0, 30.0, 90.0, "Go's repeated attempt", None)
+    assert "0.50x wall clock, 0.33x CPU time" in measured.detail
+    assert "target" not in measured.detail

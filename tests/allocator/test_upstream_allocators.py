@@ -2,7 +2,8 @@
 an admin-access pick holds its device for the rest of the attempt (D-4381-7); with DRAConsumableCapacity and
 DRADeviceBindingConditions off upstream runs its stable allocator, which ignores capacity requests and shows
 CEL allowMultipleAllocations as false (D-4381-8); a device of another node in a per-device slice has its
-selectors evaluated before its node is checked (D-4381-9). List-type attributes with their gate off are in
+selectors evaluated before its node is checked (D-4381-9); an admin-access pick takes shared counters for the
+rest of the attempt like any pick (D-4381-13). List-type attributes with their gate off are in
 test_list_attributes.py, the binding-condition pool order in test_semantics.py."""
 
 from __future__ import annotations
@@ -14,7 +15,19 @@ import pytest
 from draconform.reference.allocator.columnar import ColumnarAllocator
 from draconform.reference.allocator.interface import AllocationError, AllocatorFactory, NodeAllocation
 
-from .helpers import DRIVER, claim, dev, device_class, exactly, gates, node, picked, resource_slice, store_with
+from .helpers import (
+    DRIVER,
+    allocated,
+    claim,
+    dev,
+    device_class,
+    exactly,
+    gates,
+    node,
+    picked,
+    resource_slice,
+    store_with,
+)
 
 GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
 STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
@@ -53,6 +66,42 @@ def test_admin_access_still_shares_a_device_with_other_claims_of_the_attempt(cor
 def test_one_claim_never_takes_a_device_twice_even_with_admin_access(core: AllocatorFactory) -> None:
     claims = [claim("monitor", exactly("a", adminAccess=True), exactly("b", adminAccess=True))]
     assert devices_of(run(core, TWO_GPUS, claims)) == [["a=gpu-0", "b=gpu-1"]]
+
+
+# --- D-4381-13: an admin-access pick takes shared counters within the attempt --------------------------------
+
+def partitioned(*held: str) -> list[dict[str, Any]]:
+    """One GPU's counter set of 80Gi, a whole partition and two halves; `held` are allocated to another claim."""
+    counters = resource_slice("gpu-counters", [], pool="gpu", count=2, nodeName="node-1",
+                              sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}}}])
+    devices = resource_slice("gpu-devices", [
+        dev(name, consumesCounters=[{"counterSet": "gpu-0", "counters": {"memory": {"value": f"{gi}Gi"}}}])
+        for name, gi in (("whole", 80), ("half-0", 40), ("half-1", 40))], pool="gpu", count=2)
+    holders = [claim(f"holder-{name}", exactly("req"), allocation=allocated((DRIVER, "gpu", name))) for name in held]
+    return [GPU_CLASS, counters, devices, *holders]
+
+
+def test_an_admin_access_pick_takes_counters_for_the_rest_of_the_attempt(core: AllocatorFactory) -> None:
+    """Taking the whole GPU with admin access would leave the later claim nothing, so the search backtracks to
+    a half each; a core whose admin picks skip the counters answers whole + half."""
+    claims = [claim("monitor", exactly("req", adminAccess=True)), claim("work", exactly("req"))]
+    assert devices_of(run(core, partitioned(), claims)) == [["req=half-0"], ["req=half-1"]]
+
+
+def test_an_admin_access_pick_fits_only_while_the_counters_last(core: AllocatorFactory) -> None:
+    """Upstream checks an admin-access pick against the counters left, which already count the device another
+    claim holds: on a counter set its holder exhausts, nothing fits, not even the held device itself; with a
+    half held, the first device whose amount fits in what is left is that held half (first in order)."""
+    monitor = [claim("monitor", exactly("req", adminAccess=True))]
+    assert not run(core, partitioned("whole"), monitor).fits
+    assert devices_of(run(core, partitioned("half-0"), monitor)) == [["req=half-0"]]
+
+
+def test_an_allocated_admin_access_result_consumes_no_counters(core: AllocatorFactory) -> None:
+    monitor = claim("monitor", exactly("req", adminAccess=True),
+                    allocation=allocated((DRIVER, "gpu", "whole")))
+    monitor["status"]["allocation"]["devices"]["results"][0]["adminAccess"] = True
+    assert devices_of(run(core, [*partitioned(), monitor], [claim("work", exactly("req"))])) == [["req=whole"]]
 
 
 # --- D-4381-8: the stable allocator ------------------------------------------------------------------------

@@ -16,8 +16,8 @@ VARIANTS: tuple[Variant, ...] = (
                   ('        generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""\n'
                    "        return ()\n")),
             Patch("reference/allocator/columnar/pools.py",
-                  '    newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))\n',
-                  ""),
+                  '        newest = [b for b in slices if b.slice["generation"][0] == generation]\n',
+                  "        newest = list(slices)\n"),
             Patch("reference/allocator/columnar/allocator.py",
                   ("        if self._mixed_pools():\n"
                    "            groups: dict[Choice, list[int]] = {}\n"
@@ -33,9 +33,9 @@ VARIANTS: tuple[Variant, ...] = (
         "incomplete pools are used",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  '    ).rename({"slice_count": "complete"})\n',
-                  ('    ).rename({"slice_count": "complete"})\n'
-                   '    complete = complete.with_columns(pl.lit(True).alias("complete"))\n')),
+                  "        complete = (len(counts) == 1 and len(newest) == counts.pop()) or own\n",
+                  ("        complete = (len(counts) == 1 and len(newest) == counts.pop()) or own\n"
+                   "        complete = True\n")),
         ),
     ),
     Variant(
@@ -43,9 +43,8 @@ VARIANTS: tuple[Variant, ...] = (
         "invalid pools are used",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  '        pl.col("reason").str.join(", ").alias("invalid"))\n',
-                  ('        pl.col("reason").str.join(", ").alias("invalid"))\n'
-                   "    invalid = invalid.clear()\n")),
+                  "        invalid = invalid_reason(newest, gates) if complete else None\n",
+                  "        invalid = None\n"),
         ),
     ),
     Variant(
@@ -208,6 +207,15 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
+        "admin-access-skips-counters", "KEP-4381/ADMIN-ACCESS",
+        "an admin-access pick neither checks nor takes shared counters in the attempt (D-4381-13)",
+        (
+            Patch("reference/allocator/columnar/search.py",
+                  "        counts = not (shared and self.ledger.in_use(device))\n",
+                  "        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))\n"),
+        ),
+    ),
+    Variant(
         "toleration-effect-ignored", "KEP-4381/TAINTS",
         "a toleration's effect is not compared",
         (
@@ -290,8 +298,8 @@ VARIANTS: tuple[Variant, ...] = (
         "pools, slices and devices are searched from the end",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  '    usable = usable.sort("driver", "pool", "slice", "index")\n',
-                  '    usable = usable.sort("driver", "pool", "slice", "index", descending=True)\n'),
+                  "    positions = [i for i, kept in enumerate(keep) if kept]\n",
+                  "    positions = [i for i, kept in enumerate(keep) if kept][::-1]\n"),
         ),
     ),
     Variant(
@@ -314,8 +322,9 @@ VARIANTS: tuple[Variant, ...] = (
                    '                              f"of {MAX_DEVICES_PER_CLAIM}")\n'),
                   ""),
             Patch("reference/allocator/columnar/search.py",
-                  "        full = len(mine) == MAX_DEVICES_PER_CLAIM\n",
-                  "        full = False\n"),
+                  ("        if len(self.chosen[claim]) == MAX_DEVICES_PER_CLAIM:\n"
+                   "            return False\n"),
+                  ""),
         ),
     ),
     Variant(
@@ -332,10 +341,10 @@ VARIANTS: tuple[Variant, ...] = (
         "devices with binding conditions are not moved behind the others",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  ("    if not gates.stable_allocator:  # D-5007-8, per pool\n"
-                   '        flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()\n'
-                   '        for row in newest.join(flagged, on="slice", how="semi").to_dicts():\n'
-                   '            binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)\n'),
+                  ("        if not gates.stable_allocator:  # D-5007-8, per pool\n"
+                   '            flagged = [{**_row(b), "own": own} for b in newest if any(b.devices["has_binding"])]\n'
+                   "            if flagged:\n"
+                   "                binding_slices[key] = flagged\n"),
                   ""),
         ),
     ),

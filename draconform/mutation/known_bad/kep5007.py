@@ -128,9 +128,10 @@ VARIANTS: tuple[Variant, ...] = (
         "allNodes devices with bindsToNode are never candidates",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  '        usable = usable.filter(~pl.col("has_binding"))\n',
-                  ('        usable = usable.filter(~pl.col("has_binding"))\n'
-                   '    usable = usable.filter(~(pl.col("has_binding") & pl.col("node_name").is_null()))\n')),
+                  '        keep = _without(keep, newest_devices["has_binding"])\n',
+                  ('        keep = _without(keep, newest_devices["has_binding"])\n'
+                   '    keep = _without(keep, [bound and node is None for bound, node in zip(\n'
+                   '        newest_devices["has_binding"], newest_devices["node_name"], strict=True)])\n')),
         ),
     ),
     # --- KEP-5007: PreBind --------------------------------------------------------------------------
@@ -407,7 +408,7 @@ VARIANTS: tuple[Variant, ...] = (
         (
             Patch("reference/allocator/columnar/pools.py",
                   ("    if not gates.binding:\n"
-                   '        usable = usable.filter(~pl.col("has_binding"))\n'),
+                   '        keep = _without(keep, newest_devices["has_binding"])\n'),
                   ""),
         ),
     ),

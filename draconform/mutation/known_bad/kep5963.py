@@ -318,7 +318,7 @@ VARIANTS: tuple[Variant, ...] = (
         (
             Patch("reference/allocator/columnar/pools.py",
                   ("    if gates.compatibility is Mode.SKIP:\n"
-                   '        usable = usable.filter(~pl.col("has_groups"))\n'),
+                   '        keep = _without(keep, newest_devices["has_groups"])\n'),
                   ""),
         ),
     ),

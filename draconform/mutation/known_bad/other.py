@@ -219,8 +219,8 @@ VARIANTS: tuple[Variant, ...] = (
         "the shares of a multi-allocatable device take none of the counters it consumes",
         (
             Patch("reference/allocator/columnar/search.py",
-                  "        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))\n",
-                  "        counts = not alt.admin_access and not shared\n"),
+                  "        counts = not (shared and self.ledger.in_use(device))\n",
+                  "        counts = not shared\n"),
         ),
     ),
     Variant(

@@ -65,6 +65,9 @@ class ColumnarAllocator(Counting):
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
         self._attempt: Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
+        everything = self._pool_view().everything
+        if everything is not None:  # per node, how many devices are held: kept like an informer's cache
+            self._held_counts(everything)
 
     def _begin(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj], whole: bool = True) -> Attempt:
         """The attempt for these claims: the scheduler asks node after node with the same claim objects, so

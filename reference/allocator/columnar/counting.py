@@ -59,7 +59,9 @@ class Counting(Selection):
         """Per node, how many of the alternative's local candidates allocated claims hold (see `HeldCounts`)."""
         counts = found.held
         if counts is None:
-            node_of = {self._keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
+            node_of = found.node_of
+            if node_of is None:
+                node_of = found.node_of = {self._keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
             on_node: dict[str, int] = {}
             for device in self._held_count:
                 node = node_of.get(device)

@@ -121,6 +121,7 @@ class Frames:
         for obj in store.view("ResourceClaim"):
             self._put_claim(obj)
         self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
+        self._mixed_pools()
 
     # --- following the store -----------------------------------------------------------------------------
 

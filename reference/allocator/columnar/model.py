@@ -29,6 +29,7 @@ DEVICE_SCHEMA: dict[str, Any] = {
     "index": pl.Int64, "node_name": pl.String, "sel_id": pl.Int64, "all_nodes": pl.Boolean,
     "has_binding": pl.Boolean, "consumes": pl.Boolean, "has_groups": pl.Boolean, "has_taints": pl.Boolean,
 }
+USABLE_SCHEMA: dict[str, Any] = {**DEVICE_SCHEMA, "rank": pl.Int64}  # a usable device's place in search order
 COUNTER_SCHEMA: dict[str, Any] = {
     "slice": pl.String, "set_index": pl.Int64, "driver": pl.String, "pool": pl.String, "counter_set": pl.String,
     "counter": pl.String,
@@ -75,6 +76,14 @@ class Devices:
         where = (spec, slice_name, version, entries)
         self._entries.update(zip(ids, ((where, index) for index in range(len(ids))), strict=True))
 
+    def key_of(self, device_id: int) -> tuple[DeviceKey, bool]:
+        """The device's (driver, pool, name) and whether it publishes allowMultipleAllocations, without parsing
+        it: what a search needs to skip a device in use."""
+        (spec, _, _, entries), index = self._entries[device_id]
+        raw = entries[index]
+        return ((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(raw.get("name", ""))),
+                raw.get("allowMultipleAllocations") is True)
+
     def published(self, device_id: int) -> tuple[str, Obj]:
         """The device's driver and its entry as published, without parsing it."""
         (spec, _, _, entries), index = self._entries[device_id]
@@ -113,6 +122,11 @@ class PoolView:
     # D-4381-9: per slice with perDeviceNodeSelection, its usable devices as (rank, device id), in rank order: on a
     # node the slice reaches, the devices of other nodes have their selectors evaluated too (an error counts)
     per_device: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    columns: Columns = field(default_factory=dict)  # `usable` as the lists it was made of, read without polars
+    # every usable device as a candidate, what a request gets whose selectors every device passes (the common
+    # class selector naming the driver): grouped by node once per view, not per attempt
+    everything: AltCandidates | None = None
+    drivers: frozenset[str] = frozenset()  # the usable devices' drivers: one alone settles `device.driver == ...`
 
 
 @dataclass
@@ -126,6 +140,7 @@ class AltCandidates:
     # node -> how many candidates it has when they are all plain devices (counting settles them), else NOT_PLAIN
     plain: dict[str, int] | None = None
     held: HeldCounts | None = None  # per node, how many of its candidates allocated claims hold
+    node_of: dict[DeviceKey, str] | None = None  # each local candidate's node, made when first needed
 
 
 @dataclass

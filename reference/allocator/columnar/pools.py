@@ -1,9 +1,11 @@
 """The pool view of the columnar core (KEP-4381 "Pools"): the newest generation of each pool, completeness and
-validity, the devices the gates allow in search order, and the counter sets, all as joins over the slices' frames."""
+validity, decided pool by pool over its few slice rows, and the devices the gates allow in search order, put
+into frames once from the slices' columns (a first attempt in a process then pays for no joins or sorts)."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from typing import Any
 
 import polars as pl
@@ -13,7 +15,8 @@ from draconform.reference.allocator.columnar.model import (
     COUNTER_SCHEMA,
     DEVICE_SCHEMA,
     POOL_KEY,
-    SLICE_SCHEMA,
+    USABLE_SCHEMA,
+    AltCandidates,
     Choice,
     Columns,
     PoolView,
@@ -27,97 +30,181 @@ from draconform.reference.allocator.compatibility import (
 )
 
 
-def _frame(blocks: list[Columns], schema: dict[str, Any]) -> pl.DataFrame:
-    return pl.DataFrame({column: list(itertools.chain.from_iterable(b[column] for b in blocks)) for column in schema},
-                        schema=schema)
+def _row(block: SliceBlock) -> dict[str, Any]:
+    return {column: values[0] for column, values in block.slice.items()}
+
+
+def _joined(blocks: Iterable[SliceBlock], part: str, schema: dict[str, Any]) -> Columns:
+    """One column list per schema column, the blocks' rows one after the other."""
+    chosen = [getattr(block, part) for block in blocks]
+    return {column: list(itertools.chain.from_iterable(b[column] for b in chosen)) for column in schema}
+
+
+def _without(keep: list[bool], flags: list[bool]) -> list[bool]:
+    return [k and not f for k, f in zip(keep, flags, strict=True)]
+
+
+def by_node(columns: Columns, keep: list[int], failed: dict[int, str]) -> AltCandidates:
+    """The kept rows (positions in rank order) as candidates: per node its own, and those not bound to one node
+    with the node selector that says where they reach (None for allNodes)."""
+    ranks, ids, nodes = columns["rank"], columns["device_id"], columns["node_name"]
+    local: dict[str, tuple[list[int], list[int]]] = {}
+    shared: list[tuple[int, int, int | None]] = []
+    shared_rows = [p for p in keep if nodes[p] is None]
+    if shared_rows:
+        sel_ids, all_nodes = columns["sel_id"], columns["all_nodes"]
+        shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
+    for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
+        if name is not None:
+            positions = list(run)
+            found = local.get(name)
+            if found is None:
+                found = local[name] = ([], [])
+            found[0].extend(map(ranks.__getitem__, positions))
+            found[1].extend(map(ids.__getitem__, positions))
+    return AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
+
+
+def _unique(reasons: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(reasons))
+
+
+def invalid_reason(newest: list[SliceBlock], gates: Gates) -> str | None:
+    """Why a complete pool is invalid (its newest slices, in name order), or None: duplicate device names,
+    duplicate counter sets, and (with DRAPartitionableDevices) consumption of an unknown counter set or counter."""
+    names = [name for block in newest for name in block.devices["name"]]
+    seen: set[str] = set()
+    reasons = []
+    for name in names:
+        if name in seen:
+            reasons.append(f"duplicate device name {name}")
+        seen.add(name)
+    declared: dict[str, set[tuple[str, int]]] = {}  # counter set name -> the (slice, set index) declaring it
+    known: set[tuple[str, str]] = set()  # (counter set, counter)
+    for block in newest:
+        counters = block.counters
+        for set_name, index, counter in zip(counters["counter_set"], counters["set_index"], counters["counter"],
+                                            strict=True):
+            declared.setdefault(set_name, set()).add((block.slice["slice"][0], index))
+            if counter is not None:
+                known.add((set_name, counter))
+    reasons += [f"duplicate counter set {name}" for name, where in declared.items() if len(where) > 1]
+    if gates.partitionable:
+        unknown_sets, unknown_counters = [], []
+        for block in newest:
+            name_of = dict(zip(block.device_ids, block.devices["name"], strict=True))
+            rows = block.consumption
+            for device_id, set_name, counter in zip(rows["device_id"], rows["counter_set"], rows["counter"],
+                                                    strict=True):
+                if set_name not in declared:
+                    unknown_sets.append(f"device {name_of[device_id]} consumes from unknown counter set {set_name}")
+                elif (set_name, counter) not in known:
+                    unknown_counters.append(f"device {name_of[device_id]} consumes unknown counter "
+                                            f"{set_name}/{counter}")
+        reasons += unknown_sets + unknown_counters
+    return ", ".join(_unique(reasons)) or None
+
+
+def _pools(blocks: list[SliceBlock], gates: Gates, choice: Choice,
+           ) -> tuple[list[SliceBlock], list[dict[str, Any]], dict[tuple[str, str], list[dict[str, Any]]]]:
+    """Pool by pool, in search order: (the newest slices of the complete, valid pools, the newest slices of the
+    others with why, the D-5007-8 slices holding a device with binding conditions per usable pool)."""
+    picked = {(driver, pool): (generation, own) for driver, pool, generation, own in choice}
+    by_pool: dict[tuple[str, str], list[SliceBlock]] = {}
+    for block in blocks:
+        by_pool.setdefault((block.slice["driver"][0], block.slice["pool"][0]), []).append(block)
+    good: list[SliceBlock] = []
+    problem_slices: list[dict[str, Any]] = []
+    binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for key in sorted(by_pool):  # search order: pools by driver and name, slices by name, devices in order
+        slices = by_pool[key]
+        # Only the newest generation of a pool counts, or the one the node's choice names.
+        generation, own = picked.get(key, (max(b.slice["generation"][0] for b in slices), False))
+        newest = [b for b in slices if b.slice["generation"][0] == generation]
+        if not newest:  # the node's choice leaves the pool out: its driver is replacing it
+            continue
+        newest.sort(key=lambda b: str(b.slice["slice"][0]))
+        # Complete: exactly resourceSliceCount slices, all agreeing on the count.
+        # Or: the node's own slices of the generation already number it (`own`, from the choice).
+        counts = {b.slice["slice_count"][0] for b in newest}
+        complete = (len(counts) == 1 and len(newest) == counts.pop()) or own
+        # An incomplete pool is never checked for validity (upstream skips it first).
+        invalid = invalid_reason(newest, gates) if complete else None
+        if not complete or invalid:
+            problem_slices += [{**_row(b), "own": own, "complete": complete, "invalid": invalid} for b in newest]
+            continue
+        good += newest
+        if not gates.stable_allocator:  # D-5007-8, per pool
+            flagged = [{**_row(b), "own": own} for b in newest if any(b.devices["has_binding"])]
+            if flagged:
+                binding_slices[key] = flagged
+    return good, problem_slices, binding_slices
+
+
+def _usable(newest_devices: Columns, gates: Gates) -> Columns:
+    """The devices the gates allow, in search order, with their rank in it."""
+    keep = [True] * len(newest_devices["device_id"])
+    if not gates.binding:
+        keep = _without(keep, newest_devices["has_binding"])
+    if not gates.partitionable:
+        keep = _without(keep, newest_devices["consumes"])
+    if gates.compatibility is Mode.SKIP:
+        keep = _without(keep, newest_devices["has_groups"])
+    positions = [i for i, kept in enumerate(keep) if kept]
+    usable: Columns = {column: [values[i] for i in positions] for column, values in newest_devices.items()}
+    usable["rank"] = list(range(len(positions)))
+    return usable
+
+
+def _per_device(good: list[SliceBlock], usable: Columns) -> dict[str, list[tuple[int, int]]]:
+    """D-4381-9: per slice with perDeviceNodeSelection, its usable devices as (rank, device id), in rank order."""
+    per_device: dict[str, list[tuple[int, int]]] = {}
+    per_device_slices = {b.slice["slice"][0] for b in good if b.slice["per_device"][0]}
+    if per_device_slices:
+        for name, rank, device_id in zip(usable["slice"], usable["rank"], usable["device_id"], strict=True):
+            if name in per_device_slices:
+                per_device.setdefault(name, []).append((rank, device_id))
+    return per_device
+
+
+def _counters(good: list[SliceBlock], newest_devices: Columns) -> tuple[Columns, Columns]:
+    """The counters of the usable pools (sets without counters left out), and what their devices consume, with
+    each device's driver, pool and name."""
+    counters = _joined(good, "counters", COUNTER_SCHEMA)
+    with_counter = [i for i, counter in enumerate(counters["counter"]) if counter is not None]
+    counters = {column: [values[i] for i in with_counter] for column, values in counters.items()}
+    consumption = _joined(good, "consumption", CONSUMPTION_SCHEMA)
+    device_of = {d: (driver, pool, name) for d, driver, pool, name in zip(
+        newest_devices["device_id"], newest_devices["driver"], newest_devices["pool"], newest_devices["name"],
+        strict=True)} if consumption["device_id"] else {}
+    for column, index in (("driver", 0), ("pool", 1), ("name", 2)):
+        consumption[column] = [device_of[d][index] for d in consumption["device_id"]]
+    return counters, consumption
 
 
 def pool_view(blocks: list[SliceBlock], gates: Gates, choice: Choice = ()) -> PoolView:
     """The pools as a node with this generation choice sees them, from every slice's rows: newest generation,
     complete and valid pools, the devices the gates allow in search order, and the counters left to consume."""
-    slices = _frame([b.slice for b in blocks], SLICE_SCHEMA)
-    devices = _frame([b.devices for b in blocks], DEVICE_SCHEMA)
-    counters = _frame([b.counters for b in blocks], COUNTER_SCHEMA)
-    consumption = _frame([b.consumption for b in blocks], CONSUMPTION_SCHEMA)
-
-    # Only the newest generation of a pool counts, or the one the node's choice names.
-    picked = pl.DataFrame([(d, p, g, own) for d, p, g, own in choice], orient="row",
-                          schema={"driver": pl.String, "pool": pl.String, "chosen": pl.Int64, "own": pl.Boolean})
-    newest = slices.join(slices.group_by(POOL_KEY).agg(pl.col("generation").max().alias("newest")), on=POOL_KEY)
-    newest = newest.join(picked, on=POOL_KEY, how="left").with_columns(pl.col("own").fill_null(False))
-    newest = newest.filter(pl.col("generation") == pl.coalesce("chosen", "newest"))
-    newest = newest.drop("newest", "chosen")
-    new_slices = newest.select("slice")
-    devices = devices.join(new_slices, on="slice", how="semi")
-    counters = counters.join(new_slices, on="slice", how="semi")
-    consumption = consumption.join(devices.select("device_id", *POOL_KEY, "name"), on="device_id")
-
-    # Complete: exactly resourceSliceCount slices, all agreeing on the count.
-    # Or: the node's own slices of the generation already number it (`own`, from the choice).
-    complete = newest.group_by(POOL_KEY).agg(
-        ((pl.col("slice_count").n_unique() == 1) & (pl.len() == pl.col("slice_count").first()))
-        | pl.col("own").first()
-    ).rename({"slice_count": "complete"})
-
-    # Invalid: duplicate device names, duplicate counter sets, consumption of unknown sets or counters.
-    problems = [
-        devices.group_by(*POOL_KEY, "name").len().filter(pl.col("len") > 1)
-        .select(*POOL_KEY, pl.format("duplicate device name {}", "name").alias("reason")),
-        counters.select(*POOL_KEY, "slice", "set_index", "counter_set").unique()
-        .group_by(*POOL_KEY, "counter_set").len().filter(pl.col("len") > 1)
-        .select(*POOL_KEY, pl.format("duplicate counter set {}", "counter_set").alias("reason")),
-    ]
-    if gates.partitionable:
-        known_sets = counters.select(*POOL_KEY, "counter_set").unique()
-        problems.append(
-            consumption.join(known_sets, on=[*POOL_KEY, "counter_set"], how="anti")
-            .select(*POOL_KEY, pl.format("device {} consumes from unknown counter set {}", "name", "counter_set")
-                    .alias("reason")))
-        problems.append(
-            consumption.join(known_sets, on=[*POOL_KEY, "counter_set"], how="semi")
-            .join(counters.drop_nulls("counter").select(*POOL_KEY, "counter_set", "counter").unique(),
-                  on=[*POOL_KEY, "counter_set", "counter"], how="anti")
-            .select(*POOL_KEY, pl.format("device {} consumes unknown counter {}/{}", "name", "counter_set",
-                                         "counter").alias("reason")))
-    invalid = pl.concat(problems).unique(maintain_order=True).group_by(POOL_KEY, maintain_order=True).agg(
-        pl.col("reason").str.join(", ").alias("invalid"))
-    # An incomplete pool is never checked for validity (upstream skips it first).
-    pools = complete.join(invalid, on=POOL_KEY, how="left").with_columns(
-        pl.when(pl.col("complete")).then(pl.col("invalid")).otherwise(None).alias("invalid"))
-    good = pools.filter(pl.col("complete") & pl.col("invalid").is_null()).select(POOL_KEY)
-    problem_slices = newest.join(pools.filter(~pl.col("complete") | pl.col("invalid").is_not_null()),
-                                 on=POOL_KEY).to_dicts()
-
-    newest_devices = devices.join(good, on=POOL_KEY, how="semi")
-    usable = newest_devices
-    if not gates.binding:
-        usable = usable.filter(~pl.col("has_binding"))
-    if not gates.partitionable:
-        usable = usable.filter(~pl.col("consumes"))
-    if gates.compatibility is Mode.SKIP:
-        usable = usable.filter(~pl.col("has_groups"))
-    usable = usable.sort("driver", "pool", "slice", "index")
-    usable = usable.with_row_index("rank").with_columns(pl.col("rank").cast(pl.Int64))
-    binding_slices: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    if not gates.stable_allocator:  # D-5007-8, per pool
-        flagged = newest_devices.filter(pl.col("has_binding")).select("slice").unique()
-        for row in newest.join(flagged, on="slice", how="semi").to_dicts():
-            binding_slices.setdefault((row["driver"], row["pool"]), []).append(row)
-
-    per_device: dict[str, list[tuple[int, int]]] = {}
-    per_device_slices = newest.filter(pl.col("per_device")).get_column("slice").to_list()
-    if per_device_slices:
-        for name, rank, device_id in usable.filter(pl.col("slice").is_in(per_device_slices)).select(
-                "slice", "rank", "device_id").iter_rows():
-            per_device.setdefault(name, []).append((rank, device_id))
-    view = PoolView(
-        usable=usable,
-        newest_devices=newest_devices,
-        counters=counters.join(good, on=POOL_KEY, how="semi").drop_nulls("counter"),
-        consumption=consumption.join(good, on=POOL_KEY, how="semi"),
+    good, problem_slices, binding_slices = _pools(blocks, gates, choice)
+    newest_devices = _joined(good, "devices", DEVICE_SCHEMA)
+    usable = _usable(newest_devices, gates)
+    counters, consumption = _counters(good, newest_devices)
+    everything = by_node(usable, usable["rank"], {})
+    everything.node_of = {(driver, pool, name): node for driver, pool, name, node in zip(
+        usable["driver"], usable["pool"], usable["name"], usable["node_name"], strict=True) if node is not None}
+    usable_frame = pl.DataFrame(usable, schema=USABLE_SCHEMA)
+    return PoolView(
+        usable=usable_frame,  # the same rows as newest_devices where the gates leave every device in
+        newest_devices=usable_frame if len(usable["rank"]) == len(newest_devices["device_id"])
+        else pl.DataFrame(newest_devices, schema=DEVICE_SCHEMA),
+        counters=pl.DataFrame(counters, schema=COUNTER_SCHEMA),
+        consumption=pl.DataFrame(consumption, schema={**CONSUMPTION_SCHEMA, **{c: pl.String for c in POOL_KEY},
+                                                      "name": pl.String}),
         problem_slices=problem_slices,
-        any_consumes=bool(usable.get_column("consumes").any()),
+        any_consumes=any(usable["consumes"]),
         binding_slices=binding_slices,
-        per_device=per_device,
+        per_device=_per_device(good, usable),
+        columns=usable,
+        everything=everything,
+        drivers=frozenset(usable["driver"]),
     )
-    return view

@@ -112,16 +112,21 @@ class Search:
         """Add the device if it fits: claim limit, exclusivity or capacity, counters, taints, groups,
         constraints. False leaves no trace; a constraint broken by a device an All request must take is an
         error."""
+        if len(self.chosen[claim]) == MAX_DEVICES_PER_CLAIM:
+            return False
+        if not alt.admin_access:  # in use whatever else holds: skipped before the device is parsed
+            key, multiple = self.devices.key_of(device_id)
+            if (key in self.busy or key in self.held) and not (multiple and self.gates.consumable_capacity):
+                return False
         device = self.devices[device_id]
-        mine = self.chosen[claim]
-        full = len(mine) == MAX_DEVICES_PER_CLAIM
-        if full or self._in_use(alt, device, claim):
+        if self._in_use(alt, device, claim):
             return False
         shared = is_shared(device, self.gates)
         serves, consumption = self._capacity(alt, device_id, device, shared)
         if not serves:
             return False
-        counts = not alt.admin_access and not (shared and self.ledger.in_use(device))
+        # D-4381-13: an admin-access pick takes counters like any other; a share only with its device's first
+        counts = not (shared and self.ledger.in_use(device))
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
         if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
@@ -161,10 +166,10 @@ class Search:
             self.ledger.add(device, consumption)
         if not shared:  # D-4381-7: in use for the rest of the attempt, an admin-access pick too
             self.busy[device.key] = self.busy.get(device.key, 0) + 1
+        for key, amount in needs:
+            self.left[key] = self.left.get(key, Fraction(0)) - amount
         if not alt.admin_access:
             self.compat.add(device.driver, device.pool, device.compatibility_groups)
-            for key, amount in needs:
-                self.left[key] = self.left.get(key, Fraction(0)) - amount
 
     def _constraints_hold(self, alt: Alternative, device: DeviceFacts, claim: int, must: bool) -> bool:
         """Whether the device keeps every constraint of its claim that applies to the request; a constraint
@@ -201,11 +206,10 @@ class Search:
             self.busy[device.key] -= 1
             if not self.busy[device.key]:
                 del self.busy[device.key]
-        if alt.admin_access:
-            return
-        self.compat.undo()
         for counter_set, counters in device.consumes if counted else ():
             for counter, amount in counters:
                 key = (device.driver, device.pool, counter_set, counter)
                 self.left[key] = self.left.get(key, Fraction(0)) + amount
+        if not alt.admin_access:
+            self.compat.undo()
 

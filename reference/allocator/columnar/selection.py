@@ -5,7 +5,6 @@ runtime, and each node's candidate list in search order."""
 from __future__ import annotations
 
 import heapq
-import itertools
 import re
 from collections.abc import Sequence
 from functools import partial
@@ -16,6 +15,7 @@ from draconform.kube.cel import CelError, SelectorEngine, abbreviate
 from draconform.kube.values import parse_attribute
 from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import AltCandidates, Attempt, PoolView
+from draconform.reference.allocator.columnar.pools import by_node
 from draconform.reference.allocator.common import (
     Alternative,
 )
@@ -40,28 +40,6 @@ def _string_attribute(attributes: Obj, driver: str, domain: str, ident: str) -> 
     return value[1] if value is not None and value[0] == "string" else None
 
 
-def _by_node(frame: pl.DataFrame, ids: list[int], keep: list[int], failed: dict[int, str]) -> AltCandidates:
-    """The kept rows of the frame (positions in rank order) as candidates: per node its own, and those not bound
-    to one node with the node selector that says where they reach (None for allNodes)."""
-    ranks = frame.get_column("rank").to_list()
-    nodes = frame.get_column("node_name").to_list()
-    local: dict[str, tuple[list[int], list[int]]] = {}
-    shared: list[tuple[int, int, int | None]] = []
-    shared_rows = [p for p in keep if nodes[p] is None]
-    if shared_rows:
-        sel_ids, all_nodes = frame.get_column("sel_id").to_list(), frame.get_column("all_nodes").to_list()
-        shared = [(ranks[p], ids[p], None if all_nodes[p] else sel_ids[p]) for p in shared_rows]
-    for name, run in itertools.groupby(keep, key=nodes.__getitem__):  # a node's devices come in runs
-        if name is not None:
-            positions = list(run)
-            found = local.get(name)
-            if found is None:
-                found = local[name] = ([], [])
-            found[0].extend(map(ranks.__getitem__, positions))
-            found[1].extend(map(ids.__getitem__, positions))
-    return AltCandidates(local, shared, {ids[p]: error for p, error in failed.items()})
-
-
 class Selection(Frames):
     """Which devices each request could take, per node, from the selectors of its class and its own."""
 
@@ -84,6 +62,9 @@ class Selection(Frames):
         if (driver_is := _DRIVER_IS.match(expression)) is not None:
             # The commonest class selector, a comparison of the driver name with a plain literal, is a column
             # comparison: it never errs, so no device needs the CEL runtime (or its parsed facts) for it.
+            if frame is view.usable and len(rows) == frame.height and len(view.drivers) == 1:
+                every = (driver_is.group(3) in view.drivers) == (driver_is.group(1) == "==")
+                return None if every else [0] * len(rows)  # one driver: all devices match, or none
             drivers = frame.get_column("driver")
             drivers = drivers if len(rows) == frame.height else drivers.gather(rows)
             same = drivers == driver_is.group(3)
@@ -170,21 +151,29 @@ class Selection(Frames):
         reach (its own, those not bound to one node, and every device of the per-device slices in `reaching`).
         Per device, in search order: the first false selector drops it, the first error marks it, and later
         selectors are not evaluated for it."""
-        frame = view.usable if node is None else view.usable.filter(
-            (pl.col("node_name") == node) | pl.col("node_name").is_null() | pl.col("slice").is_in(list(reaching)))
-        ids = frame.get_column("device_id").to_list()
+        if node is None:
+            frame, columns = view.usable, view.columns
+        else:
+            frame = view.usable.filter(
+                (pl.col("node_name") == node) | pl.col("node_name").is_null() | pl.col("slice").is_in(list(reaching)))
+            columns = {column: frame.get_column(column).to_list()
+                       for column in ("rank", "device_id", "node_name", "sel_id", "all_nodes")}
+        ids = columns["device_id"]
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
         for expression in selectors:
-            judged = [p for p in keep if p not in failed]
-            verdicts = self._verdicts(view, expression, frame, judged, [ids[p] for p in judged])
+            judged = [p for p in keep if p not in failed] if failed else keep
+            verdicts = self._verdicts(view, expression, frame, judged,
+                                      ids if len(judged) == len(ids) else [ids[p] for p in judged])
             if verdicts is None:
                 continue
             dropped = {p for p, v in zip(judged, verdicts, strict=True) if v == 0}
             failed.update((p, view.errors[(expression, ids[p])]) for p, v in zip(judged, verdicts, strict=True)
                           if v == -1)
             keep = [p for p in keep if p not in dropped]
-        return _by_node(frame, ids, keep, failed)
+        if node is None and not failed and len(keep) == len(ids) and view.everything is not None:
+            return view.everything  # every device passes: the candidates grouped once per view
+        return by_node(columns, keep, failed)
 
     def _merge(self, found: AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
                view: PoolView | None = None) -> list[int]:
