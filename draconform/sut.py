@@ -117,6 +117,19 @@ PLUGIN_FAULT_KINDS: tuple[str, ...] = ("transient", "permanent", "hang", "crash"
 PLUGIN_FAULT_KINDS += ("not-found", "permanent-without-error", "error-with-devices")
 
 
+@dataclass(frozen=True)
+class DriverUnderTest:
+    """A DRA driver the cluster runs of its own, publishing its own devices rather than any it is handed: the
+    cluster's names for the driver, the node whose kubelet plugin the harness calls, and the device class its
+    devices are claimed through; and the namespace the cluster keeps the scenario's objects in, which the harness
+    names in the claims it sends the plugin (the plugin reads them from the API server)."""
+
+    driver: str
+    node: str
+    device_class: str
+    namespace: str
+
+
 @dataclass
 class ComponentConfig:
     """How a scenario wants a component set up before it starts."""
@@ -210,6 +223,14 @@ class SystemUnderTest(Protocol):
         what its configuration (component "dra-driver") and the cluster allow, through the API only. A SUT
         whose driver cannot be given an inventory raises `Unsupported`."""
 
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        """Whether the cluster runs a DRA driver of its own, which publishes its own devices: then the scenario's
+        names `driver`, `node` and `device_class` stand for that driver, a node where it publishes devices and its
+        kubelet plugin runs, and a class selecting them, everywhere the scenario uses them from now on (objects
+        written and read, plugin endpoints, CDI spec files), and the answer gives the cluster's own names. None
+        when the SUT's driver publishes what it is handed (`run_driver`): the steps then create the node and the
+        class and hand the driver its devices."""
+
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
         """Where the kubelet on `node` reaches `driver`'s kubelet plugin: `unix:///path/to/socket`, served
         over the DRAPlugin gRPC protocol (draconform.kubeletplugin speaks it)."""
@@ -293,6 +314,9 @@ class BaseSystem:
 
     def patience(self, observation: str) -> Patience:
         return Patience()
+
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        return None  # the driver under test is the one `run_driver` hands its devices
 
 
 for _name in SEAM_METHODS:

@@ -69,16 +69,17 @@ def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: st
 
 @when(parsers.parse('claim "{claim}" is allocated device "{device}" of driver "{driver}" on node "{node}" and '
                     'reserved for pod "{pod}"'))
-def claim_allocated_and_reserved(sut: SystemUnderTest, claim: str, device: str, driver: str, node: str,
-                                 pod: str) -> None:
-    """As a scheduler would have left it: allocated on the node (pool named after the node) and reserved for the
-    pod, by the pod's UID."""
+def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device: str, driver: str,
+                                 node: str, pod: str) -> None:
+    """As a scheduler would have left it: allocated on the node (pool named after the node, or the pool of the
+    driver under test's device the scenario's name stands for) and reserved for the pod, by the pod's UID."""
+    pool, device = ctx.devices.get(device, (node, device))
     pod_obj = must_get(sut, "Pod", pod)
     obj = must_get(sut, "ResourceClaim", claim)
     request = obj["spec"]["devices"]["requests"][0]["name"]
     obj["status"] = {
         "allocation": {
-            "devices": {"results": [{"request": request, "driver": driver, "pool": node, "device": device}]},
+            "devices": {"results": [{"request": request, "driver": driver, "pool": pool, "device": device}]},
             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
         },

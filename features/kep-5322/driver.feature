@@ -6,19 +6,7 @@ Feature: A driver's kubelet plugin reports permanent failures, and keeps replace
   DRAHandlePermanentDriverFailures on, runs the pods and the harness reads what the driver publishes.
 
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: KEP-5322/WIRE-FIELD  A permanent failure is marked with permanent_error, over v1 and v1beta1
 

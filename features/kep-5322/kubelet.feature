@@ -6,19 +6,7 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
   cannot use, or one of a device the driver's plugin is told is unusable.
 
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: KEP-5322/POD-FAILED  A permanent error fails the pod
 

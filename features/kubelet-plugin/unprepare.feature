@@ -6,20 +6,7 @@ Feature: A DRA driver's kubelet plugin unprepares claims when the kubelet asks (
   claims it asked about, so it can still unprepare a claim the API server has already deleted.
 
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-        - name: gpu-2
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 
   Rule: DRA-PLUGIN/ANSWER-EVERY-CLAIM  Every claim asked about gets an entry in the answer, keyed by its UID
 
