@@ -67,14 +67,17 @@ def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: st
     sut.settle()
 
 
-@when(parsers.parse('claim "{claim}" is allocated device "{device}" of driver "{driver}" on node "{node}" and '
-                    'reserved for pod "{pod}"'))
+ALLOCATED = (r'claim "(?P<claim>[^"]+)" is allocated device "(?P<device>[^"]+)" of driver "(?P<driver>[^"]+)" '
+             r'on node "(?P<node>[^"]+)"(?: and reserved for pod "(?P<pod>[^"]+)")?$')
+
+
+@given(parsers.re(ALLOCATED))
+@when(parsers.re(ALLOCATED))
 def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device: str, driver: str,
-                                 node: str, pod: str) -> None:
+                                 node: str, pod: str | None) -> None:
     """As a scheduler would have left it: allocated on the node (pool named after the node, or the pool of the
-    driver under test's device the scenario's name stands for) and reserved for the pod, by the pod's UID."""
+    driver under test's device the scenario's name stands for) and, with a pod, reserved for it by its UID."""
     pool, device = ctx.devices.get(device, (node, device))
-    pod_obj = must_get(sut, "Pod", pod)
     obj = must_get(sut, "ResourceClaim", claim)
     request = obj["spec"]["devices"]["requests"][0]["name"]
     obj["status"] = {
@@ -83,8 +86,10 @@ def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, cla
             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
         },
-        "reservedFor": [{"resource": "pods", "name": pod, "uid": pod_obj["metadata"]["uid"]}],
     }
+    if pod is not None:
+        uid = must_get(sut, "Pod", pod)["metadata"]["uid"]
+        obj["status"]["reservedFor"] = [{"resource": "pods", "name": pod, "uid": uid}]
     sut.update_status(obj)
     sut.settle()
 

@@ -118,6 +118,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "workload"
       Then the devices the driver prepared for claim "workload" are those of its allocation
 
+    # The first alternative selects no device (whatever the driver publishes), so the second one is allocated.
     Scenario: A device allocated for one alternative of a firstAvailable request names that request
       Given the ResourceClaim:
         """yaml
@@ -127,7 +128,9 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
             requests:
             - name: gpu
               firstAvailable:
-              - {name: four, deviceClassName: gpu, count: 4}
+              - name: none
+                deviceClassName: gpu
+                selectors: [{cel: {expression: 'device.driver == "no-such-driver.example.com"'}}]
               - {name: one, deviceClassName: gpu}
         """
       And a pod "trainer" using claim "flexible"
@@ -138,17 +141,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
     Scenario: A claim whose status a scheduler wrote names the devices the plugin prepares
       Given a claim "model" for one "gpu" device
-      And the status of claim "model" is:
-        """yaml
-        allocation:
-          devices:
-            results:
-            - {request: device, driver: gpu.example.com, pool: node-1, device: gpu-2}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchFields:
-              - {key: metadata.name, operator: In, values: [node-1]}
-        """
+      And claim "model" is allocated device "gpu-2" of driver "gpu.example.com" on node "node-1"
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
       Then the driver prepared claim "model" with device "gpu-2"
       And the devices the driver prepared for claim "model" are those of its allocation
