@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -91,11 +91,25 @@ class KubeletRecord:
     last_call: Call | None = None
     registration: tuple[str, str, PluginInfo] | None = None  # driver, node, what the plugin said
     notifications: list[tuple[str, PluginCallError | None]] = field(default_factory=list)
+    # What the harness prepared and has not unprepared: (node, driver, claim as sent), by claim UID.
+    held: dict[str, tuple[str, str, ClaimRef]] = field(default_factory=dict)
 
 
 @pytest.fixture
-def kubelet() -> KubeletRecord:
-    return KubeletRecord()
+def kubelet(sut: SystemUnderTest, ctx: ScenarioContext) -> Iterator[KubeletRecord]:
+    """The harness's kubelet. A cluster's own driver outlives the scenario, so what the harness prepared on it is
+    unprepared at the end, as a kubelet does once its pods are gone; else the driver would hold those devices for
+    claims that no longer exist, and refuse them to the next scenario."""
+    record = KubeletRecord()
+    yield record
+    if ctx.own_driver is None:
+        return
+    for node, driver, ref in record.held.values():
+        try:
+            with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node)) as client:
+                client.unprepare([ref])
+        except (PluginCallError, Unsupported):
+            pass  # the scenario's verdict stands; a plugin that cannot unprepare is judged by its own rules
 
 
 # --- the driver's devices -----------------------------------------------------------------------------
@@ -274,14 +288,18 @@ def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRec
                 kubelet.last_call = Call(method, tuple(refs), (), refused)
                 return
             answered = tuple(results)
-            for ref in refs:
+            for ref, sent in zip(refs, wire, strict=True):
                 result = results.get(ref.uid)
+                if result is not None and not result.failed:
+                    kubelet.held[ref.uid] = (node, driver, sent)
                 kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, api_version, ref, result))
         else:
             errors = client.unprepare(wire)
             answered = tuple(errors)
             for ref in refs:
                 kubelet.unprepared.setdefault(ref.name, []).append(errors.get(ref.uid))
+                if errors.get(ref.uid) == "":
+                    kubelet.held.pop(ref.uid, None)
     kubelet.last_call = Call(method, tuple(refs), answered)
 
 

@@ -140,6 +140,9 @@ class ClusterConfig:
         if kubeconfig is not None:
             kubeconfig = str(path.parent / kubeconfig)  # relative to the cluster config
         own = data.get("driverUnderTest")
+        if own is not None and ("deviceClassName" in own) == ("selector" in own):
+            raise ConfigError(f"{path}: driverUnderTest: give exactly one of deviceClassName (a class the cluster has) "
+                              "and selector (a CEL expression selecting the driver's devices)")
         own_driver = None if own is None else OwnDriver(own["name"], own.get("node"), own.get("deviceClassName"),
                                                          own.get("selector"))
         return cls(data.get("release", CURRENT_RELEASE), dict(gates), dict(args), data.get("schedulerMetricsURL"),

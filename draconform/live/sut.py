@@ -373,18 +373,33 @@ class LiveSystem:
         own = self.cluster.own_driver
         if own is None:
             return None
-        self._acted()  # its names now stand for this cluster's own objects: the scenario cannot move
-        real_node = own.node or self._first_node(own.name)
-        self._ensure_namespace()
-        self._aliases[node] = real_node
-        self._driver_aliases[driver] = own.name
-        if own.device_class is not None:
-            self._aliases[device_class] = own.device_class
-        else:
-            assert own.selector is not None  # the schema asks for one of the two
-            self.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": device_class},
-                         "spec": {"selectors": [{"cel": {"expression": own.selector}}]}})
-        return DriverUnderTest(own.name, real_node, self._out(device_class), self.namespace)
+        journal, self._journal = self._journal, None  # a move replays this call as a whole (`_adopt_again`)
+        try:
+            real_node = own.node or self._first_node(own.name)
+            self._ensure_namespace()
+            self._aliases[node] = real_node
+            self._driver_aliases[driver] = own.name
+            if own.device_class is not None:
+                self._aliases[device_class] = own.device_class
+            else:
+                assert own.selector is not None  # the schema asks for one of the two
+                self.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                             "metadata": {"name": device_class},
+                             "spec": {"selectors": [{"cel": {"expression": own.selector}}]}})
+            answer = DriverUnderTest(own.name, real_node, self._out(device_class), self.namespace)
+        finally:
+            self._journal = journal
+        if journal is not None:
+            journal.append(functools.partial(self._adopt_again, driver, node, device_class, answer))
+        return answer
+
+    def _adopt_again(self, driver: str, node: str, device_class: str, first: DriverUnderTest) -> None:
+        """On the cluster a scenario moved to, the same driver, node and class as the scenario was given (whose
+        devices it has already chosen), or the scenario cannot run there."""
+        again = self.driver_under_test(driver, node, device_class)
+        if again != first:
+            raise Unsupported(f"the scenario took the devices of driver {first.driver!r} on node {first.node!r}; "
+                              f"the cluster it needs runs {again or 'no driver of its own'}")
 
     def _first_node(self, driver: str) -> str:
         nodes = sorted({str(obj["spec"]["nodeName"]) for obj in self.client.list("ResourceSlice")[0]
