@@ -154,6 +154,9 @@ def driver_under_test_publishes(sut: SystemUnderTest, ctx: ScenarioContext, driv
                           f"{own.device_class if own else device_class!r} on node {own.node if own else node!r}; "
                           f"the scenario needs {len(wanted)}")
     ctx.devices.update(zip(wanted, published, strict=False))
+    pools = {pool for pool, _ in published[:len(wanted)]}
+    if own is not None and len(pools) == 1:  # the slice the scenario would have handed the driver is its pool's
+        ctx.driver_slices[f"{node}-{device_class}s"] = (driver, pools.pop())
 
 
 def published_devices(sut: SystemUnderTest, driver: str, node: str, device_class: str,
