@@ -216,6 +216,13 @@ class SystemUnderTest(Protocol):
         A SUT that cannot start such a controller (e.g. a vendor's own controller is the one under
         test) raises `Unsupported`, and the scenarios that need it are skipped."""
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        """Another client races `component` for the object `kind`/`name` (in the scenario's namespace): just before
+        the component's next write of it, the other client reads it afresh and writes its status with the fields of
+        `status` in place of those it had, so the component's write meets a newer resourceVersion than the one it
+        read, as when a second scheduler reserves a claim between this scheduler's read and its write. Only a SUT
+        that can step in between a component's read and its write can do this; others raise `Unsupported`."""
+
     # --- a DRA driver -------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         """Start the DRA driver `name`, or tell the running one that its devices are now `inventory`: the

@@ -105,6 +105,9 @@ class ReferenceSystem:
         except KeyError:
             raise Unsupported(f"the reference implementation has no external controller {name!r}") from None
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        self.cluster.race_next_write(component, kind, name, status)
+
     # --- a DRA driver -------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         self.cluster.run_driver(name, inventory)

@@ -350,6 +350,10 @@ class LiveSystem:
             self._journal.append(functools.partial(self.run_controller, name, dict(behaviour)))
         self._program(f"controller-{name}", name, dict(behaviour))
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        raise Unsupported(f"a live run cannot step in between the cluster's {component} reading {kind} {name!r} and "
+                          "writing it")
+
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         own = self.cluster.own_driver
