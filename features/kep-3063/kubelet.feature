@@ -4,6 +4,9 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
   The driver under test is "gpu.example.com" with two GPUs on node "node-1"; the kubelet of that node is the
   component under test. What the plugin was asked is read from the calls its socket received.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 

@@ -5,6 +5,9 @@ Feature: A driver's kubelet plugin reports permanent failures, and keeps replace
   plays the kubelet and calls the plugin over its DRAPlugin socket; in the last ones the node's kubelet, with
   DRAHandlePermanentDriverFailures on, runs the pods and the harness reads what the driver publishes.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 

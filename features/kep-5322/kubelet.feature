@@ -5,6 +5,9 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
   component under test. A claim the driver cannot prepare permanently is one whose opaque configuration it
   cannot use, or one of a device the driver's plugin is told is unusable.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 

@@ -7,6 +7,9 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
   allocated the normal way, by the scheduler for the pods that use them; a claim no pod uses stays
   unallocated.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 

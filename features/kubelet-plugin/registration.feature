@@ -6,6 +6,9 @@ Feature: A DRA driver's kubelet plugin registers with the kubelet (plugin regist
   upstream convention /var/lib/kubelet/plugins_registry/<driver>-reg.sock), as the watcher does when the
   socket appears, and then reaches the plugin where the registration says.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 

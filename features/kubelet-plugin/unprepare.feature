@@ -5,6 +5,9 @@ Feature: A DRA driver's kubelet plugin unprepares claims when the kubelet asks (
   kubelet on that node over the plugin's DRAPlugin socket (v1). Like a real kubelet it remembers the
   claims it asked about, so it can still unprepare a claim the API server has already deleted.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 

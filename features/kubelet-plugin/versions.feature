@@ -5,6 +5,9 @@ Feature: A DRA driver's kubelet plugin speaks the DRAPlugin versions current kub
   DRAPlugin v1; kubelets 1.32 and 1.33, which the version skew policy still allows next to control planes
   up to 1.36, call v1beta1. The two differ only in v1's share_id of a prepared device.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
     Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 
