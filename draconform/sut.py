@@ -117,6 +117,19 @@ PLUGIN_FAULT_KINDS: tuple[str, ...] = ("transient", "permanent", "hang", "crash"
 PLUGIN_FAULT_KINDS += ("not-found", "permanent-without-error", "error-with-devices")
 
 
+@dataclass(frozen=True)
+class DriverUnderTest:
+    """A DRA driver the cluster runs of its own, publishing its own devices rather than any it is handed: the
+    cluster's names for the driver, the node whose kubelet plugin the harness calls, and the device class its
+    devices are claimed through; and the namespace the cluster keeps the scenario's objects in, which the harness
+    names in the claims it sends the plugin (the plugin reads them from the API server)."""
+
+    driver: str
+    node: str
+    device_class: str
+    namespace: str
+
+
 @dataclass
 class ComponentConfig:
     """How a scenario wants a component set up before it starts."""
@@ -203,12 +216,27 @@ class SystemUnderTest(Protocol):
         A SUT that cannot start such a controller (e.g. a vendor's own controller is the one under
         test) raises `Unsupported`, and the scenarios that need it are skipped."""
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        """Another client races `component` for the object `kind`/`name` (in the scenario's namespace): just before
+        the component's next write of it, the other client reads it afresh and writes its status with the fields of
+        `status` in place of those it had, so the component's write meets a newer resourceVersion than the one it
+        read, as when a second scheduler reserves a claim between this scheduler's read and its write. Only a SUT
+        that can step in between a component's read and its write can do this; others raise `Unsupported`."""
+
     # --- a DRA driver -------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         """Start the DRA driver `name`, or tell the running one that its devices are now `inventory`: the
         ResourceSlices it would publish with every feature it supports enabled. The driver then publishes
         what its configuration (component "dra-driver") and the cluster allow, through the API only. A SUT
         whose driver cannot be given an inventory raises `Unsupported`."""
+
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        """Whether the cluster runs a DRA driver of its own, which publishes its own devices: then the scenario's
+        names `driver`, `node` and `device_class` stand for that driver, a node where it publishes devices and its
+        kubelet plugin runs, and a class selecting them, everywhere the scenario uses them from now on (objects
+        written and read, plugin endpoints, CDI spec files), and the answer gives the cluster's own names. None
+        when the SUT's driver publishes what it is handed (`run_driver`): the steps then create the node and the
+        class and hand the driver its devices."""
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
         """Where the kubelet on `node` reaches `driver`'s kubelet plugin: `unix:///path/to/socket`, served
@@ -293,6 +321,9 @@ class BaseSystem:
 
     def patience(self, observation: str) -> Patience:
         return Patience()
+
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        return None  # the driver under test is the one `run_driver` hands its devices
 
 
 for _name in SEAM_METHODS:

@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from draconform.kube.kinds import CLASSIC_KINDS
 from draconform.kubeletplugin.classic import serve_classic_plugin, serve_classic_registration
@@ -25,7 +25,7 @@ from draconform.reference.drivers.classic_webhook import ResourceClassWebhook
 from draconform.reference.kubelet.classic import ClassicCheckpoint, ClassicKubelets
 from draconform.reference.scheduler.classic import ClassicDynamicResources
 from draconform.reference.scheduler.scheduler import Scheduler, SchedulerConfig
-from draconform.sut import ComponentConfig, PluginCall, PluginFault, Unsupported
+from draconform.sut import ComponentConfig, Obj, PluginCall, PluginFault, Unsupported
 
 CLASSIC_CONTROLLERS: dict[str, ControllerStarter] = {
     "classic-driver": ClassicDriverController,
@@ -33,11 +33,42 @@ CLASSIC_CONTROLLERS: dict[str, ControllerStarter] = {
 }
 
 
+class RacedStore:
+    """The store as the scheduler sees it, where another client may win a race for an object: just before the
+    scheduler's next write of it, that client's status write, made from a fresh read, lands first (`races`)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.races: dict[tuple[str, str | None, str], Obj] = {}  # (kind, namespace, name) -> the other's status fields
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def _race(self, obj: Obj) -> None:
+        meta = obj.get("metadata") or {}
+        fields = self.races.pop((obj.get("kind", ""), meta.get("namespace"), meta.get("name", "")), None)
+        if fields is None:
+            return
+        other = self._store.get(obj["kind"], meta["name"], meta.get("namespace"))
+        if other is not None:
+            other["status"] = {**(other.get("status") or {}), **fields}
+            self._store.update_status(other)
+
+    def update(self, obj: Obj, **options: Any) -> Obj:
+        self._race(obj)
+        return cast(Obj, self._store.update(obj, **options))
+
+    def update_status(self, obj: Obj, **options: Any) -> Obj:
+        self._race(obj)
+        return cast(Obj, self._store.update_status(obj, **options))
+
+
 class ClassicCluster(ReferenceCluster):
     external_controllers = CLASSIC_CONTROLLERS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._classic_kubelet_checkpoints: dict[str, ClassicCheckpoint] = {}  # per node: outlive a kubelet restart
+        self._raced: RacedStore | None = None  # the scheduler's view of the store; outlives a scheduler restart
         super().__init__(*args, **kwargs)
         # A plugin's prepared resources live on the node, so they outlive a restart of its driver.
         self._classic_plugins: dict[tuple[str, str], ClassicNodePlugin] = {}
@@ -59,12 +90,22 @@ class ClassicCluster(ReferenceCluster):
     def _new_scheduler(self) -> Scheduler:
         config = self.configs.get("kube-scheduler", ComponentConfig())
         gates = self._gates("kube-scheduler")
+        if self._raced is None:
+            self._raced = RacedStore(self.store)
+        store = cast(Store, self._raced)
         return Scheduler(
-            self.store, self.clock, self.events, self.metrics,
+            store, self.clock, self.events, self.metrics,
             SchedulerConfig(gates=gates, args=dict(config.args)),
             self.allocator_factory,
-            dra=ClassicDynamicResources(self.store, gates),
+            dra=ClassicDynamicResources(store, gates),
         )
+
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        if component != "kube-scheduler":
+            raise Unsupported(f"the classic reference steps in between the scheduler's read and write only, not "
+                              f"{component}'s")
+        assert self._raced is not None  # made with the scheduler, when the cluster was built
+        self._raced.races[(kind, "default", name)] = dict(status)
 
     def run_driver(self, name: str, inventory: Any) -> None:
         raise ValueError("a classic cluster's driver is its control-plane controller: start it with "

@@ -26,7 +26,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import KubeletCheckpoint
 from draconform.reference.metrics import MetricsRegistry
 from draconform.reference.scheduler.scheduler import Scheduler
-from draconform.sut import ComponentConfig, PluginCall, PluginFault
+from draconform.sut import ComponentConfig, Obj, PluginCall, PluginFault, Unsupported
 
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
@@ -177,6 +177,10 @@ class ReferenceCluster:
         for driver in self.drivers.values():
             driver.stop()  # lets hung plugin calls go
         self._sockets.close()
+
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        raise Unsupported("the structured reference steps in between no component's read and write; only the "
+                          "classic cluster's scheduler, whose Reserve writes the claim it read in Pre-filter, is raced")
 
     def run_controller(self, name: str, behaviour: Mapping[str, Any]) -> None:
         """Start an external controller, or restart it with a new behaviour."""

@@ -11,7 +11,17 @@ from typing import Any
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.classic_cluster import ClassicCluster
 from draconform.reference.cluster import ReferenceCluster
-from draconform.sut import COMPONENTS, ComponentConfig, Event, Obj, Patience, PluginCall, PluginFault, Unsupported
+from draconform.sut import (
+    COMPONENTS,
+    ComponentConfig,
+    DriverUnderTest,
+    Event,
+    Obj,
+    Patience,
+    PluginCall,
+    PluginFault,
+    Unsupported,
+)
 
 SIMULATED_PATIENCE = 30.0  # simulated seconds a Then step's "eventually" observation may wait for
 
@@ -95,9 +105,15 @@ class ReferenceSystem:
         except KeyError:
             raise Unsupported(f"the reference implementation has no external controller {name!r}") from None
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        self.cluster.race_next_write(component, kind, name, status)
+
     # --- a DRA driver -------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         self.cluster.run_driver(name, inventory)
+
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        return None  # the reference driver publishes the devices it is handed
 
     def kubelet_plugin_endpoint(self, driver: str, node: str) -> str:
         return self.cluster.kubelet_plugin_endpoint(driver, node)

@@ -132,6 +132,18 @@ def reserve_from_read(sut: SystemUnderTest, ctx: ScenarioContext, which: str, po
         ctx.last_error = error
 
 
+@given(parsers.parse('another scheduler reserves claim "{claim}" for pod "{pod_name}" just before the scheduler next '
+                     'writes it'))
+def another_scheduler_races(sut: SystemUnderTest, claim: str, pod_name: str) -> None:
+    """A second scheduler wins the race for the claim: its reservation for its own pod lands between this
+    scheduler's read of the claim and its write, so that write was made from a stale read (KEP-3063 ReservedFor:
+    an atomic update). What the scheduler then does is for the Then steps to judge."""
+    user = must_get(sut, "Pod", pod_name)
+    entry = {"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": user["metadata"]["uid"]}
+    seam_method(sut, "race_next_write", "race a component for an object")(
+        "kube-scheduler", "ResourceClaim", claim, {"reservedFor": [entry]})
+
+
 @then(parsers.parse('the write is refused with reason "{reason}"'))
 def write_refused(ctx: ScenarioContext, reason: str) -> None:
     assert isinstance(ctx.last_error, ApiError), "the write was accepted"

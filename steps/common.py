@@ -18,7 +18,7 @@ from deepdiff import DeepDiff
 
 from draconform.catalogue import Catalogue, Tolerance, load_catalogue
 from draconform.kube.kinds import NAMESPACED
-from draconform.sut import OBSERVATIONS, ComponentConfig, Obj, SystemUnderTest, Unsupported
+from draconform.sut import OBSERVATIONS, ComponentConfig, DriverUnderTest, Obj, SystemUnderTest, Unsupported
 
 Step = TypeVar("Step", bound=Callable[..., Any])
 
@@ -55,6 +55,12 @@ class ScenarioContext:
     # The slices handed to a driver under test, by the name the scenario gave them: (driver, pool). The driver
     # publishes them under names of its own choosing, so a Then step finds them by driver and pool.
     driver_slices: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # The devices a scenario names, by the name it gives them: (pool, device) as the driver under test publishes
+    # them. A driver handed its devices publishes them under those names; a cluster's own driver under its own.
+    devices: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # The cluster's own driver under test, when the scenario's driver, node and class names stand for it.
+    own_driver: DriverUnderTest | None = None
+    own_driver_alias: str | None = None  # the scenario's name for it
 
 
 @pytest.fixture
@@ -279,6 +285,11 @@ def named(kind: str, name: str, **body: Any) -> Obj:
     if kind in NAMESPACED:
         metadata["namespace"] = NAMESPACE
     return {"apiVersion": API_VERSIONS[kind], "kind": kind, "metadata": metadata, **body}
+
+
+def device_named(ctx: ScenarioContext, name: str) -> str:
+    """The device a scenario calls `name`: the driver under test's device that name stands for, else `name`."""
+    return ctx.devices.get(name, ("", name))[1]
 
 
 def seam_method(sut: SystemUnderTest, name: str, what: str) -> Callable[..., Any]:

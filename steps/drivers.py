@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pytest
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
+from draconform.kube.cel import CelError, SelectorEngine, device_input
+from draconform.kube.values import parse_attribute, parse_quantity
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import (
     API_VERSIONS,
@@ -34,15 +36,17 @@ from draconform.steps.common import (
     CLAIM,
     NAMESPACE,
     ScenarioContext,
+    device_named,
     generated_claims,
     load_docstring,
     manifest,
     must_get,
+    named,
     observes,
     seam_method,
     split_names,
 )
-from draconform.sut import Obj, SystemUnderTest
+from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '
 KUBELET_ASKS = KUBELET + r'asks driver "(?P<driver>[^"]+)" to '
@@ -87,11 +91,25 @@ class KubeletRecord:
     last_call: Call | None = None
     registration: tuple[str, str, PluginInfo] | None = None  # driver, node, what the plugin said
     notifications: list[tuple[str, PluginCallError | None]] = field(default_factory=list)
+    # What the harness prepared and has not unprepared: (node, driver, claim as sent), by claim UID.
+    held: dict[str, tuple[str, str, ClaimRef]] = field(default_factory=dict)
 
 
 @pytest.fixture
-def kubelet() -> KubeletRecord:
-    return KubeletRecord()
+def kubelet(sut: SystemUnderTest, ctx: ScenarioContext) -> Iterator[KubeletRecord]:
+    """The harness's kubelet. A cluster's own driver outlives the scenario, so what the harness prepared on it is
+    unprepared at the end, as a kubelet does once its pods are gone; else the driver would hold those devices for
+    claims that no longer exist, and refuse them to the next scenario."""
+    record = KubeletRecord()
+    yield record
+    if ctx.own_driver is None:
+        return
+    for node, driver, ref in record.held.values():
+        try:
+            with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node)) as client:
+                client.unprepare([ref])
+        except (PluginCallError, Unsupported):
+            pass  # the scenario's verdict stands; a plugin that cannot unprepare is judged by its own rules
 
 
 # --- the driver's devices -----------------------------------------------------------------------------
@@ -108,6 +126,78 @@ def _hand_over(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, slices: 
         ctx.driver_slices[obj["metadata"]["name"]] = (driver, str(obj["spec"]["pool"]["name"]))
     sut.run_driver(driver, slices)
     sut.settle()
+
+
+@given(parsers.re(r'driver "(?P<driver>[^"]+)" under test publishes devices ' + QUOTED_NAMES
+                  + r' of class "(?P<device_class>[^"]+)" on node "(?P<node>[^"]+)"'))
+def driver_under_test_publishes(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, names: str,
+                                device_class: str, node: str) -> None:
+    """The driver the scenario judges, with at least as many devices on the node as the scenario names, claimed
+    through the class. A cluster running a driver of its own (the seam's `driver_under_test`) gives its driver,
+    node and class for the scenario's names, and the names given to devices stand for devices it publishes there
+    that the class selects (in pool and name order); a driver with fewer skips the scenario. Otherwise the node and
+    the class (selecting the driver) are created and the driver is handed one slice "<node>-<class>s" of pool
+    <node> with plain devices of those names. Either way the scenario then uses the devices the driver publishes."""
+    wanted = split_names(names)
+    own = seam_method(sut, "driver_under_test", "say whether it runs a driver of its own")(driver, node, device_class)
+    if own is None:
+        sut.create(named("Node", node, metadata={"name": node, "labels": {"kubernetes.io/hostname": node}}))
+        sut.create(named("DeviceClass", device_class,
+                         spec={"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}))
+        _hand_over(sut, ctx, driver, [named("ResourceSlice", f"{node}-{device_class}s", spec={
+            "driver": driver, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "nodeName": node,
+            "devices": [{"name": name} for name in wanted]})])
+    ctx.own_driver, ctx.own_driver_alias = own, driver
+    published = published_devices(sut, driver, node, device_class, own.driver if own else driver)
+    if len(published) < len(wanted):
+        raise Unsupported(f"driver {own.driver if own else driver!r} publishes {len(published)} devices of class "
+                          f"{own.device_class if own else device_class!r} on node {own.node if own else node!r}; "
+                          f"the scenario needs {len(wanted)}")
+    ctx.devices.update(zip(wanted, published, strict=False))
+    pools = {pool for pool, _ in published[:len(wanted)]}
+    if own is not None and len(pools) == 1:  # the slice the scenario would have handed the driver is its pool's
+        ctx.driver_slices[f"{node}-{device_class}s"] = (driver, pools.pop())
+
+
+def published_devices(sut: SystemUnderTest, driver: str, node: str, device_class: str,
+                      driver_name: str) -> list[tuple[str, str]]:
+    """(pool, device) of every device `driver` publishes in the slices of `node` (the latest generation of each
+    pool) that every CEL selector of `device_class` selects, sorted; `driver_name` is the driver's own name, which
+    its class's selectors compare `device.driver` with."""
+    slices = [obj for obj in sut.list("ResourceSlice")
+              if obj["spec"].get("driver") == driver and obj["spec"].get("nodeName") == node]
+    latest: dict[str, int] = {}
+    for obj in slices:
+        pool = obj["spec"]["pool"]
+        latest[pool["name"]] = max(latest.get(pool["name"], 0), int(pool.get("generation") or 0))
+    found = must_get(sut, "DeviceClass", device_class)
+    expressions = [selector["cel"]["expression"] for selector in found["spec"].get("selectors") or []
+                   if "cel" in selector]
+    engine = SelectorEngine()
+    devices = []
+    for obj in slices:
+        pool = obj["spec"]["pool"]
+        if int(pool.get("generation") or 0) != latest[pool["name"]]:
+            continue
+        for device in obj["spec"].get("devices") or []:
+            key = (pool["name"], device["name"])
+            if all(_selects(engine, expression, key, driver_name, device) for expression in expressions):
+                devices.append(key)
+    return sorted(devices)
+
+
+def _selects(engine: SelectorEngine, expression: str, key: tuple[str, str], driver: str, device: Obj) -> bool:
+    """Whether the class's selector selects the device; one it cannot evaluate does not (as for the allocator)."""
+    def build() -> dict[str, object]:
+        attributes = {name: parsed for name, raw in (device.get("attributes") or {}).items()
+                      if (parsed := parse_attribute(raw)) is not None}
+        capacity = {name: parse_quantity(entry.get("value")) for name, entry in (device.get("capacity") or {}).items()}
+        return device_input(driver, attributes, capacity, bool(device.get("allowMultipleAllocations")))
+
+    try:
+        return engine.matches(expression, key, build)
+    except CelError:
+        return False
 
 
 @given(parsers.re(r'driver "(?P<driver>[^"]+)" runs with the devices of manifests? "(?P<names>[^"]+)"'))
@@ -180,14 +270,17 @@ def _unbound_users(sut: SystemUnderTest, claims: Sequence[str], pod: str | None)
     return unbound
 
 
-def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver: str,
+def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRecord, node: str, driver: str,
                  verb: str, refs: list[ClaimRef], api_version: str) -> None:
-    """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded."""
+    """One NodePrepareResources or NodeUnprepareResources call for `refs`, every claim's answer recorded. A
+    cluster's own driver is sent the claims in the namespace the cluster keeps them in, where its plugin reads them."""
     method = "NodePrepareResources" if verb == "prepare" else "NodeUnprepareResources"
+    own = ctx.own_driver
+    wire = [ClaimRef(own.namespace, ref.name, ref.uid) if own and ref.namespace == NAMESPACE else ref for ref in refs]
     with KubeletPluginClient(sut.kubelet_plugin_endpoint(driver, node), api_version=api_version) as client:
         if verb == "prepare":
             try:
-                results = client.prepare(refs)
+                results = client.prepare(wire)
             except PluginCallError as err:
                 if not err.refusal:
                     raise
@@ -198,14 +291,18 @@ def _call_plugin(sut: SystemUnderTest, kubelet: KubeletRecord, node: str, driver
                 kubelet.last_call = Call(method, tuple(refs), (), refused)
                 return
             answered = tuple(results)
-            for ref in refs:
+            for ref, sent in zip(refs, wire, strict=True):
                 result = results.get(ref.uid)
+                if result is not None and not result.failed:
+                    kubelet.held[ref.uid] = (node, driver, sent)
                 kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, api_version, ref, result))
         else:
-            errors = client.unprepare(refs)
+            errors = client.unprepare(wire)
             answered = tuple(errors)
             for ref in refs:
                 kubelet.unprepared.setdefault(ref.name, []).append(errors.get(ref.uid))
+                if errors.get(ref.uid) == "":
+                    kubelet.held.pop(ref.uid, None)
     kubelet.last_call = Call(method, tuple(refs), answered)
 
 
@@ -217,7 +314,7 @@ def kubelet_asks_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: Kub
     if verb == "prepare":
         _await_binding(sut, [claim] if claim else [], pod)
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
-    _call_plugin(sut, kubelet, node, driver, verb, [ref], version or "v1")
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], version or "v1")
 
 
 @when(parsers.re(KUBELET_ASKS + r"(?P<verb>prepare|unprepare) " + CLAIM_NAMES + r" in one call"))
@@ -228,7 +325,7 @@ def kubelet_asks_plugin_about_claims(sut: SystemUnderTest, ctx: ScenarioContext,
     if verb == "prepare":
         _await_binding(sut, split_names(claims), None)
     refs = [_claim_ref(sut, ctx, kubelet, name, None) for name in split_names(claims)]
-    _call_plugin(sut, kubelet, node, driver, verb, refs, "v1")
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, refs, "v1")
 
 
 @when(parsers.re(KUBELET_ASKS + r'(?P<verb>prepare|unprepare) claim "(?P<claim>[^"]+)" with UID "(?P<uid>[^"]+)"'))
@@ -237,7 +334,7 @@ def kubelet_asks_plugin_with_uid(sut: SystemUnderTest, ctx: ScenarioContext, kub
     """A call naming a claim by a UID the API server may not know: a claim deleted and created again under
     the same name, or one that never existed. The kubelet does not remember this UID for later steps."""
     ref = ClaimRef(namespace=NAMESPACE, name=claim, uid=uid)
-    _call_plugin(sut, kubelet, node, driver, verb, [ref], "v1")
+    _call_plugin(sut, ctx, kubelet, node, driver, verb, [ref], "v1")
 
 
 @when(parsers.re(KUBELET_ASKS + r'prepare claim "(?P<claim>[^"]+)" on its own if it refused that call as a whole'))
@@ -248,7 +345,7 @@ def kubelet_asks_again_alone(sut: SystemUnderTest, ctx: ScenarioContext, kubelet
     last = kubelet.last_call
     assert last is not None, "the kubelet has not called a plugin yet"
     if last.refused is not None:
-        _call_plugin(sut, kubelet, node, driver, "prepare", [_claim_ref(sut, ctx, kubelet, claim, None)], "v1")
+        _call_plugin(sut, ctx, kubelet, node, driver, "prepare", [_claim_ref(sut, ctx, kubelet, claim, None)], "v1")
 
 
 def _advertised_versions(info: PluginInfo) -> list[str]:
@@ -270,7 +367,7 @@ def kubelet_asks_plugin_in_every_version(sut: SystemUnderTest, ctx: ScenarioCont
     _await_binding(sut, [claim] if claim else [], pod)
     ref = _claim_ref(sut, ctx, kubelet, claim, pod)
     for version in versions:
-        _call_plugin(sut, kubelet, node, driver, "prepare", [ref], version)
+        _call_plugin(sut, ctx, kubelet, node, driver, "prepare", [ref], version)
 
 
 # --- what the plugin answered ---------------------------------------------------------------------------
@@ -306,11 +403,12 @@ def _device_names(devices: tuple[PreparedDevice, ...]) -> list[str]:
 
 
 @then(parsers.re(r'the driver prepared ' + CLAIM + r' with devices? "(?P<devices>[^"]+(?:", "[^"]+)*)"'))
-def driver_prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None, devices: str) -> None:
+def driver_prepared(ctx: ScenarioContext, kubelet: KubeletRecord, claim: str | None, pod: str | None,
+                    devices: str) -> None:
     """Prepared without error, exactly the named devices (CDI device IDs are judged by their own steps)."""
     result = _prepared(kubelet, claim, pod).result
     assert result is not None
-    expected = sorted(split_names(devices))
+    expected = sorted(device_named(ctx, name) for name in split_names(devices))
     got = sorted(d.device for d in result.devices)
     assert got == expected, f"the driver prepared {got}, expected {expected}"
 
@@ -515,8 +613,11 @@ def _registration(kubelet: KubeletRecord) -> tuple[str, str, PluginInfo]:
 
 
 @then(parsers.parse('the plugin registers with type "{kind}" and name "{name}"'))
-def registration_names(kubelet: KubeletRecord, kind: str, name: str) -> None:
+def registration_names(ctx: ScenarioContext, kubelet: KubeletRecord, kind: str, name: str) -> None:
+    """`name` is the scenario's name for the driver: a cluster's own driver under test registers with its own."""
     _, _, info = _registration(kubelet)
+    if ctx.own_driver is not None and name == ctx.own_driver_alias:
+        name = ctx.own_driver.driver
     assert (info.type, info.name) == (kind, name), (
         f"the plugin registers with type {info.type!r} and name {info.name!r}"
     )

@@ -13,6 +13,7 @@ from draconform.steps.common import (
     NAMESPACE,
     ScenarioContext,
     configure,
+    device_named,
     must_get,
     named,
     observes,
@@ -179,7 +180,8 @@ def calls_back_off(sut: SystemUnderTest, claim: str, driver: str, node: str) -> 
                  r"NoSchedule taint"))
 @observes("slice")
 def device_tainted(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name: str, verb: str) -> None:
-    found = [d for d in slice_devices(sut, ctx, name) or [] if d.get("name") == device]
+    """The device a scenario calls `device` (see `device_named`) in the slice it calls `name`."""
+    found = [d for d in slice_devices(sut, ctx, name) or [] if d.get("name") == device_named(ctx, device)]
     assert found, f"ResourceSlice {name!r} publishes no device {device!r}"
     taints = [t for t in found[0].get("taints") or [] if t.get("effect") == "NoSchedule"]
     if verb == "has a":

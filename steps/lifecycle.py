@@ -67,23 +67,29 @@ def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: st
     sut.settle()
 
 
-@when(parsers.parse('claim "{claim}" is allocated device "{device}" of driver "{driver}" on node "{node}" and '
-                    'reserved for pod "{pod}"'))
-def claim_allocated_and_reserved(sut: SystemUnderTest, claim: str, device: str, driver: str, node: str,
-                                 pod: str) -> None:
-    """As a scheduler would have left it: allocated on the node (pool named after the node) and reserved for the
-    pod, by the pod's UID."""
-    pod_obj = must_get(sut, "Pod", pod)
+ALLOCATED = (r'claim "(?P<claim>[^"]+)" is allocated device "(?P<device>[^"]+)" of driver "(?P<driver>[^"]+)" '
+             r'on node "(?P<node>[^"]+)"(?: and reserved for pod "(?P<pod>[^"]+)")?$')
+
+
+@given(parsers.re(ALLOCATED))
+@when(parsers.re(ALLOCATED))
+def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device: str, driver: str,
+                                 node: str, pod: str | None) -> None:
+    """As a scheduler would have left it: allocated on the node (pool named after the node, or the pool of the
+    driver under test's device the scenario's name stands for) and, with a pod, reserved for it by its UID."""
+    pool, device = ctx.devices.get(device, (node, device))
     obj = must_get(sut, "ResourceClaim", claim)
     request = obj["spec"]["devices"]["requests"][0]["name"]
     obj["status"] = {
         "allocation": {
-            "devices": {"results": [{"request": request, "driver": driver, "pool": node, "device": device}]},
+            "devices": {"results": [{"request": request, "driver": driver, "pool": pool, "device": device}]},
             "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
         },
-        "reservedFor": [{"resource": "pods", "name": pod, "uid": pod_obj["metadata"]["uid"]}],
     }
+    if pod is not None:
+        uid = must_get(sut, "Pod", pod)["metadata"]["uid"]
+        obj["status"]["reservedFor"] = [{"resource": "pods", "name": pod, "uid": uid}]
     sut.update_status(obj)
     sut.settle()
 

@@ -14,6 +14,7 @@ from draconform.steps.common import (
     NAMESPACE,
     ScenarioContext,
     assert_same,
+    device_named,
     generated_claims,
     must_get,
     observes,
@@ -37,7 +38,8 @@ def claim_allocated(
     allocation = (obj.get("status") or {}).get("allocation")
     assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
     got = sorted(result["device"] for result in allocation["devices"]["results"])
-    assert got == sorted(split_names(devices)), f"claim {obj['metadata']['name']!r} got devices {got}"
+    expected = sorted(device_named(ctx, name) for name in split_names(devices))
+    assert got == expected, f"claim {obj['metadata']['name']!r} got devices {got}, expected {expected}"
 
 
 @then(parsers.re(CLAIM + r' is allocated one of devices "(?P<devices>[^"]+)"'))

@@ -14,7 +14,7 @@ from types import FrameType
 
 from draconform.commands.common import EXIT_UNUSABLE, diagnostic
 from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
-from draconform.live.config import ClusterConfig, ConfigError
+from draconform.live.config import ClusterConfig, ConfigError, OwnDriver
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +31,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="keep the API's objects in DIR/objects.json and load them again on the next start")
     parser.add_argument("--binding-timeout", type=float, metavar="SECONDS",
                         help="the scheduler's DRA bindingTimeout (default: the scheduler's, 600)")
+    parser.add_argument("--driver", metavar="NAME",
+                        help="run a DRA driver of the cluster's own, as a vendor's is: it publishes --driver-devices "
+                             "plain devices on node --driver-node (created), claimed through the device class NAME "
+                             "(created), and serves its kubelet plugin there; no ConfigMap programs it, and "
+                             "cluster.yaml names it as driverUnderTest (without referencePrograms)")
+    parser.add_argument("--driver-node", default="worker-1", metavar="NODE", help="its node (default: worker-1)")
+    parser.add_argument("--driver-devices", type=int, default=4, metavar="N", help="its devices (default: 4)")
     parser.set_defaults(handler=handle)
 
 
@@ -51,8 +58,9 @@ def handle(args: argparse.Namespace) -> int:
     try:
         gates = parse_gate_settings(args.feature_gates)
         scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
-        cluster = ClusterConfig(args.release, gates, scheduler_args)
-        served = ServedCluster(args.dir, cluster, args.port, args.data)
+        own = None if args.driver is None else OwnDriver(args.driver, args.driver_node, args.driver)
+        cluster = ClusterConfig(args.release, gates, scheduler_args, own_driver=own)
+        served = ServedCluster(args.dir, cluster, args.port, args.data, args.driver_devices)
     except (ValueError, ConfigError, OSError) as error:
         diagnostic("serve", str(error))
         return EXIT_UNUSABLE

@@ -86,6 +86,23 @@ class TimeoutConfig:
 
 
 @dataclass(frozen=True)
+class OwnDriver:
+    """The cluster's own DRA driver, judged by the devices it publishes (cluster config `driverUnderTest`): its name,
+    the node whose devices and kubelet plugin the scenarios use (None: the first, by name, where it publishes a
+    slice), and how its devices are claimed: a device class the cluster has, or a CEL selector a scenario's own
+    class uses."""
+
+    name: str
+    node: str | None = None
+    device_class: str | None = None
+    selector: str | None = None
+
+    def dump(self) -> dict[str, str]:
+        data = {"name": self.name, "node": self.node, "deviceClassName": self.device_class, "selector": self.selector}
+        return {key: value for key, value in data.items() if value is not None}
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     release: str = CURRENT_RELEASE
     feature_gates: dict[str, bool] = field(default_factory=dict)  # those set away from the release's defaults
@@ -105,6 +122,8 @@ class ClusterConfig:
     # The cluster's own kubeconfig (and context), for a cluster given with `--also-cluster`.
     kubeconfig: str | None = None
     context: str | None = None
+    # The cluster's own driver, whose devices the driver, kubelet and plugin scenarios take (`driverUnderTest`).
+    own_driver: OwnDriver | None = None
 
     @classmethod
     def load(cls, path: Path) -> ClusterConfig:
@@ -120,9 +139,15 @@ class ClusterConfig:
         kubeconfig = data.get("kubeconfig")
         if kubeconfig is not None:
             kubeconfig = str(path.parent / kubeconfig)  # relative to the cluster config
+        own = data.get("driverUnderTest")
+        if own is not None and ("deviceClassName" in own) == ("selector" in own):
+            raise ConfigError(f"{path}: driverUnderTest: give exactly one of deviceClassName (a class the cluster has) "
+                              "and selector (a CEL expression selecting the driver's devices)")
+        own_driver = None if own is None else OwnDriver(own["name"], own.get("node"), own.get("deviceClassName"),
+                                                         own.get("selector"))
         return cls(data.get("release", CURRENT_RELEASE), dict(gates), dict(args), data.get("schedulerMetricsURL"),
                    data.get("nodeKubelets", False), data.get("referencePrograms", False), data.get("kubeletPluginDir"),
-                   kubeconfig, data.get("context"))
+                   kubeconfig, data.get("context"), own_driver)
 
     def dump(self) -> str:
         data: dict[str, Any] = {"release": self.release, "featureGates": self.feature_gates,
@@ -139,6 +164,8 @@ class ClusterConfig:
             data["kubeconfig"] = self.kubeconfig
         if self.context:
             data["context"] = self.context
+        if self.own_driver:
+            data["driverUnderTest"] = self.own_driver.dump()
         return yaml.safe_dump(data, sort_keys=False)
 
 

@@ -44,6 +44,7 @@ from draconform.live.kube import KINDS, KubeClient, is_older_version, load_confi
 from draconform.sut import (
     ApiError,
     ComponentConfig,
+    DriverUnderTest,
     Event,
     Obj,
     Patience,
@@ -84,6 +85,9 @@ class LiveSystem:
         self._namespace_created = False
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
+        # The scenario's names for the cluster's own driver under test, its node and class -> the cluster's names.
+        self._aliases: dict[str, str] = {}
+        self._driver_aliases: dict[str, str] = {}
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
@@ -116,13 +120,25 @@ class LiveSystem:
 
     # --- names: the steps' view <-> the cluster's ----------------------------------------------------
     def _out(self, name: str) -> str:
+        if name in self._aliases:
+            return self._aliases[name]
         return self._prefix + name if name and len(self._prefix + name) <= MAX_NAME else name
 
     def _back(self, name: str) -> str:
+        for alias, real in self._aliases.items():
+            if name == real:
+                return alias
         return name.removeprefix(self._prefix)
 
-    def _map(self, obj: Obj, rename: Callable[[str], str], namespace: str) -> Obj:
-        """Every field naming a cluster-scoped object renamed, and the namespace set."""
+    def _driver_out(self, driver: str) -> str:
+        return self._driver_aliases.get(driver, driver)
+
+    def _driver_back(self, driver: str) -> str:
+        return next((alias for alias, real in self._driver_aliases.items() if real == driver), driver)
+
+    def _map(self, obj: Obj, rename: Callable[[str], str], namespace: str,
+             rename_driver: Callable[[str], str]) -> Obj:
+        """Every field naming a cluster-scoped object or the driver under test renamed, and the namespace set."""
         obj = copy_object(obj)
         meta = obj.setdefault("metadata", {})
         kind = obj.get("kind", "")
@@ -130,17 +146,18 @@ class LiveSystem:
             meta["name"] = rename(meta["name"])
         if KINDS.get(kind) is not None and KINDS[kind].namespaced:
             meta["namespace"] = namespace
-        _rename_references(obj, rename)
+        _rename_references(obj, rename, rename_driver if self._driver_aliases else None)
         return obj
 
     def _to_cluster(self, obj: Obj) -> Obj:
-        mapped = self._map(obj, self._out, self.namespace)
+        mapped = self._map(obj, self._out, self.namespace, self._driver_out)
         mapped["metadata"].setdefault("labels", {})[SCENARIO_LABEL] = self.scenario
         return mapped
 
     def _from_cluster(self, obj: Obj) -> Obj:
         namespace = (obj.get("metadata") or {}).get("namespace")
-        mapped = self._map(obj, self._back, STEPS_NAMESPACE if namespace == self.namespace else namespace or "")
+        mapped = self._map(obj, self._back, STEPS_NAMESPACE if namespace == self.namespace else namespace or "",
+                           self._driver_back)
         _unprefix_messages(mapped, self._prefix)
         labels = mapped["metadata"].get("labels")
         if labels is not None:
@@ -197,7 +214,7 @@ class LiveSystem:
         journal, self._journal = self._journal or [], []
         self.close()
         self._cluster, self._client, self._namespace_created = cluster, None, False
-        self._cluster_kinds, self._drivers = set(), {}
+        self._cluster_kinds, self._drivers, self._aliases, self._driver_aliases = set(), {}, {}, {}
         self.metrics_url = cluster.metrics_url
         for replay in journal:
             replay()
@@ -333,8 +350,16 @@ class LiveSystem:
             self._journal.append(functools.partial(self.run_controller, name, dict(behaviour)))
         self._program(f"controller-{name}", name, dict(behaviour))
 
+    def race_next_write(self, component: str, kind: str, name: str, status: Obj) -> None:
+        raise Unsupported(f"a live run cannot step in between the cluster's {component} reading {kind} {name!r} and "
+                          "writing it")
+
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
+        own = self.cluster.own_driver
+        if own is not None and (name in self._driver_aliases or not self.cluster.reference_programs):
+            raise Unsupported(f"the scenario needs driver {name!r} to publish devices it is handed; the cluster's "
+                              f"driver under test {own.name!r} publishes its own (cluster config driverUnderTest)")
         if not self.cluster.reference_programs:
             raise Unsupported(f"a live run cannot hand driver {name!r} an inventory; it publishes its own devices")
         if self._journal is not None:
@@ -345,13 +370,55 @@ class LiveSystem:
                                "faults": faults}
         self._program(f"driver-{name}", DRIVER_PROGRAM, self._drivers[name])
 
+    def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
+        """The cluster config's driverUnderTest, if any: from now on the scenario's `driver`, `node` and
+        `device_class` are that driver, its node (the configured one, else the first by name where it publishes a
+        slice) and its class (the configured one, else a class of the scenario's with the configured selector)."""
+        own = self.cluster.own_driver
+        if own is None:
+            return None
+        journal, self._journal = self._journal, None  # a move replays this call as a whole (`_adopt_again`)
+        try:
+            real_node = own.node or self._first_node(own.name)
+            self._ensure_namespace()
+            self._aliases[node] = real_node
+            self._driver_aliases[driver] = own.name
+            if own.device_class is not None:
+                self._aliases[device_class] = own.device_class
+            else:
+                assert own.selector is not None  # the schema asks for one of the two
+                self.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                             "metadata": {"name": device_class},
+                             "spec": {"selectors": [{"cel": {"expression": own.selector}}]}})
+            answer = DriverUnderTest(own.name, real_node, self._out(device_class), self.namespace)
+        finally:
+            self._journal = journal
+        if journal is not None:
+            journal.append(functools.partial(self._adopt_again, driver, node, device_class, answer))
+        return answer
+
+    def _adopt_again(self, driver: str, node: str, device_class: str, first: DriverUnderTest) -> None:
+        """On the cluster a scenario moved to, the same driver, node and class as the scenario was given (whose
+        devices it has already chosen), or the scenario cannot run there."""
+        again = self.driver_under_test(driver, node, device_class)
+        if again != first:
+            raise Unsupported(f"the scenario took the devices of driver {first.driver!r} on node {first.node!r}; "
+                              f"the cluster it needs runs {again or 'no driver of its own'}")
+
+    def _first_node(self, driver: str) -> str:
+        nodes = sorted({str(obj["spec"]["nodeName"]) for obj in self.client.list("ResourceSlice")[0]
+                        if obj["spec"].get("driver") == driver and obj["spec"].get("nodeName")})
+        if not nodes:
+            raise Unsupported(f"the cluster's driver under test {driver!r} publishes no ResourceSlice of a node")
+        return nodes[0]
+
     def _plugin_file(self, driver: str, node: str, suffix: str, wait: bool = True) -> Path:
         """A file of `driver`'s kubelet plugin on `node`, where the cluster config says this machine reaches
         it; waits (bounded) for a socket the driver has not served yet."""
         if not self.cluster.kubelet_plugin_dir:
             raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
                               "with a SUT on that node (see README, Test your driver in a cluster)")
-        path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{driver}{suffix}"
+        path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{self._driver_out(driver)}{suffix}"
         deadline = time.monotonic() + self.timeouts.observations["object"]
         while wait and not path.exists() and time.monotonic() < deadline:
             time.sleep(self.timeouts.poll_interval)
@@ -506,18 +573,22 @@ def _ignore_missing(delete: Callable[[], None]) -> None:
             raise
 
 
-def _rename_references(value: Any, rename: Callable[[str], str]) -> None:
-    """Rename, in place, every field below `value` that names a node or a device class."""
+def _rename_references(value: Any, rename: Callable[[str], str],
+                       rename_driver: Callable[[str], str] | None = None) -> None:
+    """Rename, in place, every field below `value` that names a node or a device class (and, with
+    `rename_driver`, a driver: of a slice, an allocation result, a device status, a configuration)."""
     if isinstance(value, list):
         for item in value:
-            _rename_references(item, rename)
+            _rename_references(item, rename, rename_driver)
         return
     if not isinstance(value, dict):
         return
+    if rename_driver is not None and isinstance(value.get("driver"), str):
+        value["driver"] = rename_driver(value["driver"])
     _rename_own_fields(value, rename)
     for key, item in value.items():
         if key != "metadata":
-            _rename_references(item, rename)
+            _rename_references(item, rename, rename_driver)
     if isinstance(value.get("metadata"), dict):
         _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
 

@@ -42,7 +42,8 @@ def _log(component: str, text: str) -> None:
 
 
 def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEventRecorder,
-          metrics: MetricsRegistry, cluster: ClusterConfig) -> tuple[Callable[[], bool], Callable[[], None]]:
+          metrics: MetricsRegistry, cluster: ClusterConfig,
+          own_devices: int = 0) -> tuple[Callable[[], bool], Callable[[], None]]:
     """The component as one round of its work (returning whether it did anything), and its stop."""
     gates = FeatureGates(cluster.feature_gates, release=cluster.release)
     if component == "kube-scheduler":
@@ -56,7 +57,8 @@ def build(component: str, store: RemoteStore, clock: WallClock, events: RemoteEv
     if component == "dra-driver":
         if plugins is None:
             raise ValueError("dra-driver needs kubeletPluginDir in its cluster config")
-        drivers = DriverHost(store, gates, plugins, lambda text: _log(component, text))
+        drivers = DriverHost(store, gates, plugins, lambda text: _log(component, text), cluster.own_driver,
+                             own_devices)
         return drivers.sync, drivers.stop
     if component == "dra-controllers":
         controllers = ControllerHost(store, clock, lambda text: _log(component, text))
@@ -78,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("component", choices=COMPONENTS)
     parser.add_argument("--kubeconfig", type=Path, required=True)
     parser.add_argument("--cluster-config", type=Path, required=True)
+    parser.add_argument("--own-driver-devices", type=int, default=4,
+                        help="dra-driver: how many devices the cluster config's driverUnderTest publishes (default 4)")
     parser.add_argument("--metrics-port", type=int, default=0,
                         help="kube-scheduler's metrics port (default: any free one; a restart keeps the first)")
     args = parser.parse_args(argv)
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     store = RemoteStore(client, woken)
 
     def start() -> tuple[Callable[[], bool], Callable[[], None]]:
-        return build(args.component, store, clock, events, metrics, cluster)
+        return build(args.component, store, clock, events, metrics, cluster, args.own_driver_devices)
 
     work, stop = start()
     print(json.dumps(ready), flush=True)  # the parent waits for this line

@@ -27,7 +27,7 @@ import yaml
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.kube.kinds import SERVED_KINDS
-from draconform.live.config import ClusterConfig
+from draconform.live.config import ClusterConfig, OwnDriver
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.serve.component import COMPONENTS
@@ -49,14 +49,18 @@ def kubeconfig(server_url: str) -> dict[str, Any]:
 class ServedCluster:
     """The server in this process (a thread) and one child process per component."""
 
-    def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0, data: Path | None = None) -> None:
+    def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0, data: Path | None = None,
+                 own_devices: int = 4) -> None:
         self.directory = directory
         self.cluster = cluster
+        self.own_devices = own_devices
         store = Store(WallClock(), FeatureGates(cluster.feature_gates, release=cluster.release), SERVED_KINDS)
         install_admission(store)
         self.data = data
         if data is not None:
             load_objects(store, data / OBJECTS_FILE)
+        if cluster.own_driver is not None:
+            create_own_driver_objects(store, cluster.own_driver)
         self.server = ApiServer(store, port=port, version=cluster.release)
         self.children: list[subprocess.Popen[str]] = []
         self.supervised: dict[str, Supervised] = {}
@@ -79,7 +83,8 @@ class ServedCluster:
         components_config.write_text(replace(self.cluster, kubelet_plugin_dir=str(self.plugin_dir)).dump())
         for component in COMPONENTS:
             command = [sys.executable, "-m", "draconform.serve.component", component, "--kubeconfig",
-                       str(self.kubeconfig), "--cluster-config", str(components_config)]
+                       str(self.kubeconfig), "--cluster-config", str(components_config),
+                       "--own-driver-devices", str(self.own_devices)]
             self.supervised[component] = Supervised(component, command, self.directory / f"{component}.log")
             self.children.append(self.supervised[component].start())
         ready = self._wait_ready(timeout)
@@ -89,9 +94,11 @@ class ServedCluster:
         for component, supervised in self.supervised.items():
             self.server.health_checks[component] = supervised.problem
         threading.Thread(target=self._supervise, name="serve-supervisor", daemon=True).start()
+        # With a driver of its own the cluster is one a vendor's driver runs on: nothing is programmed.
         config = ClusterConfig(self.cluster.release, self.cluster.feature_gates, self.cluster.scheduler_args, metrics,
-                               node_kubelets=True, reference_programs=True, kubelet_plugin_dir=str(self.plugin_dir),
-                               kubeconfig=str(self.kubeconfig.resolve()))
+                               node_kubelets=True, reference_programs=self.cluster.own_driver is None,
+                               kubelet_plugin_dir=str(self.plugin_dir), kubeconfig=str(self.kubeconfig.resolve()),
+                               own_driver=self.cluster.own_driver)
         temporary = self.cluster_config.with_suffix(".tmp")
         temporary.write_text(config.dump())
         temporary.replace(self.cluster_config)
@@ -205,6 +212,18 @@ def save_objects(store: Store, path: Path) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(objects))
     temporary.replace(path)
+
+
+def create_own_driver_objects(store: Store, own: OwnDriver) -> None:
+    """The node `serve --driver` runs its driver on and the class its devices are claimed through, as a cluster
+    and a driver's installation have them (kept when a data directory already has them)."""
+    assert own.node is not None and own.device_class is not None
+    if store.get("Node", own.node) is None:
+        store.create({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": own.node, "labels": {"kubernetes.io/hostname": own.node}}})
+    if store.get("DeviceClass", own.device_class) is None:
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": own.device_class},
+                      "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{own.name}"'}}]}})
 
 
 def load_objects(store: Store, path: Path) -> None:

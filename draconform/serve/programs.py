@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL
+from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL, OwnDriver
 from draconform.live.kube import KINDS
 from draconform.live.sut import STEPS_NAMESPACE
 from draconform.reference import components
@@ -210,25 +210,47 @@ class ControllerHost(ProgramHost):
         return done
 
 
+def own_inventory(own: OwnDriver, devices: int) -> list[Obj]:
+    """What `draconform serve --driver` publishes, as a vendor's driver publishes what its node has: one slice of
+    `devices` plain devices ("dev-0" ...) on its node, in a pool named after the node."""
+    assert own.node is not None
+    return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+             "metadata": {"name": f"{own.node}-{own.name}"},
+             "spec": {"driver": own.name, "pool": {"name": own.node, "generation": 1, "resourceSliceCount": 1},
+                      "nodeName": own.node, "devices": [{"name": f"dev-{number}"} for number in range(devices)]}}]
+
+
 class DriverHost(ProgramHost):
     """Reference DRA drivers, one per ConfigMap whose data is {"name", "inventory", "faults"}: the driver
     publishes the inventory and serves a kubelet plugin on every Node, at DIR/<node>/<driver>.sock with its
     registration socket beside it; every call a plugin receives is appended to DIR/<node>/<driver>.calls.jsonl
     (what a recording proxy would see). `faults` is a list of {"node", "fault"} entries (fault null clears),
-    applied in order, each once."""
+    applied in order, each once. With `own`, one more driver that no ConfigMap programs, like a vendor's: it
+    publishes `own_inventory` and serves its plugin on its node only."""
 
-    def __init__(self, store: RemoteStore, gates: FeatureGates, directory: Path, log: Callable[[str], None]) -> None:
+    def __init__(self, store: RemoteStore, gates: FeatureGates, directory: Path, log: Callable[[str], None],
+                 own: OwnDriver | None = None, own_devices: int = 0) -> None:
         self._gates = gates
         self._directory = directory
+        self._own: tuple[ReferenceDriver, str] | None = None
+        if own is not None:
+            assert own.node is not None
+            driver = components.driver(own.name, store, gates, cdi_root=directory)
+            driver.set_inventory(own_inventory(own, own_devices))
+            self._own = (driver, own.node)
         self._drivers: dict[ProgramKey, ReferenceDriver] = {}
         self._applied: dict[ProgramKey, int] = {}  # faults applied so far
         self._write_lock = threading.Lock()
         self._sockets = PluginSockets(WallClock().now, directory, self._recorded)
         self._nodes = store.watch("Node")
         super().__init__(store, lambda program: program == DRIVER_PROGRAM, log)
+        if self._own is not None:
+            self._serve_plugins()
 
     def start(self, key: ProgramKey, program: str, data: dict[str, Any], scoped: ScopedStore) -> None:
         name = str(data["name"])
+        if self._own is not None and self._own[0].name == name:
+            raise ValueError(f"driver {name!r} is the cluster's own driver, which no ConfigMap programs")
         if any(driver.name == name for driver in self._drivers.values()):
             raise ValueError(f"driver {name!r} already runs for another ConfigMap")
         driver = components.driver(name, scoped, self._gates, cdi_root=self._directory)
@@ -263,6 +285,8 @@ class DriverHost(ProgramHost):
 
     def stop(self) -> None:
         super().stop()
+        if self._own is not None:
+            self._own[0].stop()
         self._nodes.stop()
         self._sockets.close()
 
@@ -271,6 +295,8 @@ class DriverHost(ProgramHost):
         if node_changes:
             self._serve_plugins()
         done = node_changes
+        if self._own is not None:
+            done = self._own[0].sync() or done
         for driver in list(self._drivers.values()):
             done = driver.sync() or done
         return done
@@ -281,6 +307,8 @@ class DriverHost(ProgramHost):
             name = node["metadata"]["name"]
             for driver in self._drivers.values():
                 self._sockets.registration_endpoint(driver.name, name, _plugin_of(driver, name))
+            if self._own is not None and self._own[1] == name:
+                self._sockets.registration_endpoint(self._own[0].name, name, _plugin_of(self._own[0], name))
 
     def _recorded(self, driver: str, node: str, call: PluginCall) -> None:
         line = json.dumps({"method": call.method, "claims": list(call.claims), "uids": list(call.uids),

@@ -126,8 +126,7 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
       Then pod "worker" is not scheduled
       And claim "gpu" is reserved only for Pod "worker"
 
-  # The harness plays both schedulers, so this judges the API server; RESERVE-RACE (the scheduler's own
-  # conditioned write) is catalogued untested with its reason.
+  # The harness plays both schedulers, so this judges the API server; RESERVE-RACE below judges the scheduler.
   Rule: KEP-3063-CLASSIC/RESERVED-FOR-CONFLICT  A reservation written from a stale read is refused
 
     Scenario: The second scheduler's write from a stale read is refused
@@ -290,3 +289,29 @@ Feature: Allocated claims are reserved for their pods within userLimit (KEP-3063
         | the Immediate claim is not allocated   | stalled: true             | a classic claim "gpu" of class "acme-gpu" with Immediate allocation       |
         | the driver is allocating for its node  | stalled: true             | a classic claim "gpu" of class "acme-gpu"                                 |
         | no node has room                       | capacity: {}              | a classic claim "gpu" of class "acme-gpu"                                 |
+
+  Rule: KEP-3063-CLASSIC/RESERVE-RACE  A scheduler that loses the race for a claim neither overwrites nor exceeds the winner's reservation
+
+    # Pod "b" belongs to another scheduler, which reserves the claim for it between this scheduler's read of the
+    # claim (Pre-filter) and its write (Reserve). A write conditioned on the read's resourceVersion is refused;
+    # the scheduler may then read again and find the claim full, or give up: either way pod "b" keeps it alone.
+    Scenario: Another scheduler reserves the claim between the scheduler's read and its write
+      Given the classic driver "gpu.acme.com" runs with:
+        """yaml
+        capacity: {worker-1: 1}
+        """
+      And a classic claim "gpu" of class "acme-gpu" with Immediate allocation
+      And the Pod:
+        """yaml
+        apiVersion: v1
+        metadata: {name: b}
+        spec:
+          schedulerName: another-scheduler
+          containers: [{name: main, image: my-app}]
+          resourceClaims: [{name: gpu, resourceClaimName: gpu}]
+        """
+      And another scheduler reserves claim "gpu" for pod "b" just before the scheduler next writes it
+      And a pod "a" using claim "gpu"
+      When the scheduler runs
+      Then claim "gpu" is reserved for pod "b"
+      And pod "a" is not scheduled

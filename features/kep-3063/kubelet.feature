@@ -4,20 +4,11 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
   The driver under test is "gpu.example.com" with two GPUs on node "node-1"; the kubelet of that node is the
   component under test. What the plugin was asked is read from the calls its socket received.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: KEP-3063/KUBELET-UNRESERVED-POD-NOT-RUN  A pod not in reservedFor of its claims, or whose claim is missing, does not run
 

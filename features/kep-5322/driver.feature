@@ -5,20 +5,11 @@ Feature: A driver's kubelet plugin reports permanent failures, and keeps replace
   plays the kubelet and calls the plugin over its DRAPlugin socket; in the last ones the node's kubelet, with
   DRAHandlePermanentDriverFailures on, runs the pods and the harness reads what the driver publishes.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: KEP-5322/WIRE-FIELD  A permanent failure is marked with permanent_error, over v1 and v1beta1
 

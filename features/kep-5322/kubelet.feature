@@ -5,20 +5,11 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
   component under test. A claim the driver cannot prepare permanently is one whose opaque configuration it
   cannot use, or one of a device the driver's plugin is told is unusable.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: KEP-5322/POD-FAILED  A permanent error fails the pod
 

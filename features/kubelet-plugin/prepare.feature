@@ -7,21 +7,11 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
   allocated the normal way, by the scheduler for the pods that use them; a claim no pod uses stays
   unallocated.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-        - name: gpu-2
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 
   Rule: DRA-PLUGIN/ANSWER-EVERY-CLAIM  Every claim asked about gets an entry in the answer, keyed by its UID
 
@@ -131,6 +121,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "workload"
       Then the devices the driver prepared for claim "workload" are those of its allocation
 
+    # The first alternative selects no device (whatever the driver publishes), so the second one is allocated.
     Scenario: A device allocated for one alternative of a firstAvailable request names that request
       Given the ResourceClaim:
         """yaml
@@ -140,7 +131,9 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
             requests:
             - name: gpu
               firstAvailable:
-              - {name: four, deviceClassName: gpu, count: 4}
+              - name: none
+                deviceClassName: gpu
+                selectors: [{cel: {expression: 'device.driver == "no-such-driver.example.com"'}}]
               - {name: one, deviceClassName: gpu}
         """
       And a pod "trainer" using claim "flexible"
@@ -151,17 +144,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
     Scenario: A claim whose status a scheduler wrote names the devices the plugin prepares
       Given a claim "model" for one "gpu" device
-      And the status of claim "model" is:
-        """yaml
-        allocation:
-          devices:
-            results:
-            - {request: device, driver: gpu.example.com, pool: node-1, device: gpu-2}
-          nodeSelector:
-            nodeSelectorTerms:
-            - matchFields:
-              - {key: metadata.name, operator: In, values: [node-1]}
-        """
+      And claim "model" is allocated device "gpu-2" of driver "gpu.example.com" on node "node-1"
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
       Then the driver prepared claim "model" with device "gpu-2"
       And the devices the driver prepared for claim "model" are those of its allocation

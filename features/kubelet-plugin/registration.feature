@@ -6,20 +6,11 @@ Feature: A DRA driver's kubelet plugin registers with the kubelet (plugin regist
   upstream convention /var/lib/kubelet/plugins_registry/<driver>-reg.sock), as the watcher does when the
   socket appears, and then reaches the plugin where the registration says.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1" of class "gpu" on node "node-1"
 
   Rule: DRA-PLUGIN/REGISTRATION-INFO  The plugin registers as the DRA plugin of its driver, at the path of its DRAPlugin socket
 

@@ -5,21 +5,11 @@ Feature: A DRA driver's kubelet plugin speaks the DRAPlugin versions current kub
   DRAPlugin v1; kubelets 1.32 and 1.33, which the version skew policy still allows next to control planes
   up to 1.36, call v1beta1. The two differ only in v1's share_id of a prepared device.
 
+  On a cluster running a driver of its own (cluster config driverUnderTest) these names stand for that driver,
+  a node where it publishes devices and a class selecting them, and the GPUs for devices it publishes there.
+
   Background:
-    Given a node "node-1"
-    And the device class "gpu" selecting driver "gpu.example.com"
-    And driver "gpu.example.com" runs with the devices:
-      """yaml
-      metadata: {name: node-1-gpus}
-      spec:
-        driver: gpu.example.com
-        pool: {name: node-1, generation: 1, resourceSliceCount: 1}
-        nodeName: node-1
-        devices:
-        - name: gpu-0
-        - name: gpu-1
-        - name: gpu-2
-      """
+    Given driver "gpu.example.com" under test publishes devices "gpu-0", "gpu-1", "gpu-2" of class "gpu" on node "node-1"
 
   Rule: DRA-PLUGIN/SERVES-V1  The plugin serves DRAPlugin v1 and says so at registration
 

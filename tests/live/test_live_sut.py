@@ -15,7 +15,7 @@ from draconform.claims import REFERENCE_IMPLEMENTATION
 from draconform.cli import build_parser
 from draconform.commands.run import claims_of
 from draconform.kube.kinds import with_pod_room
-from draconform.live.config import ClusterConfig, ConfigError, LiveOptions, TimeoutConfig
+from draconform.live.config import ClusterConfig, ConfigError, LiveOptions, OwnDriver, TimeoutConfig
 from draconform.live.kube import KubeClient, Unanswered, load_config
 from draconform.live.sut import LiveSystem
 from draconform.serve.control import kubeconfig
@@ -167,8 +167,8 @@ def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> N
     assert str(raised.value).splitlines() == [
         f"{path}:3: cluster config: featureGates[DRAPartitionableDevices]: Invalid value: \"yes please\": must be of "
         "type boolean",
-        f"{path}:4: cluster config: nodeKubelet: unknown field; known: context, featureGates, kubeconfig, "
-        "kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsURL"]
+        f"{path}:4: cluster config: nodeKubelet: unknown field; known: context, driverUnderTest, featureGates, "
+        "kubeconfig, kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsURL"]
     path.write_text("featureGates: {NoSuchGate: true}\n")
     with pytest.raises(ConfigError, match=r"c\.yaml: featureGates\.NoSuchGate: unknown feature gate"):
         ClusterConfig.load(path)
@@ -176,6 +176,13 @@ def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> N
     loaded = ClusterConfig.load(path)
     assert (loaded.release, loaded.scheduler_args, loaded.kubeconfig) == ("1.36", {"bindingTimeout": 120.0},
                                                                            str(tmp_path / "k"))
+    assert ClusterConfig.load(path) == ClusterConfig.load(_dumped(loaded, tmp_path))
+    path.write_text("driverUnderTest:\n  name: gpu.vendor.com\n  deviceClassName: gpu\n  selector: 'true'\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml: driverUnderTest: give exactly one of deviceClassName"):
+        ClusterConfig.load(path)
+    path.write_text("driverUnderTest: {name: gpu.vendor.com, node: worker-1, selector: 'device.driver != \"\"'}\n")
+    loaded = ClusterConfig.load(path)
+    assert loaded.own_driver == OwnDriver("gpu.vendor.com", "worker-1", None, 'device.driver != ""')
     assert ClusterConfig.load(path) == ClusterConfig.load(_dumped(loaded, tmp_path))
 
 

@@ -419,4 +419,15 @@ VARIANTS: tuple[Variant, ...] = (
                    "            wanted = None  # the fault: a classic object's write from a stale read goes through (last write wins)\n")),
         ),
     ),
+    Variant(
+        "classic-reserve-blind-write", "KEP-3063-CLASSIC/RESERVE-RACE",
+        "the scheduler's Reserve writes reservedFor unconditionally (no resourceVersion): a reservation another "
+        "scheduler made since its read is overwritten",
+        (
+            Patch("reference/scheduler/classic.py",
+                  '            try:  # conditioned on the resourceVersion read in Pre-filter: another scheduler may have won\n',
+                  ('            claim["metadata"].pop("resourceVersion", None)  # the fault: a blind write\n'
+                   '            try:  # conditioned on the resourceVersion read in Pre-filter: another scheduler may have won\n')),
+        ),
+    ),
 )
