@@ -22,6 +22,7 @@ from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
 from draconform.kube.cel import CelError, SelectorEngine, device_input
+from draconform.kube.kinds import with_pod_room
 from draconform.kube.values import parse_attribute, parse_quantity
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import (
@@ -141,7 +142,8 @@ def driver_under_test_publishes(sut: SystemUnderTest, ctx: ScenarioContext, driv
     wanted = split_names(names)
     own = seam_method(sut, "driver_under_test", "say whether it runs a driver of its own")(driver, node, device_class)
     if own is None:
-        sut.create(named("Node", node, metadata={"name": node, "labels": {"kubernetes.io/hostname": node}}))
+        sut.create(with_pod_room(named("Node", node, metadata={"name": node,
+                                                                "labels": {"kubernetes.io/hostname": node}})))
         sut.create(named("DeviceClass", device_class,
                          spec={"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}))
         _hand_over(sut, ctx, driver, [named("ResourceSlice", f"{node}-{device_class}s", spec={

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import SERVED_KINDS
+from draconform.kube.kinds import SERVED_KINDS, with_pod_room
 from draconform.live.config import ClusterConfig, OwnDriver
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
@@ -219,8 +219,8 @@ def create_own_driver_objects(store: Store, own: OwnDriver) -> None:
     and a driver's installation have them (kept when a data directory already has them)."""
     assert own.node is not None and own.device_class is not None
     if store.get("Node", own.node) is None:
-        store.create({"apiVersion": "v1", "kind": "Node",
-                      "metadata": {"name": own.node, "labels": {"kubernetes.io/hostname": own.node}}})
+        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node",
+                                    "metadata": {"name": own.node, "labels": {"kubernetes.io/hostname": own.node}}}))
     if store.get("DeviceClass", own.device_class) is None:
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": own.device_class},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{own.name}"'}}]}})
