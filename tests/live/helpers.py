@@ -47,8 +47,9 @@ def served_reference(directory: Path, *extra: str) -> Iterator[Path]:
         log.close()
 
 
-def draconform_run(report_dir: Path, name: str, *args: str, timeout: float = 900) -> dict[str, Any]:
-    """Run `draconform run ARGS` and return its report.json."""
+def draconform_run(report_dir: Path, name: str, *args: str, timeout: float = 1800) -> dict[str, Any]:
+    """Run `draconform run ARGS` and return its report.json; `timeout` guards against a hang, with room for a
+    live run of a few hundred scenarios on a loaded machine."""
     done = subprocess.run([sys.executable, "-m", "draconform.cli", "run", *args, "--report-dir", str(report_dir),
                            "--name", name], capture_output=True, text=True, timeout=timeout, check=False)
     report = report_dir / name / "report.json"
