@@ -31,6 +31,9 @@ from draconform.sut import ComponentConfig, Obj, PluginCall, PluginFault, Unsupp
 # A scenario that never stops changing the cluster is a bug in the reference implementation; stop
 # with an error rather than hang the suite.
 MAX_SETTLE_ROUNDS = 10_000
+# Rounds of timers coming due one after another while the clock stands still; a component that keeps re-arming
+# a timer for a moment already past would otherwise hold a scenario's clock step for ever.
+MAX_STALLED_TIMERS = 100
 
 # What starts an external controller in this cluster: the classic cluster has controllers of its own.
 ControllerStarter = Callable[[Store, FakeClock, Mapping[str, Any]], ExternalController]
@@ -217,7 +220,11 @@ class ReferenceCluster:
         (a retry, a timeout) happens at its own time and not at the end of the interval."""
         self.settle()
         target = self.clock.now() + timedelta(seconds=seconds)
+        stalled = 0  # timers fired one after another without the clock moving
         while (deadline := self.clock.next_deadline()) is not None and deadline <= target:
+            stalled = stalled + 1 if deadline <= self.clock.now() else 0
+            if stalled > MAX_STALLED_TIMERS:  # a component re-arms a timer that is already due: time cannot pass
+                raise RuntimeError(f"timers kept coming due at {self.clock.now().isoformat()} without end")
             self.clock.advance(max(deadline - self.clock.now(), timedelta(0)))
             self.settle()
         self.clock.advance(target - self.clock.now())

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import grpc
 
 from draconform.kubeletplugin import _wire, classic_v1alpha1_pb2, classic_v1alpha1_pb2_grpc, pluginregistration_v1_pb2
-from draconform.kubeletplugin.client import PluginCallError
+from draconform.kubeletplugin.client import DEFAULT_TIMEOUT, PluginCallError
 from draconform.kubeletplugin.server import RegistrationServer, RunningServer, _RegistrationServicer
 
 PLUGIN_TYPE = "ResourcePlugin"
@@ -42,7 +42,7 @@ class ClassicPluginClient:
     """Calls one plugin's Node service; `timeout` (seconds) bounds each call. Failures, refusals included,
     raise PluginCallError with the gRPC status name."""
 
-    def __init__(self, endpoint: str, *, timeout: float = 10.0) -> None:
+    def __init__(self, endpoint: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.endpoint = _wire.target(endpoint)
         self.timeout = timeout
         self._channel = grpc.insecure_channel(self.endpoint)

@@ -70,9 +70,10 @@ class ServedCluster:
         self.cluster_config = directory / "cluster.yaml"
         self.plugin_dir: Path | None = None  # the nodes' kubelet plugin sockets, made on start
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 300.0) -> None:
         """Serve, start the components and wait (bounded) until each says it is ready; then write
-        cluster.yaml, whose appearance tells a waiting client that everything is up."""
+        cluster.yaml, whose appearance tells a waiting client that everything is up. A component that fails
+        exits at once; the bound is for one that hangs, and leaves a loaded machine minutes to start them all."""
         self.directory.mkdir(parents=True, exist_ok=True)
         self.cluster_config.unlink(missing_ok=True)
         self.server.serve_in_thread()

@@ -54,6 +54,8 @@ Feature: Binding conditions judged by their status alone, bindsToNode on its own
       And the driver sets condition "dra.example.com/attach-failed" to "<status>" on the device of pod "trainer" with reason "Checked", message "no fault found" and lastTransitionTime "now"
       And the scheduler runs
       Then pod "trainer" waits in PreBind
+      # Waiting is not enough: a scheduler that gave the binding up would allocate again and wait anew.
+      And no event "FailedScheduling" is recorded for pod "trainer"
       When the driver sets condition "dra.example.com/attached" to "True" on the device of pod "trainer" with reason "Attached", message "" and lastTransitionTime "now"
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"

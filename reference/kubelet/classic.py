@@ -31,7 +31,7 @@ T = TypeVar("T")
 GATE = "DynamicResourceAllocation"
 INITIAL_BACKOFF = timedelta(seconds=1)
 MAX_BACKOFF = timedelta(minutes=5)
-CALL_TIMEOUT_SECONDS = 10.0
+CALL_TIMEOUT_SECONDS = 45.0  # as upstream's kubelet; far above a healthy call's time on any load
 
 # Event reasons a user reads with `kubectl describe pod`.
 CLAIM_NOT_FOUND = "ResourceClaimNotFound"

@@ -13,10 +13,11 @@ from typing import Protocol
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
 from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PrepareResult
 
-# Upstream kubelets give a plugin call 45 seconds; the reference plugins answer in milliseconds, and a scenario
-# about a hung plugin sets a short deadline through the kubelet's `pluginCallTimeout` argument (wall seconds,
-# since a gRPC deadline is real time).
-DEFAULT_CALL_TIMEOUT = 10.0
+# A plugin call's deadline, in wall seconds (a gRPC deadline is real time): upstream's kubelet gives a call 45
+# seconds, and so does this one. The reference plugins answer in milliseconds, so a loaded machine never
+# brings a healthy call near it; a scenario about a hung plugin sets a short deadline through the kubelet's
+# `pluginCallTimeout` argument, and its plugin hangs until released, so that deadline always passes.
+DEFAULT_CALL_TIMEOUT = 45.0
 # The plugin watcher's registration calls keep their own deadline: a scenario's short deadline for prepare and
 # unprepare calls must not make registration fail when a loaded machine answers slowly.
 REGISTRATION_TIMEOUT = DEFAULT_CALL_TIMEOUT

@@ -82,7 +82,7 @@ def test_a_state_that_never_comes_fails_the_step_with_the_last_state_seen(api: P
     started = time.monotonic()
     with pytest.raises(AssertionError, match=r"(?s)pod 'p' is bound to None, expected 'worker-1'.*still so after 0.3s"):
         pod_bound(sut=live, pod="p", node="worker-1")
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 25  # ended by its timeout (the message names it), with room for load
     live.close()
 
 
@@ -97,7 +97,7 @@ def test_a_server_that_never_answers_fails_at_once_instead_of_hanging(tmp_path: 
     with pytest.raises(Unanswered, match=r"did not answer \(create Namespace\) within 0.3s"):
         live.create(_node("worker-1"))
     live.close()  # nothing was created, so clean-up asks the silent server nothing
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 25  # ended by its timeout (the message names it), with room for load
     silent.close()
 
 

@@ -1,15 +1,36 @@
 """The one wait of the Then steps (`observes`): it looks once when the SUT has no patience, and otherwise
-looks again until the step's assertions hold or the timeout passes, raising the last failure."""
+looks again until the step's assertions hold or the timeout passes, raising the last failure. The wait's clock
+is a fake one here that sleeping moves on, so no verdict depends on how fast a loaded machine looks."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
+from draconform.steps import common
 from draconform.steps.common import observes
 from draconform.sut import Patience
+
+
+class FakeTime:
+    """What `observes` reads of the `time` module: a monotonic clock that only sleeping moves."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
+    fake = FakeTime()
+    monkeypatch.setattr(common, "time", fake)
+    return fake
 
 
 class FakeSystem:
@@ -48,13 +69,13 @@ def test_with_patience_the_step_looks_until_it_holds() -> None:
     assert sut.looks == 4
 
 
-def test_a_state_that_never_comes_fails_with_the_last_state_seen_once_the_timeout_passes() -> None:
-    sut = FakeSystem(Patience(timeout=0.05, interval=0.01), right_after=10**9)
-    started = time.monotonic()
-    with pytest.raises(AssertionError, match=r"the value is 0(.|\n)*\(still so after 0.05s\)"):
+def test_a_state_that_never_comes_fails_with_the_last_state_seen_once_the_timeout_passes(clock: FakeTime) -> None:
+    sut = FakeSystem(Patience(timeout=1, interval=0.25), right_after=10**9)
+    started = clock.monotonic()
+    with pytest.raises(AssertionError, match=r"the value is 0(.|\n)*\(still so after 1s\)"):
         value_is_one(sut=sut)
-    assert sut.looks >= 2
-    assert time.monotonic() - started < 5  # bounded: the timeout, not a hang
+    assert sut.looks == 5  # at 0, 0.25, ... 1: a sixth look would come after the timeout
+    assert clock.monotonic() - started == 1  # bounded: the timeout, not a hang
 
 
 def test_an_unknown_observation_is_refused() -> None:

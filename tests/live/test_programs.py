@@ -47,7 +47,7 @@ def test_a_controller_runs_while_its_configmap_exists_and_a_bad_one_is_refused_a
             host.sync()
         return any("typo" in line for line in logged) and bool(host.running)
 
-    wait_until(synced, 30, "the host seeing both ConfigMaps")
+    wait_until(synced, 300, "the host seeing both ConfigMaps")
     assert list(host.running) == [("team-a", "binder")]
     assert any("team-b/typo: cannot run binding-controller" in line and "drvier" in line for line in logged)
     client.delete("ConfigMap", "binder", "team-a")
@@ -58,7 +58,7 @@ def test_a_controller_runs_while_its_configmap_exists_and_a_bad_one_is_refused_a
             host.sync()
         return not host.running
 
-    wait_until(stopped, 30, "the host stopping the controller of a deleted ConfigMap")
+    wait_until(stopped, 300, "the host stopping the controller of a deleted ConfigMap")
     host.stop()
 
 

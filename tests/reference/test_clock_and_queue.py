@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from draconform.reference.clock import FakeClock
 from draconform.reference.scheduler.queue import SchedulingQueue
 
@@ -65,3 +67,26 @@ def test_backoff_doubles_up_to_ten_seconds() -> None:
     assert queue.pop() is None
     clock.advance(timedelta(seconds=1))
     assert queue.pop() == ("ns", "p")
+
+
+def test_a_timer_re_armed_while_due_ends_in_an_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A component that, at each sync, arms a timer again for a moment already past (a deadline it never acts
+    on) would keep the cluster's clock from moving for ever; letting time pass says so instead."""
+    from draconform.reference.cluster import ReferenceCluster
+
+    cluster = ReferenceCluster()
+    due = cluster.clock.now() + timedelta(seconds=1)
+    settle = cluster.settle
+
+    def settle_and_rearm() -> None:  # what the component does in its sync
+        settle()
+        if cluster.clock.now() >= due:
+            cluster.clock.call_at(due, lambda: None)
+
+    monkeypatch.setattr(cluster, "settle", settle_and_rearm)
+    cluster.clock.call_at(due, lambda: None)
+    try:
+        with pytest.raises(RuntimeError, match="timers kept coming due at 2026-01-01T00:00:01"):
+            cluster.advance(5)
+    finally:
+        cluster.close()

@@ -55,7 +55,7 @@ class Kubectl:
 
     def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         done = subprocess.run([str(self.binary), "--kubeconfig", str(self.kubeconfig), *args], input=stdin,
-                              capture_output=True, text=True, timeout=60, check=False,
+                              capture_output=True, text=True, timeout=300, check=False,
                               env={**os.environ, "KUBECTL_EXTERNAL_DIFF": "diff -u"})
         if check and done.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")

@@ -66,7 +66,7 @@ spec:
                    check=True, capture_output=True)
     for condition in ("PodScheduled", "Ready"):
         waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", f"--for=condition={condition}",
-                                 "pod/ready-pod", "--timeout=60s"], capture_output=True, text=True, check=False)
+                                 "pod/ready-pod", "--timeout=300s"], capture_output=True, text=True, check=False)
         assert waited.returncode == 0, waited.stderr
     row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "ready-pod", "--no-headers"],
                          capture_output=True, text=True, check=True).stdout.split()
@@ -79,9 +79,9 @@ def test_a_killed_component_is_noticed_logged_and_started_again(served: Path) ->
     http = Http(_url(served))
     try:
         os.kill(_component_pid(served, "kube-scheduler"), signal.SIGKILL)
-        wait_until(lambda: "[-]kube-scheduler failed" in http.request("GET", "/readyz?verbose").body.decode(), 30,
+        wait_until(lambda: "[-]kube-scheduler failed" in http.request("GET", "/readyz?verbose").body.decode(), 300,
                    "/readyz reporting the killed scheduler")
-        wait_until(lambda: http.request("GET", "/readyz?verbose").status == 200, 60,
+        wait_until(lambda: http.request("GET", "/readyz?verbose").status == 200, 300,
                    "the scheduler running again")
         assert "kube-scheduler exited with status -9" in (served / "serve.log").read_text()
         assert "[+]kube-scheduler ok" in http.request("GET", "/readyz?verbose").body.decode()

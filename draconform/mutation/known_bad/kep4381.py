@@ -157,20 +157,13 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     # The counting fast path of the columnar core: a node "fits" when each request alone has enough free
-    # candidates, where all requests together must have them (issue 25's finding), for many nodes (the scheduler's
-    # Filter) and for one. Since issue 26 both are counted by one loop, so both variants patch the same line.
+    # candidates, where all requests together must have them (issue 25's finding). One loop counts for many nodes
+    # (the scheduler's Filter) and for one (`feasible` asks `feasible_nodes` with one node), so one variant covers
+    # both; a separate one-node variant would patch the same line.
     Variant(
         "counting-each-request-alone", "KEP-4381/DEVICE-IN-USE",
-        "the scheduler's Filter over many nodes takes a node for fitting when each request alone has a free device",
-        (
-            Patch("reference/allocator/columnar/counting.py",
-                  "                enough = enough and free >= total\n",
-                  "                enough = enough and free >= need\n"),
-        ),
-    ),
-    Variant(
-        "counting-one-node-each-request-alone", "KEP-4381/DEVICE-IN-USE",
-        "the verdict for one node takes it for fitting when each request alone has a free device",
+        "the counting verdict (for one node or the scheduler's Filter over many) takes a node for fitting when"
+        " each request alone has a free device",
         (
             Patch("reference/allocator/columnar/counting.py",
                   "                enough = enough and free >= total\n",
