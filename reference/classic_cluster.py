@@ -56,11 +56,11 @@ class RacedStore:
 
     def update(self, obj: Obj, **options: Any) -> Obj:
         self._race(obj)
-        return cast(Obj, self._store.update(obj, **options))
+        return self._store.update(obj, **options)
 
     def update_status(self, obj: Obj, **options: Any) -> Obj:
         self._race(obj)
-        return cast(Obj, self._store.update_status(obj, **options))
+        return self._store.update_status(obj, **options)
 
 
 class ClassicCluster(ReferenceCluster):
