@@ -124,23 +124,7 @@ class Scheduler:
     def _handle(self, event: WatchEvent) -> None:
         obj = event.object
         if obj["kind"] == "Pod":
-            key = _key(obj)
-            if key in self.waiting:
-                if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
-                    self._abandon(key)
-                return
-            if self._waiting_for_room and _frees_room(event):
-                for waiter in list(self._waiting_for_room):
-                    self.queue.move_to_active_or_backoff(waiter)
-            if event.type == "DELETED" or (obj.get("spec") or {}).get("nodeName"):
-                self.queue.remove(key)
-                self._waiting_for_room.discard(key)
-            elif key not in self.queue and self._wants(obj):
-                self.queue.add(key)
-            elif event.type == "MODIFIED" and self._wants(obj) and _claim_statuses(event.old) != _claim_statuses(obj):
-                # As upstream's pod-update check: the names of a pod's generated claims arriving in its status
-                # (the resourceclaim controller wrote them after this pod's last attempt) may let it fit.
-                self.queue.move_to_active_or_backoff(key)
+            self._pod_changed(event)
             return
         if obj["kind"] == "Node":
             if event.type == "DELETED":
@@ -154,6 +138,28 @@ class Scheduler:
                 return  # a queueing hint: conditions reported by a driver free no device for anyone
         # A change to nodes or DRA objects may make unschedulable pods fit.
         self.queue.move_all_to_active_or_backoff()
+
+    def _pod_changed(self, event: WatchEvent) -> None:
+        """A pod event: a pod parked in PreBind abandoned when it goes; pods refused for want of room retried
+        when a pod frees some; the queue kept to the pods this scheduler still has to place."""
+        obj = event.object
+        key = _key(obj)
+        if key in self.waiting:
+            if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
+                self._abandon(key)
+            return
+        if self._waiting_for_room and _frees_room(event):
+            for waiter in list(self._waiting_for_room):
+                self.queue.move_to_active_or_backoff(waiter)
+        if event.type == "DELETED" or (obj.get("spec") or {}).get("nodeName"):
+            self.queue.remove(key)
+            self._waiting_for_room.discard(key)
+        elif key not in self.queue and self._wants(obj):
+            self.queue.add(key)
+        elif event.type == "MODIFIED" and self._wants(obj) and _claim_statuses(event.old) != _claim_statuses(obj):
+            # As upstream's pod-update check: the names of a pod's generated claims arriving in its status
+            # (the resourceclaim controller wrote them after this pod's last attempt) may let it fit.
+            self.queue.move_to_active_or_backoff(key)
 
     @staticmethod
     def _wants(pod: Obj) -> bool:
