@@ -143,6 +143,10 @@ VARIANTS: tuple[Variant, ...] = (
                    "            return True\n"
                    "        busy = device.key in self.busy\n"
                    "        return False\n")),
+            # the search's early skip of a device in use, before it is parsed, must forget the held ones too
+            Patch("reference/allocator/columnar/search.py",
+                  "            if (key in self.busy or key in self.held) and not (multiple and self.gates.consumable_capacity):\n",
+                  "            if key in self.busy and not (multiple and self.gates.consumable_capacity):\n"),
         ),
     ),
     Variant(
