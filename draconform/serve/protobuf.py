@@ -26,7 +26,7 @@ kube_pb2: Any = _generated  # generated without a .pyi (see kubeproto/generate.p
 
 MAGIC = b"k8s\x00"
 STORED_KINDS = ("Pod", "Node", "Namespace", "ConfigMap", "Event", "DeviceClass", "ResourceSlice", "ResourceClaim",
-                "ResourceClaimTemplate")
+                "ResourceClaimTemplate", "DeviceTaintRule")
 MESSAGES: dict[str, type[Message]] = {
     kind: getattr(kube_pb2, kind) for kind in (*STORED_KINDS, "Binding", "DeleteOptions")
 }

@@ -20,6 +20,7 @@ ACCEPT = {"Accept": "application/vnd.kubernetes.protobuf, application/json"}
 SLICES = "/apis/resource.k8s.io/v1/resourceslices"
 PODS = "/api/v1/namespaces/default/pods"
 NODES = "/api/v1/nodes"
+TAINT_RULES = "/apis/resource.k8s.io/v1/devicetaintrules"
 
 
 def _read(reply: Reply) -> Obj:
@@ -78,6 +79,13 @@ def _slice(name: str, generation: int = 1) -> dict[str, object]:
                      "devices": [{"name": "gpu-0", "attributes": {"model": {"string": "a100"}, "ecc": {"bool": False},
                                                                   "index": {"int": 0}},
                                   "capacity": {"memory": {"value": "80Gi"}}}]}}
+
+
+def _taint_rule(name: str) -> Obj:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": name},
+            "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "worker-1", "device": "gpu-0"},
+                     "taint": {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoSchedule",
+                               "timeAdded": "2026-11-26T10:00:00Z"}}}
 
 
 def test_the_committed_module_matches_kube_proto() -> None:
@@ -164,6 +172,44 @@ def test_a_node_round_trips_in_protobuf_with_its_status(http: Http) -> None:
     ready = {**updated, "status": {**updated["status"], "allocatable": {"cpu": "7", "memory": "30Gi", "pods": "100"}}}
     status = http.request("PUT", f"{NODES}/worker-7/status", encode(ready, kube_pb2.Node), PROTOBUF, ACCEPT)
     assert _read(status)["status"]["allocatable"] == {"cpu": "7", "memory": "30Gi", "pods": "100"}
+
+
+def test_a_device_taint_rule_round_trips_in_protobuf_with_its_status(http: Http) -> None:
+    sent = _taint_rule("gpu-0-ecc")
+    created = http.request("POST", TAINT_RULES, encode(sent, kube_pb2.DeviceTaintRule), PROTOBUF, ACCEPT)
+    assert created.status == 201, created.body
+    assert created.headers["Content-Type"] == PROTOBUF
+    stored = _read(created)
+    assert stored["kind"] == "DeviceTaintRule" and stored["spec"] == sent["spec"]
+    assert _read(http.request("GET", f"{TAINT_RULES}/gpu-0-ecc", headers=ACCEPT)) == stored
+    listed = _read(http.request("GET", TAINT_RULES, headers=ACCEPT))
+    assert listed["kind"] == "DeviceTaintRuleList" and [r["metadata"]["name"] for r in listed["items"]] == ["gpu-0-ecc"]
+    evicting = {**stored, "spec": {**stored["spec"], "taint": {**stored["spec"]["taint"], "effect": "NoExecute"}}}
+    updated = _read(http.request("PUT", f"{TAINT_RULES}/gpu-0-ecc", encode(evicting, kube_pb2.DeviceTaintRule),
+                                 PROTOBUF, ACCEPT))
+    assert updated["spec"]["taint"]["effect"] == "NoExecute"
+    assert updated["spec"]["deviceSelector"] == sent["spec"]["deviceSelector"]
+    condition = {"type": "EvictionInProgress", "status": "True", "reason": "PodsPendingEviction",
+                 "message": "1 pod to evict", "lastTransitionTime": "2026-11-26T10:05:00Z"}
+    reported = {**updated, "status": {"conditions": [condition]}}
+    status = http.request("PUT", f"{TAINT_RULES}/gpu-0-ecc/status", encode(reported, kube_pb2.DeviceTaintRule),
+                          PROTOBUF, ACCEPT)
+    assert status.status == 200, status.body
+    assert _read(status)["status"] == {"conditions": [condition]}
+    assert http.request("GET", f"{TAINT_RULES}/gpu-0-ecc").json()["status"] == {"conditions": [condition]}
+
+
+def test_a_device_taint_rule_selector_field_dropped_upstream_is_a_415(http: Http) -> None:
+    """The selector's deviceClassName (field 1, alpha only) is not read: refused by name, never dropped."""
+    selector = kube_pb2.DeviceTaintSelector(driver="gpu.example.com").SerializeToString() + b"\x0a\x03gpu"
+    spec = b"\x0a" + bytes([len(selector)]) + selector
+    rule = kube_pb2.DeviceTaintRule(metadata=kube_pb2.ObjectMeta(name="r")).SerializeToString()
+    rule += b"\x12" + bytes([len(spec)]) + spec
+    envelope = kube_pb2.Unknown(typeMeta=kube_pb2.TypeMeta(apiVersion="resource.k8s.io/v1", kind="DeviceTaintRule"),
+                                raw=rule)
+    reply = http.request("POST", TAINT_RULES, b"k8s\x00" + envelope.SerializeToString(), PROTOBUF)
+    assert reply.status == 415 and "field 1 of DeviceTaintRule.spec.deviceSelector" in reply.json()["message"]
+    assert http.request("GET", f"{TAINT_RULES}/r").status == 404
 
 
 def test_a_protobuf_field_serve_does_not_read_is_a_415_naming_it_and_the_connection_goes_on(http: Http) -> None:
