@@ -157,6 +157,54 @@ def test_a_pod_round_trips_in_protobuf_through_create_get_list_and_update(http: 
     assert _read(http.request("GET", f"{PODS}/web-1")) == after  # the JSON a JSON client reads is the same
 
 
+def _workload_pod(name: str) -> Obj:
+    """A pod as a Deployment's pod template often makes it: spread and kept apart from its replicas, with the
+    service account token volume kube-apiserver adds, downward API files and lifecycle hooks."""
+    pod = _pod(name)
+    spec = pod["spec"]
+    web = {"matchLabels": {"app": "web"}}
+    spec["affinity"] = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "gpu", "operator": "In", "values": ["a100", "h100"]}]}]}},
+        "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 50, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "cache"}},
+                                               "topologyKey": "topology.kubernetes.io/zone"}}]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
+             "namespaces": ["default"], "topologyKey": "kubernetes.io/hostname",
+             "namespaceSelector": {}, "matchLabelKeys": ["pod-template-hash"]}]}}
+    spec["topologySpreadConstraints"] = [
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": web, "minDomains": 2, "nodeAffinityPolicy": "Honor", "nodeTaintsPolicy": "Ignore",
+         "matchLabelKeys": ["pod-template-hash"]}]
+    spec["volumes"] += [
+        {"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+            {"secret": {"name": "extra", "optional": True}},
+            {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1",
+                                                                         "fieldPath": "metadata.namespace"}}]}}]}},
+        {"name": "podinfo", "downwardAPI": {"items": [
+            {"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}, "mode": 256},
+            {"path": "cpu", "resourceFieldRef": {"containerName": "ctr", "resource": "limits.cpu",
+                                                 "divisor": "1m"}}]}}]
+    spec["containers"][0]["lifecycle"] = {"postStart": {"exec": {"command": ["warm-up"]}},
+                                          "preStop": {"sleep": {"seconds": 5}}}
+    return pod
+
+
+def test_a_workload_pod_with_affinity_spread_projected_volumes_and_hooks_round_trips_in_protobuf(http: Http) -> None:
+    sent = _workload_pod("web-2")
+    created = http.request("POST", PODS, encode(sent, kube_pb2.Pod), PROTOBUF, ACCEPT)
+    assert created.status == 201, created.body
+    assert created.headers["Content-Type"] == PROTOBUF  # nothing in it that protobuf would drop
+    stored = _read(created)
+    assert stored["spec"] == sent["spec"]
+    assert http.request("GET", f"{PODS}/web-2").json()["spec"] == sent["spec"]  # what a JSON client reads
+    listed = _read(http.request("GET", PODS, headers=ACCEPT))
+    assert listed["items"][0]["spec"] == sent["spec"]
+
+
 def test_a_node_round_trips_in_protobuf_with_its_status(http: Http) -> None:
     sent = _node("worker-7")
     created = http.request("POST", NODES, encode(sent, kube_pb2.Node), PROTOBUF, ACCEPT)
