@@ -159,7 +159,8 @@ def test_a_pod_round_trips_in_protobuf_through_create_get_list_and_update(http: 
 
 def _workload_pod(name: str) -> Obj:
     """A pod as a Deployment's pod template often makes it: spread and kept apart from its replicas, with the
-    service account token volume kube-apiserver adds, downward API files and lifecycle hooks."""
+    service account token volume kube-apiserver adds, downward API files, lifecycle hooks, a sidecar, a resize
+    policy and its own DNS options."""
     pod = _pod(name)
     spec = pod["spec"]
     web = {"matchLabels": {"app": "web"}}
@@ -190,6 +191,10 @@ def _workload_pod(name: str) -> Obj:
                                                  "divisor": "1m"}}]}}]
     spec["containers"][0]["lifecycle"] = {"postStart": {"exec": {"command": ["warm-up"]}},
                                           "preStop": {"sleep": {"seconds": 5}}}
+    spec["containers"][0]["resizePolicy"] = [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]
+    spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always"}]
+    spec["dnsConfig"] = {"nameservers": ["10.0.0.10"], "searches": ["svc.cluster.local"],
+                         "options": [{"name": "ndots", "value": "2"}, {"name": "edns0"}]}
     return pod
 
 
@@ -275,11 +280,11 @@ def test_a_protobuf_field_serve_does_not_read_is_a_415_naming_it_and_the_connect
 
 def test_an_answer_with_a_field_protobuf_would_drop_goes_as_json(http: Http) -> None:
     pod = _pod("dns")
-    pod["spec"]["dnsConfig"] = {"nameservers": ["10.0.0.10"]}  # a field kube.proto does not carry
+    pod["spec"]["securityContext"] = {"sysctls": [{"name": "net.core.somaxconn", "value": "1024"}]}  # not in kube.proto
     assert http.request("POST", PODS, pod).status == 201
     reply = http.request("GET", f"{PODS}/dns", headers=ACCEPT)
     assert reply.headers["Content-Type"].startswith("application/json")
-    assert reply.json()["spec"]["dnsConfig"] == {"nameservers": ["10.0.0.10"]}
+    assert reply.json()["spec"]["securityContext"]["sysctls"] == [{"name": "net.core.somaxconn", "value": "1024"}]
     assert http.request("GET", "/api/v1/namespaces/default/pods/missing", headers=ACCEPT).json()["kind"] == "Status"
     assert http.request("GET", "/version").status == 200
 
