@@ -26,7 +26,7 @@ kube_pb2: Any = _generated  # generated without a .pyi (see kubeproto/generate.p
 
 MAGIC = b"k8s\x00"
 STORED_KINDS = ("Pod", "Node", "Namespace", "ConfigMap", "Event", "DeviceClass", "ResourceSlice", "ResourceClaim",
-                "ResourceClaimTemplate")
+                "ResourceClaimTemplate", "DeviceTaintRule")
 MESSAGES: dict[str, type[Message]] = {
     kind: getattr(kube_pb2, kind) for kind in (*STORED_KINDS, "Binding", "DeleteOptions")
 }
@@ -40,6 +40,9 @@ KEEP_ZERO = frozenset({
     "allowPrivilegeEscalation", "fsGroup", "started"})
 # Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
 KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState"})
+# Message types that say something by being there: an empty label selector matches everything, an absent one
+# nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace)
+KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
 INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
@@ -105,7 +108,8 @@ def to_json(message: Message) -> Obj:
         if field.name in INLINE and isinstance(converted, dict):
             out.update(converted)
             continue
-        if converted == {} and message.DESCRIPTOR.name in KEEP_EMPTY:
+        kind = field.message_type.name if field.message_type is not None else ""
+        if converted == {} and (message.DESCRIPTOR.name in KEEP_EMPTY or kind in KEEP_EMPTY_TYPES):
             out[field.name] = converted
             continue
         if converted in (None, "", 0, False, [], {}) and not (keep_zero or field.name in KEEP_ZERO) and \
