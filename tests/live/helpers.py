@@ -56,3 +56,13 @@ def draconform_run(report_dir: Path, name: str, *args: str, timeout: float = 180
     assert report.exists(), f"draconform run wrote no report (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
     loaded: dict[str, Any] = json.loads(report.read_text())
     return loaded
+
+
+def assert_passed_or_skipped_with_reason(report: dict[str, Any]) -> None:
+    """Every scenario of a live run's report passed, or was skipped with the SUT's own reason (Unsupported)."""
+    wrong = [(s["name"], s["status"], s.get("message")) for s in report["scenarios"]
+             if s["status"] not in ("passed", "skipped")]
+    assert not wrong, f"scenarios that did not pass live: {wrong}"
+    unexplained = [s["name"] for s in report["scenarios"]
+                   if s["status"] == "skipped" and not (s.get("skip_reason") or "").startswith("Unsupported: ")]
+    assert not unexplained, f"skipped live without the SUT's reason: {unexplained}"

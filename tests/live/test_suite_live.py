@@ -18,7 +18,7 @@ from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.paths import FEATURES_DIR
 from draconform.serve.control import kubeconfig as served_kubeconfig
 from draconform.serve.handlers import STANDARD_NAMESPACES
-from tests.live.helpers import FAST_TIMEOUTS, draconform_run, served_reference
+from tests.live.helpers import FAST_TIMEOUTS, assert_passed_or_skipped_with_reason, draconform_run, served_reference
 
 # The catalogues whose scenarios drive the scheduler and the controller (the rest is mostly skipped live or
 # checks the API server alone, which the test of the live SUT covers more cheaply), a kubelet-plugin file and a
@@ -62,12 +62,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict
 def test_every_scenario_passes_live_or_is_skipped_with_the_reason(runs: Any) -> None:
     reference, live, _ = runs
     assert reference["run"]["sut"] != live["run"]["sut"]
-    wrong = [(s["name"], s["status"], s.get("message")) for s in live["scenarios"]
-             if s["status"] not in ("passed", "skipped")]
-    assert not wrong, f"scenarios that did not pass live: {wrong}"
-    unexplained = [s["name"] for s in live["scenarios"]
-                   if s["status"] == "skipped" and not (s.get("skip_reason") or "").startswith("Unsupported: ")]
-    assert not unexplained, f"skipped live without the SUT's reason: {unexplained}"
+    assert_passed_or_skipped_with_reason(live)
     assert _by_scenario(live).keys() == _by_scenario(reference).keys()
 
 

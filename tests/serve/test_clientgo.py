@@ -6,6 +6,7 @@ the bookmark ending the initial events, and an update carrying another object's 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from google.protobuf import descriptor_pb2
 
@@ -33,6 +34,15 @@ def _read(reply: Reply) -> Obj:
     kind = envelope.typeMeta.kind
     message = (MESSAGES.get(kind) or LISTS[kind]).FromString(envelope.raw)
     return {"apiVersion": envelope.typeMeta.apiVersion, "kind": kind, **to_json(message)}
+
+
+def _create_in_protobuf(http: Http, path: str, obj: Obj, message: Any) -> Obj:
+    """POST `obj` as client-go does (protobuf body, protobuf asked for first); the server must answer in protobuf,
+    since nothing in these objects is lost on the way."""
+    created = http.request("POST", path, encode(obj, message), PROTOBUF, ACCEPT)
+    assert created.status == 201, created.body
+    assert created.headers["Content-Type"] == PROTOBUF
+    return _read(created)
 
 
 def _pod(name: str) -> Obj:
@@ -104,10 +114,7 @@ def test_the_committed_module_matches_kube_proto() -> None:
 
 
 def test_a_driver_publishes_a_slice_in_protobuf_and_reads_it_back(http: Http) -> None:
-    created = http.request("POST", SLICES, encode(_slice("worker-1-gpu"), kube_pb2.ResourceSlice), PROTOBUF, ACCEPT)
-    assert created.status == 201, created.body
-    assert created.headers["Content-Type"] == PROTOBUF  # asked for first, and the slice has nothing it lacks
-    stored = _read(created)
+    stored = _create_in_protobuf(http, SLICES, _slice("worker-1-gpu"), kube_pb2.ResourceSlice)
     device = stored["spec"]["devices"][0]
     assert device["attributes"] == {"model": {"string": "a100"}, "ecc": {"bool": False}, "index": {"int": 0}}
     assert device["capacity"] == {"memory": {"value": "80Gi"}}
@@ -135,10 +142,7 @@ def test_delete_options_in_protobuf_are_read(http: Http) -> None:
 
 def test_a_pod_round_trips_in_protobuf_through_create_get_list_and_update(http: Http) -> None:
     sent = _pod("web-1")
-    created = http.request("POST", PODS, encode(sent, kube_pb2.Pod), PROTOBUF, ACCEPT)
-    assert created.status == 201, created.body
-    assert created.headers["Content-Type"] == PROTOBUF
-    stored = _read(created)
+    stored = _create_in_protobuf(http, PODS, sent, kube_pb2.Pod)
     assert stored["kind"] == "Pod" and stored["spec"] == sent["spec"]
     assert stored["metadata"]["labels"] == {"app": "web"} and stored["metadata"]["uid"]
     assert stored["status"]["phase"] == "Pending"  # set by the server, read back through protobuf
@@ -200,10 +204,7 @@ def _workload_pod(name: str) -> Obj:
 
 def test_a_workload_pod_with_affinity_spread_projected_volumes_and_hooks_round_trips_in_protobuf(http: Http) -> None:
     sent = _workload_pod("web-2")
-    created = http.request("POST", PODS, encode(sent, kube_pb2.Pod), PROTOBUF, ACCEPT)
-    assert created.status == 201, created.body
-    assert created.headers["Content-Type"] == PROTOBUF  # nothing in it that protobuf would drop
-    stored = _read(created)
+    stored = _create_in_protobuf(http, PODS, sent, kube_pb2.Pod)
     assert stored["spec"] == sent["spec"]
     assert http.request("GET", f"{PODS}/web-2").json()["spec"] == sent["spec"]  # what a JSON client reads
     listed = _read(http.request("GET", PODS, headers=ACCEPT))
@@ -212,9 +213,7 @@ def test_a_workload_pod_with_affinity_spread_projected_volumes_and_hooks_round_t
 
 def test_a_node_round_trips_in_protobuf_with_its_status(http: Http) -> None:
     sent = _node("worker-7")
-    created = http.request("POST", NODES, encode(sent, kube_pb2.Node), PROTOBUF, ACCEPT)
-    assert created.status == 201, created.body
-    stored = _read(created)
+    stored = _create_in_protobuf(http, NODES, sent, kube_pb2.Node)
     assert stored["spec"] == sent["spec"] and stored["status"] == sent["status"]
     assert _read(http.request("GET", f"{NODES}/worker-7", headers=ACCEPT)) == stored
     listed = _read(http.request("GET", NODES, headers=ACCEPT))
@@ -229,10 +228,7 @@ def test_a_node_round_trips_in_protobuf_with_its_status(http: Http) -> None:
 
 def test_a_device_taint_rule_round_trips_in_protobuf_with_its_status(http: Http) -> None:
     sent = _taint_rule("gpu-0-ecc")
-    created = http.request("POST", TAINT_RULES, encode(sent, kube_pb2.DeviceTaintRule), PROTOBUF, ACCEPT)
-    assert created.status == 201, created.body
-    assert created.headers["Content-Type"] == PROTOBUF
-    stored = _read(created)
+    stored = _create_in_protobuf(http, TAINT_RULES, sent, kube_pb2.DeviceTaintRule)
     assert stored["kind"] == "DeviceTaintRule" and stored["spec"] == sent["spec"]
     assert _read(http.request("GET", f"{TAINT_RULES}/gpu-0-ecc", headers=ACCEPT)) == stored
     listed = _read(http.request("GET", TAINT_RULES, headers=ACCEPT))
