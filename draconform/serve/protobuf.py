@@ -3,14 +3,16 @@ clients and kubectl's imperative commands send and ask for with built-in kinds):
 bytes `k8s\\0` and a runtime.Unknown naming apiVersion and kind around the object's bytes; the messages
 (kubeproto/kube.proto) are parsed and written by the protobuf library. A request body is turned into JSON as
 Kubernetes' JSON encoding writes it (times as RFC 3339, quantities as strings, raw extensions and managed
-fields as JSON, embedded structs inline, zero values of non-pointer fields left out); a field kube.proto
+fields as JSON, embedded structs inline, zero values of omitempty fields left out); a field kube.proto
 lacks is refused, never dropped. An answer is written in protobuf only when every field it has is in
-kube.proto (else it goes as JSON, which client-go decodes by the response's Content-Type)."""
+kube.proto (else it goes as JSON, which client-go decodes by the response's Content-Type). A watch asked for
+in protobuf is a stream of length-prefixed WatchEvents (`watch_frame`)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import struct
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -31,20 +33,38 @@ MESSAGES: dict[str, type[Message]] = {
     kind: getattr(kube_pb2, kind) for kind in (*STORED_KINDS, "Binding", "DeleteOptions")
 }
 LISTS: dict[str, type[Message]] = {f"{kind}List": getattr(kube_pb2, f"{kind}List") for kind in STORED_KINDS}
-# Pointer fields whose zero value means something (the rest are left out at zero, as JSON's omitempty does)
+WATCH_STREAM = "application/vnd.kubernetes.protobuf;stream=watch"  # a protobuf watch's Content-Type
+# Pointer fields whose zero value means something (the rest are left out at zero, as JSON's omitempty does), by
+# name or, where the name means a plain field elsewhere, as "Message.field"
 KEEP_ZERO = frozenset({
     "gracePeriodSeconds", "tolerationSeconds", "deletionGracePeriodSeconds", "remainingItemCount",
     "terminationGracePeriodSeconds", "activeDeadlineSeconds", "automountServiceAccountToken", "priority",
     "shareProcessNamespace", "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "optional", "defaultMode",
     "mode", "privileged", "runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem",
-    "allowPrivilegeEscalation", "fsGroup", "started"})
+    "allowPrivilegeEscalation", "fsGroup", "started", "hostProcess", "NodeRuntimeHandlerFeatures.userNamespaces",
+    "NodeRuntimeHandlerFeatures.recursiveReadOnlyMounts", "NodeFeatures.supplementalGroupsPolicy",
+    "NodeFeatures.containerUlimits", "NodeSwapStatus.capacity", "CSIVolumeSource.readOnly",
+    "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName"})
+# Plain Go fields without omitempty whose zero clients read (a container's exit code 0, uid 0, a kubelet's empty
+# kubeProxyVersion): JSON writes them whenever their message is there, so decoding writes them too
+WRITE_ZERO: dict[str, frozenset[str]] = {
+    "ContainerStatus": frozenset({"name", "ready", "restartCount", "image", "imageID"}),
+    "ContainerStateTerminated": frozenset({"exitCode"}),
+    "LinuxContainerUser": frozenset({"uid", "gid"}),
+    "Ulimit": frozenset({"name", "hard", "soft"}),
+    "DaemonEndpoint": frozenset({"Port"}),
+    "NodeSystemInfo": frozenset({"machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
+                                 "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem",
+                                 "architecture"}),
+    "ResourcePool": frozenset({"generation"}),
+}
 # Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
-KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState"})
+KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState", "VolumeProjection"})
 # Message types that say something by being there: an empty label selector matches everything, an absent one
 # nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace)
 KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
-INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
+INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "ephemeralContainerCommon"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
 
 
@@ -102,20 +122,24 @@ def _children(message: Message, path: str) -> Iterator[tuple[str, Message]]:
 
 def to_json(message: Message) -> Obj:
     out: Obj = {}
-    keep_zero = message.DESCRIPTOR.name == "DeviceAttribute"  # its fields are pointers: false and 0 are values
+    name = message.DESCRIPTOR.name
+    keep_zero = name == "DeviceAttribute"  # its fields are pointers: false and 0 are values
     for field, value in message.ListFields():
         converted = _field(field, value)
         if field.name in INLINE and isinstance(converted, dict):
             out.update(converted)
             continue
         kind = field.message_type.name if field.message_type is not None else ""
-        if converted == {} and (message.DESCRIPTOR.name in KEEP_EMPTY or kind in KEEP_EMPTY_TYPES):
+        if converted == {} and (name in KEEP_EMPTY or kind in KEEP_EMPTY_TYPES):
             out[field.name] = converted
             continue
-        if converted in (None, "", 0, False, [], {}) and not (keep_zero or field.name in KEEP_ZERO) and \
-                converted is not True:
+        if converted in (None, "", 0, False, [], {}) and converted is not True and not (
+                keep_zero or field.name in KEEP_ZERO or f"{name}.{field.name}" in KEEP_ZERO
+                or field.name in WRITE_ZERO.get(name, ())):
             continue
         out[field.name] = converted
+    for zero in WRITE_ZERO.get(name, ()):
+        out.setdefault(zero, message.DESCRIPTOR.fields_by_name[zero].default_value)
     return out
 
 
@@ -233,3 +257,22 @@ def _special(field: FieldDescriptor, item: Any) -> Any:
     if kind in ("RawExtension", "FieldsV1"):
         return {"raw" if kind == "RawExtension" else "Raw": base64.b64encode(json.dumps(item).encode()).decode()}
     return _for_json_format(item, field.message_type)
+
+
+def encode_object(obj: Obj) -> bytes | None:
+    """An object of a stored kind, or a Status, in its envelope; None when it has a field kube.proto lacks."""
+    message_type = kube_pb2.Status if obj.get("kind") == "Status" else MESSAGES.get(str(obj.get("kind", "")))
+    if message_type is None:
+        return None
+    try:
+        return encode(obj, message_type)
+    except (json_format.ParseError, ValueError, TypeError, AttributeError):
+        return None
+
+
+def watch_frame(kind: str, raw: bytes) -> bytes:
+    """One event of a protobuf watch stream as upstream frames it: a 4-byte big-endian length, then a
+    meta/v1 WatchEvent (written bare, with no envelope) whose object's raw bytes are the object in its own
+    envelope (`encode_object`; an ERROR event's object is a Status)."""
+    event = kube_pb2.WatchEvent(type=kind, object=kube_pb2.RawExtension(raw=raw)).SerializeToString()
+    return struct.pack(">I", len(event)) + event

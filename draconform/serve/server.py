@@ -61,6 +61,7 @@ class ApiServer:
         self._history: list[WatchEvent] = []
         self._expired = 0  # watches from before this resourceVersion are too old
         self._encoded: dict[int, tuple[Obj, bytes]] = {}
+        self._encoded_protobuf: dict[int, tuple[Obj, bytes | None]] = {}
         self._tick: asyncio.Event | None = None
         self._closing = False
         self.call(lambda: _standard_namespaces(store))
@@ -130,6 +131,7 @@ class ApiServer:
                 self._history.append(event)
                 if event.old is not None:
                     self._encoded.pop(id(event.old), None)
+                    self._encoded_protobuf.pop(id(event.old), None)
             if len(self._history) > KEPT_EVENTS:
                 cut = len(self._history) - KEPT_EVENTS // 2
                 self._expired = self._revisions[cut - 1]
@@ -197,6 +199,18 @@ class ApiServer:
         if len(self._encoded) > 4 * KEPT_EVENTS:
             self._encoded.clear()
         self._encoded[id(obj)] = (obj, data)
+        return data
+
+    def encode_stored_protobuf(self, obj: Obj) -> bytes | None:
+        """A stored object in its protobuf envelope (None when kube.proto cannot carry it), encoded once as
+        `encode_stored` encodes JSON."""
+        cached = self._encoded_protobuf.get(id(obj))
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        data = protobuf.encode_object(obj)
+        if len(self._encoded_protobuf) > 4 * KEPT_EVENTS:
+            self._encoded_protobuf.clear()
+        self._encoded_protobuf[id(obj)] = (obj, data)
         return data
 
     def encode(self, body: Obj) -> bytes:
@@ -286,20 +300,36 @@ class ApiServer:
         query, since = watch.query, watch.resource_version
         if since and not since.isdigit():
             raise ApiError("BadRequest", f'resourceVersion: Invalid value: "{since}": must be a number')
-        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json",
-                                                           "Cache-Control": "no-cache, private"})
+        # client-go asks for protobuf first (`application/vnd.kubernetes.protobuf;stream=watch` or the plain type)
+        proto = watch.table is None and _prefers_protobuf(request.headers.get("Accept", ""))
+        response = web.StreamResponse(status=200, headers={
+            "Content-Type": protobuf.WATCH_STREAM if proto else "application/json",
+            "Cache-Control": "no-cache, private"})
         response.enable_chunked_encoding()
         await response.prepare(request)
         deadline = time.monotonic() + (watch.timeout or DEFAULT_WATCH_SECONDS)
         from_state = watch.initial_events if watch.initial_events is not None else since in ("", "0")
         lines: list[bytes] = []
         columns_sent = False
+        broken = False  # a protobuf watch met an object kube.proto cannot carry: an ERROR event ends it
 
         def event(kind: str, obj: Obj) -> bytes:
-            """One event; as a one-row Table when the watch asked for Tables (column definitions only in the
-            first, as upstream sends them)."""
-            nonlocal columns_sent
-            if watch.table is None or kind == "BOOKMARK":
+            """One event: JSON, a protobuf frame, or a one-row Table when the watch asked for Tables (column
+            definitions only in the first, as upstream sends them)."""
+            nonlocal columns_sent, broken
+            if broken:
+                return b""
+            if proto:
+                raw = self.encode_stored_protobuf(obj) if kind in ("ADDED", "MODIFIED", "DELETED") else \
+                    protobuf.encode_object(obj)
+                if raw is not None:
+                    return protobuf.watch_frame(kind, raw)
+                broken = True
+                _, status = failure(ApiError("InternalError", f"{obj.get('kind')} {obj['metadata'].get('name')!r} "
+                                                              "has a field serve cannot write in protobuf; watch "
+                                                              "with Accept: application/json"))
+                return protobuf.watch_frame("ERROR", protobuf.encode_object(status) or b"")
+            if watch.table is None or kind in ("BOOKMARK", "ERROR"):
                 return self._event(kind, obj)
             row = tables.table(query.kind, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
                                include=watch.table)
@@ -315,15 +345,15 @@ class ApiServer:
         else:
             cursor = int(since)
         if watch.initial_events:
-            lines.append(self._event("BOOKMARK", self._bookmark(query.kind, cursor, initial_end=True)))
+            lines.append(event("BOOKMARK", self._bookmark(query.kind, cursor, initial_end=True)))
         if not from_state and cursor < self._expired:
             _, status = failure(ApiError("Expired", f"too old resource version: {cursor} ({self._expired})"))
-            lines.append(json.dumps({"type": "ERROR", "object": status}).encode() + b"\n")
+            lines.append(event("ERROR", status))
             deadline = 0
         try:
             if lines:
                 await response.write(b"".join(lines))
-            while not self._closing and (remaining := deadline - time.monotonic()) > 0:
+            while not broken and not self._closing and (remaining := deadline - time.monotonic()) > 0:
                 events = self.events_after(cursor)
                 if not events:
                     tick = self._tick
@@ -335,7 +365,7 @@ class ApiServer:
                 cursor = self.revision()
                 lines = [event(e.type, e.object) for e in events if query.wants(e.object)]
                 if watch.bookmarks and not query.wants(events[-1].object):
-                    lines.append(self._event("BOOKMARK", self._bookmark(query.kind, cursor)))
+                    lines.append(event("BOOKMARK", self._bookmark(query.kind, cursor)))
                 if lines:
                     await response.write(b"".join(lines))
             await response.write_eof()
@@ -344,7 +374,7 @@ class ApiServer:
         return response
 
     def _event(self, kind: str, obj: Obj) -> bytes:
-        data = self.encode_stored(obj) if kind != "BOOKMARK" else json.dumps(obj).encode()
+        data = self.encode_stored(obj) if kind not in ("BOOKMARK", "ERROR") else json.dumps(obj).encode()
         return b'{"type":"' + kind.encode() + b'","object":' + data + b"}\n"
 
     @staticmethod

@@ -79,7 +79,10 @@ def _node(name: str) -> Obj:
                                        "lastHeartbeatTime": "2026-11-26T10:00:00Z",
                                        "lastTransitionTime": "2026-11-26T10:00:00Z"}],
                        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-                       "nodeInfo": {"kubeletVersion": "v1.37.0", "operatingSystem": "linux", "architecture": "amd64"}}}
+                       "nodeInfo": {"machineID": "m-7", "systemUUID": "u-7", "bootID": "b-7",
+                                    "kernelVersion": "6.12.0", "osImage": "Debian GNU/Linux 13 (trixie)",
+                                    "containerRuntimeVersion": "containerd://2.1.0", "kubeletVersion": "v1.37.0",
+                                    "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}}
 
 
 def _slice(name: str, generation: int = 1) -> dict[str, object]:
@@ -265,33 +268,83 @@ def test_a_protobuf_field_serve_does_not_read_is_a_415_naming_it_and_the_connect
     spec = kube_pb2.PodSpec()
     spec.containers.add(name="ctr", image="app")
     raw = kube_pb2.Pod(metadata=kube_pb2.ObjectMeta(name="p"), spec=spec).SerializeToString()
-    raw += b"\x12\x05\xca\x02\x02\x08\x01"  # spec (2) again, holding field 41 (hostnameOverride) of PodSpec
+    raw += b"\x12\x03\x90\x03\x01"  # spec (2) again, holding a field 50 of PodSpec, newer than kube.proto
     envelope = kube_pb2.Unknown(typeMeta=kube_pb2.TypeMeta(apiVersion="v1", kind="Pod"), raw=raw)
     reply = http.request("POST", PODS, b"k8s\x00" + envelope.SerializeToString(), PROTOBUF)
     assert reply.status == 415 and reply.json()["reason"] == "UnsupportedMediaType"
-    assert "field 41 of Pod.spec" in reply.json()["message"]
+    assert "field 50 of Pod.spec" in reply.json()["message"]
     assert http.request("POST", SLICES, b"not protobuf", PROTOBUF).status == 400
     assert http.request("GET", "/version").status == 200
 
 
 def test_an_answer_with_a_field_protobuf_would_drop_goes_as_json(http: Http) -> None:
     pod = _pod("dns")
-    pod["spec"]["securityContext"] = {"sysctls": [{"name": "net.core.somaxconn", "value": "1024"}]}  # not in kube.proto
+    pod["spec"]["futureField"] = {"on": True}  # no such field upstream: JSON stores it, kube.proto cannot carry it
     assert http.request("POST", PODS, pod).status == 201
     reply = http.request("GET", f"{PODS}/dns", headers=ACCEPT)
     assert reply.headers["Content-Type"].startswith("application/json")
-    assert reply.json()["spec"]["securityContext"]["sysctls"] == [{"name": "net.core.somaxconn", "value": "1024"}]
+    assert reply.json()["spec"]["futureField"] == {"on": True}
     assert http.request("GET", "/api/v1/namespaces/default/pods/missing", headers=ACCEPT).json()["kind"] == "Status"
     assert http.request("GET", "/version").status == 200
 
 
-def test_an_informer_lists_with_watch_list_and_syncs_on_the_bookmark(http: Http) -> None:
-    http.request("POST", SLICES, encode(_slice("a"), kube_pb2.ResourceSlice), PROTOBUF)
-    reply = http.request("GET", f"{SLICES}?allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
-                                "&sendInitialEvents=true&timeoutSeconds=1&watch=true", headers=ACCEPT)
-    events = [json.loads(line) for line in reply.body.splitlines()]
-    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
-    assert events[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true"
+WATCH_LIST = "allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true"
+WATCH_ACCEPT = {"Accept": "application/vnd.kubernetes.protobuf;stream=watch, application/json"}
+
+
+def _watch_events(reply: Reply) -> list[tuple[str, Obj]]:
+    """A protobuf watch stream as client-go reads it: frames of a 4-byte big-endian length and a bare WatchEvent,
+    whose object is an enveloped object (an ERROR's a Status)."""
+    assert reply.headers["Content-Type"] == "application/vnd.kubernetes.protobuf;stream=watch"
+    events, body = [], reply.body
+    while body:
+        length = int.from_bytes(body[:4], "big")
+        event = kube_pb2.WatchEvent.FromString(body[4:4 + length])
+        body = body[4 + length:]
+        assert event.object.raw.startswith(b"k8s\x00")
+        envelope = kube_pb2.Unknown.FromString(event.object.raw[4:])
+        kind = envelope.typeMeta.kind
+        message = (kube_pb2.Status if kind == "Status" else MESSAGES[kind]).FromString(envelope.raw)
+        events.append((event.type, {"apiVersion": envelope.typeMeta.apiVersion, "kind": kind, **to_json(message)}))
+    return events
+
+
+def test_an_informer_lists_with_watch_list_in_protobuf_and_syncs_on_the_bookmark(http: Http) -> None:
+    stored = _create_in_protobuf(http, SLICES, _slice("a"), kube_pb2.ResourceSlice)
+    reply = http.request("GET", f"{SLICES}?{WATCH_LIST}&timeoutSeconds=1", headers=WATCH_ACCEPT)
+    events = _watch_events(reply)
+    assert [kind for kind, _ in events] == ["ADDED", "BOOKMARK"]
+    assert events[0][1] == stored
+    bookmark = events[1][1]
+    assert bookmark["kind"] == "ResourceSlice" and bookmark["apiVersion"] == "resource.k8s.io/v1"
+    assert bookmark["metadata"] == {"resourceVersion": stored["metadata"]["resourceVersion"],
+                                    "annotations": {"k8s.io/initial-events-end": "true"}}
+
+
+def test_a_protobuf_watch_carries_changes_and_a_json_watch_stays_json(http: Http) -> None:
+    created = _create_in_protobuf(http, PODS, _workload_pod("web-1"), kube_pb2.Pod)
+    rv = created["metadata"]["resourceVersion"]
+    changed = {**created, "metadata": {**created["metadata"], "labels": {"app": "web", "tier": "front"}}}
+    updated = _read(http.request("PUT", f"{PODS}/web-1", encode(changed, kube_pb2.Pod), PROTOBUF, ACCEPT))
+    assert http.request("DELETE", f"{PODS}/web-1").status == 200
+    path = f"{PODS}?watch=1&resourceVersion={rv}&timeoutSeconds=1"
+    events = _watch_events(http.request("GET", path, headers={"Accept": "application/vnd.kubernetes.protobuf"}))
+    assert [kind for kind, _ in events] == ["MODIFIED", "DELETED"]
+    assert events[0][1] == updated and events[1][1]["spec"] == created["spec"]
+    plain = http.request("GET", path, headers={"Accept": "application/json, application/vnd.kubernetes.protobuf"})
+    assert plain.headers["Content-Type"] == "application/json"
+    assert [json.loads(line)["type"] for line in plain.body.splitlines()] == ["MODIFIED", "DELETED"]
+
+
+def test_a_protobuf_watch_ends_with_an_error_event_at_an_object_protobuf_cannot_carry(http: Http) -> None:
+    assert http.request("POST", PODS, _pod("web-1")).status == 201
+    odd = _pod("web-2")
+    odd["spec"]["futureField"] = 1  # stored from JSON; no protobuf field can carry it
+    assert http.request("POST", PODS, odd).status == 201
+    events = _watch_events(http.request("GET", f"{PODS}?{WATCH_LIST}&timeoutSeconds=30", headers=WATCH_ACCEPT))
+    assert [kind for kind, _ in events] == ["ADDED", "ERROR"]  # at once: the stream ends with the error
+    status = events[1][1]
+    assert status["kind"] == "Status" and status["code"] == 500 and "'web-2'" in status["message"]
 
 
 def test_a_client_that_prefers_json_gets_json_and_one_that_names_protobuf_first_gets_protobuf(http: Http) -> None:
