@@ -44,7 +44,7 @@ KEEP_ZERO = frozenset({
     "allowPrivilegeEscalation", "fsGroup", "started", "hostProcess", "NodeRuntimeHandlerFeatures.userNamespaces",
     "NodeRuntimeHandlerFeatures.recursiveReadOnlyMounts", "NodeFeatures.supplementalGroupsPolicy",
     "NodeFeatures.containerUlimits", "NodeSwapStatus.capacity", "CSIVolumeSource.readOnly",
-    "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName"})
+    "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName", "FCVolumeSource.lun"})
 # Plain Go fields without omitempty whose zero clients read (a container's exit code 0, uid 0, a kubelet's empty
 # kubeProxyVersion): JSON writes them whenever their message is there, so decoding writes them too
 WRITE_ZERO: dict[str, frozenset[str]] = {
@@ -57,12 +57,10 @@ WRITE_ZERO: dict[str, frozenset[str]] = {
                                  "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem",
                                  "architecture"}),
     "ResourcePool": frozenset({"generation"}),
+    "ISCSIVolumeSource": frozenset({"lun"}),
+    "AttachedVolume": frozenset({"name", "devicePath"}),
+    "NodeRuntimeHandler": frozenset({"name"}),  # "" names the default handler
 }
-# Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
-KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState", "VolumeProjection"})
-# Message types that say something by being there: an empty label selector matches everything, an absent one
-# nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace)
-KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
 INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "ephemeralContainerCommon"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
@@ -129,9 +127,8 @@ def to_json(message: Message) -> Obj:
         if field.name in INLINE and isinstance(converted, dict):
             out.update(converted)
             continue
-        kind = field.message_type.name if field.message_type is not None else ""
-        if converted == {} and (name in KEEP_EMPTY or kind in KEEP_EMPTY_TYPES):
-            out[field.name] = converted
+        if converted == {} and field.message_type is not None:
+            out[field.name] = converted  # a struct on the wire is one JSON writes, empty or not (`emptyDir: {}`)
             continue
         if converted in (None, "", 0, False, [], {}) and converted is not True and not (
                 keep_zero or field.name in KEEP_ZERO or f"{name}.{field.name}" in KEEP_ZERO
