@@ -62,7 +62,8 @@ WRITE_ZERO: dict[str, frozenset[str]] = {
     "NodeRuntimeHandler": frozenset({"name"}),  # "" names the default handler
 }
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
-INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "ephemeralContainerCommon"})
+INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "ephemeralContainerCommon",
+                    "deviceConfiguration"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
 
 

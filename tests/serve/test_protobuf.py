@@ -217,10 +217,24 @@ def _registered_node() -> Obj:
             "volumesAttached": [{"name": "kubernetes.io/csi/csi.example.com^vol-1", "devicePath": ""}]}}
 
 
-@pytest.mark.parametrize("obj", [_every_family_pod(), _registered_node()], ids=["pod", "node"])
+def _configured_claim() -> Obj:
+    """An allocated claim whose opaque configuration (an embedded struct in Go, inline in JSON) comes from its
+    class and from itself."""
+    opaque = {"opaque": {"driver": "gpu.example.com", "parameters": {"apiVersion": "gpu.example.com/v1",
+                                                                     "kind": "GpuConfig", "sharing": "TimeSlicing"}}}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "gpu"},
+            "spec": {"devices": {"requests": [{"name": "one", "exactly": {"deviceClassName": "gpu"}}],
+                                 "config": [{"requests": ["one"], **opaque}]}},
+            "status": {"allocation": {"devices": {
+                "results": [{"request": "one", "driver": "gpu.example.com", "pool": "worker-1", "device": "gpu-0"}],
+                "config": [{"source": "FromClass", **opaque}, {"source": "FromClaim", "requests": ["one"], **opaque}]}},
+                "reservedFor": [{"resource": "pods", "name": "web", "uid": "u-1"}]}}
+
+
+@pytest.mark.parametrize("obj", [_every_family_pod(), _registered_node(), _configured_claim()],
+                         ids=["pod", "node", "claim"])
 def test_json_to_protobuf_to_json_is_unchanged(obj: Obj) -> None:
-    message = kube_pb2.Pod if obj["kind"] == "Pod" else kube_pb2.Node
-    assert decode(encode(obj, message)) == obj
+    assert decode(encode(obj, getattr(kube_pb2, obj["kind"]))) == obj
 
 
 def test_zero_values_upstreams_json_writes_are_written_and_omitted_ones_left_out() -> None:
