@@ -336,6 +336,17 @@ def test_a_protobuf_watch_carries_changes_and_a_json_watch_stays_json(http: Http
     assert [json.loads(line)["type"] for line in plain.body.splitlines()] == ["MODIFIED", "DELETED"]
 
 
+def test_a_protobuf_watch_sends_a_bookmark_past_changes_it_does_not_carry(http: Http) -> None:
+    rv = http.request("GET", PODS).json()["metadata"]["resourceVersion"]
+    assert http.request("POST", PODS, _pod("web-1")).status == 201
+    other = {**_pod("db-1"), "metadata": {"name": "db-1", "labels": {"app": "db"}}}
+    last = http.request("POST", PODS, other).json()["metadata"]["resourceVersion"]
+    events = _watch_events(http.request("GET", f"{PODS}?watch=true&resourceVersion={rv}&labelSelector=app%3Dweb"
+                                               "&allowWatchBookmarks=true&timeoutSeconds=1", headers=WATCH_ACCEPT))
+    assert [(kind, obj["metadata"]["name"] if kind == "ADDED" else obj["metadata"]) for kind, obj in events] == [
+        ("ADDED", "web-1"), ("BOOKMARK", {"resourceVersion": last})]
+
+
 def test_a_protobuf_watch_ends_with_an_error_event_at_an_object_protobuf_cannot_carry(http: Http) -> None:
     assert http.request("POST", PODS, _pod("web-1")).status == 201
     odd = _pod("web-2")
