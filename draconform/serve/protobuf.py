@@ -46,6 +46,8 @@ KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
 INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
+# Versions whose messages kube.proto lacks: their bodies go as JSON, and a protobuf request in one is a 415
+OLDER_API_VERSIONS = frozenset({"resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2"})
 
 
 def decode(body: bytes) -> Obj:
@@ -57,6 +59,9 @@ def decode(body: bytes) -> Obj:
     except DecodeError as error:
         raise ApiError("BadRequest", f"the protobuf envelope could not be decoded: {error}") from None
     kind, api_version = envelope.typeMeta.kind, envelope.typeMeta.apiVersion
+    if api_version in OLDER_API_VERSIONS:
+        raise ApiError("UnsupportedMediaType", f"draconform serve reads no protobuf body of {api_version} (kube.proto "
+                                               "has resource.k8s.io/v1's messages only); send application/json")
     message_type = MESSAGES.get(kind)
     if message_type is None:
         raise ApiError("UnsupportedMediaType", f"draconform serve reads no protobuf body of kind {kind!r}; send "
@@ -175,7 +180,7 @@ def encode_answer(body: Obj) -> bytes | None:
     another kind (a Status, a Table) or a field kube.proto lacks, which protobuf would silently drop."""
     kind = str(body.get("kind", ""))
     message_type = MESSAGES.get(kind) if kind in STORED_KINDS else LISTS.get(kind)
-    if message_type is None:
+    if message_type is None or body.get("apiVersion") in OLDER_API_VERSIONS:
         return None
     try:
         return encode(body, message_type)
