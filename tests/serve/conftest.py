@@ -17,8 +17,8 @@ from draconform.kube.kinds import SERVED_KINDS
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
 from draconform.serve.control import kubeconfig
-from draconform.serve.resources import parse_runtime_config
 from draconform.serve.remote import WallClock
+from draconform.serve.resources import parse_runtime_config
 from draconform.serve.server import ApiServer
 
 
