@@ -37,17 +37,28 @@ KEEP_ZERO = frozenset({
     "terminationGracePeriodSeconds", "activeDeadlineSeconds", "automountServiceAccountToken", "priority",
     "shareProcessNamespace", "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "optional", "defaultMode",
     "mode", "privileged", "runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem",
-    "allowPrivilegeEscalation", "fsGroup", "started"})
+    "allowPrivilegeEscalation", "fsGroup", "started", "adminAccess"})
 # Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
 KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState"})
 # Message types that say something by being there: an empty label selector matches everything, an absent one
 # nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace)
 KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
-INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
+INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "deviceConfiguration"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
-# Versions whose messages kube.proto lacks: their bodies go as JSON, and a protobuf request in one is a 415
-OLDER_API_VERSIONS = frozenset({"resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2"})
+# resource.k8s.io/v1beta1's own messages (kube.proto's V1beta1*), where its shapes differ from v1's; v1beta2 has
+# v1's field numbers, and v1beta1's DeviceClass is v1's
+V1BETA1 = "resource.k8s.io/v1beta1"
+V1BETA1_MESSAGES: dict[str, type[Message]] = {
+    name: getattr(kube_pb2, f"V1beta1{name}") for kind in ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+    for name in (kind, f"{kind}List")}
+
+
+def message_type(kind: str, api_version: str) -> type[Message] | None:
+    """The message of `kind` (an object's or a list's) in `api_version`; None when kube.proto has none."""
+    if api_version == V1BETA1 and kind in V1BETA1_MESSAGES:
+        return V1BETA1_MESSAGES[kind]
+    return MESSAGES.get(kind) if kind in MESSAGES else LISTS.get(kind)
 
 
 def decode(body: bytes) -> Obj:
@@ -59,15 +70,12 @@ def decode(body: bytes) -> Obj:
     except DecodeError as error:
         raise ApiError("BadRequest", f"the protobuf envelope could not be decoded: {error}") from None
     kind, api_version = envelope.typeMeta.kind, envelope.typeMeta.apiVersion
-    if api_version in OLDER_API_VERSIONS:
-        raise ApiError("UnsupportedMediaType", f"draconform serve reads no protobuf body of {api_version} (kube.proto "
-                                               "has resource.k8s.io/v1's messages only); send application/json")
-    message_type = MESSAGES.get(kind)
-    if message_type is None:
+    found = message_type(kind, api_version) if kind in MESSAGES else None
+    if found is None:
         raise ApiError("UnsupportedMediaType", f"draconform serve reads no protobuf body of kind {kind!r}; send "
                                                "application/json")
     try:
-        message = message_type.FromString(envelope.raw)
+        message = found.FromString(envelope.raw)
     except DecodeError as error:
         raise ApiError("BadRequest", f"the protobuf {kind} could not be decoded: {error}") from None
     unread = _unread_field(message, kind)
@@ -179,11 +187,11 @@ def encode_answer(body: Obj) -> bytes | None:
     """An answer (an object or a list of a kind kube.proto has) in protobuf, or None when it must go as JSON:
     another kind (a Status, a Table) or a field kube.proto lacks, which protobuf would silently drop."""
     kind = str(body.get("kind", ""))
-    message_type = MESSAGES.get(kind) if kind in STORED_KINDS else LISTS.get(kind)
-    if message_type is None or body.get("apiVersion") in OLDER_API_VERSIONS:
+    found = message_type(kind, str(body.get("apiVersion", ""))) if kind in STORED_KINDS or kind in LISTS else None
+    if found is None:
         return None
     try:
-        return encode(body, message_type)
+        return encode(body, found)
     except (json_format.ParseError, ValueError, TypeError, AttributeError):
         return None
 

@@ -1,6 +1,6 @@
 """resource.k8s.io v1beta1 and v1beta2 at their own paths: off by default (404, discovery lists v1 only), and
 with `--runtime-config` turning them on, discovery, OpenAPI, every verb, watches and tables in the path's
-version, objects converted to the stored v1 and back without losing a field."""
+version, JSON and protobuf bodies, objects converted to the stored v1 and back without losing a field."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ import pytest
 import yaml
 
 from draconform.paths import FEATURES_DIR
-from draconform.serve.protobuf import MAGIC, kube_pb2
+from draconform.serve.protobuf import MAGIC, encode, kube_pb2, message_type, to_json
 from draconform.serve.resources import parse_runtime_config
 from draconform.serve.server import ApiServer
-from tests.serve.conftest import Http
+from tests.serve.conftest import Http, Reply
 
 BOTH = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
 MANIFESTS = FEATURES_DIR / "kep-3063" / "manifests"
 GROUP = "/apis/resource.k8s.io"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+ACCEPT = {"Accept": "application/vnd.kubernetes.protobuf, application/json"}
 PLURALS = {"DeviceClass": "deviceclasses", "ResourceSlice": "resourceslices", "ResourceClaim": "resourceclaims",
            "ResourceClaimTemplate": "resourceclaimtemplates"}
 NAMESPACED = {"ResourceClaim", "ResourceClaimTemplate"}
@@ -211,13 +213,42 @@ def test_a_watch_at_a_v1beta1_path_carries_v1beta1_objects_and_bookmarks(http: H
     assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 
 
+def _from_protobuf(reply: Reply) -> dict[str, Any]:
+    """An answer read as client-go reads it, by the version its envelope names."""
+    assert reply.headers["Content-Type"] == PROTOBUF, reply.body
+    envelope = kube_pb2.Unknown.FromString(reply.body[len(MAGIC):])
+    found = message_type(envelope.typeMeta.kind, envelope.typeMeta.apiVersion)
+    assert found is not None
+    return {"apiVersion": envelope.typeMeta.apiVersion, "kind": envelope.typeMeta.kind,
+            **to_json(found.FromString(envelope.raw))}
+
+
 @on
-def test_protobuf_in_an_older_version_is_a_clear_415(http: Http) -> None:
-    envelope = kube_pb2.Unknown(raw=b"", contentType="", contentEncoding="")
-    envelope.typeMeta.apiVersion, envelope.typeMeta.kind = "resource.k8s.io/v1beta1", "ResourceClaim"
-    refused = http.request("POST", _path("v1beta1", "ResourceClaim"), MAGIC + envelope.SerializeToString(),
-                           content_type="application/vnd.kubernetes.protobuf")
-    assert refused.status == 415 and "resource.k8s.io/v1beta1" in refused.json()["message"]
-    answer = http.request("GET", _path("v1beta1", "ResourceClaim"),
-                          headers={"Accept": "application/vnd.kubernetes.protobuf,application/json"})
-    assert answer.status == 200 and answer.headers["Content-Type"].startswith("application/json")
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_protobuf_bodies_of_an_older_version_round_trip_every_field(http: Http, version: str) -> None:
+    """What an older client-go's generated client sends and reads: every field of the KEP-3063 manifests in the
+    version's protobuf messages, answered in protobuf, the same in v1 as when written in JSON."""
+    expected = {(doc["kind"], doc["metadata"]["name"].removesuffix("-v1")): doc for doc in _manifest("v1")}
+    for doc in _manifest(version):
+        kind, name = doc["kind"], doc["metadata"]["name"]
+        found = message_type(kind, doc["apiVersion"])
+        assert found is not None
+        created = http.request("POST", _path(version, kind), encode(doc, found), PROTOBUF, ACCEPT)
+        assert created.status == 201, created.body
+        answer = _from_protobuf(created)
+        assert answer["apiVersion"] == f"resource.k8s.io/{version}" and answer["spec"] == doc["spec"], kind
+        stored = http.request("GET", _path("v1", kind, name)).json()
+        assert stored["spec"] == expected[kind, name.removesuffix(f"-{version}")]["spec"], f"{kind} {name}"
+        listed = _from_protobuf(http.request("GET", _path(version, kind), headers=ACCEPT))
+        assert listed["kind"] == f"{kind}List" and name in [i["metadata"]["name"] for i in listed["items"]]
+    slice_ = next(doc for doc in _manifest(version)
+                  if (doc["kind"], doc["metadata"]["name"]) == ("ResourceSlice", f"every-field-{version}"))
+    read = _from_protobuf(http.request("GET", _path(version, "ResourceSlice", slice_["metadata"]["name"]),
+                                       headers=ACCEPT))
+    read["spec"]["pool"]["generation"] = 4
+    found = message_type("ResourceSlice", slice_["apiVersion"])
+    assert found is not None
+    updated = http.request("PUT", _path(version, "ResourceSlice", slice_["metadata"]["name"]), encode(read, found),
+                           PROTOBUF, ACCEPT)
+    assert updated.status == 200, updated.body
+    assert _from_protobuf(updated)["spec"] == {**slice_["spec"], "pool": {**slice_["spec"]["pool"], "generation": 4}}
