@@ -5,11 +5,13 @@ version, JSON and protobuf bodies, objects converted to the stored v1 and back w
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from draconform.cli import main
 from draconform.paths import FEATURES_DIR
 from draconform.serve.protobuf import MAGIC, encode, kube_pb2, message_type, to_json
 from draconform.serve.resources import parse_runtime_config
@@ -62,6 +64,12 @@ def test_runtime_config_names_only_what_serve_can_turn_on() -> None:
         "resource.k8s.io/v1beta2"}
     with pytest.raises(ValueError, match="batch/v1beta1"):
         parse_runtime_config("batch/v1beta1=true")
+
+
+def test_serve_refuses_a_runtime_config_it_cannot_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--dir", str(tmp_path), "--runtime-config", "resource.k8s.io/v1alpha3=true"]) == 2
+    err = capsys.readouterr().err
+    assert "resource.k8s.io/v1alpha3" in err and "resource.k8s.io/v1beta1" in err and "Traceback" not in err
 
 
 @on
