@@ -29,6 +29,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="gates set away from the release's defaults, for every component")
     parser.add_argument("--data", type=Path, metavar="DIR",
                         help="keep the API's objects in DIR/objects.json and load them again on the next start")
+    parser.add_argument("--runtime-config", default="", metavar="GROUP/VERSION=BOOL,...",
+                        help="turn on older API versions as kube-apiserver's flag does: resource.k8s.io/v1beta1 and "
+                             "resource.k8s.io/v1beta2 (served beside v1 at their own paths; off by default, as in "
+                             "Kubernetes 1.37)")
     parser.add_argument("--binding-timeout", type=float, metavar="SECONDS",
                         help="the scheduler's DRA bindingTimeout (default: the scheduler's, 600)")
     parser.add_argument("--driver", metavar="NAME",
@@ -54,13 +58,15 @@ def _port(text: str) -> int:
 
 def handle(args: argparse.Namespace) -> int:
     from draconform.serve.control import ServedCluster
+    from draconform.serve.resources import parse_runtime_config
 
     try:
         gates = parse_gate_settings(args.feature_gates)
         scheduler_args = {} if args.binding_timeout is None else {"bindingTimeout": args.binding_timeout}
         own = None if args.driver is None else OwnDriver(args.driver, args.driver_node, args.driver)
         cluster = ClusterConfig(args.release, gates, scheduler_args, own_driver=own)
-        served = ServedCluster(args.dir, cluster, args.port, args.data, args.driver_devices)
+        served = ServedCluster(args.dir, cluster, args.port, args.data, args.driver_devices,
+                               parse_runtime_config(args.runtime_config))
     except (ValueError, ConfigError, OSError) as error:
         diagnostic("serve", str(error))
         return EXIT_UNUSABLE

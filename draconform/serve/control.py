@@ -50,7 +50,7 @@ class ServedCluster:
     """The server in this process (a thread) and one child process per component."""
 
     def __init__(self, directory: Path, cluster: ClusterConfig, port: int = 0, data: Path | None = None,
-                 own_devices: int = 4) -> None:
+                 own_devices: int = 4, runtime_config: frozenset[str] = frozenset()) -> None:
         self.directory = directory
         self.cluster = cluster
         self.own_devices = own_devices
@@ -61,7 +61,7 @@ class ServedCluster:
             load_objects(store, data / OBJECTS_FILE)
         if cluster.own_driver is not None:
             create_own_driver_objects(store, cluster.own_driver)
-        self.server = ApiServer(store, port=port, version=cluster.release)
+        self.server = ApiServer(store, port=port, version=cluster.release, runtime_config=runtime_config)
         self.children: list[subprocess.Popen[str]] = []
         self.supervised: dict[str, Supervised] = {}
         self._stopping = threading.Event()

@@ -13,10 +13,9 @@ import typing
 from datetime import datetime
 from typing import Any
 
-from lightkube.models import core_v1, resource_v1
+from lightkube.models import core_v1, resource_v1, resource_v1beta1, resource_v1beta2
 
 from draconform.sut import FieldCause, Obj
-from draconform.validation import is_validated
 
 _MODELS: dict[str, Any] = {
     "Pod": core_v1.Pod, "Node": core_v1.Node, "Namespace": core_v1.Namespace, "ConfigMap": core_v1.ConfigMap,
@@ -24,6 +23,8 @@ _MODELS: dict[str, Any] = {
     "ResourceClaim": resource_v1.ResourceClaim, "ResourceClaimTemplate": resource_v1.ResourceClaimTemplate,
     "DeviceTaintRule": resource_v1.DeviceTaintRule,
 }
+# The older resource.k8s.io versions' own shapes (v1beta1 keeps a device's fields under `basic`).
+_OLDER_MODELS = {"v1beta1": resource_v1beta1, "v1beta2": resource_v1beta2}
 # Maps whose values upstream types as strings (lightkube-models types every map as a plain dict).
 _STRING_MAPS = {("metadata", "labels"), ("metadata", "annotations"), ("data",), ("binaryData",),
                 ("spec", "nodeSelector")}
@@ -76,11 +77,11 @@ def _type_name(value: Any) -> str:
 class Decoded:
     """What decoding `obj` into its kind found: type mismatches (the request is a 400) and unknown fields."""
 
-    def __init__(self, kind: str, obj: Obj) -> None:
+    def __init__(self, kind: str, obj: Obj, version: str = "") -> None:
         self.kind = kind
         self.type_errors: list[tuple[str, str]] = []  # (field path, Go's decoding message)
         self.unknown: list[str] = []
-        model = _MODELS.get(kind)
+        model = getattr(_OLDER_MODELS[version], kind, None) if version in _OLDER_MODELS else _MODELS.get(kind)
         if model is not None:
             self._walk(obj, model, ())
 
@@ -155,12 +156,6 @@ def drop_unknown(obj: Obj, unknown: list[str]) -> None:
                 break
         if isinstance(target, dict):
             target.pop(parts[-1], None)
-
-
-def keeps_unknown_fields(kind: str, obj: Obj) -> bool:
-    """Whether draconform's own schemas rule on this object's unknown fields (they refuse them: DRA-API/
-    OBJECT-SCHEMA), so a Warn or Ignore write passes them on instead of dropping them."""
-    return is_validated(obj)
 
 
 def metadata_causes(kind: str, obj: Obj, namespaced: bool) -> list[FieldCause]:

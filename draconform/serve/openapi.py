@@ -16,13 +16,13 @@ import re
 from typing import Any
 
 from draconform.serve.patches import MERGE_KEYS, SET_LISTS
-from draconform.serve.resources import GROUP_VERSIONS, RESOURCES, Resource
+from draconform.serve.resources import STORED, Resource, Served
 from draconform.sut import Obj
 
 _MODULES = {"core_v1": "io.k8s.api.core.v1", "meta_v1": "io.k8s.apimachinery.pkg.apis.meta.v1",
-            "resource_v1": "io.k8s.api.resource.v1", "runtime": "io.k8s.apimachinery.pkg.runtime",
+            "resource_v1": "io.k8s.api.resource.v1", "resource_v1beta1": "io.k8s.api.resource.v1beta1",
+            "resource_v1beta2": "io.k8s.api.resource.v1beta2", "runtime": "io.k8s.apimachinery.pkg.runtime",
             "util_intstr": "io.k8s.apimachinery.pkg.util.intstr", "resource": "io.k8s.apimachinery.pkg.api.resource"}
-_MODEL_MODULE = {"": "core_v1", "resource.k8s.io": "resource_v1"}
 _SCALARS: dict[str, Obj] = {"str": {"type": "string"}, "int": {"type": "integer", "format": "int64"},
             "float": {"type": "number", "format": "double"}, "bool": {"type": "boolean"},
             "dict": {"type": "object", "additionalProperties": {"type": "string"}},
@@ -97,13 +97,11 @@ class _Builder:
         return {"$ref": f"#/components/schemas/{self.ref(owner or module, name)}"}
 
 
-def _patch_extensions(builder: _Builder) -> None:
+def _patch_extensions(builder: _Builder, resources: list[Resource]) -> None:
     """The merge keys and strategies serve's strategic merge patch uses, on the schemas' list fields."""
     for (kind, path), key in [*MERGE_KEYS.items(), *((k, None) for k in SET_LISTS)]:
-        kinds = [kind] if kind != "*" else list(RESOURCES)
-        for one in kinds:
-            resource = RESOURCES.get(one)
-            if resource is None:
+        for resource in resources:
+            if kind not in ("*", resource.kind):
                 continue
             schema = builder.schemas.get(_kind_schema_name(resource))
             for part in path[:-1]:
@@ -128,8 +126,13 @@ def _follow(builder: _Builder, schema: Obj | None) -> Obj | None:
     return None
 
 
+def _model_module(resource: Resource) -> str:
+    """The lightkube-models module of the resource's group-version (named as upstream's Go package)."""
+    return "core_v1" if not resource.group else f"{resource.group.split('.')[0]}_{resource.version}"
+
+
 def _kind_schema_name(resource: Resource) -> str:
-    return f"{_MODULES[_MODEL_MODULE[resource.group]]}.{resource.kind}"
+    return f"{_MODULES[_model_module(resource)]}.{resource.kind}"
 
 
 def _parameters(*names: str) -> list[Obj]:
@@ -166,17 +169,16 @@ def _operations(resource: Resource, schema_ref: str) -> dict[str, Obj]:
 
 
 @functools.cache
-def group_version_document(group: str, version: str) -> Obj:
+def group_version_document(group: str, version: str, what: Served = STORED) -> Obj:
     builder = _Builder()
     paths: dict[str, Obj] = {}
-    for resource in RESOURCES.values():
-        if (resource.group, resource.version) != (group, version):
-            continue
-        name = builder.ref(_MODEL_MODULE[resource.group], resource.kind)
+    resources = [r for r in what.resources if (r.group, r.version) == (group, version)]
+    for resource in resources:
+        name = builder.ref(_model_module(resource), resource.kind)
         builder.schemas[name]["x-kubernetes-group-version-kind"] = [
             {"group": resource.group, "version": resource.version, "kind": resource.kind}]
         paths.update(_operations(resource, f"#/components/schemas/{name}"))
-    _patch_extensions(builder)
+    _patch_extensions(builder, resources)
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes (draconform serve)", "version": "v1.37.0"},
             "paths": paths, "components": {"schemas": builder.schemas}}
 
@@ -186,22 +188,22 @@ def _gv_path(group: str, version: str) -> str:
 
 
 @functools.cache
-def v3_index() -> Obj:
+def v3_index(what: Served = STORED) -> Obj:
     paths = {}
-    for group, version in GROUP_VERSIONS:
-        digest = hashlib.sha512(json.dumps(group_version_document(group, version), sort_keys=True).encode())
+    for group, version in what.group_versions:
+        digest = hashlib.sha512(json.dumps(group_version_document(group, version, what), sort_keys=True).encode())
         paths[_gv_path(group, version)] = {
             "serverRelativeURL": f"/openapi/v3/{_gv_path(group, version)}?hash={digest.hexdigest()[:32].upper()}"}
     return {"paths": paths}
 
 
 @functools.cache
-def v2_document() -> Obj:
+def v2_document(what: Served = STORED) -> Obj:
     """The same schemas as one Swagger 2.0 document (definitions, paths with body parameters)."""
     definitions: dict[str, Obj] = {}
     paths: dict[str, Obj] = {}
-    for group, version in GROUP_VERSIONS:
-        document = json.loads(json.dumps(group_version_document(group, version)).replace(
+    for group, version in what.group_versions:
+        document = json.loads(json.dumps(group_version_document(group, version, what)).replace(
             "#/components/schemas/", "#/definitions/"))
         definitions.update(document["components"]["schemas"])
         for path, operations in document["paths"].items():
@@ -225,13 +227,13 @@ V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
 
 @functools.cache
-def v2_protobuf() -> bytes:
+def v2_protobuf(what: Served = STORED) -> bytes:
     """The v2 document in gnostic's protobuf encoding (kubeproto/openapiv2.proto), as kubectl before 1.29 reads
     it for apply's validation and patches."""
     from draconform.serve.kubeproto import openapiv2_pb2
 
     generated: Any = openapiv2_pb2
-    document = v2_document()
+    document = v2_document(what)
 
     def extensions(node: Obj) -> list[Any]:
         return [generated.NamedAny(name=key, value=generated.Any(yaml=json.dumps(value)))
@@ -283,15 +285,15 @@ def v2_protobuf() -> bytes:
     return data
 
 
-def document(path: str) -> Obj | None:
-    """The OpenAPI document at `path`, or None when `path` names none."""
+def document(path: str, what: Served = STORED) -> Obj | None:
+    """The OpenAPI document at `path` for the resources `what`, or None when `path` names none."""
     if path == "/openapi/v2":
-        return v2_document()
+        return v2_document(what)
     if path == "/openapi/v3":
-        return v3_index()
+        return v3_index(what)
     prefix = "/openapi/v3/"
     if path.startswith(prefix):
-        for group, version in GROUP_VERSIONS:
+        for group, version in what.group_versions:
             if path[len(prefix):] == _gv_path(group, version):
-                return group_version_document(group, version)
+                return group_version_document(group, version, what)
     return None

@@ -41,7 +41,7 @@ KEEP_ZERO = frozenset({
     "terminationGracePeriodSeconds", "activeDeadlineSeconds", "automountServiceAccountToken", "priority",
     "shareProcessNamespace", "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "optional", "defaultMode",
     "mode", "privileged", "runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem",
-    "allowPrivilegeEscalation", "fsGroup", "started", "hostProcess", "NodeRuntimeHandlerFeatures.userNamespaces",
+    "allowPrivilegeEscalation", "fsGroup", "started", "adminAccess", "hostProcess", "NodeRuntimeHandlerFeatures.userNamespaces",
     "NodeRuntimeHandlerFeatures.recursiveReadOnlyMounts", "NodeFeatures.supplementalGroupsPolicy",
     "NodeFeatures.containerUlimits", "NodeSwapStatus.capacity", "CSIVolumeSource.readOnly",
     "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName", "FCVolumeSource.lun"})
@@ -65,6 +65,19 @@ WRITE_ZERO: dict[str, frozenset[str]] = {
 INLINE = frozenset({"localObjectReference", "volumeSource", "handler", "ephemeralContainerCommon",
                     "deviceConfiguration"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})
+# resource.k8s.io/v1beta1's own messages (kube.proto's V1beta1*), where its shapes differ from v1's; v1beta2 has
+# v1's field numbers, and v1beta1's DeviceClass is v1's
+V1BETA1 = "resource.k8s.io/v1beta1"
+V1BETA1_MESSAGES: dict[str, type[Message]] = {
+    name: getattr(kube_pb2, f"V1beta1{name}") for kind in ("ResourceSlice", "ResourceClaim", "ResourceClaimTemplate")
+    for name in (kind, f"{kind}List")}
+
+
+def message_type(kind: str, api_version: str) -> type[Message] | None:
+    """The message of `kind` (an object's or a list's) in `api_version`; None when kube.proto has none."""
+    if api_version == V1BETA1 and kind in V1BETA1_MESSAGES:
+        return V1BETA1_MESSAGES[kind]
+    return MESSAGES.get(kind) if kind in MESSAGES else LISTS.get(kind)
 
 
 def decode(body: bytes) -> Obj:
@@ -76,12 +89,12 @@ def decode(body: bytes) -> Obj:
     except DecodeError as error:
         raise ApiError("BadRequest", f"the protobuf envelope could not be decoded: {error}") from None
     kind, api_version = envelope.typeMeta.kind, envelope.typeMeta.apiVersion
-    message_type = MESSAGES.get(kind)
-    if message_type is None:
+    found = message_type(kind, api_version) if kind in MESSAGES else None
+    if found is None:
         raise ApiError("UnsupportedMediaType", f"draconform serve reads no protobuf body of kind {kind!r}; send "
                                                "application/json")
     try:
-        message = message_type.FromString(envelope.raw)
+        message = found.FromString(envelope.raw)
     except DecodeError as error:
         raise ApiError("BadRequest", f"the protobuf {kind} could not be decoded: {error}") from None
     unread = _unread_field(message, kind)
@@ -196,11 +209,11 @@ def encode_answer(body: Obj) -> bytes | None:
     """An answer (an object or a list of a kind kube.proto has) in protobuf, or None when it must go as JSON:
     another kind (a Status, a Table) or a field kube.proto lacks, which protobuf would silently drop."""
     kind = str(body.get("kind", ""))
-    message_type = MESSAGES.get(kind) if kind in STORED_KINDS else LISTS.get(kind)
-    if message_type is None:
+    found = message_type(kind, str(body.get("apiVersion", ""))) if kind in STORED_KINDS or kind in LISTS else None
+    if found is None:
         return None
     try:
-        return encode(body, message_type)
+        return encode(body, found)
     except (json_format.ParseError, ValueError, TypeError, AttributeError):
         return None
 
@@ -258,12 +271,15 @@ def _special(field: FieldDescriptor, item: Any) -> Any:
 
 
 def encode_object(obj: Obj) -> bytes | None:
-    """An object of a stored kind, or a Status, in its envelope; None when it has a field kube.proto lacks."""
-    message_type = kube_pb2.Status if obj.get("kind") == "Status" else MESSAGES.get(str(obj.get("kind", "")))
-    if message_type is None:
+    """An object of a stored kind (in the message of its apiVersion), or a Status, in its envelope; None when it
+    has a field kube.proto lacks."""
+    kind = str(obj.get("kind", ""))
+    found = kube_pb2.Status if kind == "Status" else \
+        message_type(kind, str(obj.get("apiVersion", ""))) if kind in MESSAGES else None
+    if found is None:
         return None
     try:
-        return encode(obj, message_type)
+        return encode(obj, found)
     except (json_format.ParseError, ValueError, TypeError, AttributeError):
         return None
 

@@ -25,11 +25,11 @@ from aiohttp import web
 from draconform.reference.apiserver.interface import WatchEvent
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import format_time
-from draconform.serve import openapi, protobuf, tables
+from draconform.serve import openapi, protobuf, tables, versions
 from draconform.serve.handlers import MAX_BODY_BYTES, PROTOBUF, Answer, Api, Call, WatchRequest, route
 from draconform.serve.handlers import standard_namespaces as _standard_namespaces
 from draconform.serve.patches import merge_patch
-from draconform.serve.resources import RESOURCES, discovery
+from draconform.serve.resources import RESOURCES, Resource, discovery, served
 from draconform.serve.selectors import parse_selector
 from draconform.serve.status import failure
 from draconform.sut import ApiError, Obj
@@ -48,10 +48,12 @@ class ApiServer:
     """The store, its history of changes (for watches from a resourceVersion) and the HTTP server."""
 
     def __init__(self, store: Store, host: str = "127.0.0.1", port: int = 0, version: str = "1.37",
-                 backlog: int = 4096, namespace_grace: float = NAMESPACE_CONTROLLER_SECONDS) -> None:
+                 backlog: int = 4096, namespace_grace: float = NAMESPACE_CONTROLLER_SECONDS,
+                 runtime_config: frozenset[str] = frozenset()) -> None:
         self.store = store
         self.namespace_grace = namespace_grace
         self.version = version
+        self.served = served(version, runtime_config)  # the older group-versions --runtime-config turned on
         self.host = host
         self.backlog = backlog
         self.api = Api(self)
@@ -215,7 +217,8 @@ class ApiServer:
 
     def encode(self, body: Obj) -> bytes:
         items = body.get("items")
-        if isinstance(items, list) and str(body.get("kind", "")).endswith("List"):
+        if isinstance(items, list) and str(body.get("kind", "")).endswith("List") and \
+                not versions.is_older_api_version(str(body.get("apiVersion"))):  # else converted: not stored ones
             head = json.dumps({k: v for k, v in body.items() if k != "items"}, separators=(",", ":")).encode()
             return head[:-1] + b',"items":[' + b",".join(self.encode_stored(i) for i in items) + b"]}"
         return json.dumps(body, separators=(",", ":")).encode()
@@ -232,7 +235,7 @@ class ApiServer:
             plain = self._plain(call)
             if plain is not None:
                 return plain
-            target = route(call.path)
+            target = route(call.path, self.served)
             watch = self.api.watch_request(call, target) if call.method == "GET" else None
             if watch is not None:
                 return await self._watch(request, watch)
@@ -256,8 +259,9 @@ class ApiServer:
         if call.method != "GET":
             return None
         if path == "/openapi/v2" and "protobuf" in call.accept:
-            return web.Response(status=200, body=openapi.v2_protobuf(), content_type="application/octet-stream")
-        document = discovery(path, self.version) or openapi.document(path)
+            return web.Response(status=200, body=openapi.v2_protobuf(self.served),
+                                content_type="application/octet-stream")
+        document = discovery(path, self.version, self.served) or openapi.document(path, self.served)
         if document is None:
             return None
         return self._respond(Answer(200, document))
@@ -313,15 +317,21 @@ class ApiServer:
         columns_sent = False
         broken = False  # a protobuf watch met an object kube.proto cannot carry: an ERROR event ends it
 
+        resource = watch.resource or RESOURCES[query.kind]
+
         def event(kind: str, obj: Obj) -> bytes:
-            """One event: JSON, a protobuf frame, or a one-row Table when the watch asked for Tables (column
-            definitions only in the first, as upstream sends them)."""
+            """One event, in the version of the watch's path: JSON, a protobuf frame, or a one-row Table when the
+            watch asked for Tables (column definitions only in the first, as upstream sends them)."""
             nonlocal columns_sent, broken
             if broken:
                 return b""
+            older = kind not in ("BOOKMARK", "ERROR") and versions.is_older(resource)
+            if older:
+                obj = versions.served_form(resource, obj)
             if proto:
-                raw = self.encode_stored_protobuf(obj) if kind in ("ADDED", "MODIFIED", "DELETED") else \
-                    protobuf.encode_object(obj)
+                # stored objects are encoded once; converted ones, bookmarks and errors each time
+                stored = kind in ("ADDED", "MODIFIED", "DELETED") and not older
+                raw = self.encode_stored_protobuf(obj) if stored else protobuf.encode_object(obj)
                 if raw is not None:
                     return protobuf.watch_frame(kind, raw)
                 broken = True
@@ -329,6 +339,8 @@ class ApiServer:
                                                               "has a field serve cannot write in protobuf; watch "
                                                               "with Accept: application/json"))
                 return protobuf.watch_frame("ERROR", protobuf.encode_object(status) or b"")
+            if older and watch.table is None:
+                return b'{"type":"' + kind.encode() + b'","object":' + json.dumps(obj).encode() + b"}\n"
             if watch.table is None or kind in ("BOOKMARK", "ERROR"):
                 return self._event(kind, obj)
             row = tables.table(query.kind, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
@@ -345,7 +357,7 @@ class ApiServer:
         else:
             cursor = int(since)
         if watch.initial_events:
-            lines.append(event("BOOKMARK", self._bookmark(query.kind, cursor, initial_end=True)))
+            lines.append(event("BOOKMARK", self._bookmark(resource, cursor, initial_end=True)))
         if not from_state and cursor < self._expired:
             _, status = failure(ApiError("Expired", f"too old resource version: {cursor} ({self._expired})"))
             lines.append(event("ERROR", status))
@@ -365,7 +377,7 @@ class ApiServer:
                 cursor = self.revision()
                 lines = [event(e.type, e.object) for e in events if query.wants(e.object)]
                 if watch.bookmarks and not query.wants(events[-1].object):
-                    lines.append(event("BOOKMARK", self._bookmark(query.kind, cursor)))
+                    lines.append(event("BOOKMARK", self._bookmark(resource, cursor)))
                 if lines:
                     await response.write(b"".join(lines))
             await response.write_eof()
@@ -378,13 +390,13 @@ class ApiServer:
         return b'{"type":"' + kind.encode() + b'","object":' + data + b"}\n"
 
     @staticmethod
-    def _bookmark(kind: str, revision: int, initial_end: bool = False) -> Obj:
+    def _bookmark(resource: Resource, revision: int, initial_end: bool = False) -> Obj:
         """A BOOKMARK's object: the kind, and only the resourceVersion (and the end-of-initial-events
         annotation) in its metadata."""
         meta: Obj = {"resourceVersion": str(revision)}
         if initial_end:
             meta["annotations"] = {INITIAL_EVENTS_END: "true"}
-        return {"kind": kind, "apiVersion": RESOURCES[kind].api_version, "metadata": meta}
+        return {"kind": resource.kind, "apiVersion": resource.api_version, "metadata": meta}
 
 
 ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"

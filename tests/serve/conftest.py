@@ -18,6 +18,7 @@ from draconform.reference.apiserver.admission import install as install_admissio
 from draconform.reference.apiserver.store import Store
 from draconform.serve.control import kubeconfig
 from draconform.serve.remote import WallClock
+from draconform.serve.resources import parse_runtime_config
 from draconform.serve.server import ApiServer
 
 
@@ -51,10 +52,13 @@ class Http:
 
 
 @pytest.fixture
-def server() -> Iterator[ApiServer]:
+def server(request: pytest.FixtureRequest) -> Iterator[ApiServer]:
+    """The server; a test marked `@pytest.mark.runtime_config("resource.k8s.io/v1beta1=true,...")` gets one
+    with those group-versions turned on, as `draconform serve --runtime-config` does."""
+    marker = request.node.get_closest_marker("runtime_config")
     store = Store(WallClock(), kinds=SERVED_KINDS)
     install_admission(store)
-    served = ApiServer(store)
+    served = ApiServer(store, runtime_config=parse_runtime_config(marker.args[0]) if marker else frozenset())
     served.serve_in_thread()
     yield served
     served.shutdown()

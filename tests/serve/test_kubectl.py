@@ -145,3 +145,37 @@ def test_imperative_create_sends_protobuf_and_is_understood(kubectl: Kubectl) ->
 def test_auth_can_i_is_answered_yes(kubectl: Kubectl) -> None:
     """serve has no authorization: every request is allowed, and kubectl is told so rather than left unanswered."""
     assert kubectl.run("auth", "can-i", "create", "resourceclaims.resource.k8s.io").stdout.strip() == "yes"
+
+
+BETA_CLAIM = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: gpu, namespace: default}
+spec:
+  devices:
+    requests:
+    - {name: gpu, deviceClassName: gpu.example.com, count: 2}
+"""
+
+
+@pytest.mark.runtime_config("resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+def test_an_older_resource_k8s_io_version_is_applied_read_and_explained(kubectl: Kubectl, tmp_path: Path) -> None:
+    """With the older versions turned on, kubectl applies a v1beta1 manifest at its own path, reads it back in
+    the version it names (`resourceclaims.v1beta1.resource.k8s.io`) and in v1, and explains v1beta1's shape."""
+    manifest = tmp_path / "claim.yaml"
+    manifest.write_text(BETA_CLAIM)
+    assert "resourceclaim.resource.k8s.io/gpu created" in kubectl.run("apply", "-f", str(manifest)).stdout
+    old = kubectl.run("get", "resourceclaims.v1beta1.resource.k8s.io", "gpu", "-o",
+                      "jsonpath={.apiVersion} {.spec.devices.requests[0].count}").stdout
+    assert old == "resource.k8s.io/v1beta1 2"
+    new = kubectl.run("get", "resourceclaims.v1.resource.k8s.io", "gpu", "-o",
+                      "jsonpath={.apiVersion} {.spec.devices.requests[0].exactly.count}").stdout
+    assert new == "resource.k8s.io/v1 2"
+    kubectl.run("patch", "resourceclaims.v1beta1.resource.k8s.io", "gpu", "--type=merge", "-p",
+                '{"metadata":{"labels":{"team":"ml"}}}')
+    labelled = kubectl.run("get", "resourceclaims.v1beta1.resource.k8s.io", "gpu", "-o",
+                           "jsonpath={.metadata.labels.team} {.spec.devices.requests[0].deviceClassName}").stdout
+    assert labelled == "ml gpu.example.com"
+    explained = kubectl.run("explain", "resourceslices.spec.devices", "--api-version=resource.k8s.io/v1beta1").stdout
+    assert "basic" in explained
+    kubectl.run("delete", "-f", str(manifest))

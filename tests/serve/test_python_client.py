@@ -37,3 +37,29 @@ def test_create_list_and_watch(api_client: client.ApiClient) -> None:
     with pytest.raises(client.ApiException) as refused:
         core.read_namespaced_config_map("missing", "default")
     assert refused.value.status == 404
+
+
+@pytest.mark.runtime_config("resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+def test_the_dynamic_client_writes_and_watches_an_older_resource_k8s_io_version(api_client: client.ApiClient) -> None:
+    """The dynamic client finds v1beta1 through discovery, writes a claim in v1beta1's shape and reads it back
+    in v1beta1 and v1; a watch at the v1beta1 path carries v1beta1 objects."""
+    from kubernetes.dynamic import DynamicClient
+
+    dynamic = DynamicClient(api_client)
+    v1beta1 = dynamic.resources.get(api_version="resource.k8s.io/v1beta1", kind="ResourceClaim")
+    v1 = dynamic.resources.get(api_version="resource.k8s.io/v1", kind="ResourceClaim")
+    request = {"name": "gpu", "deviceClassName": "gpu.example.com", "count": 2,
+               "selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}
+    created = v1beta1.create(namespace="default", body={
+        "apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim", "metadata": {"name": "gpu"},
+        "spec": {"devices": {"requests": [request]}}})
+    assert created.apiVersion == "resource.k8s.io/v1beta1"
+    stored = v1.get(name="gpu", namespace="default").to_dict()
+    assert stored["spec"]["devices"]["requests"][0] == {
+        "name": "gpu", "exactly": {**{k: v for k, v in request.items() if k != "name"},
+                                   "allocationMode": "ExactCount"}}
+    again = v1beta1.get(name="gpu", namespace="default").to_dict()
+    assert again["spec"]["devices"]["requests"][0] == {**request, "allocationMode": "ExactCount"}
+    assert again["metadata"]["uid"] == stored["metadata"]["uid"]
+    events = list(v1beta1.watch(namespace="default", timeout=1))
+    assert [(e["type"], e["raw_object"]["apiVersion"]) for e in events] == [("ADDED", "resource.k8s.io/v1beta1")]
