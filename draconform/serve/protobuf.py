@@ -41,7 +41,8 @@ KEEP_ZERO = frozenset({
     "terminationGracePeriodSeconds", "activeDeadlineSeconds", "automountServiceAccountToken", "priority",
     "shareProcessNamespace", "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "optional", "defaultMode",
     "mode", "privileged", "runAsUser", "runAsGroup", "runAsNonRoot", "readOnlyRootFilesystem",
-    "allowPrivilegeEscalation", "fsGroup", "started", "adminAccess", "hostProcess", "NodeRuntimeHandlerFeatures.userNamespaces",
+    "allowPrivilegeEscalation", "fsGroup", "started", "adminAccess", "hostProcess",
+    "NodeRuntimeHandlerFeatures.userNamespaces",
     "NodeRuntimeHandlerFeatures.recursiveReadOnlyMounts", "NodeFeatures.supplementalGroupsPolicy",
     "NodeFeatures.containerUlimits", "NodeSwapStatus.capacity", "CSIVolumeSource.readOnly",
     "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName", "FCVolumeSource.lun"})
