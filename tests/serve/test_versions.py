@@ -221,6 +221,30 @@ def test_a_watch_at_a_v1beta1_path_carries_v1beta1_objects_and_bookmarks(http: H
     assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
 
 
+@on
+def test_a_protobuf_watch_at_a_v1beta1_path_carries_v1beta1_messages(http: Http) -> None:
+    """An older client-go informer: WatchList in protobuf at the v1beta1 path gets the object in v1beta1's own
+    message (the flat request) and the end-of-initial-events bookmark, not v1's shapes."""
+    assert http.request("POST", _path("v1", "ResourceClaim"), _claim("v1")).status == 201
+    reply = http.request("GET", _path("v1beta1", "ResourceClaim") + "?watch=1&sendInitialEvents=true"
+                         "&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
+                         headers={"Accept": "application/vnd.kubernetes.protobuf;stream=watch"})
+    assert reply.headers["Content-Type"] == "application/vnd.kubernetes.protobuf;stream=watch"
+    events, body = [], reply.body
+    while body:
+        length = int.from_bytes(body[:4], "big")
+        event = kube_pb2.WatchEvent.FromString(body[4:4 + length])
+        body = body[4 + length:]
+        envelope = kube_pb2.Unknown.FromString(event.object.raw[len(MAGIC):])
+        found = message_type(envelope.typeMeta.kind, envelope.typeMeta.apiVersion)
+        assert found is not None and envelope.typeMeta.apiVersion == "resource.k8s.io/v1beta1"
+        events.append((event.type, to_json(found.FromString(envelope.raw))))
+    assert [kind for kind, _ in events] == ["ADDED", "BOOKMARK"]
+    request = events[0][1]["spec"]["devices"]["requests"][0]
+    assert request["deviceClassName"] == "gpu.example.com" and request["count"] == 2 and "exactly" not in request
+    assert events[1][1]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+
+
 def _from_protobuf(reply: Reply) -> dict[str, Any]:
     """An answer read as client-go reads it, by the version its envelope names."""
     assert reply.headers["Content-Type"] == PROTOBUF, reply.body
