@@ -287,7 +287,7 @@ class Api:
         if not applied:  # an apply has recorded its own ownership
             apply.record_update(obj, stored, self._manager(call), resource, target.sub)
         write = self.store.update_status if target.sub == "status" else self.store.update
-        return self._write(call, lambda: write(obj))
+        return self._write(call, lambda: write(obj, if_changed=True))  # a write changing nothing stores nothing
 
     def patch(self, call: Call, target: Target) -> Answer:
         media = call.content_type

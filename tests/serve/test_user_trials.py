@@ -1,0 +1,79 @@
+"""What a new user's first session with serve found, with manifests like the public DRA demos (a namespace, a
+claim template whose request leaves its count and mode to the defaults, pods using it) and each kubectl: a write
+that changes nothing stores nothing (kubectl diff is empty, patch says "no change"), as kube-apiserver's storage
+skips it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.serve.conftest import Http
+from tests.serve.test_kubectl import Kubectl, kubectl  # noqa: F401 (the fixture, parametrized by kubectl binary)
+
+TEMPLATES = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates"
+# A template as a demo writes it: the request names a class and leaves allocationMode and count to the defaults.
+TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one-accel", "namespace": "default"},
+            "spec": {"spec": {"devices": {"requests": [{"name": "accel",
+                                                         "exactly": {"deviceClassName": "accel.example"}}]}}}}
+DEMO = """\
+apiVersion: v1
+kind: Namespace
+metadata: {name: trial}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-accel, namespace: trial}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: accel
+        exactly: {deviceClassName: accel.example}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: worker, namespace: trial, labels: {app: trial}}
+spec:
+  containers:
+  - name: main
+    image: registry.example/main:1
+    resources:
+      claims: [{name: accel}]
+  resourceClaims:
+  - name: accel
+    resourceClaimTemplateName: one-accel
+"""
+
+
+def test_a_write_that_changes_nothing_keeps_the_resource_version_and_sends_no_event(http: Http) -> None:
+    created = http.request("POST", TEMPLATES, TEMPLATE).json()
+    version = created["metadata"]["resourceVersion"]
+    again = http.request("PUT", f"{TEMPLATES}/one-accel", TEMPLATE)  # the defaults left out once more
+    assert again.status == 200
+    assert again.json()["metadata"]["resourceVersion"] == version
+    assert again.json()["metadata"]["generation"] == 1  # the spec is the same once defaulted
+    patched = http.request("PATCH", f"{TEMPLATES}/one-accel", {"metadata": {"labels": None}},
+                           content_type="application/merge-patch+json")
+    assert patched.json()["metadata"]["resourceVersion"] == version
+    watched = http.request("GET", f"{TEMPLATES}?watch=1&resourceVersion={version}&timeoutSeconds=1")
+    assert [json.loads(line)["type"] for line in watched.body.splitlines() if line.strip()] == []
+    changed = http.request("PATCH", f"{TEMPLATES}/one-accel", {"metadata": {"labels": {"a": "b"}}},
+                           content_type="application/merge-patch+json").json()
+    assert int(changed["metadata"]["resourceVersion"]) > int(version) and changed["metadata"]["generation"] == 1
+
+
+def test_kubectl_sees_no_difference_after_applying_the_same_file(kubectl: Kubectl,  # noqa: F811
+                                                                 tmp_path: Path) -> None:
+    manifest = tmp_path / "demo.yaml"
+    manifest.write_text(DEMO)
+    kubectl.run("apply", "-f", str(manifest))
+    kubectl.run("apply", "-f", str(manifest))
+    diff = kubectl.run("diff", "-f", str(manifest), check=False)
+    assert (diff.returncode, diff.stdout) == (0, ""), diff.stdout + diff.stderr
+    version = kubectl.run("get", "pod", "worker", "-n", "trial", "-o", "jsonpath={.metadata.resourceVersion}").stdout
+    patched = kubectl.run("patch", "pod", "worker", "-n", "trial", "-p", '{"metadata":{"labels":{"app":"trial"}}}')
+    assert "patched (no change)" in patched.stdout
+    assert kubectl.run("get", "pod", "worker", "-n", "trial", "-o",
+                       "jsonpath={.metadata.resourceVersion}").stdout == version
