@@ -284,6 +284,8 @@ class Api:
                                        f"meta: {stored_uid}")
         if target.sub is None and resource.kind == "Pod":
             _refuse(objects.pod_update_causes(obj, stored))
+        if target.sub is None and resource.kind == "Namespace":
+            namespace_kept(obj, stored)
         if not applied:  # an apply has recorded its own ownership
             apply.record_update(obj, stored, self._manager(call), resource, target.sub)
         write = self.store.update_status if target.sub == "status" else self.store.update
@@ -490,6 +492,16 @@ def namespace_defaults(obj: Obj) -> None:
     obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
     obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     obj["status"] = {"phase": "Active"}
+
+
+def namespace_kept(obj: Obj, stored: Obj) -> None:
+    """What kube-apiserver keeps when a Namespace is replaced (`kubectl replace`, an update or patch): its
+    status (phase), which only the status subresource writes, its finalizers and the name label."""
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = stored["metadata"]["name"]
+    obj.setdefault("spec", {})["finalizers"] = list((stored.get("spec") or {}).get("finalizers") or [])
+    if not obj["spec"]["finalizers"]:
+        del obj["spec"]["finalizers"]
+    obj["status"] = stored.get("status") or {}
 
 
 def pod_defaults(pod: Obj) -> None:

@@ -1,7 +1,7 @@
 """What a new user's first session with serve found, with manifests like the public DRA demos (a namespace, a
 claim template whose request leaves its count and mode to the defaults, pods using it) and each kubectl: a write
 that changes nothing stores nothing (kubectl diff is empty, patch says "no change"), as kube-apiserver's storage
-skips it."""
+skips it; a replaced Namespace stays Active."""
 
 from __future__ import annotations
 
@@ -77,3 +77,25 @@ def test_kubectl_sees_no_difference_after_applying_the_same_file(kubectl: Kubect
     assert "patched (no change)" in patched.stdout
     assert kubectl.run("get", "pod", "worker", "-n", "trial", "-o",
                        "jsonpath={.metadata.resourceVersion}").stdout == version
+
+
+def test_replacing_a_namespace_keeps_its_phase_finalizers_and_name_label(http: Http) -> None:
+    http.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "trial"}})
+    # `kubectl replace -f` of the file that created it: no status, no finalizers, no labels
+    replaced = http.request("PUT", "/api/v1/namespaces/trial", {"apiVersion": "v1", "kind": "Namespace",
+                                                                "metadata": {"name": "trial"}})
+    assert replaced.status == 200
+    stored = http.request("GET", "/api/v1/namespaces/trial").json()
+    assert stored["status"] == {"phase": "Active"}
+    assert stored["spec"] == {"finalizers": ["kubernetes"]}
+    assert stored["metadata"]["labels"] == {"kubernetes.io/metadata.name": "trial"}
+
+
+def test_kubectl_replace_of_a_namespace_leaves_it_active(kubectl: Kubectl, tmp_path: Path) -> None:  # noqa: F811
+    manifest = tmp_path / "ns.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: trial, labels: {team: a}}\n")
+    kubectl.run("create", "-f", str(manifest))
+    kubectl.run("replace", "-f", str(manifest))
+    table = kubectl.run("get", "namespace", "trial", "--show-labels").stdout.splitlines()
+    assert table[1].split()[:2] == ["trial", "Active"]
+    assert "team=a" in table[1] and "kubernetes.io/metadata.name=trial" in table[1]
