@@ -35,6 +35,8 @@ PATCH_TYPES = ("application/merge-patch+json", "application/strategic-merge-patc
                "application/json-patch+json", "application/apply-patch+yaml")
 STANDARD_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")
+# A pod's subresources that reach its running containers through the node's kubelet; serve runs no containers.
+CONTAINER_SUBRESOURCES = ("log", "exec", "attach", "portforward")
 KEPT_SNAPSHOTS = 64  # lists paged with `continue` kept at once; an older token is answered 410 Expired
 
 
@@ -108,8 +110,8 @@ def route(path: str) -> Target:
     if resource.namespaced and namespace is None and len(rest) > 1:
         raise ApiError("NotFound", "the server could not find the requested resource")
     sub = rest[2] if len(rest) > 2 else None
-    if sub is not None and not ((sub == "status" and resource.has_status) or (sub == "binding" and
-                                                                                resource.kind == "Pod")):
+    if sub is not None and not ((sub == "status" and resource.has_status) or (
+            sub in ("binding", *CONTAINER_SUBRESOURCES) and resource.kind == "Pod")):
         raise ApiError("NotFound", "the server could not find the requested resource")
     return Target(resource, namespace, rest[1] if len(rest) > 1 else None, sub)
 
@@ -131,6 +133,11 @@ class Api:
         """Everything but watches, which the transport streams (see `watch_request`)."""
         method, name = call.method, target.name
         try:
+            if target.sub in CONTAINER_SUBRESOURCES:
+                pod = self.get(target)  # 404 for a pod that does not exist, as upstream
+                raise ApiError("BadRequest", f'pod "{pod["metadata"]["name"]}" has no containers to reach '
+                                             f"({target.sub}): draconform serve runs none, its kubelet only models "
+                                             "the pod's phase and its claims")
             if method == "GET" and name is None:
                 return self.list(call, target)
             if method == "GET" and tables.wanted(call.accept):
@@ -283,6 +290,7 @@ class Api:
             raise ApiError("Conflict", f"Precondition failed: UID in precondition: {meta['uid']}, UID in object "
                                        f"meta: {stored_uid}")
         if target.sub is None and resource.kind == "Pod":
+            pod_spec_defaults(obj)  # upstream defaults every body it decodes: a spec written without them is the same
             _refuse(objects.pod_update_causes(obj, stored))
         if target.sub is None and resource.kind == "Namespace":
             namespace_kept(obj, stored)
@@ -343,6 +351,7 @@ class Api:
         if target.resource.kind == "Namespace":
             namespace_defaults(obj)
         if target.resource.kind == "Pod":
+            pod_spec_defaults(obj)
             pod_defaults(obj)
         return self._write(call, lambda: self.store.create(obj))
 
@@ -502,6 +511,34 @@ def namespace_kept(obj: Obj, stored: Obj) -> None:
     if not obj["spec"]["finalizers"]:
         del obj["spec"]["finalizers"]
     obj["status"] = stored.get("status") or {}
+
+
+def pod_spec_defaults(pod: Obj) -> None:
+    """The defaults kube-apiserver's decoder gives a Pod's spec and containers (SetDefaults_PodSpec and
+    SetDefaults_Container). Clients read them: kubectl debug 1.33 crashes on a pod without securityContext."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for name, value in (("restartPolicy", "Always"), ("dnsPolicy", "ClusterFirst"), ("securityContext", {}),
+                        ("terminationGracePeriodSeconds", 30), ("schedulerName", "default-scheduler"),
+                        ("enableServiceLinks", True)):
+        if spec.get(name) is None:
+            spec[name] = value
+    for group in ("initContainers", "containers"):
+        for container in spec.get(group) or []:
+            if not isinstance(container, dict):
+                continue
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            image = str(container.get("image") or "")
+            tag = image.rsplit("/", 1)[-1].partition("@")[0].partition(":")[2]
+            if "@" not in image:
+                container.setdefault("imagePullPolicy", "Always" if tag in ("", "latest") else "IfNotPresent")
+            else:
+                container.setdefault("imagePullPolicy", "IfNotPresent")
+            for port in container.get("ports") or []:
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
 
 
 def pod_defaults(pod: Obj) -> None:

@@ -41,8 +41,9 @@ KEEP_ZERO = frozenset({
 # Messages whose members say what they are by being there, empty or not (`emptyDir: {}`)
 KEEP_EMPTY = frozenset({"VolumeSource", "ContainerState"})
 # Message types that say something by being there: an empty label selector matches everything, an absent one
-# nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace)
-KEEP_EMPTY_TYPES = frozenset({"LabelSelector"})
+# nothing (or, for a pod affinity term's namespaceSelector, only the pod's own namespace); a pod's security context,
+# which kube-apiserver defaults to empty and clients read without a nil check (kubectl debug 1.33)
+KEEP_EMPTY_TYPES = frozenset({"LabelSelector", "PodSecurityContext"})
 # Embedded Go structs: one message field on the wire, their fields inline in JSON
 INLINE = frozenset({"localObjectReference", "volumeSource", "handler"})
 MICRO_TIMES = frozenset({"eventTime", "lastObservedTime"})

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.serve.conftest import Http
 from tests.serve.test_kubectl import Kubectl, kubectl  # noqa: F401 (the fixture, parametrized by kubectl binary)
 
@@ -99,3 +101,55 @@ def test_kubectl_replace_of_a_namespace_leaves_it_active(kubectl: Kubectl, tmp_p
     table = kubectl.run("get", "namespace", "trial", "--show-labels").stdout.splitlines()
     assert table[1].split()[:2] == ["trial", "Active"]
     assert "team=a" in table[1] and "kubernetes.io/metadata.name=trial" in table[1]
+
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "worker"},
+       "spec": {"containers": [{"name": "main", "image": "registry.example/main:1"}]}}
+
+
+@pytest.mark.parametrize("sub", ["log", "exec", "attach", "portforward"])
+def test_a_pods_container_subresources_say_why_they_cannot_answer(http: Http, sub: str) -> None:
+    http.request("POST", "/api/v1/namespaces/default/pods", POD)
+    reply = http.request("GET", f"/api/v1/namespaces/default/pods/worker/{sub}")
+    assert reply.status == 400 and "runs none" in reply.json()["message"]
+    missing = http.request("GET", f"/api/v1/namespaces/default/pods/nobody/{sub}")
+    assert missing.status == 404 and missing.json()["details"]["name"] == "nobody"
+
+
+def test_a_path_not_served_is_a_404_with_details(http: Http) -> None:
+    reply = http.request("PATCH", "/api/v1/namespaces/default/pods/worker/ephemeralcontainers", {},
+                         content_type="application/strategic-merge-patch+json")
+    assert reply.status == 404 and reply.json()["details"] == {}
+
+
+def test_kubectl_logs_exec_debug_and_whoami_answer_clearly(kubectl: Kubectl, tmp_path: Path) -> None:  # noqa: F811
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(json.dumps(POD))
+    kubectl.run("create", "-f", str(manifest))
+    for args in (["logs", "worker"], ["exec", "worker", "--", "true"]):
+        done = kubectl.run(*args, check=False)
+        assert done.returncode == 1 and "runs none" in done.stderr, done.stderr
+    debug = kubectl.run("debug", "worker", "--image=busybox", check=False)
+    assert debug.returncode == 1 and "ephemeral containers are disabled" in debug.stderr, debug.stderr
+    minor = json.loads(kubectl.run("version", "--client", "-o", "json").stdout)["clientVersion"]["minor"]
+    version = int(minor.rstrip("+"))  # the machine image's kubectl says "32+"
+    whoami = kubectl.run("auth", "whoami", check=False)
+    if version >= 28:  # 1.27 asks only for the alpha and beta versions, which 1.37 does not serve either
+        assert whoami.returncode == 0 and "system:anonymous" in whoami.stdout, whoami.stderr
+
+
+def test_a_new_pod_gets_the_spec_defaults_upstream_decodes_it_with(http: Http) -> None:
+    pod = {**POD, "spec": {"containers": [{"name": "main", "image": "registry.example:5000/main",
+                                           "ports": [{"containerPort": 80}]},
+                                          {"name": "side", "image": "registry.example/side:2"}]}}
+    spec = http.request("POST", "/api/v1/namespaces/default/pods", pod).json()["spec"]
+    assert {k: spec[k] for k in ("restartPolicy", "dnsPolicy", "securityContext", "terminationGracePeriodSeconds",
+                                 "schedulerName", "enableServiceLinks")} == {
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "securityContext": {},
+        "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "enableServiceLinks": True}
+    main, side = spec["containers"]
+    assert (main["imagePullPolicy"], side["imagePullPolicy"]) == ("Always", "IfNotPresent")  # no tag: latest
+    assert main["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert side["terminationMessagePath"] == "/dev/termination-log" and side["terminationMessagePolicy"] == "File"
+    # the manifest written again without the defaults is the same pod: not a forbidden spec change
+    assert http.request("PUT", "/api/v1/namespaces/default/pods/worker", pod).status == 200
