@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import format_time
 from draconform.serve import apply, objects, protobuf, tables
 from draconform.serve.patches import json_patch, merge_patch, strategic_merge_patch
 from draconform.serve.resources import BY_PATH, Resource
@@ -353,6 +355,8 @@ class Api:
         if target.resource.kind == "Pod":
             pod_spec_defaults(obj)
             pod_defaults(obj)
+        if target.resource.kind == "Node":
+            node_registered(obj, format_time(self.store.clock.now()))
         return self._write(call, lambda: self.store.create(obj))
 
     def delete(self, call: Call, target: Target) -> Answer:
@@ -511,6 +515,18 @@ def namespace_kept(obj: Obj, stored: Obj) -> None:
     if not obj["spec"]["finalizers"]:
         del obj["spec"]["finalizers"]
     obj["status"] = stored.get("status") or {}
+
+
+def node_registered(node: Obj, now: str) -> None:
+    """A Node created through the API as serve's kubelet for it (every Node has one) registers it: room for
+    pods (else every scheduler finds it full) and a Ready condition (else kubectl shows it Unknown), each kept
+    where the object already says it."""
+    with_pod_room(node)
+    conditions = node["status"].setdefault("conditions", [])
+    if isinstance(conditions, list) and not any(isinstance(c, dict) and c.get("type") == "Ready" for c in conditions):
+        conditions.append({"type": "Ready", "status": "True", "reason": "KubeletReady",
+                           "message": "kubelet is posting ready status", "lastHeartbeatTime": now,
+                           "lastTransitionTime": now})
 
 
 def pod_spec_defaults(pod: Obj) -> None:

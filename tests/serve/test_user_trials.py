@@ -153,3 +153,21 @@ def test_a_new_pod_gets_the_spec_defaults_upstream_decodes_it_with(http: Http) -
     assert side["terminationMessagePath"] == "/dev/termination-log" and side["terminationMessagePolicy"] == "File"
     # the manifest written again without the defaults is the same pod: not a forbidden spec change
     assert http.request("PUT", "/api/v1/namespaces/default/pods/worker", pod).status == 200
+
+
+def test_a_node_created_through_the_api_is_registered_as_its_kubelet_would(http: Http) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-2"}}  # as a user writes a second node
+    status = http.request("POST", "/api/v1/nodes", node).json()["status"]
+    assert status["allocatable"]["pods"] == status["capacity"]["pods"] == "110"
+    assert [(c["type"], c["status"], c["reason"]) for c in status["conditions"]] == [("Ready", "True", "KubeletReady")]
+    written = {**node, "metadata": {"name": "worker-3"},
+               "status": {"allocatable": {"pods": "4"}, "conditions": [{"type": "Ready", "status": "False"}]}}
+    kept = http.request("POST", "/api/v1/nodes", written).json()["status"]
+    assert kept["allocatable"]["pods"] == "4" and kept["conditions"] == [{"type": "Ready", "status": "False"}]
+
+
+def test_kubectl_shows_a_new_node_ready(kubectl: Kubectl, tmp_path: Path) -> None:  # noqa: F811
+    manifest = tmp_path / "node.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: worker-2}\n")
+    kubectl.run("apply", "-f", str(manifest))
+    assert kubectl.run("get", "nodes").stdout.splitlines()[1].split()[:2] == ["worker-2", "Ready"]
