@@ -89,8 +89,9 @@ class _Builder:
     def _type(self, module: str, text: str) -> Obj:
         if text.startswith("List[") and text.endswith("]"):
             return {"type": "array", "items": self._type(module, text[5:-1])}
-        if text in _SPECIAL:
-            return dict(_SPECIAL[text])
+        special = _SPECIAL.get(text) or _SPECIAL.get(f"{module}.{text}")  # `Time` as ObjectMeta, in meta_v1, names it
+        if special is not None:
+            return dict(special)
         if text in _SCALARS:
             return dict(_SCALARS[text])
         owner, _, name = text.rpartition(".")

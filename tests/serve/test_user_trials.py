@@ -171,3 +171,21 @@ def test_kubectl_shows_a_new_node_ready(kubectl: Kubectl, tmp_path: Path) -> Non
     manifest.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: worker-2}\n")
     kubectl.run("apply", "-f", str(manifest))
     assert kubectl.run("get", "nodes").stdout.splitlines()[1].split()[:2] == ["worker-2", "Ready"]
+
+
+def test_openapi_types_timestamps_as_strings(http: Http) -> None:
+    definitions = http.request("GET", "/openapi/v2").json()["definitions"]
+    meta = definitions["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
+    assert meta["creationTimestamp"]["type"] == "string" and meta["creationTimestamp"]["format"] == "date-time"
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.Time" not in definitions  # never an object
+
+
+def test_kubectl_replaces_a_list_it_saved(kubectl: Kubectl, tmp_path: Path) -> None:  # noqa: F811
+    manifest = tmp_path / "demo.yaml"
+    manifest.write_text(DEMO)
+    kubectl.run("apply", "-f", str(manifest))
+    saved = tmp_path / "saved.yaml"
+    # a kind: List, which kubectl checks against /openapi/v2 itself (no server-side field validation for List)
+    saved.write_text(kubectl.run("get", "resourceclaimtemplates,pods", "-n", "trial", "-o", "yaml").stdout)
+    replaced = kubectl.run("replace", "-f", str(saved)).stdout
+    assert "resourceclaimtemplate.resource.k8s.io/one-accel replaced" in replaced and "pod/worker replaced" in replaced
