@@ -178,6 +178,9 @@ def test_openapi_types_timestamps_as_strings(http: Http) -> None:
     meta = definitions["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
     assert meta["creationTimestamp"]["type"] == "string" and meta["creationTimestamp"]["format"] == "date-time"
     assert "io.k8s.apimachinery.pkg.apis.meta.v1.Time" not in definitions  # never an object
+    device = definitions["io.k8s.api.resource.v1.Device"]["properties"]
+    for field, kind in (("attributes", "DeviceAttribute"), ("capacity", "DeviceCapacity")):
+        assert device[field]["additionalProperties"] == {"$ref": f"#/definitions/io.k8s.api.resource.v1.{kind}"}
 
 
 def test_kubectl_replaces_a_list_it_saved(kubectl: Kubectl, tmp_path: Path) -> None:  # noqa: F811
@@ -189,3 +192,29 @@ def test_kubectl_replaces_a_list_it_saved(kubectl: Kubectl, tmp_path: Path) -> N
     saved.write_text(kubectl.run("get", "resourceclaimtemplates,pods", "-n", "trial", "-o", "yaml").stdout)
     replaced = kubectl.run("replace", "-f", str(saved)).stdout
     assert "resourceclaimtemplate.resource.k8s.io/one-accel replaced" in replaced and "pod/worker replaced" in replaced
+    slices = tmp_path / "slices.yaml"
+    slices.write_text(SLICE)
+    kubectl.run("apply", "-f", str(slices))
+    saved.write_text(kubectl.run("get", "resourceslices", "-o", "yaml").stdout)
+    assert "resourceslice.resource.k8s.io/node-a-accel replaced" in kubectl.run("replace", "-f", str(saved)).stdout
+    assert "<map[string]DeviceAttribute>" in kubectl.run("explain", "resourceslice.spec.devices.attributes").stdout
+
+
+# A slice as an example driver publishes it: typed attributes and a capacity.
+SLICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-a-accel}
+spec:
+  driver: accel.example
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: accel-0
+    attributes:
+      index: {int: 0}
+      model: {string: model-x}
+      firmware: {version: 2.1.0}
+    capacity:
+      memory: {value: 40Gi}
+"""
