@@ -23,7 +23,7 @@ from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import format_time
 from draconform.serve import apply, objects, protobuf, tables
 from draconform.serve.patches import json_patch, merge_patch, strategic_merge_patch
-from draconform.serve.resources import BY_PATH, Resource
+from draconform.serve.resources import BY_PATH, NO_COLLECTION_DELETE, Resource
 from draconform.serve.selectors import Query
 from draconform.serve.status import failure, success
 from draconform.sut import ApiError, FieldCause, Obj
@@ -158,7 +158,7 @@ class Api:
                 return self.patch(call, target)
             if method == "DELETE" and name is not None:
                 return self.delete(call, target)
-            if method == "DELETE":
+            if method == "DELETE" and target.resource.kind not in NO_COLLECTION_DELETE:
                 return self.delete_collection(call, target)
             raise ApiError("MethodNotAllowed", f"the server does not allow this method on the requested "
                                                f"resource ({method})")

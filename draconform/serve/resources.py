@@ -11,7 +11,8 @@ from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.kube import KINDS as API_KINDS
 from draconform.sut import Obj
 
-VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+NO_COLLECTION_DELETE = ("Namespace",)  # upstream serves no deletecollection for namespaces
 SHORT_NAMES = {"Pod": ["po"], "Namespace": ["ns"], "ConfigMap": ["cm"], "Node": ["no"], "Event": ["ev"]}
 CATEGORIES = {"Pod": ["all"]}
 
@@ -66,6 +67,8 @@ def _resource_list(group: str, version: str) -> Obj:
             continue
         entry: Obj = {"name": resource.plural, "singularName": resource.kind.lower(),
                       "namespaced": resource.namespaced, "kind": resource.kind, "verbs": VERBS}
+        if resource.kind in NO_COLLECTION_DELETE:
+            entry["verbs"] = [verb for verb in VERBS if verb != "deletecollection"]
         if resource.kind in SHORT_NAMES:
             entry["shortNames"] = SHORT_NAMES[resource.kind]
         if resource.kind in CATEGORIES:

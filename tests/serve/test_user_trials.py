@@ -218,3 +218,13 @@ spec:
     capacity:
       memory: {value: 40Gi}
 """
+
+
+def test_discovery_lists_deletecollection_where_it_is_served(http: Http) -> None:
+    verbs = {r["name"]: r["verbs"] for r in http.request("GET", "/api/v1").json()["resources"] if "/" not in r["name"]}
+    assert "deletecollection" in verbs["pods"] and "deletecollection" in verbs["configmaps"]
+    assert "deletecollection" not in verbs["namespaces"]
+    slices = http.request("GET", "/apis/resource.k8s.io/v1").json()["resources"]
+    assert all("deletecollection" in r["verbs"] for r in slices if "/" not in r["name"])
+    assert http.request("DELETE", "/api/v1/namespaces").status == 405
+    assert http.request("GET", "/api/v1/namespaces/default").status == 200
