@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from draconform.live.kube import KubeClient, load_config
+from draconform.serve.remote import RemoteEventRecorder, WallClock
 from tests.serve.conftest import Http
 from tests.serve.test_kubectl import Kubectl, kubectl  # noqa: F401 (the fixture, parametrized by kubectl binary)
 
@@ -228,3 +230,23 @@ def test_discovery_lists_deletecollection_where_it_is_served(http: Http) -> None
     assert all("deletecollection" in r["verbs"] for r in slices if "/" not in r["name"])
     assert http.request("DELETE", "/api/v1/namespaces").status == 405
     assert http.request("GET", "/api/v1/namespaces/default").status == 200
+
+
+def test_a_repeated_event_raises_the_count_of_the_first(kubeconfig_file: Path, http: Http) -> None:
+    """As client-go's correlator: the kubelet retrying a prepare every second writes one Event counting them."""
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        pod = client.create(POD)
+        recorder = RemoteEventRecorder(client, WallClock(), "kubelet")
+        for _ in range(3):
+            recorder.record(pod, "Warning", "FailedPrepareDynamicResources", "driver not registered (will retry)")
+        recorder.record(pod, "Normal", "Started", "started")
+        events = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+        assert sorted((e["reason"], e["count"]) for e in events) == [("FailedPrepareDynamicResources", 3),
+                                                                     ("Started", 1)]
+        http.request("DELETE", "/api/v1/namespaces/default/events/" + events[0]["metadata"]["name"])
+        http.request("DELETE", "/api/v1/namespaces/default/events/" + events[1]["metadata"]["name"])
+        recorder.record(pod, "Normal", "Started", "started")  # its Event is gone: written again
+        assert [e["count"] for e in http.request("GET", "/api/v1/namespaces/default/events").json()["items"]] == [1]
+    finally:
+        client.close()
