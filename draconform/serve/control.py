@@ -26,11 +26,13 @@ from typing import Any
 import yaml
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.kube.kinds import SERVED_KINDS, with_pod_room
+from draconform.kube.kinds import SERVED_KINDS
 from draconform.live.config import ClusterConfig, OwnDriver
 from draconform.reference.apiserver.admission import install as install_admission
 from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import format_time
 from draconform.serve.component import COMPONENTS
+from draconform.serve.handlers import node_registered
 from draconform.serve.remote import WallClock
 from draconform.serve.server import ApiServer
 
@@ -220,8 +222,10 @@ def create_own_driver_objects(store: Store, own: OwnDriver) -> None:
     and a driver's installation have them (kept when a data directory already has them)."""
     assert own.node is not None and own.device_class is not None
     if store.get("Node", own.node) is None:
-        store.create(with_pod_room({"apiVersion": "v1", "kind": "Node",
-                                    "metadata": {"name": own.node, "labels": {"kubernetes.io/hostname": own.node}}}))
+        node: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                                "metadata": {"name": own.node, "labels": {"kubernetes.io/hostname": own.node}}}
+        node_registered(node, format_time(store.clock.now()))
+        store.create(node)
     if store.get("DeviceClass", own.device_class) is None:
         store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": own.device_class},
                       "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{own.name}"'}}]}})

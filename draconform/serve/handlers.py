@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from draconform.kube.kinds import with_pod_room
 from draconform.reference.apiserver.store import Store
+from draconform.reference.clock import format_time
 from draconform.serve import apply, objects, protobuf, tables, versions
 from draconform.serve.patches import json_patch, merge_patch, strategic_merge_patch
-from draconform.serve.resources import STORED, Resource, Served
+from draconform.serve.resources import NO_COLLECTION_DELETE, STORED, Resource, Served
 from draconform.serve.selectors import Query
 from draconform.serve.status import failure, success
 from draconform.sut import ApiError, FieldCause, Obj
@@ -36,6 +38,8 @@ PATCH_TYPES = ("application/merge-patch+json", "application/strategic-merge-patc
                "application/json-patch+json", "application/apply-patch+yaml")
 STANDARD_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 PROTECTED_NAMESPACES = ("default", "kube-system", "kube-public")
+# A pod's subresources that reach its running containers through the node's kubelet; serve runs no containers.
+CONTAINER_SUBRESOURCES = ("log", "exec", "attach", "portforward")
 KEPT_SNAPSHOTS = 64  # lists paged with `continue` kept at once; an older token is answered 410 Expired
 
 
@@ -111,8 +115,8 @@ def route(path: str, what: Served = STORED) -> Target:
     if resource.namespaced and namespace is None and len(rest) > 1:
         raise ApiError("NotFound", "the server could not find the requested resource")
     sub = rest[2] if len(rest) > 2 else None
-    if sub is not None and not ((sub == "status" and resource.has_status) or (sub == "binding" and
-                                                                                resource.kind == "Pod")):
+    if sub is not None and not ((sub == "status" and resource.has_status) or (
+            sub in ("binding", *CONTAINER_SUBRESOURCES) and resource.kind == "Pod")):
         raise ApiError("NotFound", "the server could not find the requested resource")
     return Target(resource, namespace, rest[1] if len(rest) > 1 else None, sub)
 
@@ -134,6 +138,11 @@ class Api:
         """Everything but watches, which the transport streams (see `watch_request`)."""
         method, name = call.method, target.name
         try:
+            if target.sub in CONTAINER_SUBRESOURCES:
+                pod = self.get(target)  # 404 for a pod that does not exist, as upstream
+                raise ApiError("BadRequest", f'pod "{pod["metadata"]["name"]}" has no containers to reach '
+                                             f"({target.sub}): draconform serve runs none, its kubelet only models "
+                                             "the pod's phase and its claims")
             if method == "GET" and name is None:
                 return self.list(call, target)
             if method == "GET" and tables.wanted(call.accept):
@@ -152,7 +161,7 @@ class Api:
                 return self.patch(call, target)
             if method == "DELETE" and name is not None:
                 return self.delete(call, target)
-            if method == "DELETE":
+            if method == "DELETE" and target.resource.kind not in NO_COLLECTION_DELETE:
                 return self.delete_collection(call, target)
             raise ApiError("MethodNotAllowed", f"the server does not allow this method on the requested "
                                                f"resource ({method})")
@@ -289,11 +298,14 @@ class Api:
             raise ApiError("Conflict", f"Precondition failed: UID in precondition: {meta['uid']}, UID in object "
                                        f"meta: {stored_uid}")
         if target.sub is None and resource.kind == "Pod":
+            pod_spec_defaults(obj)  # upstream defaults every body it decodes: a spec written without them is the same
             _refuse(objects.pod_update_causes(obj, stored))
+        if target.sub is None and resource.kind == "Namespace":
+            namespace_kept(obj, stored)
         if not applied:  # an apply has recorded its own ownership
             apply.record_update(obj, stored, self._manager(call), resource, target.sub)
         write = self.store.update_status if target.sub == "status" else self.store.update
-        return self._write(call, lambda: write(obj))
+        return self._write(call, lambda: write(obj, if_changed=True))  # a write changing nothing stores nothing
 
     def patch(self, call: Call, target: Target) -> Answer:
         media = call.content_type
@@ -350,7 +362,10 @@ class Api:
         if target.resource.kind == "Namespace":
             namespace_defaults(obj)
         if target.resource.kind == "Pod":
+            pod_spec_defaults(obj)
             pod_defaults(obj)
+        if target.resource.kind == "Node":
+            node_registered(obj, format_time(self.store.clock.now()))
         return self._write(call, lambda: self.store.create(obj))
 
     def delete(self, call: Call, target: Target) -> Answer:
@@ -503,6 +518,56 @@ def namespace_defaults(obj: Obj) -> None:
     obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"].get("name", "")
     obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     obj["status"] = {"phase": "Active"}
+
+
+def namespace_kept(obj: Obj, stored: Obj) -> None:
+    """What kube-apiserver keeps when a Namespace is replaced (`kubectl replace`, an update or patch): its
+    status (phase), which only the status subresource writes, its finalizers and the name label."""
+    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = stored["metadata"]["name"]
+    obj.setdefault("spec", {})["finalizers"] = list((stored.get("spec") or {}).get("finalizers") or [])
+    if not obj["spec"]["finalizers"]:
+        del obj["spec"]["finalizers"]
+    obj["status"] = stored.get("status") or {}
+
+
+def node_registered(node: Obj, now: str) -> None:
+    """A Node created through the API as serve's kubelet for it (every Node has one) registers it: room for
+    pods (else every scheduler finds it full) and a Ready condition (else kubectl shows it Unknown), each kept
+    where the object already says it."""
+    with_pod_room(node)
+    conditions = node["status"].setdefault("conditions", [])
+    if isinstance(conditions, list) and not any(isinstance(c, dict) and c.get("type") == "Ready" for c in conditions):
+        conditions.append({"type": "Ready", "status": "True", "reason": "KubeletReady",
+                           "message": "kubelet is posting ready status", "lastHeartbeatTime": now,
+                           "lastTransitionTime": now})
+
+
+def pod_spec_defaults(pod: Obj) -> None:
+    """The defaults kube-apiserver's decoder gives a Pod's spec and containers (SetDefaults_PodSpec and
+    SetDefaults_Container). Clients read them: kubectl debug 1.33 crashes on a pod without securityContext."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for name, value in (("restartPolicy", "Always"), ("dnsPolicy", "ClusterFirst"), ("securityContext", {}),
+                        ("terminationGracePeriodSeconds", 30), ("schedulerName", "default-scheduler"),
+                        ("enableServiceLinks", True)):
+        if spec.get(name) is None:
+            spec[name] = value
+    for group in ("initContainers", "containers"):
+        for container in spec.get(group) or []:
+            if not isinstance(container, dict):
+                continue
+            container.setdefault("terminationMessagePath", "/dev/termination-log")
+            container.setdefault("terminationMessagePolicy", "File")
+            image = str(container.get("image") or "")
+            tag = image.rsplit("/", 1)[-1].partition("@")[0].partition(":")[2]
+            if "@" not in image:
+                container.setdefault("imagePullPolicy", "Always" if tag in ("", "latest") else "IfNotPresent")
+            else:
+                container.setdefault("imagePullPolicy", "IfNotPresent")
+            for port in container.get("ports") or []:
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
 
 
 def pod_defaults(pod: Obj) -> None:

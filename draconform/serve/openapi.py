@@ -35,6 +35,19 @@ _SPECIAL: dict[str, Obj] = {
             "runtime.RawExtension": {"type": "object"}, "meta_v1.FieldsV1": {"type": "object"},
             "meta_v1.Time": {"type": "string", "format": "date-time"},
             "meta_v1.MicroTime": {"type": "string", "format": "date-time"}}
+# The value type of map fields, which lightkube-models types only as `dict` (maps of strings otherwise): upstream's
+# `map[string]DeviceAttribute` and quantities, so that kubectl's own validation (a saved List, kubectl 1.27/1.28)
+# and explain read them as upstream's schemas say.
+_MAP_VALUES: dict[tuple[str, str], str] = {
+    ("Device", "attributes"): "DeviceAttribute", ("Device", "capacity"): "DeviceCapacity",
+    ("DeviceCounterConsumption", "counters"): "Counter", ("CounterSet", "counters"): "Counter",
+    **{(model, name): "resource.Quantity" for model, name in (
+        ("ResourceRequirements", "limits"), ("ResourceRequirements", "requests"),
+        ("VolumeResourceRequirements", "limits"), ("VolumeResourceRequirements", "requests"),
+        ("PodSpec", "overhead"), ("PodStatus", "allocatedResources"), ("ContainerStatus", "allocatedResources"),
+        ("NodeStatus", "allocatable"), ("NodeStatus", "capacity"), ("CapacityRequirements", "requests"),
+        ("DeviceRequestAllocationResult", "consumedCapacity"))}}
+_BYTE_MAPS = {("ConfigMap", "binaryData")}
 ACCEPT_PROTOBUF_V2 = "application/com.github.proto-openapi.spec.v2"
 
 
@@ -77,6 +90,11 @@ class _Builder:
                 required.append(name)
             schema = self._type(module, text.removeprefix("Optional[").removesuffix("]")
                                 if text.startswith("Optional[") else text)
+            where = (model.__name__, name)
+            if where in _MAP_VALUES:
+                schema = {"type": "object", "additionalProperties": self._type(module, _MAP_VALUES[where])}
+            elif where in _BYTE_MAPS:
+                schema = {"type": "object", "additionalProperties": {"type": "string", "format": "byte"}}
             if name in field_docs:
                 schema = {**schema, "description": field_docs[name]} if "$ref" not in schema else {
                     "allOf": [schema], "description": field_docs[name]}
@@ -89,8 +107,9 @@ class _Builder:
     def _type(self, module: str, text: str) -> Obj:
         if text.startswith("List[") and text.endswith("]"):
             return {"type": "array", "items": self._type(module, text[5:-1])}
-        if text in _SPECIAL:
-            return dict(_SPECIAL[text])
+        special = _SPECIAL.get(text) or _SPECIAL.get(f"{module}.{text}")  # `Time` as ObjectMeta, in meta_v1, names it
+        if special is not None:
+            return dict(special)
         if text in _SCALARS:
             return dict(_SCALARS[text])
         owner, _, name = text.rpartition(".")

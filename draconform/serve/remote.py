@@ -10,6 +10,7 @@ import builtins
 import heapq
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -239,8 +240,14 @@ def _key(obj: Obj) -> tuple[str, str]:
     return meta.get("namespace") or "", meta["name"]
 
 
+# How many recent events a recorder remembers to count repeats into (client-go's event correlator keeps 4096).
+REMEMBERED_EVENTS = 4096
+
+
 class RemoteEventRecorder(EventRecorder):
-    """Records each event as a core/v1 Event in the involved object's namespace."""
+    """Records each event as a core/v1 Event in the involved object's namespace; an event the same as one this
+    recorder wrote before (same object, type, reason and message) raises that Event's count and lastTimestamp
+    instead, as client-go's event correlator does, so `kubectl describe` shows "(x4 over 10s)"."""
 
     def __init__(self, client: KubeClient, clock: Clock, component: str,
                  on_error: Callable[[Exception], None] = lambda error: None) -> None:
@@ -248,10 +255,20 @@ class RemoteEventRecorder(EventRecorder):
         self._client = client
         self._component = component
         self._on_error = on_error
+        self._recent: OrderedDict[tuple[str | None, ...], Obj] = OrderedDict()
 
     def record(self, involved: Obj, type_: str, reason: str, message: str) -> None:
         meta = involved.get("metadata", {})
         stamp = format_time(self._clock.now())
+        key = (meta.get("namespace"), meta.get("name"), meta.get("uid"), involved.get("kind"), type_, reason, message)
+        earlier = self._recent.pop(key, None)
+        if earlier is not None:
+            repeated = {**earlier, "count": int(earlier.get("count") or 1) + 1, "lastTimestamp": stamp}
+            try:
+                self._remember(key, self._client.update(repeated))
+                return
+            except ApiError:  # gone (its namespace was deleted) or changed by someone else: a new Event
+                pass
         event = {
             "apiVersion": "v1", "kind": "Event",
             "metadata": {"generateName": f"{meta.get('name', 'event')}.",
@@ -264,9 +281,14 @@ class RemoteEventRecorder(EventRecorder):
             "source": {"component": self._component}, "reportingComponent": self._component,
         }
         try:
-            self._client.create(event)
+            self._remember(key, self._client.create(event))
         except ApiError as error:  # e.g. the namespace is gone: an event is never worth stopping for
             self._on_error(error)
+
+    def _remember(self, key: tuple[str | None, ...], written: Obj) -> None:
+        self._recent[key] = written
+        while len(self._recent) > REMEMBERED_EVENTS:
+            self._recent.popitem(last=False)
 
     def events(self) -> list[Event]:
         raise NotImplementedError("a remote recorder writes events; read them from the API")

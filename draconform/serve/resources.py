@@ -15,7 +15,8 @@ from draconform.sut import Obj
 from draconform.validation.versions import GROUP as DRA_GROUP
 from draconform.validation.versions import SERVED, served_versions
 
-VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+NO_COLLECTION_DELETE = ("Namespace",)  # upstream serves no deletecollection for namespaces
 SHORT_NAMES = {"Pod": ["po"], "Namespace": ["ns"], "ConfigMap": ["cm"], "Node": ["no"], "Event": ["ev"]}
 CATEGORIES = {"Pod": ["all"]}
 
@@ -119,6 +120,8 @@ def _resource_list(group: str, version: str, what: Served) -> Obj:
             continue
         entry: Obj = {"name": resource.plural, "singularName": resource.kind.lower(),
                       "namespaced": resource.namespaced, "kind": resource.kind, "verbs": VERBS}
+        if resource.kind in NO_COLLECTION_DELETE:
+            entry["verbs"] = [verb for verb in VERBS if verb != "deletecollection"]
         if resource.kind in SHORT_NAMES:
             entry["shortNames"] = SHORT_NAMES[resource.kind]
         if resource.kind in CATEGORIES:

@@ -256,6 +256,8 @@ class ApiServer:
             return self._health(path[1:], "verbose" in call.params)
         if call.method == "POST" and path in (ACCESS_REVIEWS, RULES_REVIEWS):
             return self._respond(Answer(201, _allowed(path)))  # no authorization: every request is allowed
+        if call.method == "POST" and path == SELF_REVIEWS:
+            return self._respond(Answer(201, _whoami()))
         if call.method != "GET":
             return None
         if path == "/openapi/v2" and "protobuf" in call.accept:
@@ -401,6 +403,15 @@ class ApiServer:
 
 ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 RULES_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"
+
+SELF_REVIEWS = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+
+
+def _whoami() -> Obj:
+    """What `kubectl auth whoami` reads: serve authenticates nobody, so every client is anonymous, as
+    kube-apiserver names a request without credentials."""
+    return {"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1", "metadata": {},
+            "status": {"userInfo": {"username": "system:anonymous", "groups": ["system:unauthenticated"]}}}
 
 
 def _allowed(path: str) -> Obj:

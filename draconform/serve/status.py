@@ -45,6 +45,8 @@ def failure(error: ApiError, resource: Resource | None = None, name: str | None 
                              for cause in error.causes]
     body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
                  "reason": error.reason if error.reason in HTTP_STATUS else "InternalError", "code": code}
-    if details:
+    if details or error.reason == "NotFound":
+        # kube-apiserver's NotFound always carries details, empty for a path it does not serve; kubectl debug reads
+        # details.name of the 404 for pods/ephemeralcontainers and crashes on a Status without them
         body["details"] = details
     return code, body

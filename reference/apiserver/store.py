@@ -202,8 +202,10 @@ class Store:
         old = self._objects.get(key)
         return self._store(key, new, old, "MODIFIED" if old else "ADDED")
 
-    def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
-        """Replace everything but status (for kinds with a status subresource) and system metadata."""
+    def update(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
+        """Replace everything but status (for kinds with a status subresource) and system metadata. With
+        `if_changed`, a write that leaves the object as it is stores nothing and answers the stored object, as
+        kube-apiserver's storage does (same resourceVersion, no watch event)."""
         obj = self._decode(obj)
         key, old = self._existing(obj)
         if self.kinds[key[0]].has_status:
@@ -215,16 +217,19 @@ class Store:
         else:
             new = copy_object(obj)
         self._keep_system_metadata(new, old)
-        if new.get("spec") != old.get("spec"):
-            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
         new = self._admit("UPDATE", new, old)
+        if new.get("spec") != old.get("spec"):  # compared once defaulted, as upstream's decoder defaults first
+            new["metadata"]["generation"] = old["metadata"].get("generation", 1) + 1
         if old.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):
             self._remove(key, new)  # the last finalizer went: the object is deleted now
             return new
+        if if_changed and _unchanged(new, old):
+            return copy_object(old) if copy_result else old
         return self._store(key, new, old, "MODIFIED", copy_result)
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
-        """Replace only the status of an object whose kind has a status subresource."""
+    def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
+        """Replace only the status of an object whose kind has a status subresource (`if_changed` as for
+        `update`)."""
         key, old = self._existing(obj)
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
@@ -234,6 +239,8 @@ class Store:
         else:
             new.pop("status", None)
         new = self._admit("UPDATE", new, old)
+        if if_changed and _unchanged(new, old):
+            return copy_object(old) if copy_result else old
         return self._store(key, new, old, "MODIFIED", copy_result)
 
     def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
@@ -418,3 +425,17 @@ def _copy_without_status(obj: Obj) -> Obj:
     copied: Obj = copy_object(obj if "status" not in obj else
                               {key: None if key == "status" else value for key, value in obj.items()})
     return copied
+
+
+def _unchanged(new: Obj, old: Obj) -> bool:
+    """Whether a write leaves the object as stored: resourceVersion aside, and managed fields' timestamps aside
+    (upstream keeps the old ones when nothing else changed)."""
+    return _comparable(new) == _comparable(old)
+
+
+def _comparable(obj: Obj) -> Obj:
+    meta = {key: value for key, value in (obj.get("metadata") or {}).items() if key != "resourceVersion"}
+    if "managedFields" in meta:
+        meta["managedFields"] = [{k: v for k, v in entry.items() if k != "time"} if isinstance(entry, dict)
+                                 else entry for entry in meta["managedFields"] or []]
+    return {**obj, "metadata": meta}

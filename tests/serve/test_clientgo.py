@@ -59,14 +59,18 @@ def _pod(name: str) -> Obj:
                                      "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http"},
                                                        "periodSeconds": 10},
                                      "readinessProbe": {"tcpSocket": {"port": 8080}, "failureThreshold": 3},
-                                     "startupProbe": {"exec": {"command": ["true"]}}}],
+                                     "startupProbe": {"exec": {"command": ["true"]}},
+                                     "terminationMessagePath": "/dev/termination-log",
+                                     "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}],
                      "volumes": [{"name": "scratch", "emptyDir": {}},
                                  {"name": "cfg", "configMap": {"name": "cfg", "defaultMode": 420}}],
                      "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
                      "tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoExecute",
                                       "tolerationSeconds": 0}],
                      "terminationGracePeriodSeconds": 0, "restartPolicy": "Never",
-                     "schedulerName": "default-scheduler"}}
+                     "schedulerName": "default-scheduler",
+                     # what kube-apiserver defaults, so that the pod reads back as sent
+                     "dnsPolicy": "ClusterFirst", "enableServiceLinks": True, "securityContext": {}}}
 
 
 def _node(name: str) -> Obj:
@@ -199,7 +203,9 @@ def _workload_pod(name: str) -> Obj:
     spec["containers"][0]["lifecycle"] = {"postStart": {"exec": {"command": ["warm-up"]}},
                                           "preStop": {"sleep": {"seconds": 5}}}
     spec["containers"][0]["resizePolicy"] = [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]
-    spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always"}]
+    spec["initContainers"] = [{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always",
+                               "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+                               "imagePullPolicy": "IfNotPresent"}]
     spec["dnsConfig"] = {"nameservers": ["10.0.0.10"], "searches": ["svc.cluster.local"],
                          "options": [{"name": "ndots", "value": "2"}, {"name": "edns0"}]}
     return pod

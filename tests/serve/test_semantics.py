@@ -165,7 +165,8 @@ def test_a_bound_pods_spec_is_immutable_but_for_images(http: Http, server: ApiSe
     image = http.request("PATCH", "/api/v1/namespaces/default/pods/p",
                          {"spec": {"containers": [{"name": "c", "image": "two"}]}},
                          "application/strategic-merge-patch+json").json()
-    assert image["spec"]["containers"] == [{"name": "c", "image": "two", "command": ["run"]}]
+    assert [{k: c[k] for k in ("name", "image", "command")} for c in image["spec"]["containers"]] == [
+        {"name": "c", "image": "two", "command": ["run"]}]
     moved = http.request("PATCH", "/api/v1/namespaces/default/pods/p", {"spec": {"nodeName": "elsewhere"}},
                          "application/merge-patch+json")
     assert moved.status == 422 and "pod updates may not change fields" in moved.json()["message"]
