@@ -2,8 +2,10 @@
 
 A pod bound to the node starts (phase Running) only when it is listed in status.reservedFor of every claim it
 uses and every driver of those claims has prepared them over the DRAPlugin protocol; otherwise it stays
-Pending and an event says why; so does a pod whose template entry names a claim the pod does not own. A claim
-is prepared once per node however many pods share it. Errors are
+Pending and an event says why; so does a pod whose template entry names a claim the pod does not own. Taking
+a pod up, the kubelet first writes its status once as upstream's does before preparing (not ready, containers
+waiting in ContainerCreating); retries write nothing more. A claim is prepared once per node however many pods
+share it. Errors are
 retried with exponential backoff on the cluster clock, including calls that fail as a whole (a crashed
 plugin, a deadline passed), unless the plugin marks a claim's error permanent and DRAHandlePermanentDriverFailures
 is on: then the pod fails (phase Failed, in one status write), is never prepared again, and is neither
@@ -141,6 +143,32 @@ class Kubelet:
     def _start(self, pod: Obj, state: PodState) -> bool:
         if not self._gates.enabled("DynamicResourceAllocation"):
             return self._set_phase(pod, "Running")  # the skew row: started without its resources
+        taken_up = self._report_waiting(pod)
+        if taken_up is None:
+            return True  # the write met a newer pod; the next sync starts from it
+        wrote, pod = taken_up is not pod, taken_up
+        return self._start_with_claims(pod, state) or wrote
+
+    def _report_waiting(self, pod: Obj) -> Obj | None:
+        """Upstream's kubelet writes a pod's status before it prepares the pod's resources: not ready, its
+        containers waiting to be created. Written when that changes the status (once, not at every retry);
+        returns the pod as stored, or None when the write met a newer version of the pod."""
+        waiting = copy_object(pod)
+        status = waiting.setdefault("status", {})
+        status["phase"] = "Pending"
+        _set_conditions(status, waiting, "Pending", self._clock.now())
+        _set_container_statuses(status, waiting, "Pending", self._clock.now())
+        if status == (pod.get("status") or {}):
+            return pod
+        try:
+            return self._store.update_status(waiting, copy_result=False)
+        except ApiError as error:
+            if error.reason not in ("Conflict", "NotFound"):
+                raise
+            self._mark((pod["metadata"]["namespace"], pod["metadata"]["name"]))
+            return None
+
+    def _start_with_claims(self, pod: Obj, state: PodState) -> bool:
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         claims: list[Obj] = []
         for entry in self._claims_of(pod):
@@ -344,7 +372,7 @@ class Kubelet:
         pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
         status = pod.setdefault("status", {})
         status["phase"] = phase
-        _set_conditions(status, phase, self._clock.now())
+        _set_conditions(status, pod, phase, self._clock.now())
         _set_container_statuses(status, pod, phase, self._clock.now())
         if reason is not None:
             status["reason"] = reason
@@ -359,14 +387,26 @@ class Kubelet:
         return True
 
 
-def _set_conditions(status: Obj, phase: str, now: datetime) -> None:
-    """The conditions a kubelet reports with a phase: a running pod is initialized and ready, a finished one
-    not ready (`kubectl wait --for=condition=Ready` reads them); PodScheduled, set by the binding, stays."""
-    ready = "True" if phase == "Running" else "False"
-    types = {"PodReadyToStartContainers": "True" if phase == "Running" else "False", "Initialized": "True",
-             "ContainersReady": ready, "Ready": ready}
+def _set_conditions(status: Obj, pod: Obj, phase: str, now: datetime) -> None:
+    """The conditions a kubelet reports with a phase (`kubectl wait --for=condition=Ready` reads them): a pod
+    whose containers are not created yet is neither ready nor (with init containers) initialized, naming the
+    containers it waits for as upstream's kubelet does; a running pod is initialized and ready; a finished one not
+    ready. PodScheduled, set by the binding, stays."""
+    running = phase == "Running"
+    ready = "True" if running else "False"
+    types = {"PodReadyToStartContainers": ready, "Initialized": "True", "ContainersReady": ready, "Ready": ready}
+    waits: dict[str, tuple[str, str]] = {}  # condition type -> the reason and message of a Pending pod's False
     if phase == "Pending":
-        return
+        init, main = _containers(pod, "initContainers"), _containers(pod, "containers")
+        if init:
+            types["Initialized"] = "False"
+            names = " ".join(c.get("name", "") for c in init)
+            waits["Initialized"] = ("ContainersNotInitialized", f"containers with incomplete status: [{names}]")
+        # restartable init containers (sidecars) count towards readiness, as in upstream's kubelet
+        unready = [c.get("name", "") for c in init if c.get("restartPolicy") == "Always"]
+        unready += [c.get("name", "") for c in main]
+        for kind in ("ContainersReady", "Ready"):
+            waits[kind] = ("ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]")
     kept = [c for c in status.get("conditions") or [] if c.get("type") not in types]
     previous = {c.get("type"): c for c in status.get("conditions") or []}
     for kind, value in types.items():
@@ -375,16 +415,49 @@ def _set_conditions(status: Obj, phase: str, now: datetime) -> None:
         condition: Obj = {"type": kind, "status": value, "lastTransitionTime": moment}
         if value == "False" and phase in ("Succeeded", "Failed") and kind != "PodReadyToStartContainers":
             condition["reason"] = "PodCompleted"
+        if kind in waits:
+            condition["reason"], condition["message"] = waits[kind]
         kept.append(condition)
     status["conditions"] = kept
 
 
+def _containers(pod: Obj, field: str) -> list[Obj]:
+    return [c for c in (pod.get("spec") or {}).get(field) or [] if isinstance(c, dict)]
+
+
 def _set_container_statuses(status: Obj, pod: Obj, phase: str, now: datetime) -> None:
-    """A running pod's containers as a kubelet reports them: started, ready, never restarted (what the READY
-    column of `kubectl get pods` counts); the reference runs no processes, so there is nothing else to say."""
-    if phase != "Running" or status.get("containerStatuses"):
+    """The containers as a kubelet reports them (the READY and STATUS columns of `kubectl get pods` read them).
+    Pending: each waiting to be created (PodInitializing while the pod has init containers), never started.
+    Running: started, ready, never restarted, init containers completed (sidecars running). The reference runs
+    no processes, so there is nothing else to say; a finished pod keeps what it had."""
+    init, main = _containers(pod, "initContainers"), _containers(pod, "containers")
+    if phase == "Pending":
+        reason = "PodInitializing" if init else "ContainerCreating"
+        status["containerStatuses"] = [_waiting(c, reason) for c in main]
+        if init:
+            status["initContainerStatuses"] = [_waiting(c, reason) for c in init]
         return
-    status["containerStatuses"] = [
-        {"name": container.get("name", ""), "image": container.get("image", ""), "imageID": "", "ready": True,
-         "started": True, "restartCount": 0, "state": {"running": {"startedAt": format_time(now)}}}
-        for container in (pod.get("spec") or {}).get("containers") or [] if isinstance(container, dict)]
+    current = status.get("containerStatuses") or []
+    if phase != "Running" or (current and all("running" in (s.get("state") or {}) for s in current)):
+        return
+    started = format_time(now)
+    status["containerStatuses"] = [_running(c, started) for c in main]
+    if init:
+        status["initContainerStatuses"] = [
+            _running(c, started) if c.get("restartPolicy") == "Always" else _completed(c, started) for c in init]
+
+
+def _waiting(container: Obj, reason: str) -> Obj:
+    return {"name": container.get("name", ""), "image": container.get("image", ""), "imageID": "", "ready": False,
+            "started": False, "restartCount": 0, "state": {"waiting": {"reason": reason}}}
+
+
+def _running(container: Obj, started: str) -> Obj:
+    return {"name": container.get("name", ""), "image": container.get("image", ""), "imageID": "", "ready": True,
+            "started": True, "restartCount": 0, "state": {"running": {"startedAt": started}}}
+
+
+def _completed(container: Obj, at: str) -> Obj:
+    """An init container that ran to completion: ready, no longer started, exit code 0."""
+    return {**_running(container, at), "started": False,
+            "state": {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": at, "finishedAt": at}}}

@@ -1,6 +1,7 @@
 """`draconform serve` as a whole, its components in their own processes: a pod becomes Ready as kubelet and
-scheduler report it (what `kubectl wait --for=condition=Ready` reads), a killed component is noticed, logged and
-started again, and `--data` keeps the objects across a restart."""
+scheduler report it (what `kubectl wait --for=condition=Ready` reads), a bound pod whose claim cannot be
+prepared shows ContainerCreating and not ready, a killed component is noticed, logged and started again, and
+`--data` keeps the objects across a restart."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -73,6 +75,79 @@ spec:
     assert row[1:3] == ["1/1", "Running"], row
     subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "ready-pod", "--wait=false"], check=True,
                    capture_output=True)
+
+
+def test_a_bound_pod_whose_claim_cannot_be_prepared_shows_container_creating(served: Path) -> None:
+    """The claim's driver never registers a plugin on the node, so every NodePrepareResources attempt fails and the
+    kubelet keeps retrying; `kubectl get pods` says ContainerCreating, as on a kind cluster, and the Ready
+    condition is there, False."""
+    if KUBECTL is None:
+        pytest.skip("no kubectl binary on this machine")
+    manifest = """
+apiVersion: v1
+kind: Node
+metadata: {name: unprepared-node, labels: {kubernetes.io/hostname: unprepared-node}}
+status: {allocatable: {pods: "110", cpu: "8", memory: 32Gi}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: absent.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "absent.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: unprepared-node-absent}
+spec:
+  driver: absent.example.com
+  pool: {name: unprepared-node, generation: 1, resourceSliceCount: 1}
+  nodeName: unprepared-node
+  devices: [{name: dev-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: unprepared, namespace: default}
+spec:
+  devices:
+    requests: [{name: dev, exactly: {deviceClassName: absent.example.com}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: unprepared-pod, namespace: default}
+spec:
+  containers: [{name: app, image: registry.example/app:1, resources: {claims: [{name: dev}]}}]
+  resourceClaims: [{name: dev, resourceClaimName: unprepared}]
+"""
+    kubeconfig = str(served / "kubeconfig")
+    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "apply", "-f", "-"], input=manifest, text=True,
+                   check=True, capture_output=True)
+    waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", "--for=condition=Ready=false",
+                             "pod/unprepared-pod", "--timeout=300s"], capture_output=True, text=True, check=False)
+    assert waited.returncode == 0, waited.stderr
+    row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "unprepared-pod", "--no-headers"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert row[1:3] == ["0/1", "ContainerCreating"], row
+    http = Http(_url(served))
+
+    def pod() -> dict[str, Any]:
+        return dict(http.request("GET", "/api/v1/namespaces/default/pods/unprepared-pod").json())
+
+    def failed_prepares() -> int:
+        events = http.request("GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name="
+                                     "unprepared-pod").json()["items"]
+        return sum(int(e.get("count") or 1) for e in events if e.get("reason") == "FailedPrepareDynamicResources")
+
+    try:
+        assert pod()["spec"]["nodeName"] == "unprepared-node" and pod()["status"]["phase"] == "Pending"
+        # the kubelet retries (backoff 1 s, 2 s, ...) without writing the pod's status again
+        wait_until(lambda: failed_prepares() >= 2, 300, "the kubelet retrying the failed prepare")
+        version = pod()["metadata"]["resourceVersion"]
+        wait_until(lambda: failed_prepares() >= 3, 300, "the kubelet retrying the failed prepare once more")
+        assert pod()["metadata"]["resourceVersion"] == version
+    finally:
+        http.close()
+    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "unprepared-pod", "--wait=false"],
+                   check=True, capture_output=True)
 
 
 def test_a_killed_component_is_noticed_logged_and_started_again(served: Path) -> None:
