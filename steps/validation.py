@@ -5,6 +5,7 @@ kube-apiserver (whose causes carry no rule IDs: there only the field is compared
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,10 +156,15 @@ def request_accepted(outcome: Outcome) -> None:
 
 @then(parsers.re(r'the request is rejected at "(?P<field>[^"]*)" by rule "(?P<rule>[^"]+)"'))
 def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
+    """Refused at `field`: by validation (Invalid, a 422) or, for a field the API does not define or a value of
+    the wrong JSON type, already by decoding the body (BadRequest, a 400 whose causes a live client reads from
+    the message; Go's unmarshal error names the path without list indices)."""
     error = outcome.error
     assert error is not None, "the API server accepted the request"
-    assert error.reason == "Invalid", f"expected an Invalid error, got {error}"
-    causes = [cause for cause in error.causes if cause.field == field and cause.rule in (None, rule)]
+    assert error.reason in ("Invalid", "BadRequest"), f"expected an Invalid or BadRequest error, got {error}"
+    unindexed = re.sub(r"\[\d+\]", "", field)
+    causes = [cause for cause in error.causes if cause.rule in (None, rule) and (
+        cause.field == field or (error.reason == "BadRequest" and cause.field == unindexed))]
     listed = "; ".join(f"{c.field}: {c.message} ({c.rule})" for c in error.causes) or error.message
     assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
 

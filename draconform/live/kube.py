@@ -6,6 +6,7 @@ talk to a cluster through this one client."""
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,14 +112,33 @@ def load_config(kubeconfig: Path, context: str | None = None) -> KubeConfig:
 
 
 def api_error(error: LightkubeApiError) -> ApiError:
-    """The API server's Status as the seam's error: its reason, message and field causes."""
+    """The API server's Status as the seam's error: its reason, message and field causes. A body refused while
+    decoding (a 400) carries no causes; they are read from its message (`decoding_causes`)."""
     status = error.status
     details = status.details
     causes = [
         FieldCause(cause.field or "", cause.message or "", None)
         for cause in ((details.causes if details else None) or [])
     ]
-    return ApiError(status.reason or str(status.code), status.message or "", causes)
+    message = status.message or ""
+    return ApiError(status.reason or str(status.code), message, causes or decoding_causes(message))
+
+
+# What kube-apiserver's decoder says of a body it cannot decode into the kind ("<Kind> in version "<v>" cannot
+# be handled as a <Kind>: ..."): under fieldValidation=Strict, every unknown or duplicate field at its path
+# (list indices included); for a value of the wrong JSON type, Go's unmarshal error, whose field is the
+# innermost struct's type name, a dot, and the path from the object's root (without list indices).
+_STRICT_FIELD = re.compile(r'(unknown|duplicate) field "([^"]+)"')
+_UNMARSHAL = re.compile(r"json: cannot unmarshal (\S+) into Go struct field \w+\.(\S+) of type (\S+)")
+
+
+def decoding_causes(message: str) -> builtins.list[FieldCause]:
+    """The fields a decoding refusal's message names, one cause each; none for any other message."""
+    if "strict decoding error:" in message:
+        strict = message.split("strict decoding error:", 1)[1]
+        return [FieldCause(field, f"{what} field") for what, field in _STRICT_FIELD.findall(strict)]
+    return [FieldCause(field, f"Invalid value: {value}: must be of type {go_type}")
+            for value, field, go_type in _UNMARSHAL.findall(message)]
 
 
 class Unanswered(ConnectionError):
@@ -130,10 +150,13 @@ class KubeClient:
     answer within `request_timeout` raises `Unanswered`, so nothing waits on a silent server for ever."""
 
     def __init__(self, config: KubeConfig, context: str | None = None, request_timeout: float = 10.0,
-                 field_manager: str = "draconform") -> None:
+                 field_manager: str = "draconform", field_validation: str | None = None) -> None:
+        """`field_validation` (Strict, Warn or Ignore) is sent with every create and update; None sends none,
+        as client-go does (the API server then applies Warn)."""
         single = config.get(context)
         self.server = single.cluster.server if single is not None else "?"
         self.request_timeout = request_timeout
+        self.field_validation = field_validation
         # Any: lightkube's overloads type generic resources by class, which the kind table cannot name statically
         self._client: Any = Client(single, timeout=httpx2.Timeout(request_timeout),
                               field_manager=field_manager, trust_env=False)
@@ -162,17 +185,17 @@ class KubeClient:
 
     def create(self, obj: Obj) -> Obj:
         resource = _resource(obj["kind"], obj.get("apiVersion"))
-        return self._call(lambda: self._client.create(resource(obj)), f"create {obj['kind']}")
+        return self._call(lambda: self._write("post", resource(obj)), f"create {obj['kind']}")
 
     def update(self, obj: Obj) -> Obj:
         resource = _resource(obj["kind"], obj.get("apiVersion"))
-        return self._call(lambda: self._client.replace(resource(obj)), f"update {obj['kind']}")
+        return self._call(lambda: self._write("put", resource(obj)), f"update {obj['kind']}")
 
     def update_status(self, obj: Obj) -> Obj:
         res = _resource(obj["kind"]).Status
         meta = obj["metadata"]
         scope = _ns(obj["kind"], meta.get("namespace"))
-        return self._call(lambda: self._client.replace(res(obj), meta["name"], **scope),
+        return self._call(lambda: self._write("put", res(obj), meta["name"], **scope),
                           f"update the status of {obj['kind']}")
 
     def bind(self, namespace: str, name: str, node: str) -> None:
@@ -210,6 +233,12 @@ class KubeClient:
             plain.setdefault("kind", kind)
             plain.setdefault("apiVersion", KINDS[kind].api_version)
             yield event_type, plain
+
+    def _write(self, method: str, obj: Any, name: str | None = None, namespace: str | None = None) -> Any:
+        """A create (post) or replace (put) as lightkube's Client sends it, with `fieldValidation`: lightkube's
+        create and replace take no such argument, its generic client sends any query parameter given."""
+        return self._client._client.request(method, obj=obj, name=name, namespace=namespace,
+                                            params={"fieldValidation": self.field_validation})
 
     def _call(self, request: Any, what: str) -> Any:
         try:

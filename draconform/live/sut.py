@@ -109,8 +109,9 @@ class LiveSystem:
         if self._client is None:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
+            # kubectl's default: a field the API server does not know refuses the write (DRA-API/OBJECT-SCHEMA)
             self._client = KubeClient(load_config(Path(cluster.kubeconfig), cluster.context), cluster.context,
-                                      self.timeouts.request_timeout)
+                                      self.timeouts.request_timeout, field_validation="Strict")
             self._baseline = self._scrape() if self.metrics_url else ""
         return self._client
 

@@ -28,6 +28,7 @@ from draconform.serve.selectors import Query
 from draconform.serve.status import failure, success
 from draconform.sut import ApiError, FieldCause, Obj
 from draconform.validation import is_validated
+from draconform.validation.schema import kind_schema, schema_problems
 
 if TYPE_CHECKING:
     from draconform.serve.server import ApiServer
@@ -466,34 +467,43 @@ class Api:
                                          f"({resource.kind})")
         if not isinstance(body.setdefault("metadata", {}), dict):
             raise ApiError("BadRequest", f"json: cannot unmarshal into Go struct field {resource.kind}.metadata")
-        versions.to_stored(resource, body)  # a field of another version is refused before any is dropped
         decoded = objects.Decoded(resource.kind, body, resource.version)
-        # draconform's own schemas rule on unknown fields (they refuse them: DRA-API/OBJECT-SCHEMA), so a Warn or
-        # Ignore write passes them on; an older version's object is judged in its stored (v1) form, which they cover
-        validated = is_validated(body) or versions.is_older(resource)
-        if decoded.type_errors and validated:
-            # draconform's own schemas report a type as Invalid at its field (DRA-API/OBJECT-SCHEMA)
-            _refuse([FieldCause(path, f"Invalid value: {message}") for path, message in decoded.type_errors])
-        if decoded.type_errors:
+        if decoded.type_errors:  # Go's decoder reports the first value of the wrong JSON type
             raise ApiError("BadRequest", f"{resource.kind} in version \"{resource.version}\" cannot be handled as a "
-                                         f"{resource.kind}: " + "; ".join(message for _, message in
-                                                                          decoded.type_errors))
+                                         f"{resource.kind}: {decoded.type_errors[0][1]}")
         mode = call.params.get("fieldValidation", "Warn") or "Warn"
         if mode not in ("Strict", "Warn", "Ignore"):
             raise ApiError("BadRequest", f'fieldValidation: Unsupported value: "{mode}": supported values: '
                                          '"Ignore", "Strict", "Warn"')
-        warnings: builtins.list[str] = []
-        if decoded.unknown:
-            if mode == "Strict":
-                raise ApiError("BadRequest", "strict decoding error: " + ", ".join(
-                    f'unknown field "{name}"' for name in decoded.unknown))
-            if mode == "Warn":
-                warnings = [f'unknown field "{name}"' for name in decoded.unknown]
-            if not validated:
-                objects.drop_unknown(body, decoded.unknown)
-        if not validated:  # the project's own validation checks the rest's metadata
-            _refuse(objects.metadata_causes(resource.kind, body, resource.namespaced))
-        return versions.to_stored(resource, body), warnings
+        stored, unknown = self._known(resource, body, decoded)
+        if unknown and mode == "Strict":
+            raise ApiError("BadRequest", f"{resource.kind} in version \"{resource.version}\" cannot be handled as a "
+                                         f"{resource.kind}: strict decoding error: " + ", ".join(
+                                             f'unknown field "{name}"' for name in unknown))
+        warnings = [f'unknown field "{name}"' for name in unknown] if mode == "Warn" else []
+        if not is_validated(stored):  # the project's own validation checks the rest's metadata
+            _refuse(objects.metadata_causes(resource.kind, stored, resource.namespaced))
+        return stored, warnings
+
+    @staticmethod
+    def _known(resource: Resource, body: Obj, decoded: objects.Decoded) -> tuple[Obj, builtins.list[str]]:
+        """`body` in its stored form without the fields its kind does not define, and those fields (dropped as
+        upstream's decoder drops them; Strict refuses them). For resource.k8s.io, draconform's own schemas say
+        which fields exist (they know the gated fields of the release), in the stored v1 form an older version
+        converts to; for the other kinds (whose schemas cover only their DRA parts) the kinds' Go types do."""
+        if resource.group != versions.GROUP or not (is_validated(body) or versions.is_older(resource)):
+            objects.drop_unknown(body, decoded.unknown)
+            return body, decoded.unknown
+        stored, other_version = versions.to_stored(resource, body)
+        if other_version:  # fields of another version, at their paths in the version written
+            for problem in other_version:
+                objects.drop_path(body, problem.path)
+            stored, _ = versions.to_stored(resource, body)
+        schema = kind_schema(str(stored["apiVersion"]), resource.kind)
+        unknown = [p for p in schema_problems(schema, stored) if p.message == "unknown field"] if schema else []
+        for problem in unknown:
+            objects.drop_path(stored, problem.path)
+        return stored, [p.field for p in (*other_version, *unknown)]
 
 
 def _refuse(causes: list[FieldCause]) -> None:

@@ -69,6 +69,17 @@ def _scalar_fits(value: Any, hint: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _go_type(hint: Any) -> str:
+    """How Go names the type `hint` stands for: `[]v1.DeviceSelector`, `v1.DeviceClassSpec`, `string`."""
+    if hint in _GO_NAMES:
+        return _GO_NAMES[hint]
+    if typing.get_origin(hint) in (list, typing.List):  # noqa: UP006
+        return "[]" + _go_type((typing.get_args(hint) or (Any,))[0])
+    if isinstance(hint, type) and hint.__module__.startswith("lightkube.models"):
+        return f"{hint.__module__.rsplit('_', 1)[-1]}.{hint.__name__}"  # resource_v1 -> v1
+    return "map[string]string" if hint is dict or typing.get_origin(hint) is dict else str(hint)
+
+
 def _type_name(value: Any) -> str:
     return {str: "string", int: "number", float: "number", bool: "bool", list: "array", dict: "object"}.get(
         type(value), "null")
@@ -81,6 +92,7 @@ class Decoded:
         self.kind = kind
         self.type_errors: list[tuple[str, str]] = []  # (field path, Go's decoding message)
         self.unknown: list[str] = []
+        self._struct = kind  # the Go struct type whose field is being decoded
         model = getattr(_OLDER_MODELS[version], kind, None) if version in _OLDER_MODELS else _MODELS.get(kind)
         if model is not None:
             self._walk(obj, model, ())
@@ -99,13 +111,13 @@ class Decoded:
             self._walk_map(value, path)
         elif origin in (typing.Union, types.UnionType):  # int-or-string
             if not any(isinstance(value, t) for t in typing.get_args(hint) if isinstance(t, type)):
-                self._mismatch(path, value, "int-or-string")
+                self._mismatch(path, value, "intstr.IntOrString")
         elif isinstance(hint, type) and hint.__module__.startswith("lightkube.models"):
             self._walk_struct(value, hint, path)
 
     def _walk_list(self, value: Any, hint: Any, path: tuple[str | int, ...]) -> None:
         if not isinstance(value, list):
-            self._mismatch(path, value, "array")
+            self._mismatch(path, value, _go_type(hint))
             return
         (item,) = typing.get_args(hint) or (Any,)
         for index, element in enumerate(value):
@@ -113,7 +125,7 @@ class Decoded:
 
     def _walk_map(self, value: Any, path: tuple[str | int, ...]) -> None:
         if not isinstance(value, dict):
-            self._mismatch(path, value, "map")
+            self._mismatch(path, value, "map[string]string")
         elif tuple(p for p in path if isinstance(p, str)) in _STRING_MAPS:
             for key, element in value.items():
                 if not isinstance(element, str):
@@ -122,20 +134,23 @@ class Decoded:
     def _walk_struct(self, value: Any, hint: type, path: tuple[str | int, ...]) -> None:
         """A Go struct: an object whose known fields are walked and whose unknown ones are noted."""
         if not isinstance(value, dict):
-            self._mismatch(path, value, "object")
+            self._mismatch(path, value, _go_type(hint))
             return
         fields = _fields(hint)
         if not fields:
             return
         for key, element in value.items():
             if key in fields:
+                self._struct = hint.__name__
                 self._walk(element, fields[key], (*path, key))
             elif path or key not in ("apiVersion", "kind"):
                 self.unknown.append(_dotted((*path, key)))
 
     def _mismatch(self, path: tuple[str | int, ...], value: Any, wanted: str) -> None:
+        # As Go words it: the innermost struct's type, then the path from the root without list indices
+        unindexed = ".".join(str(part) for part in path if not isinstance(part, int))
         self.type_errors.append((_dotted(path), f"json: cannot unmarshal {_type_name(value)} into Go struct field "
-                                                f"{self.kind}.{_dotted(path)} of type {wanted}"))
+                                                f"{self._struct}.{unindexed} of type {wanted}"))
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
@@ -143,6 +158,20 @@ def _dotted(path: tuple[str | int, ...]) -> str:
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text
+
+
+def drop_path(obj: Obj, path: tuple[str | int, ...]) -> None:
+    """Remove the field at `path` (names, list indices, map keys), if it is there."""
+    target: Any = obj
+    for part in path[:-1]:
+        if isinstance(part, int) and isinstance(target, list) and part < len(target):
+            target = target[part]
+        elif isinstance(target, dict) and not isinstance(part, int):
+            target = target.get(part)
+        else:
+            return
+    if isinstance(target, dict) and path:
+        target.pop(path[-1], None)
 
 
 def drop_unknown(obj: Obj, unknown: list[str]) -> None:

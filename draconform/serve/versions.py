@@ -6,7 +6,8 @@ The conversion itself is the validation layer's (draconform/validation/versions.
 from __future__ import annotations
 
 from draconform.serve.resources import OLDER_VERSIONS, Resource
-from draconform.sut import ApiError, FieldCause, Obj
+from draconform.sut import Obj
+from draconform.validation.problems import Problem
 from draconform.validation.versions import GROUP, from_v1, to_v1
 
 
@@ -19,17 +20,13 @@ def is_older_api_version(api_version: str) -> bool:
     return group == GROUP and version in OLDER_VERSIONS
 
 
-def to_stored(resource: Resource, body: Obj) -> Obj:
-    """`body`, written in the version of `resource`, in the stored v1 form; a field the version does not have
-    (v1's `exactly` in a v1beta1 request, a device's fields beside `basic`) is a 422 naming it."""
+def to_stored(resource: Resource, body: Obj) -> tuple[Obj, list[Problem]]:
+    """`body`, written in the version of `resource`, in the stored v1 form, and the fields the version does not
+    have (v1's `exactly` in a v1beta1 request, a device's fields beside `basic`), which decoding into the
+    version's Go types finds unknown. Objects of v1 and of other groups come back as they are."""
     if not is_older(resource):
-        return body
-    converted, problems = to_v1(body)
-    if problems:
-        causes = [FieldCause(p.field, p.message, p.rule) for p in problems]
-        raise ApiError("Invalid", f"{resource.kind} is invalid: " + "; ".join(f"{c.field}: {c.message}"
-                                                                              for c in causes), causes)
-    return converted
+        return body, []
+    return to_v1(body)
 
 
 def served_form(resource: Resource, obj: Obj) -> Obj:

@@ -172,12 +172,50 @@ def test_a_bound_pods_spec_is_immutable_but_for_images(http: Http, server: ApiSe
     assert moved.status == 422 and "pod updates may not change fields" in moved.json()["message"]
 
 
-def test_a_wrong_type_in_a_kind_draconform_validates_is_invalid_at_its_field(http: Http) -> None:
-    """For the DRA kinds, Pods, Nodes and Namespaces draconform's schemas rule on types (DRA-API/OBJECT-SCHEMA):
-    a 422 with the field, as the in-process store answers, where kube-apiserver's decoder would say 400."""
+def test_a_wrong_type_in_a_dra_kind_is_a_400_naming_the_go_field(http: Http) -> None:
+    """As kube-apiserver's decoder answers it: the kind and version, then Go's unmarshal error (the innermost struct's
+    type, the path from the root without list indices, the Go type), and no causes."""
     reply = http.request("POST", "/apis/resource.k8s.io/v1/deviceclasses",
                          {"metadata": {"name": "gpu"}, "spec": {"selectors": "device.driver == 'x'"}})
-    assert reply.status == 422 and [c["field"] for c in reply.json()["details"]["causes"]] == ["spec.selectors"]
+    assert reply.status == 400 and reply.json()["reason"] == "BadRequest"
+    assert reply.json()["message"] == ('DeviceClass in version "v1" cannot be handled as a DeviceClass: json: cannot '
+                                       'unmarshal string into Go struct field DeviceClassSpec.spec.selectors of type '
+                                       '[]v1.DeviceSelector')
+    nested = http.request("POST", "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", {
+        "metadata": {"name": "c"}, "spec": {"devices": {"requests": [{"name": "a", "exactly": {"count": "2"}}]}}})
+    assert nested.status == 400 and nested.json()["message"].endswith(
+        "Go struct field ExactDeviceRequest.spec.devices.requests.exactly.count of type int64")
+
+
+DEVICECLASSES = "/apis/resource.k8s.io/v1/deviceclasses"
+
+
+def _class_with_typos(name: str) -> dict[str, object]:
+    return {"metadata": {"name": name}, "spec": {"selector": [{"cel": {"expression": "true"}}], "confg": [],
+                                                 "selectors": [{"cel": {"expression": "true", "bogus": 1}}]}}
+
+
+def test_unknown_fields_of_a_dra_kind_under_each_field_validation(http: Http) -> None:
+    """A DRA kind's unknown fields (draconform's schemas say which fields exist) as kube-apiserver answers them:
+    Strict lists every one in a 400, Warn (the default) drops each with a warning, Ignore drops them silently."""
+    strict = http.request("POST", f"{DEVICECLASSES}?fieldValidation=Strict", _class_with_typos("s"))
+    assert strict.status == 400 and strict.json()["reason"] == "BadRequest" and "causes" not in strict.json().get(
+        "details", {})
+    assert strict.json()["message"] == (
+        'DeviceClass in version "v1" cannot be handled as a DeviceClass: strict decoding error: unknown field '
+        '"spec.selector", unknown field "spec.confg", unknown field "spec.selectors[0].cel.bogus"')
+    for mode in ("Warn", ""):
+        name = f"w{mode.lower()}"
+        warned = http.request("POST", f"{DEVICECLASSES}?fieldValidation={mode}", _class_with_typos(name))
+        assert warned.status == 201, warned.body
+        assert sorted(warned.headers.get_all("Warning") or []) == [
+            '299 - "unknown field \\"spec.confg\\""', '299 - "unknown field \\"spec.selector\\""',
+            '299 - "unknown field \\"spec.selectors[0].cel.bogus\\""']
+        assert http.request("GET", f"{DEVICECLASSES}/{name}").json()["spec"] == {
+            "selectors": [{"cel": {"expression": "true"}}]}
+    ignored = http.request("POST", f"{DEVICECLASSES}?fieldValidation=Ignore", _class_with_typos("i"))
+    assert ignored.status == 201 and not ignored.headers.get_all("Warning")
+    assert "confg" not in ignored.json()["spec"]
 
 
 def test_a_watch_asked_for_tables_sends_one_row_tables(http: Http) -> None:
