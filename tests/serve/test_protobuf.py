@@ -257,6 +257,11 @@ def test_zero_values_upstreams_json_writes_are_written_and_omitted_ones_left_out
 
 def test_a_pod_with_every_field_family_round_trips_through_serve_in_protobuf(http: Http) -> None:
     sent = _every_family_pod()
+    # workloadRef and a container's ulimits, of the 1.36 line kube.proto follows, are not in 1.37's API
+    # (lightkube-models 1.37 has schedulingGroup instead): serve drops them under fieldValidation=Warn as a 1.37
+    # kube-apiserver would
+    del sent["spec"]["workloadRef"]
+    del sent["spec"]["containers"][0]["securityContext"]["ulimits"]
     stored = _create_in_protobuf(http, PODS, copy.deepcopy(sent), kube_pb2.Pod)
     defaulted = copy.deepcopy(sent)
     pod_spec_defaults(defaulted)  # what kube-apiserver's decoder adds; every field sent must come back as sent
@@ -271,6 +276,7 @@ def test_a_pod_with_every_field_family_round_trips_through_serve_in_protobuf(htt
 
 def test_a_node_as_a_kubelet_registers_it_round_trips_through_serve_in_protobuf(http: Http) -> None:
     sent = _registered_node()
+    del sent["status"]["features"]["containerUlimits"]  # of the 1.36 line, not in 1.37's API: dropped as unknown
     stored = _create_in_protobuf(http, NODES, copy.deepcopy(sent), kube_pb2.Node)
     assert stored["spec"] == sent["spec"] and stored["status"] == sent["status"]
     got = http.request("GET", f"{NODES}/worker-9", headers=ACCEPT)
