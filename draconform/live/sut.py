@@ -300,16 +300,22 @@ class LiveSystem:
 
     def settle(self) -> None:
         """Wait until nothing the scenario can see changes for the quiet period (bounded by settleTimeout;
-        a cluster still busy then is left to the Then steps' patience)."""
+        a cluster still busy then is left to the Then steps' patience). Looks every poll interval, so the
+        quiet period counts from the look that saw the last change rather than from a look a whole period
+        later: the same quiet period, without a second one spent after components that reacted at once."""
         self._acted()
         deadline = time.monotonic() + self.timeouts.settle_timeout
         before = self._snapshot()
+        quiet_since = time.monotonic()  # the end of the look that first saw the state `before`
+        step = min(self.timeouts.poll_interval, self.timeouts.settle_quiet)
         while time.monotonic() < deadline:
-            time.sleep(self.timeouts.settle_quiet)
+            time.sleep(step)
+            looked = time.monotonic()  # the look begins: unchanged now means unchanged since quiet_since
             after = self._snapshot()
-            if after == before:
+            if after != before:
+                before, quiet_since = after, time.monotonic()
+            elif looked - quiet_since >= self.timeouts.settle_quiet:
                 return
-            before = after
 
     def finish_pod(self, name: str, namespace: str, phase: str) -> None:
         raise Unsupported("a live run cannot make a pod's containers end: the scenario's images are placeholders, "
@@ -419,6 +425,8 @@ class LiveSystem:
             raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
                               "with a SUT on that node (see README, Test your driver in a cluster)")
         path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{self._driver_out(driver)}{suffix}"
+        # Only a driver the scenario started or adopted will serve one: none comes for any other driver.
+        wait = wait and (driver in self._drivers or driver in self._driver_aliases)
         deadline = time.monotonic() + self.timeouts.observations["object"]
         while wait and not path.exists() and time.monotonic() < deadline:
             time.sleep(self.timeouts.poll_interval)
