@@ -109,8 +109,7 @@ class LiveSystem:
         if self._client is None:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
-            self._client = KubeClient(load_config(Path(cluster.kubeconfig), cluster.context), cluster.context,
-                                      self.timeouts.request_timeout)
+            self._client = _shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
             self._baseline = self._scrape() if self.metrics_url else ""
         return self._client
 
@@ -495,7 +494,7 @@ class LiveSystem:
     def _scrape(self) -> str:
         assert self.metrics_url is not None
         try:
-            response = httpx2.get(self.metrics_url, timeout=self.timeouts.request_timeout)
+            response = _metrics_client().get(self.metrics_url, timeout=self.timeouts.request_timeout)
             response.raise_for_status()
         except httpx2.HTTPError as error:
             raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
@@ -551,7 +550,27 @@ class LiveSystem:
                 time.sleep(self.timeouts.poll_interval)
                 self._delete_labelled()  # a program the scenario started may have written one before it stopped
         finally:
-            self.client.close()
+            self._client = None  # the shared client stays open for the process's next scenario
+
+
+# One client per cluster for the whole process (a run's scenarios follow one another in it): building one costs
+# tens of milliseconds of CPU (its TLS context reads the CA bundle), once per scenario a sizeable part of a run's
+# CPU on a loaded machine; sharing also keeps its connections open from one scenario to the next.
+_CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
+_METRICS: list[httpx2.Client] = []
+
+
+def _shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
+    key = (kubeconfig, context, request_timeout)
+    if key not in _CLIENTS:
+        _CLIENTS[key] = KubeClient(load_config(Path(kubeconfig), context), context, request_timeout)
+    return _CLIENTS[key]
+
+
+def _metrics_client() -> httpx2.Client:
+    if not _METRICS:
+        _METRICS.append(httpx2.Client(trust_env=False))
+    return _METRICS[0]
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
