@@ -23,10 +23,10 @@ REALTIME = (
     "tests/test_layers.py",
     "tests/validation/test_start.py",
 )
-# Of those, the ones too long to run again under load in CI's time, marked `long` too: the stress run leaves them
-# out. The live conformance run (about 240 scenarios one after another against `draconform serve`) alone takes
-# longer under the hog than everything else the stress run runs; its waits are the live SUT's, which
-# tests/live/test_live_sut.py and test_patience.py judge under the hog.
+# Of those, the ones the main test run of .ci/run leaves to the stress run (marked `long` too): the whole
+# conformance suite live against `draconform serve` (tests/live/test_suite_live.py), which .ci/stress runs beside
+# the other realtime tests, under the same CPU hog, in a pytest of its own (its one test starts its own served
+# clusters and runs them side by side, so it needs no workers).
 LONG = ("tests/live/test_suite_live.py",)
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +38,7 @@ def realtime(path: str) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "realtime: waits in real time; .ci/stress runs it under load")
-    config.addinivalue_line("markers", "long: a realtime test too long for .ci/stress")
+    config.addinivalue_line("markers", "long: .ci/stress runs it beside the other realtime tests, not the main run")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

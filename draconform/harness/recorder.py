@@ -265,6 +265,23 @@ class Recorder:
     ) -> None:
         _builder(request).end_step(step, "undefined", describe(exception))
 
+    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
+    def pytest_runtest_makereport_unsupported(self, item: pytest.Item,
+                                              call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+        """A scenario the SUT cannot run gets its skipped report here, without the traceback pytest would render
+        for a failure and the wrapper below replace by the reason: rendering it (each frame's source parsed)
+        cost a quarter of a second of CPU per skipped scenario, a live run's largest cost of its own."""
+        if call.excinfo is None or item.stash.get(_BUILDER, None) is None:
+            return None
+        exc = call.excinfo.value
+        if not (isinstance(exc, Unsupported) or missing_method(exc)):
+            return None
+        assert call.when != "collect"
+        sections = [(f"Captured {key} {when}", content) for when, key, content in item._report_sections]
+        return pytest.TestReport(item.nodeid, item.location, dict.fromkeys(item.keywords, 1), "skipped",
+                                 None, call.when, sections, call.duration, call.start, call.stop,
+                                 user_properties=item.user_properties)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]

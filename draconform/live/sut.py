@@ -109,9 +109,7 @@ class LiveSystem:
         if self._client is None:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
-            # kubectl's default: a field the API server does not know refuses the write (DRA-API/OBJECT-SCHEMA)
-            self._client = KubeClient(load_config(Path(cluster.kubeconfig), cluster.context), cluster.context,
-                                      self.timeouts.request_timeout, field_validation="Strict")
+            self._client = _shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
             self._baseline = self._scrape() if self.metrics_url else ""
         return self._client
 
@@ -301,16 +299,22 @@ class LiveSystem:
 
     def settle(self) -> None:
         """Wait until nothing the scenario can see changes for the quiet period (bounded by settleTimeout;
-        a cluster still busy then is left to the Then steps' patience)."""
+        a cluster still busy then is left to the Then steps' patience). Looks every poll interval, so the
+        quiet period counts from the look that saw the last change rather than from a look a whole period
+        later: the same quiet period, without a second one spent after components that reacted at once."""
         self._acted()
         deadline = time.monotonic() + self.timeouts.settle_timeout
         before = self._snapshot()
+        quiet_since = time.monotonic()  # the end of the look that first saw the state `before`
+        step = min(self.timeouts.poll_interval, self.timeouts.settle_quiet)
         while time.monotonic() < deadline:
-            time.sleep(self.timeouts.settle_quiet)
+            time.sleep(step)
+            looked = time.monotonic()  # the look begins: unchanged now means unchanged since quiet_since
             after = self._snapshot()
-            if after == before:
+            if after != before:
+                before, quiet_since = after, time.monotonic()
+            elif looked - quiet_since >= self.timeouts.settle_quiet:
                 return
-            before = after
 
     def finish_pod(self, name: str, namespace: str, phase: str) -> None:
         raise Unsupported("a live run cannot make a pod's containers end: the scenario's images are placeholders, "
@@ -420,6 +424,8 @@ class LiveSystem:
             raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
                               "with a SUT on that node (see README, Test your driver in a cluster)")
         path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{self._driver_out(driver)}{suffix}"
+        # Only a driver the scenario started or adopted will serve one: none comes for any other driver.
+        wait = wait and (driver in self._drivers or driver in self._driver_aliases)
         deadline = time.monotonic() + self.timeouts.observations["object"]
         while wait and not path.exists() and time.monotonic() < deadline:
             time.sleep(self.timeouts.poll_interval)
@@ -488,7 +494,7 @@ class LiveSystem:
     def _scrape(self) -> str:
         assert self.metrics_url is not None
         try:
-            response = httpx2.get(self.metrics_url, timeout=self.timeouts.request_timeout)
+            response = _metrics_client().get(self.metrics_url, timeout=self.timeouts.request_timeout)
             response.raise_for_status()
         except httpx2.HTTPError as error:
             raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
@@ -544,7 +550,29 @@ class LiveSystem:
                 time.sleep(self.timeouts.poll_interval)
                 self._delete_labelled()  # a program the scenario started may have written one before it stopped
         finally:
-            self.client.close()
+            self._client = None  # the shared client stays open for the process's next scenario
+
+
+# One client per cluster for the whole process (a run's scenarios follow one another in it): building one costs
+# tens of milliseconds of CPU (its TLS context reads the CA bundle), once per scenario a sizeable part of a run's
+# CPU on a loaded machine; sharing also keeps its connections open from one scenario to the next.
+_CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
+_METRICS: list[httpx2.Client] = []
+
+
+def _shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
+    key = (kubeconfig, context, request_timeout)
+    if key not in _CLIENTS:
+        # kubectl's default: a field the API server does not know refuses the write (DRA-API/OBJECT-SCHEMA)
+        _CLIENTS[key] = KubeClient(load_config(Path(kubeconfig), context), context, request_timeout,
+                                   field_validation="Strict")
+    return _CLIENTS[key]
+
+
+def _metrics_client() -> httpx2.Client:
+    if not _METRICS:
+        _METRICS.append(httpx2.Client(trust_env=False))
+    return _METRICS[0]
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -29,22 +29,37 @@ def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None
 @contextmanager
 def served_reference(directory: Path, *extra: str) -> Iterator[Path]:
     """`draconform serve` in a child process; yields its directory once cluster.yaml says it is ready."""
-    log = (directory / "serve.log").open("w")
-    process = subprocess.Popen([sys.executable, "-m", "draconform.cli", "serve", "--dir", str(directory), *extra],
-                               stdout=log, stderr=subprocess.STDOUT)
+    with served_references([(directory, extra)]) as (served,):
+        yield served
+
+
+@contextmanager
+def served_references(servers: Sequence[tuple[Path, Sequence[str]]]) -> Iterator[list[Path]]:
+    """Several `draconform serve` (directory, extra arguments) in child processes, started together; yields their
+    directories once each cluster.yaml says it is ready, and stops them all."""
+    logs, processes = [], []
     try:
-        wait_until(lambda: (directory / "cluster.yaml").exists() or process.poll() is not None, 360,
-                   "draconform serve becoming ready")  # beyond serve's own bound for its components
-        assert process.poll() is None, f"draconform serve exited: {(directory / 'serve.log').read_text()}"
-        yield directory
+        for directory, extra in servers:
+            logs.append((directory / "serve.log").open("w"))
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "draconform.cli", "serve", "--dir", str(directory), *extra],
+                stdout=logs[-1], stderr=subprocess.STDOUT))
+        for (directory, _), process in zip(servers, processes, strict=True):
+            wait_until(lambda: (directory / "cluster.yaml").exists() or process.poll() is not None,  # noqa: B023
+                       360, "draconform serve becoming ready")  # beyond serve's own bound for its components
+            assert process.poll() is None, f"draconform serve exited: {(directory / 'serve.log').read_text()}"
+        yield [directory for directory, _ in servers]
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for log in logs:
+            log.close()
 
 
 def draconform_run(report_dir: Path, name: str, *args: str, timeout: float = 1800) -> dict[str, Any]:

@@ -275,3 +275,51 @@ def test_an_also_cluster_must_name_its_kubeconfig(api: Path, tmp_path: Path) -> 
     nameless.write_text("release: '1.37'\n")
     with pytest.raises(ConfigError, match=f"{nameless}: kubeconfig: --also-cluster needs"):
         LiveOptions(str(api), also_clusters=(str(nameless),)).check()
+
+
+class _FakeTime:
+    """What the live SUT reads of the `time` module: a monotonic clock that only sleeping moves."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_settle_waits_the_quiet_period_after_the_last_change_it_sees(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Looks every poll interval; returns at the first look a whole quiet period after the look that saw the
+    last change (not before, however many unchanged looks came between, and not a period later)."""
+    clock = _FakeTime()
+    monkeypatch.setattr("draconform.live.sut.time", clock)
+    system = LiveSystem(LiveOptions(str(tmp_path / "kubeconfig"), timeout_config=_timeouts(
+        tmp_path, pollInterval="100ms", settleQuietPeriod="300ms")))
+    states = iter(["a", "b", "b", "c"])  # looks at 0, 0.1, 0.2 and 0.3 s; then nothing changes
+    looks: list[float] = []
+
+    def snapshot() -> list[tuple[str, str, str]]:
+        looks.append(round(clock.now - 1000.0, 3))
+        return [("Pod", "p", next(states, "c"))]
+
+    monkeypatch.setattr(system, "_snapshot", snapshot)
+    system.settle()
+    assert looks == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+
+
+def test_no_wait_for_the_plugin_socket_of_a_driver_the_scenario_never_started(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a driver the scenario programmed or adopted will serve a socket; a "no plugin registered" step asks
+    about another driver's and must not spend the object timeout waiting for one that never comes."""
+    clock = _FakeTime()
+    monkeypatch.setattr("draconform.live.sut.time", clock)
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(f"kubeletPluginDir: {tmp_path}\n")
+    system = LiveSystem(LiveOptions(str(tmp_path / "kubeconfig"), cluster_config=str(cluster),
+                                    timeout_config=_timeouts(tmp_path)))
+    endpoint = system.kubelet_plugin_registration_endpoint("gpu.example.com", "node-1")
+    assert endpoint == f"unix://{tmp_path}/{system.scenario}-node-1/gpu.example.com-reg.sock"
+    assert clock.now == 1000.0

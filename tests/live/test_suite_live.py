@@ -1,136 +1,148 @@
-"""The conformance suite through the live system under test against `draconform serve` (the reference store
-behind the Kubernetes API; its scheduler, resourceclaim controller, kubelet, driver and external controllers as
-separate processes): the same rules pass as in process, minus those skipped live with a reason, and no scenario
-leaves an object behind."""
+"""The whole conformance suite through the live system under test against `draconform serve` (the reference
+store behind the Kubernetes API; its scheduler, resourceclaim controller, kubelet, driver and external
+controllers as separate processes), each scenario needing alpha gates on a second served cluster
+(--also-cluster), as README's live run: every scenario passes live or is skipped with the SUT's reason, none
+fails, and none leaves an object behind. That every scenario passes in process is the in-process suite's
+check (draconform/suite), so what passes live is what passes in process minus what is skipped live.
+
+A live run waits (settle's quiet period, the Then steps' polls, clean-up) far more than it computes, and it
+runs one scenario at a time per cluster, since scenarios share a cluster's drivers and pools. So the feature
+files are cut into chunks, and PAIRS pairs of served clusters each run chunks one after another, the pairs side
+by side: a few minutes on 2 cores under .ci/stress's CPU hog."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
+import queue
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from draconform.catalogue import load_catalogue
 from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.paths import FEATURES_DIR
-from draconform.serve.control import kubeconfig as served_kubeconfig
 from draconform.serve.handlers import STANDARD_NAMESPACES
-from tests.live.helpers import FAST_TIMEOUTS, assert_passed_or_skipped_with_reason, draconform_run, served_reference
+from draconform.suite.selection import Selection
+from draconform.suite.tracing import take_inventory
+from tests.live.helpers import FAST_TIMEOUTS, assert_passed_or_skipped_with_reason, draconform_run, served_references
 
-# The catalogues whose scenarios drive the scheduler and the controller (the rest is mostly skipped live or
-# checks the API server alone, which the test of the live SUT covers more cheaply), a kubelet-plugin file and a
-# dynamic-device-scaler file (the served driver, kubelet and external controllers, programmed through the API),
-# and a file whose gate only a second served cluster runs (--also-cluster); a few minutes on 2 cores.
-GATED = FEATURES_DIR / "kep-5963" / "search.feature"
-SELECTION = (FEATURES_DIR / "kep-3063", FEATURES_DIR / "structured-allocation", FEATURES_DIR / "api-validation" /
-             "resourceclaim.feature", FEATURES_DIR / "kubelet-plugin" / "prepare.feature",
-             FEATURES_DIR / "kep-5007" / "dynamic-device-scaling.feature", GATED)
-
-
+PAIRS = 4  # pairs of served clusters running chunks side by side: more than cores, for a run that mostly waits
+CHUNKS = 3 * PAIRS  # chunks of feature files: small enough that the pairs end close together
+# The second cluster of each pair: the alpha gates of the scenarios the first cluster (release defaults) skips.
+ALPHA_GATES = ("DRAListTypeAttributes", "DRANodeAllocatableResources", "DRADeviceCompatibilityGroups",
+               "DRAPartitionableDevicesType", "DRAOptionalNodeOperations", "DRADerivedAttributes",
+               "DRAHandlePermanentDriverFailures")
+# Files whose scenarios the served driver, kubelet and external controllers, or the second cluster's gate, run.
+MUST_PASS = ("kubelet-plugin/prepare.feature", "kep-5007/dynamic-device-scaling.feature", "kep-3063/kubelet.feature",
+             "kep-5963/search.feature")
+GATED = "kep-5963/search.feature"  # every scenario of it needs DRADeviceCompatibilityGroups
 # kube-apiserver 1.37 serves these only when turned on; the project's own live runs turn them on, so the
 # scenarios about objects written in them run rather than being skipped.
 OLDER_VERSIONS_ON = ("--runtime-config", "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true")
+VERSIONS = "kep-3063/versions.feature"  # objects written in v1beta1 and v1beta2 through their own paths
 
 
-def _by_scenario(report: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
-    return {(s["feature_file"], s["line"], s["name"]): s for s in report["scenarios"]}
+def _chunks() -> list[list[Path]]:
+    """Every feature file, in CHUNKS groups of about equal weight, heaviest first (each pair takes the next). A
+    file weighs its scenarios; a scenario of the classic API, skipped live at its first step, hardly counts."""
+    inventory = take_inventory(Selection.create(), load_catalogue())
+    weight: dict[str, float] = {}
+    for ref in inventory.scenarios:
+        weight[ref.feature_file] = weight.get(ref.feature_file, 0.0) + (
+            0.05 if ref.feature_file.startswith("kep-3063-classic/") else 1.0)
+    chunks: list[list[Path]] = [[] for _ in range(CHUNKS)]
+    loads = [0.0] * CHUNKS
+    for name in sorted(weight, key=lambda n: (-weight[n], n)):
+        lightest = loads.index(min(loads))
+        chunks[lightest].append(FEATURES_DIR / name)
+        loads[lightest] += weight[name]
+    return [chunk for _, chunk in sorted(zip(loads, chunks, strict=True), key=lambda pair: -pair[0]) if chunk]
 
 
-def _rule_status(report: dict[str, Any]) -> dict[str, str]:
-    return {rule["id"]: rule["status"] for rule in report["rules"]}
+def _left_on(cluster: Path) -> list[str]:
+    client = KubeClient(load_config(cluster / "kubeconfig"))
+    try:
+        return [f"{cluster.name}: {kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]
+                if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
+    finally:
+        client.close()
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """The selection run in process and live, and whatever the served store still holds afterwards."""
+def _run_everything(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every chunk's live report, and whatever the served stores still hold afterwards."""
     reports = tmp_path_factory.mktemp("reports")
-    paths = [str(path) for path in SELECTION]
-    reference = draconform_run(reports, "reference", *paths)
-    with served_reference(tmp_path_factory.mktemp("served"), *OLDER_VERSIONS_ON) as served, served_reference(
-            tmp_path_factory.mktemp("gated"), "--feature-gates", "DRADeviceCompatibilityGroups=true",
-            *OLDER_VERSIONS_ON) as gated:
-        live = draconform_run(reports, "live", *paths, "--kubeconfig", str(served / "kubeconfig"),
-                              "--cluster-config", str(served / "cluster.yaml"), "--timeout-config", str(FAST_TIMEOUTS),
-                              "--also-cluster", str(gated / "cluster.yaml"))
-        left = []
-        for cluster in (served, gated):
-            client = KubeClient(load_config(cluster / "kubeconfig"))
-            left += [f"{kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
-                     for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]
-                     if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
-            client.close()
-    return reference, live, left
+    gates = ",".join(f"{gate}=true" for gate in ALPHA_GATES)
+    servers: list[tuple[Path, tuple[str, ...]]] = []
+    for pair in range(PAIRS):
+        servers += [(tmp_path_factory.mktemp(f"served{pair}"), OLDER_VERSIONS_ON),
+                    (tmp_path_factory.mktemp(f"gated{pair}"), ("--feature-gates", gates, *OLDER_VERSIONS_ON))]
+    todo: queue.Queue[tuple[int, list[Path]]] = queue.Queue()
+    for number, chunk in enumerate(_chunks()):
+        todo.put((number, chunk))
+    done: list[dict[str, Any]] = []
+    errors: list[BaseException] = []
+
+    def work(served: Path, gated: Path) -> None:
+        while not errors:
+            try:
+                number, chunk = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.append(draconform_run(
+                    reports, f"live-{number}", *map(str, chunk), "--kubeconfig", str(served / "kubeconfig"),
+                    "--cluster-config", str(served / "cluster.yaml"), "--timeout-config", str(FAST_TIMEOUTS),
+                    "--also-cluster", str(gated / "cluster.yaml")))
+            except BaseException as error:  # handed to the test's thread below
+                errors.append(error)
+
+    with served_references(servers) as directories:
+        threads = [threading.Thread(target=work, args=(directories[i], directories[i + 1]))
+                   for i in range(0, len(directories), 2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        left = [line for directory in directories for line in _left_on(directory)]
+    return done, left
 
 
-def test_every_scenario_passes_live_or_is_skipped_with_the_reason(runs: Any) -> None:
-    reference, live, _ = runs
-    assert reference["run"]["sut"] != live["run"]["sut"]
-    assert_passed_or_skipped_with_reason(live)
-    assert _by_scenario(live).keys() == _by_scenario(reference).keys()
+def test_the_whole_suite_passes_live_or_is_skipped_with_the_reason_and_leaves_nothing(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One test, so that pytest-xdist never runs the whole suite twice on two workers. Every scenario of every
+    feature file ran, and passed live or was skipped with the SUT's reason; no rule failed and most passed (a
+    rule's scenarios may lie in several chunks: it passed when one of them passed); the scenarios that hand the
+    driver an inventory, call its kubelet plugin or start the dynamic device scaler, and those whose gate only
+    the --also-cluster runs, passed rather than being skipped; nothing is left on any served store."""
+    reports, left = _run_everything(tmp_path_factory)
+    scenarios = [scenario for report in reports for scenario in report["scenarios"]]
+    for report in reports:
+        assert_passed_or_skipped_with_reason(report)
+    ran = {(s["feature_file"], s["line"]) for s in scenarios}
+    written = {(ref.feature_file, ref.line) for ref in take_inventory(Selection.create(), load_catalogue()).scenarios}
+    assert ran == written, f"not run: {sorted(written - ran)[:10]}; unknown: {sorted(ran - written)[:10]}"
 
+    verdicts: dict[str, set[str]] = {}
+    for report in reports:
+        for rule in report["rules"]:
+            verdicts.setdefault(rule["id"], set()).add(rule["status"])
+    allowed = {"passed", "skipped", "untested", "not selected"}  # the last: outside the chunk's files
+    failed = sorted(rule for rule, statuses in verdicts.items() if statuses - allowed)
+    assert not failed, f"rules not passed live: {failed}"
+    passed_rules = {rule for rule, statuses in verdicts.items() if "passed" in statuses}
+    assert len(passed_rules) >= 200, f"only {len(passed_rules)} rules passed live: the live path lost its scenarios"
 
-def test_the_same_rules_pass_as_in_process_minus_those_skipped_live(runs: Any) -> None:
-    reference, live, _ = runs
-    in_process, live_rules = _rule_status(reference), _rule_status(live)
-    passed_live = {rule for rule, status in live_rules.items() if status == "passed"}
-    skipped_live = {rule for rule, status in live_rules.items() if status == "skipped"}
-    assert passed_live == {rule for rule, status in in_process.items() if status == "passed"} - skipped_live
-    assert len(passed_live) >= 30, f"only {len(passed_live)} rules ran live: the live path lost its scenarios"
-
-
-def test_the_served_driver_kubelet_and_controllers_and_a_gated_cluster_run_their_scenarios(runs: Any) -> None:
-    """Scenarios that hand the driver an inventory, call its kubelet plugin or start the dynamic device
-    scaler, and those whose gate only the --also-cluster runs, pass live rather than being skipped."""
-    _, live, _ = runs
-    passed = {s["feature_file"] for s in live["scenarios"] if s["status"] == "passed"}
-    for path in ("kubelet-plugin/prepare.feature", "kep-5007/dynamic-device-scaling.feature",
-                 "kep-3063/kubelet.feature", str(GATED.relative_to(FEATURES_DIR))):
+    passed = {s["feature_file"] for s in scenarios if s["status"] == "passed"}
+    for path in MUST_PASS:
         assert path in passed, f"no scenario of {path} passed live"
-    assert all(s["status"] == "passed" for s in live["scenarios"] if s["feature_file"] == "kep-5963/search.feature")
-
-
-def test_objects_written_in_v1beta1_and_v1beta2_round_trip_live(runs: Any) -> None:
-    """With --runtime-config turning the older versions on, every scenario writing an object in v1beta1 or
-    v1beta2 through their own paths runs and passes live (a conversion that lost a field would fail one)."""
-    _, live, _ = runs
-    versions = [s for s in live["scenarios"] if s["feature_file"] == "kep-3063/versions.feature"]
+    assert all(s["status"] == "passed" for s in scenarios if s["feature_file"] == GATED)
+    # with the older versions on, every scenario writing through their paths runs and passes (a conversion that
+    # lost a field would fail one)
+    versions = [s for s in scenarios if s["feature_file"] == VERSIONS]
     assert len(versions) >= 10 and all(s["status"] == "passed" for s in versions), [
         (s["name"], s["status"], s.get("skip_reason")) for s in versions if s["status"] != "passed"]
-
-
-def test_no_scenario_leaves_an_object_behind(runs: Any) -> None:
-    _, live, left = runs
-    assert live["scenarios"], "the live run had no scenarios"
-    assert not left, f"objects left on the served store after the run: {left}"
-
-
-def test_a_kubeconfig_without_its_context_is_one_clear_error_before_any_scenario(tmp_path: Path) -> None:
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\ncurrent-context: nowhere\n")
-    done = subprocess.run([sys.executable, "-m", "draconform.cli", "run", "--kubeconfig", str(kubeconfig)],
-                          capture_output=True, text=True, timeout=600, check=False)  # a hang guard
-    assert done.returncode == 2
-    assert str(kubeconfig) in done.stderr and "nowhere" in done.stderr
-
-
-def test_a_cluster_that_never_answers_ends_the_run_with_every_scenario_not_passed(tmp_path: Path) -> None:
-    """The API server accepts connections and never answers: each scenario ends on the request timeout with
-    the request it was making, and the run ends and writes its report instead of hanging."""
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(64)
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(yaml.safe_dump(served_kubeconfig(f"http://127.0.0.1:{silent.getsockname()[1]}")))
-    timeouts = tmp_path / "timeouts.yaml"
-    timeouts.write_text("requestTimeout: 300ms\ncleanupTimeout: 300ms\nsettleTimeout: 1s\n")
-    try:
-        report = draconform_run(tmp_path / "reports", "silent", str(FEATURES_DIR / "kep-3063" / "scheduling.feature"),
-                                "--kubeconfig", str(kubeconfig), "--timeout-config", str(timeouts), timeout=300)
-    finally:
-        silent.close()
-    scenarios = report["scenarios"]
-    assert scenarios and all(s["status"] == "error" for s in scenarios), [(s["name"], s["status"]) for s in scenarios]
-    assert all("did not answer" in (s.get("message") or "") for s in scenarios)
+    assert not left, f"objects left on the served stores after the run: {left}"
