@@ -31,6 +31,11 @@ def device_class(name: str, *expressions: str, config: list[Obj] | None = None) 
     return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
 
 
+
+# The class most tests ask for: every device of the test driver.
+GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
+
+
 def resource_slice(name: str, devices: list[Obj], *, driver: str = DRIVER, pool: str | None = None,
                    generation: int = 0, count: int = 1, **where: Any) -> Obj:
     if not where:

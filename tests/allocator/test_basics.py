@@ -9,10 +9,10 @@ from draconform.reference.allocator.interface import AllocationError, AllocatorF
 
 from .helpers import (
     DRIVER,
+    GPU_CLASS,
     allocated,
     claim,
     dev,
-    device_class,
     exactly,
     gates,
     node,
@@ -20,8 +20,6 @@ from .helpers import (
     resource_slice,
     store_with,
 )
-
-GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
 
 
 def test_class_and_request_selectors_pick_the_first_matching_device(core: AllocatorFactory) -> None:

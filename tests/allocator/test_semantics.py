@@ -11,6 +11,7 @@ from draconform.reference.allocator.interface import AllocationError, AllocatorF
 
 from .helpers import (
     DRIVER,
+    GPU_CLASS,
     allocated,
     claim,
     dev,
@@ -24,7 +25,6 @@ from .helpers import (
     store_with,
 )
 
-GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
 NODE = node("node-1")
 
 

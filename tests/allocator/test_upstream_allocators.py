@@ -17,10 +17,10 @@ from draconform.reference.allocator.interface import AllocationError, AllocatorF
 
 from .helpers import (
     DRIVER,
+    GPU_CLASS,
     allocated,
     claim,
     dev,
-    device_class,
     exactly,
     gates,
     node,
@@ -29,7 +29,6 @@ from .helpers import (
     store_with,
 )
 
-GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
 STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
 
 

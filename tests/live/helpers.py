@@ -16,6 +16,20 @@ HERE = Path(__file__).parent
 FAST_TIMEOUTS = HERE / "fast-timeouts.yaml"
 
 
+class FakeTime:
+    """What a module reads of `time` to wait: a monotonic clock that only sleeping moves, so no verdict of a
+    test depends on how fast a loaded machine looks."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
     """Poll `condition` until it holds; fail after `timeout` seconds instead of waiting for ever. The callers
     give minutes: the wait costs only what the condition takes, and a loaded machine may take long."""

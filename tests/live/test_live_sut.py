@@ -23,6 +23,7 @@ from draconform.serve.handlers import STANDARD_NAMESPACES
 from draconform.serve.server import merge_patch, parse_selector
 from draconform.steps.scheduling import pod_bound
 from draconform.sut import ApiError, ComponentConfig, Unsupported
+from tests.live.helpers import FakeTime
 
 
 def _timeouts(directory: Path, **fields: object) -> str:
@@ -277,24 +278,11 @@ def test_an_also_cluster_must_name_its_kubeconfig(api: Path, tmp_path: Path) -> 
         LiveOptions(str(api), also_clusters=(str(nameless),)).check()
 
 
-class _FakeTime:
-    """What the live SUT reads of the `time` module: a monotonic clock that only sleeping moves."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 def test_settle_waits_the_quiet_period_after_the_last_change_it_sees(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Looks every poll interval; returns at the first look a whole quiet period after the look that saw the
     last change (not before, however many unchanged looks came between, and not a period later)."""
-    clock = _FakeTime()
+    clock = FakeTime()
     monkeypatch.setattr("draconform.live.sut.time", clock)
     system = LiveSystem(LiveOptions(str(tmp_path / "kubeconfig"), timeout_config=_timeouts(
         tmp_path, pollInterval="100ms", settleQuietPeriod="300ms")))
@@ -314,7 +302,7 @@ def test_no_wait_for_the_plugin_socket_of_a_driver_the_scenario_never_started(tm
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Only a driver the scenario programmed or adopted will serve a socket; a "no plugin registered" step asks
     about another driver's and must not spend the object timeout waiting for one that never comes."""
-    clock = _FakeTime()
+    clock = FakeTime()
     monkeypatch.setattr("draconform.live.sut.time", clock)
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(f"kubeletPluginDir: {tmp_path}\n")

@@ -11,19 +11,7 @@ import pytest
 from draconform.steps import common
 from draconform.steps.common import observes
 from draconform.sut import Patience
-
-
-class FakeTime:
-    """What `observes` reads of the `time` module: a monotonic clock that only sleeping moves."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+from tests.live.helpers import FakeTime
 
 
 @pytest.fixture(autouse=True)

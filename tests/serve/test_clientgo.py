@@ -12,7 +12,7 @@ from google.protobuf import descriptor_pb2
 
 from draconform.serve.kubeproto import kube_pb2, openapiv2_pb2
 from draconform.serve.kubeproto.generate import compile_descriptors
-from draconform.serve.protobuf import LISTS, MESSAGES, encode, to_json
+from draconform.serve.protobuf import LISTS, MESSAGES, encode, message_type, to_json
 from draconform.sut import Obj
 from tests.serve.conftest import Http, Reply
 
@@ -302,7 +302,7 @@ WATCH_ACCEPT = {"Accept": "application/vnd.kubernetes.protobuf;stream=watch, app
 
 def _watch_events(reply: Reply) -> list[tuple[str, Obj]]:
     """A protobuf watch stream as client-go reads it: frames of a 4-byte big-endian length and a bare WatchEvent,
-    whose object is an enveloped object (an ERROR's a Status)."""
+    whose object is an enveloped object (an ERROR's a Status), read in the message of the version it names."""
     assert reply.headers["Content-Type"] == "application/vnd.kubernetes.protobuf;stream=watch"
     events, body = [], reply.body
     while body:
@@ -311,9 +311,10 @@ def _watch_events(reply: Reply) -> list[tuple[str, Obj]]:
         body = body[4 + length:]
         assert event.object.raw.startswith(b"k8s\x00")
         envelope = kube_pb2.Unknown.FromString(event.object.raw[4:])
-        kind = envelope.typeMeta.kind
-        message = (kube_pb2.Status if kind == "Status" else MESSAGES[kind]).FromString(envelope.raw)
-        events.append((event.type, {"apiVersion": envelope.typeMeta.apiVersion, "kind": kind, **to_json(message)}))
+        kind, version = envelope.typeMeta.kind, envelope.typeMeta.apiVersion
+        found = kube_pb2.Status if kind == "Status" else message_type(kind, version)
+        assert found is not None, f"no message for {kind} {version}"
+        events.append((event.type, {"apiVersion": version, "kind": kind, **to_json(found.FromString(envelope.raw))}))
     return events
 
 

@@ -48,6 +48,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield directory
 
 
+def _kubectl(served: Path, *args: str, stdin: str | None = None,
+             check: bool = True) -> subprocess.CompletedProcess[str]:
+    """The machine's kubectl against the served cluster; its output captured."""
+    assert KUBECTL is not None
+    return subprocess.run([KUBECTL, "--kubeconfig", str(served / "kubeconfig"), *args], input=stdin, text=True,
+                          capture_output=True, check=check)
+
+
 def test_a_pod_becomes_ready_as_kubectl_wait_reads_it(served: Path) -> None:
     if KUBECTL is None:
         pytest.skip("no kubectl binary on this machine")
@@ -63,18 +71,14 @@ metadata: {name: ready-pod, namespace: default}
 spec:
   containers: [{name: app, image: registry.example/app:1}]
 """
-    kubeconfig = str(served / "kubeconfig")
-    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "apply", "-f", "-"], input=manifest, text=True,
-                   check=True, capture_output=True)
+    _kubectl(served, "apply", "-f", "-", stdin=manifest)
     for condition in ("PodScheduled", "Ready"):
-        waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", f"--for=condition={condition}",
-                                 "pod/ready-pod", "--timeout=300s"], capture_output=True, text=True, check=False)
+        waited = _kubectl(served, "wait", f"--for=condition={condition}", "pod/ready-pod", "--timeout=300s",
+                          check=False)
         assert waited.returncode == 0, waited.stderr
-    row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "ready-pod", "--no-headers"],
-                         capture_output=True, text=True, check=True).stdout.split()
+    row = _kubectl(served, "get", "pod", "ready-pod", "--no-headers").stdout.split()
     assert row[1:3] == ["1/1", "Running"], row
-    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "ready-pod", "--wait=false"], check=True,
-                   capture_output=True)
+    _kubectl(served, "delete", "pod", "ready-pod", "--wait=false")
 
 
 def test_a_bound_pod_whose_claim_cannot_be_prepared_shows_container_creating(served: Path) -> None:
@@ -118,14 +122,11 @@ spec:
   containers: [{name: app, image: registry.example/app:1, resources: {claims: [{name: dev}]}}]
   resourceClaims: [{name: dev, resourceClaimName: unprepared}]
 """
-    kubeconfig = str(served / "kubeconfig")
-    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "apply", "-f", "-"], input=manifest, text=True,
-                   check=True, capture_output=True)
-    waited = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "wait", "--for=condition=Ready=false",
-                             "pod/unprepared-pod", "--timeout=300s"], capture_output=True, text=True, check=False)
+    _kubectl(served, "apply", "-f", "-", stdin=manifest)
+    waited = _kubectl(served, "wait", "--for=condition=Ready=false", "pod/unprepared-pod", "--timeout=300s",
+                      check=False)
     assert waited.returncode == 0, waited.stderr
-    row = subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "get", "pod", "unprepared-pod", "--no-headers"],
-                         capture_output=True, text=True, check=True).stdout.split()
+    row = _kubectl(served, "get", "pod", "unprepared-pod", "--no-headers").stdout.split()
     assert row[1:3] == ["0/1", "ContainerCreating"], row
     http = Http(_url(served))
 
@@ -146,8 +147,7 @@ spec:
         assert pod()["metadata"]["resourceVersion"] == version
     finally:
         http.close()
-    subprocess.run([KUBECTL, "--kubeconfig", kubeconfig, "delete", "pod", "unprepared-pod", "--wait=false"],
-                   check=True, capture_output=True)
+    _kubectl(served, "delete", "pod", "unprepared-pod", "--wait=false")
 
 
 def test_a_killed_component_is_noticed_logged_and_started_again(served: Path) -> None:

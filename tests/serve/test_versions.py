@@ -17,6 +17,7 @@ from draconform.serve.protobuf import MAGIC, encode, kube_pb2, message_type, to_
 from draconform.serve.resources import parse_runtime_config
 from draconform.serve.server import ApiServer
 from tests.serve.conftest import Http, Reply
+from tests.serve.test_clientgo import _watch_events
 
 BOTH = "resource.k8s.io/v1beta1=true,resource.k8s.io/v1beta2=true"
 MANIFESTS = FEATURES_DIR / "kep-3063" / "manifests"
@@ -232,16 +233,8 @@ def test_a_protobuf_watch_at_a_v1beta1_path_carries_v1beta1_messages(http: Http)
     reply = http.request("GET", _path("v1beta1", "ResourceClaim") + "?watch=1&sendInitialEvents=true"
                          "&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
                          headers={"Accept": "application/vnd.kubernetes.protobuf;stream=watch"})
-    assert reply.headers["Content-Type"] == "application/vnd.kubernetes.protobuf;stream=watch"
-    events, body = [], reply.body
-    while body:
-        length = int.from_bytes(body[:4], "big")
-        event = kube_pb2.WatchEvent.FromString(body[4:4 + length])
-        body = body[4 + length:]
-        envelope = kube_pb2.Unknown.FromString(event.object.raw[len(MAGIC):])
-        found = message_type(envelope.typeMeta.kind, envelope.typeMeta.apiVersion)
-        assert found is not None and envelope.typeMeta.apiVersion == "resource.k8s.io/v1beta1"
-        events.append((event.type, to_json(found.FromString(envelope.raw))))
+    events = _watch_events(reply)
+    assert {obj["apiVersion"] for _, obj in events} == {"resource.k8s.io/v1beta1"}
     assert [kind for kind, _ in events] == ["ADDED", "BOOKMARK"]
     request = events[0][1]["spec"]["devices"]["requests"][0]
     assert request["deviceClassName"] == "gpu.example.com" and request["count"] == 2 and "exactly" not in request
