@@ -59,6 +59,26 @@ class ApiError(Exception):
         self.causes = list(causes)
 
 
+# kube-apiserver's field error types as a Status cause's `reason`, by the words its message starts with
+# (apimachinery's field.ErrorType: the message of a cause is "<type words>: <detail>").
+CAUSE_REASONS = {
+    "Required value": "FieldValueRequired",
+    "Invalid value": "FieldValueInvalid",
+    "Duplicate value": "FieldValueDuplicate",
+    "Too many": "FieldValueTooMany",
+    "Too long": "FieldValueTooLong",
+    "Forbidden": "FieldValueForbidden",
+    "Unsupported value": "FieldValueNotSupported",
+    "Not found": "FieldValueNotFound",
+    "Internal error": "InternalError",
+}
+
+
+def cause_reason(message: str) -> str | None:
+    """The error type a cause's message names by its first words, None when it names none."""
+    return next((reason for words, reason in CAUSE_REASONS.items() if message.startswith(words)), None)
+
+
 @dataclass(frozen=True)
 class FieldCause:
     """One reason an object was refused: the field path and what is wrong with it."""
@@ -66,6 +86,12 @@ class FieldCause:
     field: str
     message: str
     rule: str | None = None  # catalogue rule ID, where the check has one
+    reason: str | None = None  # the Status cause's reason (FieldValueDuplicate, ...) as the API server gave it
+
+    @property
+    def error_type(self) -> str | None:
+        """The cause's reason, or the one its message names (causes built in process carry only messages)."""
+        return self.reason or cause_reason(self.message)
 
 
 @dataclass(frozen=True)

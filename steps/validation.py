@@ -154,19 +154,80 @@ def request_accepted(outcome: Outcome) -> None:
     assert outcome.error is None, f"the API server refused the request: {outcome.error}"
 
 
-@then(parsers.re(r'the request is rejected at "(?P<field>[^"]*)" by rule "(?P<rule>[^"]+)"'))
-def request_rejected(outcome: Outcome, field: str, rule: str) -> None:
-    """Refused at `field`: by validation (Invalid, a 422) or, for a field the API does not define or a value of
-    the wrong JSON type, already by decoding the body (BadRequest, a 400 whose causes a live client reads from
-    the message; Go's unmarshal error names the path without list indices)."""
+# An optional `as ...` after the rule: the kind of field error (the Status cause's reason) the refusal must be.
+ERROR_TYPES = {
+    "a duplicate": "FieldValueDuplicate", "invalid": "FieldValueInvalid", "required": "FieldValueRequired",
+    "too many": "FieldValueTooMany", "too long": "FieldValueTooLong", "forbidden": "FieldValueForbidden",
+    "not supported": "FieldValueNotSupported", "not found": "FieldValueNotFound",
+}
+# A map key's own checks (kube-apiserver's validateMap and ValidateLabels report them at the map)
+KEY_ERRORS = frozenset({"FieldValueInvalid", "FieldValueTooLong", "FieldValueRequired"})
+
+
+@dataclass(frozen=True)
+class Place:
+    """A field path where a refusal may name the violation the scenario names, with the error types accepted
+    there (None: any) and why kube-apiserver reports it there."""
+
+    field: str
+    types: frozenset[str] | None = None
+    why: str = ""
+
+
+def reported_at(field: str, wanted: str | None = None) -> list[Place]:
+    """Where kube-apiserver may report a violation at `field`: the field itself; for a field of a list item, the
+    item, as a duplicate (validateSet names the repeated item, `spec.devices[1]`, not its `name`); for a map
+    entry, the map, as a bad key (validateMap and ValidateLabels check keys at the map: `...attributes`,
+    `...counters`, `metadata.labels`). Only the enclosing item or map, and only with that kind of error: a cause
+    elsewhere, or of another kind, is not this violation. `wanted` narrows every place to that error type."""
+    places = [Place(field)]
+    item = re.fullmatch(r"(?P<item>.+\[\d+\])\.[A-Za-z]\w*", field)
+    if item:
+        places.append(Place(item["item"], frozenset({"FieldValueDuplicate"}),
+                            "its list item, where kube-apiserver reports a duplicate entry"))
+    entry = re.fullmatch(r"(?P<map>.+)\[(?!\d+\])[^\]]+\]", field)
+    if entry:
+        places.append(Place(entry["map"], KEY_ERRORS, "its map, where kube-apiserver checks the keys"))
+    if wanted is None:
+        return places
+    only = frozenset({wanted})
+    return [Place(p.field, only & p.types if p.types is not None else only, p.why) for p in places
+            if p.types is None or wanted in p.types]
+
+
+def _describe(places: list[Place]) -> str:
+    def one(place: Place) -> str:
+        kinds = f" ({' or '.join(sorted(place.types))})" if place.types is not None else ""
+        return f"{place.field!r}{kinds}" + (f", {place.why}" if place.why else "")
+    return "a cause at " + "; or at ".join(one(place) for place in places)
+
+
+@then(parsers.re(r'the request is rejected at "(?P<field>[^"]*)" by rule "(?P<rule>[^"]+)"'
+                 r'(?: as (?P<kind>' + "|".join(ERROR_TYPES) + r'))?'))
+def request_rejected(outcome: Outcome, field: str, rule: str, kind: str | None = None) -> None:
+    """Refused for the violation at `field`: by validation (Invalid, a 422) with a cause where kube-apiserver
+    reports it (`reported_at`), or already by decoding the body (BadRequest, a 400): an unknown field or a value
+    of the wrong JSON type at `field` (a live client reads these from the message; Go's unmarshal error names the
+    path without list indices), or a value the decoder refuses without naming any field (a malformed quantity:
+    "cannot be handled as a ResourceSlice: quantities must match ..."). A cause citing another rule (only the
+    reference names rules) does not count."""
     error = outcome.error
     assert error is not None, "the API server accepted the request"
     assert error.reason in ("Invalid", "BadRequest"), f"expected an Invalid or BadRequest error, got {error}"
-    unindexed = re.sub(r"\[\d+\]", "", field)
-    causes = [cause for cause in error.causes if cause.rule in (None, rule) and (
-        cause.field == field or (error.reason == "BadRequest" and cause.field == unindexed))]
-    listed = "; ".join(f"{c.field}: {c.message} ({c.rule})" for c in error.causes) or error.message
-    assert causes, f"no cause at {field!r} citing {rule}; the causes were: {listed}"
+    places = reported_at(field, ERROR_TYPES[kind] if kind else None)
+    ours = [cause for cause in error.causes if cause.rule in (None, rule)]
+    if error.reason == "BadRequest":
+        unindexed = re.sub(r"\[\d+\]", "", field)
+        if any(cause.field in (field, unindexed) for cause in ours):
+            return  # the decoder's causes carry no error type
+        if not error.causes and "cannot be handled as" in error.message:
+            return  # refused while decoding, at a value the decoder names no field for
+    elif any(cause.field == place.field and (place.types is None or cause.error_type in place.types)
+             for cause in ours for place in places):
+        return
+    listed = "; ".join(f"{c.field}: {c.message} ({c.error_type or 'no type'}, {c.rule or 'no rule'})"
+                       for c in error.causes) or error.message
+    raise AssertionError(f"expected {_describe(places)}, citing {rule}; the causes were: {listed}")
 
 
 @then(parsers.re(r'the stored ' + KINDS + r' "(?P<name>[^"]+)"'

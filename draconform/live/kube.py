@@ -117,7 +117,7 @@ def api_error(error: LightkubeApiError) -> ApiError:
     status = error.status
     details = status.details
     causes = [
-        FieldCause(cause.field or "", cause.message or "", None)
+        FieldCause(cause.field or "", cause.message or "", None, cause.reason or None)
         for cause in ((details.causes if details else None) or [])
     ]
     message = status.message or ""

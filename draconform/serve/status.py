@@ -41,8 +41,8 @@ def failure(error: ApiError, resource: Resource | None = None, name: str | None 
                 message = f'{resource.kind} "{name}" is invalid: ' + (
                     listed[0] if len(listed) == 1 else "[" + ", ".join(listed) + "]")
     if error.causes:
-        details["causes"] = [{"reason": "FieldValueInvalid", "message": cause.message, "field": cause.field}
-                             for cause in error.causes]
+        details["causes"] = [{"reason": cause.error_type or "FieldValueInvalid", "message": cause.message,
+                              "field": cause.field} for cause in error.causes]
     body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
                  "reason": error.reason if error.reason in HTTP_STATUS else "InternalError", "code": code}
     if details or error.reason == "NotFound":

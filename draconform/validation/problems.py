@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from draconform.sut import cause_reason
+
 Severity = Literal["error", "warning"]
 
 
@@ -43,6 +45,11 @@ class Problem:
     @property
     def field(self) -> str:
         return format_path(self.path)
+
+    @property
+    def reason(self) -> str | None:
+        """kube-apiserver's error type for it (FieldValueDuplicate, ...), as its message names it."""
+        return cause_reason(self.message)
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

@@ -81,6 +81,8 @@ def compile_selector(expression: str, consumable_capacity: bool = True,
 
 
 def _duplicates(items: list[tuple[Path, Any]], rule: str) -> Iterator[Problem]:
+    """Each repeated key at the path given with it: for a list of keyed items kube-apiserver's validateSet names
+    the repeated item (`spec.devices[1]`), not the key field in it."""
     seen: set[Any] = set()
     for path, key in items:
         if not isinstance(key, (str, int, tuple)):
@@ -105,7 +107,7 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
     if bool(conditions) != bool(failures):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
-        yield Problem((*path, missing), f"Required value: required when `{present}` is set",
+        yield Problem((*path, missing), f"Invalid value: []: required when `{present}` is set",
                       "DRA-API/BINDING-CONDITIONS-TOGETHER")
 
 
@@ -187,7 +189,7 @@ def slice_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Prob
     if devices and counter_sets and _from_1_35(gates):
         yield Problem(path, "Invalid value: only one of `devices` and `sharedCounters` may be set "
                             "(Kubernetes 1.35 and later)", "DRA-API/SLICE-DEVICES-OR-COUNTERS")
-    yield from _duplicates([((*path, "devices", i, "name"), d.get("name")) for i, d in _dicts(devices)],
+    yield from _duplicates([((*path, "devices", i), d.get("name")) for i, d in _dicts(devices)],
                            "DRA-API/SLICE-DEVICE-NAMES-UNIQUE")
     advanced = any(d.get("taints") or d.get("consumesCounters") or _has_list_attribute(d) for _, d in _dicts(devices))
     if advanced and len(devices) > MAX_DEVICES_ADVANCED and _from_1_35(gates):
@@ -230,7 +232,7 @@ def _partition_type(spec: Obj, devices: list[Any], path: Path) -> Iterator[Probl
     consuming = [(index, device) for index, device in _dicts(devices) if device.get("consumesCounters")]
     if not consuming:
         yield Problem((*path, "partitionTypeAttribute"),
-                      "Forbidden: only allowed when a device of the slice consumes counters",
+                      f"Invalid value: {json.dumps(name)}: only allowed when a device of the slice consumes counters",
                       "DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS")
         return
     for index, device in consuming:
@@ -240,8 +242,8 @@ def _partition_type(spec: Obj, devices: list[Any], path: Path) -> Iterator[Probl
             yield Problem((*path, "devices", index, "attributes", MapKey(name)),
                           "Required value: a device that consumes counters must have the attribute "
                           "`spec.partitionTypeAttribute` names", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")
-        elif not isinstance(_dict(attributes[key]).get("string"), str):
-            yield Problem((*path, "devices", index, "attributes", MapKey(key)),
+        elif not isinstance(_dict(attributes[key]).get("string"), str):  # named by its full name, as upstream does
+            yield Problem((*path, "devices", index, "attributes", MapKey(name)),
                           "Invalid value: must be a string attribute, as `spec.partitionTypeAttribute` names it",
                           "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")
 
@@ -257,7 +259,7 @@ def _counter_set_rules(counter_sets: list[Any], path: Path, gates: FeatureGates)
             yield Problem(path, f"Too many: {total}: the counter sets of a slice may hold at most "
                                 f"{MAX_COUNTERS_PER_SLICE_1_34} counters in total (Kubernetes 1.34)",
                           "DRA-API/SLICE-MAX-COUNTER-SETS")
-    yield from _duplicates([((*path, i, "name"), s.get("name")) for i, s in _dicts(counter_sets)],
+    yield from _duplicates([((*path, i), s.get("name")) for i, s in _dicts(counter_sets)],
                            "DRA-API/COUNTER-SET-NAMES")
 
 
@@ -282,14 +284,14 @@ def _device_sizes(device: Obj, path: Path) -> Iterator[Problem]:
     attributes = _dict(device.get("attributes"))
     capacity = _dict(device.get("capacity"))
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
-        yield Problem(path, f"Too many: {len(attributes) + len(capacity)}: must have at most "
-                            f"{MAX_ATTRIBUTES_AND_CAPACITIES} attributes and capacities combined",
+        yield Problem(path, f"Invalid value: {len(attributes) + len(capacity)}: the total number of attributes and "
+                            f"capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}",
                       "DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES")
     values = sum(len(value) if form in LIST_FORMS and isinstance(value, list) else 1
                  for entry in attributes.values() if isinstance(entry, dict) for form, value in entry.items())
     if values > MAX_ATTRIBUTE_VALUES:
-        yield Problem((*path, "attributes"), f"Too many: {values}: must have at most {MAX_ATTRIBUTE_VALUES} attribute "
-                                              "values, counting every item of a list-type attribute",
+        yield Problem(path, f"Invalid value: {values}: the total number of attribute values (every item of a "
+                            f"list-type attribute counting) must not exceed {MAX_ATTRIBUTE_VALUES}",
                       "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES")
 
 
@@ -320,7 +322,7 @@ def _counter_consumptions(device: Obj, path: Path, gates: FeatureGates) -> Gener
         yield Problem((*path, "consumesCounters"),
                       f"Too many: {consumed}: a device may consume at most {MAX_COUNTERS_PER_DEVICE_1_34} counters "
                       "in total (Kubernetes 1.34)", "DRA-API/DEVICE-CONSUMED-COUNTERS")
-    yield from _duplicates([((*path, "consumesCounters", i, "counterSet"), c.get("counterSet"))
+    yield from _duplicates([((*path, "consumesCounters", i), c.get("counterSet"))
                             for i, c in _dicts(consumptions)], "DRA-API/DEVICE-COUNTER-CONSUMPTIONS")
     return consumed
 
@@ -332,10 +334,9 @@ def _device_node_selection(device: Obj, path: Path, per_device: bool) -> Iterato
         yield Problem(path, ("Required value" if not chosen else f"Invalid value: {', '.join(chosen)} are all set")
                       + ": exactly one of `nodeName`, `nodeSelector`, `allNodes` is required when "
                         "`perDeviceNodeSelection` is true", "DRA-API/DEVICE-NODE-SELECTION")
-    if not per_device:
-        for field in chosen:
-            yield Problem((*path, field), "Forbidden: only allowed when `spec.perDeviceNodeSelection` is true",
-                          "DRA-API/DEVICE-NODE-SELECTION")
+    if not per_device and chosen:  # kube-apiserver names the device, whichever of the fields is set
+        yield Problem(path, f"Invalid value: {', '.join(chosen)}: only allowed when `spec.perDeviceNodeSelection` is "
+                            "true", "DRA-API/DEVICE-NODE-SELECTION")
 
 
 def _quantity(value: Any) -> Fraction | None:
@@ -558,7 +559,7 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
     if not isinstance(devices, dict):
         return
     requests = devices.get("requests")
-    yield from _duplicates([((*path, "devices", "requests", i, "name"), r.get("name")) for i, r in _dicts(requests)],
+    yield from _duplicates([((*path, "devices", "requests", i), r.get("name")) for i, r in _dicts(requests)],
                            "DRA-API/CLAIM-REQUEST-NAMES")
     for index, request in _dicts(requests):
         where = (*path, "devices", "requests", index)
@@ -571,7 +572,7 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
                                            gates)
             yield from _tolerations(exactly.get("tolerations"), (*where, "exactly", "tolerations"))
         subrequests = request.get("firstAvailable")
-        yield from _duplicates([((*where, "firstAvailable", i, "name"), s.get("name")) for i, s in _dicts(subrequests)],
+        yield from _duplicates([((*where, "firstAvailable", i), s.get("name")) for i, s in _dicts(subrequests)],
                                "DRA-API/FIRST-AVAILABLE-SUBREQUESTS")
         for sub_index, sub in _dicts(subrequests):
             sub_path = (*where, "firstAvailable", sub_index)
@@ -629,7 +630,7 @@ def _status_rules(status: Obj, old_status: Obj | None, spec: Any) -> Iterator[Pr
     if reserved and not allocation:
         yield Problem((*path, "reservedFor"), "Forbidden: may not be set when `allocation` is not set",
                       "DRA-API/RESERVED-FOR-NEEDS-ALLOCATION")
-    yield from _duplicates([((*path, "reservedFor", i, "uid"), r.get("uid")) for i, r in _dicts(reserved)],
+    yield from _duplicates([((*path, "reservedFor", i), r.get("uid")) for i, r in _dicts(reserved)],
                            "DRA-API/RESERVED-FOR-LIMITS")
     if old_allocation is not None and allocation is not None and allocation != old_allocation:
         yield Problem((*path, "allocation"), "Invalid value: field is immutable once set; clear it first",

@@ -140,8 +140,29 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
             if item in value[:index]:
                 return Problem((*path, index), f"Duplicate value: {json.dumps(item)}", rule)
     if "propertyNames" in error.absolute_schema_path:
-        return Problem((*path, MapKey(value)), f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
+        # kube-apiserver's validateMap checks a key at the map itself (`...attributes`); a map marked
+        # `x-key-errors: entry` is checked entry by entry, at `...[key]`
+        where = (*path, MapKey(value)) if _key_errors_at_entry(kind_schema, error) else path
+        return Problem(where, f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
     return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule)
+
+
+def _key_errors_at_entry(kind_schema: KindSchema, error: jsonschema.ValidationError) -> bool:
+    """Whether the map whose key failed is marked `x-key-errors: entry` (the schema holding `propertyNames`)."""
+    steps = list(error.absolute_schema_path)
+    resolver = kind_schema.validator._resolver
+    schema: Any = kind_schema.schema
+    for step in steps[:steps.index("propertyNames")]:
+        while isinstance(schema, dict) and "$ref" in schema and step not in schema:
+            resolved = resolver.lookup(schema["$ref"])
+            schema, resolver = resolved.contents, resolved.resolver
+        if step == "$ref" and isinstance(schema, dict):
+            continue
+        schema = schema[step]
+    while isinstance(schema, dict) and "$ref" in schema and "propertyNames" not in schema:
+        resolved = resolver.lookup(schema["$ref"])
+        schema, resolver = resolved.contents, resolved.resolver
+    return isinstance(schema, dict) and schema.get("x-key-errors") == "entry"
 
 
 def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:

@@ -43,4 +43,4 @@ Feature: Every DRA object is well-formed (resource.k8s.io/v1 object schema and m
         | name          | label                  | outcome                                                                           |
         | trainer.gpu-0 | example.com/team       | accepted                                                                          |
         | Trainer_GPU   | example.com/team       | rejected at "metadata.name" by rule "DRA-API/OBJECT-METADATA"                     |
-        | trainer       | example.com/a/team     | rejected at "metadata.labels[example.com/a/team]" by rule "DRA-API/OBJECT-METADATA" |
+        | trainer       | example.com/a/team     | rejected at "metadata.labels" by rule "DRA-API/OBJECT-METADATA" |

@@ -26,7 +26,7 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Examples:
         | first | second | outcome                                                                                    |
         | gpu   | nic    | accepted                                                                                   |
-        | gpu   | gpu    | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"          |
+        | gpu   | gpu    | rejected at "spec.devices.requests[1]" by rule "DRA-API/CLAIM-REQUEST-NAMES" as a duplicate          |
         | gpu   | my_nic | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"          |
 
   Rule: DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE  A request is either exact or a prioritized list
@@ -68,7 +68,7 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Examples:
         | first | second | outcome                                                                                                       |
         | big   | small  | accepted                                                                                                      |
-        | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1].name" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS"   |
+        | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1]" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS" as a duplicate   |
 
   Rule: DRA-API/REQUEST-CLASS-NAME  Every request names a device class
 

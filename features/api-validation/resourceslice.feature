@@ -108,7 +108,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Examples:
         | first | second | outcome                                                                               |
         | gpu-0 | gpu-1  | accepted                                                                              |
-        | gpu-0 | gpu-0  | rejected at "spec.devices[1].name" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE"        |
+        | gpu-0 | gpu-0  | rejected at "spec.devices[1]" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE" as a duplicate        |
 
   Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints, consumes counters or has list attributes
 
@@ -174,9 +174,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | attribute                               | outcome                                                                                                        |
         | model                                   | accepted                                                                                                       |
         | gpu.example.com/model                   | accepted                                                                                                       |
-        | gpu-model                               | rejected at "spec.devices[0].attributes[gpu-model]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"                   |
-        | gpu.example.com/sub/model               | rejected at "spec.devices[0].attributes[gpu.example.com/sub/model]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"   |
-        | a23456789012345678901234567890123       | rejected at "spec.devices[0].attributes[a23456789012345678901234567890123]" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+        | gpu-model                               | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"                   |
+        | gpu.example.com/sub/model               | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"   |
+        | a23456789012345678901234567890123       | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
 
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
 
@@ -316,9 +316,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Examples:
         | release | items | outcome                                                                                    |
         | 1.36    | 47    | accepted                                                                                   |
-        | 1.36    | 48    | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
+        | 1.36    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
         | 1.37    | 47    | accepted                                                                                   |
-        | 1.37    | 48    | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
+        | 1.37    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
 
@@ -361,7 +361,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | values             | default | outcome                                                                                                                         |
         | ["10", "25", "50"] | 10      | accepted                                                                                                                        |
         | ["10", "50", "25"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
-        | ["10", "10", "50"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
+        | ["10", "10", "50"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES" as a duplicate      |
         | ["10", "100"]      | 10      | accepted                                                                                                                        |
         | ["10", "101"]      | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
         | ["10", "25"]       | 20      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"         |
@@ -403,7 +403,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | a node      | selecting per device | (absent)   | true       | node-1      | (absent)  | accepted                                                                       |
         | no node     | selecting per device | (absent)   | true       | (absent)    | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
         | two choices | selecting per device | (absent)   | true       | node-1      | true      | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
-        | a node      | for one node         | node-1     | (absent)   | node-2      | (absent)  | rejected at "spec.devices[0].nodeName" by rule "DRA-API/DEVICE-NODE-SELECTION" |
+        | a node      | for one node         | node-1     | (absent)   | node-2      | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION" |
 
   Rule: DRA-API/DEVICE-MAX-TAINTS  At most 16 taints per device (4 in Kubernetes 1.34)
 

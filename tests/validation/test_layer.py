@@ -79,7 +79,7 @@ def test_the_store_refuses_with_every_cause_and_its_rule() -> None:
     causes = {(c.field, c.rule) for c in refused.value.causes}
     assert causes == {
         ("spec", "DRA-API/SLICE-NODE-SELECTION-ONE-OF"),
-        ("spec.devices[1].name", "DRA-API/SLICE-DEVICE-NAMES-UNIQUE"),
+        ("spec.devices[1]", "DRA-API/SLICE-DEVICE-NAMES-UNIQUE"),
         ("spec.devices[1].bindingFailureConditions", "DRA-API/BINDING-CONDITIONS-TOGETHER"),
     }
     problems = validate_manifest(bad, validate_gates(None, "1.37"))[1]

@@ -106,7 +106,7 @@ def test_every_problem_of_an_object_is_reported_with_its_line_and_rule(capsys: p
     assert [(m["line"], m["object"], m["rest"].split(":")[0]) for m in parsed if m] == [
         ("5", "ResourceSlice/node-1-gpus", "spec"),
         ("13", "ResourceSlice/node-1-gpus", "spec.devices[0].attributes[driverVersion].version"),
-        ("14", "ResourceSlice/node-1-gpus", "spec.devices[1].name"),
+        ("14", "ResourceSlice/node-1-gpus", "spec.devices[1]"),
         ("14", "ResourceSlice/node-1-gpus", "spec.devices[1].bindingFailureConditions"),
     ]
     assert all(re.search(r" \(DRA-API/[A-Z0-9-]+\)$", line) for line in lines)
@@ -119,7 +119,7 @@ def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, report["exitStatus"], report["objects"], report["invalid"]) == (1, 1, 1, 1)
     assert report["findings"][2] == {
         "file": str(CORPUS / "many-problems.yaml"), "line": 14, "kind": "ResourceSlice", "name": "node-1-gpus",
-        "field": "spec.devices[1].name", "message": 'Duplicate value: "gpu-0"',
+        "field": "spec.devices[1]", "message": 'Duplicate value: "gpu-0"',
         "rule": "DRA-API/SLICE-DEVICE-NAMES-UNIQUE", "severity": "error",
     }
 
@@ -207,7 +207,7 @@ ALPHA_OFF = "DRAListTypeAttributes=false,DRANodeAllocatableResources=false,DRAPa
               ("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"),
               ("spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier",
                "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"),
-              ("spec.devices[1].attributes[kind]", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")], []),
+              ("spec.devices[1].attributes[cpu.example.com/kind]", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")], []),
         # 1.36 has the list and node-allocatable gates, not the 1.37 ones
         (["--kubernetes-version", "1.36"],
          [("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"),
