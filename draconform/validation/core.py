@@ -66,6 +66,21 @@ def drop_nulls(value: Any) -> None:
                 drop_nulls(item)
 
 
+# Structs kube-apiserver's types hold by value: a missing one decodes to its zero value, whose own required fields
+# validation then names (a DeviceTaintRule without a taint is refused at spec.taint.key and spec.taint.effect).
+_BY_VALUE: dict[str, tuple[tuple[str, ...], ...]] = {"DeviceTaintRule": (("spec", "taint"),)}
+
+
+def decode_by_value(obj: Obj) -> None:
+    """Fill in, in place, the structs upstream's decoder gives their zero value when missing (`_BY_VALUE`)."""
+    for path in _BY_VALUE.get(str(obj.get("kind")), ()):
+        parent: Any = obj
+        for part in path[:-1]:
+            parent = parent.get(part) if isinstance(parent, dict) else None
+        if isinstance(parent, dict) and path[-1] not in parent:
+            parent[path[-1]] = {}
+
+
 def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]]:
     """What an API server with `gates` makes of `obj` on create: the object as stored (in v1, after gated
     fields are dropped), and every problem at the paths of the version `obj` is written in, with warnings
@@ -80,6 +95,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
         return obj, validate_object(stored, gates)
     stored = copy_object(stored) if stored is obj else stored
     drop_nulls(stored)
+    decode_by_value(stored)
     dropped = _status_dropped(stored, gates)
     warning = off_by_default(obj, gates.release)
     problems += [warning] if warning else []

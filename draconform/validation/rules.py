@@ -268,7 +268,7 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
     """Returns (as the generator's value) how many counters the device consumes, for 1.34's slice total."""
     yield from _device_sizes(device, path)
     yield from _node_allocatable(device, path)
-    yield from _capacity_policies(device, path)
+    yield from _capacity_policies(device, path, gates)
     consumed = yield from _counter_consumptions(device, path, gates)
     taints = device.get("taints")
     if not _from_1_35(gates) and isinstance(taints, list) and len(taints) > MAX_TAINTS_1_34:
@@ -295,7 +295,7 @@ def _device_sizes(device: Obj, path: Path) -> Iterator[Problem]:
                       "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES")
 
 
-def _capacity_policies(device: Obj, path: Path) -> Iterator[Problem]:
+def _capacity_policies(device: Obj, path: Path, gates: FeatureGates) -> Iterator[Problem]:
     """A capacity's request policy (KEP-5075): only on a device allowing multiple allocations, then well formed."""
     for name, entry in _dict(device.get("capacity")).items():
         if not isinstance(entry, dict) or not isinstance(entry.get("requestPolicy"), dict):
@@ -305,7 +305,7 @@ def _capacity_policies(device: Obj, path: Path) -> Iterator[Problem]:
             yield Problem(where, "Forbidden: only allowed when `allowMultipleAllocations` is true",
                           "DRA-API/CAPACITY-REQUEST-POLICY")
         else:
-            yield from _request_policy(entry, where)
+            yield from _request_policy(entry, where, gates)
 
 
 def _counter_consumptions(device: Obj, path: Path, gates: FeatureGates) -> Generator[Problem, None, int]:
@@ -346,7 +346,7 @@ def _quantity(value: Any) -> Fraction | None:
         return None  # the schema reports a malformed quantity
 
 
-def _request_policy(capacity: Obj, path: Path) -> Iterator[Problem]:
+def _request_policy(capacity: Obj, path: Path, gates: FeatureGates) -> Iterator[Problem]:
     """KEP-5075: one kind of policy; a default that the policy allows; every bound within the capacity;
     validValues sorted and unique; a range's default and max on its step grid."""
     policy, total = capacity["requestPolicy"], _quantity(capacity.get("value"))
@@ -379,22 +379,26 @@ def _request_policy(capacity: Obj, path: Path) -> Iterator[Problem]:
             yield Problem((*path, "validValues"), f"Invalid value: the default {policy.get('default')} is not "
                                                   "one of the valid values", rule)
     if isinstance(valid_range, dict):
-        yield from _request_range(valid_range, default, total, (*path, "validRange"))
+        yield from _request_range(valid_range, default, total, (*path, "validRange"), gates)
 
 
-def _request_range(valid_range: Obj, default: Fraction | None, total: Fraction, path: Path) -> Iterator[Problem]:
+def _request_range(valid_range: Obj, default: Fraction | None, total: Fraction, path: Path,
+                   gates: FeatureGates) -> Iterator[Problem]:
+    """A default outside the range is reported at the bound it crosses until 1.36, at `validRange.default` from
+    1.37 (kube-apiserver moved it there)."""
     rule = "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"
+    outside = "default" if release_tuple(gates.release) >= (1, 37) else None
     low, high, step = (_quantity(valid_range.get(k)) for k in ("min", "max", "step"))
     if low is None:
         return
     bounds: list[tuple[str, bool, str]] = [
         ("min", low > total, "min is larger than the capacity value"),
-        ("min", default is not None and default < low, "the default is less than min"),
+        (outside or "min", default is not None and default < low, "the default is less than min"),
     ]
     if high is not None:
         bounds += [("max", low > high, "min is larger than max"),
                    ("max", high > total, "max is larger than the capacity value"),
-                   ("max", default is not None and default > high, "the default is more than max")]
+                   (outside or "max", default is not None and default > high, "the default is more than max")]
     if step is not None and step > 0:
         bounds += [("step", low + step > total, "min plus one step is larger than the capacity value"),
                    ("step", default is not None and (default - low) % step != 0,

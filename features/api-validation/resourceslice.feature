@@ -317,8 +317,8 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | release | items | outcome                                                                                    |
         | 1.36    | 47    | accepted                                                                                   |
         | 1.36    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
-        | 1.37    | 47    | accepted                                                                                   |
-        | 1.37    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
+        | current | 47    | accepted                                                                                   |
+        | current | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
 
@@ -368,24 +368,28 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-RANGE  A valid range lies within the capacity, its default and max on the step grid
 
-    Scenario Outline: A range <range> with default <default> on 80Gi
+    Scenario Outline: A range <range> with default <default> on 80Gi (Kubernetes <release>)
+      Given kube-apiserver version "<release>" with feature gates "DRAConsumableCapacity=on"
       When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
         | field                                                    | value     |
         | spec.devices[0].capacity.memory.requestPolicy.default    | <default> |
         | spec.devices[0].capacity.memory.requestPolicy.validRange | <range>   |
       Then the request is <outcome>
 
+      # A default outside the range: at the bound it crosses until 1.36, at validRange.default from 1.37
       Examples:
-        | range                                 | default | outcome                                                                                                                          |
-        | {min: 10Gi, max: 80Gi, step: 10Gi}    | 20Gi    | accepted                                                                                                                         |
-        | {min: 90Gi}                           | 90Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
-        | {min: 10Gi}                           | 5Gi     | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
-        | {min: 10Gi, max: 88Gi}                | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
-        | {min: 10Gi, max: 20Gi}                | 30Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"       |
-        | {min: 10Gi, step: 10Gi}               | 15Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
-        | {min: 10Gi, max: 75Gi, step: 10Gi}    | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
-        | {min: 10Gi, step: 71Gi}               | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"      |
-        | {min: 10Gi, step: 70Gi}               | 10Gi    | accepted                                                                                                                         |
+        | release | range                              | default | outcome                                                                                                                         |
+        | current | {min: 10Gi, max: 80Gi, step: 10Gi} | 20Gi    | accepted                                                                                                                        |
+        | current | {min: 90Gi}                        | 90Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"     |
+        | 1.37    | {min: 10Gi}                        | 5Gi     | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.default" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE" |
+        | 1.36    | {min: 10Gi}                        | 5Gi     | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.min" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"     |
+        | current | {min: 10Gi, max: 88Gi}             | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"     |
+        | 1.37    | {min: 10Gi, max: 20Gi}             | 30Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.default" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE" |
+        | 1.36    | {min: 10Gi, max: 20Gi}             | 30Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.max" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"     |
+        | current | {min: 10Gi, step: 10Gi}            | 15Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"    |
+        | current | {min: 10Gi, max: 75Gi, step: 10Gi} | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"    |
+        | current | {min: 10Gi, step: 71Gi}            | 10Gi    | rejected at "spec.devices[0].capacity[memory].requestPolicy.validRange.step" by rule "DRA-API/CAPACITY-REQUEST-POLICY-RANGE"    |
+        | current | {min: 10Gi, step: 70Gi}            | 10Gi    | accepted                                                                                                                        |
 
   Rule: DRA-API/DEVICE-NODE-SELECTION  Per-device node selection only with perDeviceNodeSelection, then exactly one
 

@@ -10,7 +10,7 @@ from draconform.reference.apiserver.store import Operation, Store
 from draconform.reference.clock import format_time
 from draconform.sut import FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
-from draconform.validation.core import drop_nulls
+from draconform.validation.core import decode_by_value, drop_nulls
 from draconform.validation.defaults import apply_request_defaults, apply_taint_defaults
 from draconform.validation.gates import strip_disabled
 
@@ -18,6 +18,7 @@ from draconform.validation.gates import strip_disabled
 def drop_disabled_fields(operation: Operation, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
     if is_validated(new):
         drop_nulls(new)
+        decode_by_value(new)
         strip_disabled(new, old, gates)
         apply_request_defaults(new)
     return new

@@ -237,3 +237,17 @@ def test_delete_collection_deletes_what_the_selector_matches(http: Http) -> None
         http.request("POST", CONFIGMAPS, {**_configmap(name), "metadata": {"name": name, "labels": {"tier": tier}}})
     assert http.request("DELETE", f"{CONFIGMAPS}?labelSelector=tier%3Dx").status == 200
     assert [i["metadata"]["name"] for i in http.request("GET", CONFIGMAPS).json()["items"]] == ["c"]
+
+
+def test_a_refusals_causes_carry_kube_apiservers_field_paths_and_error_types(http: Http) -> None:
+    """A repeated device is reported at the list item as a duplicate, a bad attribute key at the map, as
+    kube-apiserver's validateSet and validateMap do (issue 37); each cause's reason is its error type."""
+    slices = "/apis/resource.k8s.io/v1/resourceslices"
+    body = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-1-gpus"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 0, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "attributes": {"gpu-model": {"string": "a"}}}, {"name": "gpu-0"}]}}
+    refused = http.request("POST", slices, body)
+    assert refused.status == 422
+    causes = {(c["field"], c["reason"]) for c in refused.json()["details"]["causes"]}
+    assert causes == {("spec.devices[1]", "FieldValueDuplicate"), ("spec.devices[0].attributes", "FieldValueInvalid")}
