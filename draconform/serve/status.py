@@ -40,7 +40,7 @@ def failure(error: ApiError, resource: Resource | None = None, name: str | None 
             if listed:
                 message = f'{resource.kind} "{name}" is invalid: ' + (
                     listed[0] if len(listed) == 1 else "[" + ", ".join(listed) + "]")
-    if error.causes:
+    if error.causes and error.reason != "BadRequest":  # a decoding refusal names its fields in the message only
         details["causes"] = [{"reason": cause.error_type or "FieldValueInvalid", "message": cause.message,
                               "field": cause.field} for cause in error.causes]
     body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,

@@ -103,7 +103,7 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     found += strip_disabled(stored, None, gates)
     found += validate_object(stored, gates)
     kind = str(obj.get("kind"))
-    problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity) for p in found]
+    problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity, p.decoding) for p in found]
     return stored, problems + dropped
 
 

@@ -41,6 +41,9 @@ class Problem:
     message: str
     rule: str | None = None
     severity: Severity = "error"
+    # What kube-apiserver's decoder says instead, for a value it cannot even decode (a malformed quantity): the
+    # request is then a 400 naming no field, before any validation
+    decoding: str | None = None
 
     @property
     def field(self) -> str:

@@ -122,14 +122,14 @@ def _problems(kind_schema: KindSchema, error: jsonschema.ValidationError) -> lis
     """The problems of one schema error: one each, but every unknown field of an object (strict decoding lists
     them all, where jsonschema raises one error per object)."""
     if error.validator == "additionalProperties" and error.validator_value is False:
-        rule, _, path = _walk(kind_schema, error)
+        rule, _, path, _ = _walk(kind_schema, error)
         known = (error.schema.get("properties") or {}) if isinstance(error.schema, dict) else {}
         return [Problem((*path, key), "unknown field", rule) for key in error.instance if key not in known]
     return [_problem(kind_schema, error)]
 
 
 def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Problem:
-    rule, message_hint, path = _walk(kind_schema, error)
+    rule, message_hint, path, key_at_entry = _walk(kind_schema, error)
     keyword = error.validator
     value = error.instance
     if keyword == "required":
@@ -142,27 +142,11 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
     if "propertyNames" in error.absolute_schema_path:
         # kube-apiserver's validateMap checks a key at the map itself (`...attributes`); a map marked
         # `x-key-errors: entry` is checked entry by entry, at `...[key]`
-        where = (*path, MapKey(value)) if _key_errors_at_entry(kind_schema, error) else path
+        where = (*path, MapKey(value)) if key_at_entry else path
         return Problem(where, f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
-    return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule)
+    decoding = error.schema.get("x-decoding") if isinstance(error.schema, dict) else None
+    return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule, decoding=decoding)
 
-
-def _key_errors_at_entry(kind_schema: KindSchema, error: jsonschema.ValidationError) -> bool:
-    """Whether the map whose key failed is marked `x-key-errors: entry` (the schema holding `propertyNames`)."""
-    steps = list(error.absolute_schema_path)
-    resolver = kind_schema.validator._resolver
-    schema: Any = kind_schema.schema
-    for step in steps[:steps.index("propertyNames")]:
-        while isinstance(schema, dict) and "$ref" in schema and step not in schema:
-            resolved = resolver.lookup(schema["$ref"])
-            schema, resolver = resolved.contents, resolved.resolver
-        if step == "$ref" and isinstance(schema, dict):
-            continue
-        schema = schema[step]
-    while isinstance(schema, dict) and "$ref" in schema and "propertyNames" not in schema:
-        resolved = resolver.lookup(schema["$ref"])
-        schema, resolver = resolved.contents, resolved.resolver
-    return isinstance(schema, dict) and schema.get("x-key-errors") == "entry"
 
 
 def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:
@@ -205,10 +189,12 @@ def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:
     return f"Invalid value: {keyword} {limit!r}"
 
 
-def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[str, str | None, Path]:
+def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[str, str | None, Path, bool]:
     """Follow the error's schema path from the root, through `$ref`s, collecting the nearest `x-rule`
     (inherited downwards) and `x-message` (of the failing subschema or the `$ref` that led to it), and
-    mark which instance path elements are map keys so they render as `[key]`."""
+    mark which instance path elements are map keys so they render as `[key]`. A map marked `x-value-errors: map`
+    has its values' errors reported at the map (ValidateLabels: `metadata.labels`); the last part of the answer
+    says whether the map of a failing key is marked `x-key-errors: entry` (checked at `[key]`)."""
     resolver = kind_schema.validator._resolver
     schema: Any = kind_schema.schema
     rule, hint = DEFAULT_RULE, None
@@ -217,6 +203,8 @@ def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[s
     position = 0
     steps = list(error.absolute_schema_path)
     property_next = False
+    cut: int | None = None  # where a map reporting its values' errors at itself ends the path
+    key_at_entry = False
     for step in steps[:-1]:
         if isinstance(schema, dict):
             rule, hint = _annotations(schema, rule, hint, None)
@@ -224,6 +212,11 @@ def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[s
             continue  # some jsonschema versions name the `$ref` step, others go straight through it
         schema, resolver, rule, hint = _through_refs(schema, resolver, rule, hint, step)
         hint = None
+        if isinstance(schema, dict) and cut is None and (
+                step == "additionalProperties" and schema.get("x-value-errors") == "map"):
+            cut = len(path)
+        key_at_entry = key_at_entry or (step == "propertyNames" and isinstance(schema, dict)
+                                        and schema.get("x-key-errors") == "entry")
         if _names_instance_element(step, schema, property_next) and position < len(instance_path):
             element = instance_path[position]
             path.append(MapKey(element) if step == "additionalProperties" else element)
@@ -237,7 +230,7 @@ def _walk(kind_schema: KindSchema, error: jsonschema.ValidationError) -> tuple[s
     if isinstance(schema, dict):
         rule, hint = _annotations(schema, rule, hint, last)
     path.extend(instance_path[position:])
-    return rule, hint, tuple(path)
+    return rule, hint, tuple(path[:cut] if cut is not None else path), key_at_entry
 
 
 def _through_refs(schema: Any, resolver: Any, rule: str, hint: str | None,

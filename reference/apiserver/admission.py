@@ -8,7 +8,7 @@ from __future__ import annotations
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.store import Operation, Store
 from draconform.reference.clock import format_time
-from draconform.sut import FieldCause, Obj
+from draconform.sut import ApiError, FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.core import decode_by_value, drop_nulls
 from draconform.validation.defaults import apply_request_defaults, apply_taint_defaults
@@ -31,7 +31,14 @@ def install(store: Store) -> None:
     def validate(operation: Operation, new: Obj, old: Obj | None) -> list[FieldCause]:
         if not is_validated(new):
             return []  # the store itself refuses kinds it does not serve
-        return [FieldCause(p.field, p.message, p.rule) for p in errors(validate_object(new, store.gates, old))]
+        problems = errors(validate_object(new, store.gates, old))
+        undecodable = [p for p in problems if p.decoding]
+        if undecodable:  # kube-apiserver's decoder refuses the body before validation: a 400 naming no field
+            kind, version = new["kind"], str(new.get("apiVersion", "")).rpartition("/")[2]
+            raise ApiError("BadRequest", f'{kind} in version "{version}" cannot be handled as a {kind}: '
+                                         f"{undecodable[0].decoding}",
+                           [FieldCause(p.field, p.message, p.rule) for p in undecodable])
+        return [FieldCause(p.field, p.message, p.rule) for p in problems]
 
     def default_taints(operation: Operation, new: Obj, old: Obj | None, gates: FeatureGates) -> Obj:
         if is_validated(new):

@@ -251,3 +251,7 @@ def test_a_refusals_causes_carry_kube_apiservers_field_paths_and_error_types(htt
     assert refused.status == 422
     causes = {(c["field"], c["reason"]) for c in refused.json()["details"]["causes"]}
     assert causes == {("spec.devices[1]", "FieldValueDuplicate"), ("spec.devices[0].attributes", "FieldValueInvalid")}
+    body["spec"]["devices"] = [{"name": "gpu-0", "capacity": {"memory": {"value": "lots"}}}]
+    undecodable = http.request("POST", slices, body)
+    assert undecodable.status == 400 and "causes" not in undecodable.json().get("details", {})
+    assert "quantities must match the regular expression" in undecodable.json()["message"]

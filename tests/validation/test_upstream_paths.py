@@ -88,3 +88,21 @@ def test_the_reference_store_refuses_with_that_cause(obj: dict[str, Any], field:
     with pytest.raises(ApiError) as refused:
         store.create(copy.deepcopy(obj))
     assert (field, reason) in [(c.field, c.error_type) for c in refused.value.causes], refused.value.causes
+
+
+def test_a_malformed_quantity_is_a_decoding_refusal() -> None:
+    """Go's decoder cannot read `lots` as a quantity: kube-apiserver answers 400 BadRequest, its message naming no
+    field. The reference answers the same; in process its cause still says where and which rule (serve's Status
+    leaves causes out of a 400, as kube-apiserver's does). `validate` names the field."""
+    obj = _with(COUNTERS, ("spec", "sharedCounters", 0, "counters"), {"memory": {"value": "lots"}})
+    store = Store(FakeClock(), FeatureGates())
+    install(store)
+    with pytest.raises(ApiError) as refused:
+        store.create(copy.deepcopy(obj))
+    assert refused.value.reason == "BadRequest"
+    assert refused.value.message.startswith('ResourceSlice in version "v1" cannot be handled as a ResourceSlice: '
+                                            "quantities must match the regular expression")
+    assert [(c.field, c.rule) for c in refused.value.causes] == [
+        ("spec.sharedCounters[0].counters[memory].value", "DRA-API/COUNTER-SET-COUNTERS")]
+    problems = validate_manifest(obj, validate_gates({}, "1.37"))[1]
+    assert [p.field for p in problems if p.decoding] == ["spec.sharedCounters[0].counters[memory].value"]
