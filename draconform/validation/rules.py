@@ -107,7 +107,7 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
     if bool(conditions) != bool(failures):
         present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (
             "bindingFailureConditions", "bindingConditions")
-        yield Problem((*path, missing), f"Invalid value: []: required when `{present}` is set",
+        yield Problem((*path, missing), f"Invalid value: null: required when `{present}` is set",
                       "DRA-API/BINDING-CONDITIONS-TOGETHER")
 
 

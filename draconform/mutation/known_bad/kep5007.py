@@ -26,7 +26,7 @@ VARIANTS: tuple[Variant, ...] = (
                   ("    if bool(conditions) != bool(failures):\n"
                    '        present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (\n'
                    '            "bindingFailureConditions", "bindingConditions")\n'
-                   '        yield Problem((*path, missing), f"Required value: required when `{present}` is set",\n'
+                   '        yield Problem((*path, missing), f"Invalid value: null: required when `{present}` is set",\n'
                    '                      "DRA-API/BINDING-CONDITIONS-TOGETHER")\n'),
                   ""),
         ),
