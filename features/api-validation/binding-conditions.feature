@@ -43,8 +43,8 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
       Then the request is <outcome>
 
       Examples:
-        | conditions                                         | outcome                                                                                         |
-        | [gpu.example.com/attached, gpu.example.com/ready]   | accepted                                                                                        |
+        | conditions                                           | outcome                                                                                                       |
+        | [gpu.example.com/attached, gpu.example.com/ready]    | accepted                                                                                                      |
         | [gpu.example.com/attached, gpu.example.com/attached] | rejected at "spec.devices[0].bindingConditions[1]" by rule "DRA-API/BINDING-CONDITIONS-UNIQUE" as a duplicate |
 
     # The rule holds for both lists: an API server that checks only bindingConditions passes the outline above.
@@ -55,8 +55,8 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
       Then the request is <outcome>
 
       Examples:
-        | failures                                                       | outcome                                                                                               |
-        | [gpu.example.com/attach-failed, gpu.example.com/lost]          | accepted                                                                                              |
+        | failures                                                       | outcome                                                                                                              |
+        | [gpu.example.com/attach-failed, gpu.example.com/lost]          | accepted                                                                                                             |
         | [gpu.example.com/attach-failed, gpu.example.com/attach-failed] | rejected at "spec.devices[0].bindingFailureConditions[1]" by rule "DRA-API/BINDING-CONDITIONS-UNIQUE" as a duplicate |
 
   Rule: DRA-API/BINDING-CONDITIONS-DISJOINT  No condition is both a binding and a binding failure condition

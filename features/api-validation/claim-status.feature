@@ -35,10 +35,10 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
       Then the request is <outcome>
 
       Examples:
-        | consumers                 | reserved                                                                                  | outcome                                                                        |
-        | two pods                  | [{resource: pods, name: a, uid: uid-a}, {resource: pods, name: b, uid: uid-b}]            | accepted                                                                       |
-        | one pod twice             | [{resource: pods, name: a, uid: uid-a}, {resource: pods, name: a, uid: uid-a}]            | rejected at "status.reservedFor[1]" by rule "DRA-API/RESERVED-FOR-LIMITS" as a duplicate  |
-        | a pod without a UID       | [{resource: pods, name: a}]                                                               | rejected at "status.reservedFor[0].uid" by rule "DRA-API/RESERVED-FOR-LIMITS"  |
+        | consumers           | reserved                                                                       | outcome                                                                                  |
+        | two pods            | [{resource: pods, name: a, uid: uid-a}, {resource: pods, name: b, uid: uid-b}] | accepted                                                                                 |
+        | one pod twice       | [{resource: pods, name: a, uid: uid-a}, {resource: pods, name: a, uid: uid-a}] | rejected at "status.reservedFor[1]" by rule "DRA-API/RESERVED-FOR-LIMITS" as a duplicate |
+        | a pod without a UID | [{resource: pods, name: a}]                                                    | rejected at "status.reservedFor[0].uid" by rule "DRA-API/RESERVED-FOR-LIMITS"            |
 
   Rule: DRA-API/RESERVED-FOR-NEEDS-ALLOCATION  Only an allocated claim is reserved
 
@@ -130,10 +130,10 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
       Then the request is <outcome>
 
       Examples:
-        | reported               | entries                                                                                                    | outcome                                                                                   |
-        | the allocated device   | [{driver: gpu.example.com, pool: fabric, device: gpu-0}]                                                   | accepted                                                                                  |
-        | another device         | [{driver: gpu.example.com, pool: fabric, device: gpu-1}]                                                   | rejected at "status.devices[0]" by rule "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION"        |
-        | the same device twice  | [{driver: gpu.example.com, pool: fabric, device: gpu-0}, {driver: gpu.example.com, pool: fabric, device: gpu-0}] | rejected at "status.devices[1]" by rule "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION" as a duplicate |
+        | reported              | entries                                                                                                          | outcome                                                                                           |
+        | the allocated device  | [{driver: gpu.example.com, pool: fabric, device: gpu-0}]                                                         | accepted                                                                                          |
+        | another device        | [{driver: gpu.example.com, pool: fabric, device: gpu-1}]                                                         | rejected at "status.devices[0]" by rule "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION"                |
+        | the same device twice | [{driver: gpu.example.com, pool: fabric, device: gpu-0}, {driver: gpu.example.com, pool: fabric, device: gpu-0}] | rejected at "status.devices[1]" by rule "DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION" as a duplicate |
 
   Rule: DRA-API/DEVICE-STATUS-CONDITIONS  At most 8 well-formed conditions per device, one per type
 
@@ -233,11 +233,11 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
       Then the request is <outcome>
 
       Examples:
-        | snapshot                                   | outcome                                                                                                                          |
-        | {gpu-0-counters: [mig], gpu-1-counters: []} | accepted                                                                                                                        |
-        | {gpu-0-counters: [mig, vgpu, x]}           | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"   |
-        | {gpu-0-counters: [Mig]}                    | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters][0]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT" |
-        | {GPU-0: [mig]}                             | rejected at "status.allocation.devices.results[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"           |
+        | snapshot                                    | outcome                                                                                                                            |
+        | {gpu-0-counters: [mig], gpu-1-counters: []} | accepted                                                                                                                           |
+        | {gpu-0-counters: [mig, vgpu, x]}            | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"    |
+        | {gpu-0-counters: [Mig]}                     | rejected at "status.allocation.devices.results[0].compatibilityGroups[gpu-0-counters][0]" by rule "DRA-API/COMPATIBILITY-SNAPSHOT" |
+        | {GPU-0: [mig]}                              | rejected at "status.allocation.devices.results[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-SNAPSHOT"                    |
 
   Rule: DRA-API/STATUS-ON-CREATE  A status written with a new claim is dropped, not validated
 

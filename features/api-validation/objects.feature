@@ -40,7 +40,7 @@ Feature: Every DRA object is well-formed (resource.k8s.io/v1 object schema and m
       Then the request is <outcome>
 
       Examples:
-        | name          | label                  | outcome                                                                           |
-        | trainer.gpu-0 | example.com/team       | accepted                                                                          |
-        | Trainer_GPU   | example.com/team       | rejected at "metadata.name" by rule "DRA-API/OBJECT-METADATA"                     |
-        | trainer       | example.com/a/team     | rejected at "metadata.labels" by rule "DRA-API/OBJECT-METADATA" |
+        | name          | label              | outcome                                                         |
+        | trainer.gpu-0 | example.com/team   | accepted                                                        |
+        | Trainer_GPU   | example.com/team   | rejected at "metadata.name" by rule "DRA-API/OBJECT-METADATA"   |
+        | trainer       | example.com/a/team | rejected at "metadata.labels" by rule "DRA-API/OBJECT-METADATA" |

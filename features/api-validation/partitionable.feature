@@ -44,10 +44,10 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
       Then the request is <outcome>
 
       Examples:
-        | first | second | outcome                                                                         |
-        | gpu-0 | gpu-1  | accepted                                                                        |
-        | gpu-0 | gpu-0  | rejected at "spec.sharedCounters[1]" by rule "DRA-API/COUNTER-SET-NAMES" as a duplicate   |
-        | gpu-0 | gpu.1  | rejected at "spec.sharedCounters[1].name" by rule "DRA-API/COUNTER-SET-NAMES"   |
+        | first | second | outcome                                                                                 |
+        | gpu-0 | gpu-1  | accepted                                                                                |
+        | gpu-0 | gpu-0  | rejected at "spec.sharedCounters[1]" by rule "DRA-API/COUNTER-SET-NAMES" as a duplicate |
+        | gpu-0 | gpu.1  | rejected at "spec.sharedCounters[1].name" by rule "DRA-API/COUNTER-SET-NAMES"           |
 
   Rule: DRA-API/COUNTER-SET-COUNTERS  A counter set has 1 to 32 counters with DNS-label names and quantity values
 
@@ -69,10 +69,10 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
       Then the request is <outcome>
 
       Examples:
-        | name        | value | outcome                                                                                               |
-        | memory      | 80Gi  | accepted                                                                                              |
-        | memory      | lots  | rejected at "spec.sharedCounters[0].counters[memory].value" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
-        | Memory      | 80Gi  | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"          |
+        | name   | value | outcome                                                                                            |
+        | memory | 80Gi  | accepted                                                                                           |
+        | memory | lots  | rejected at "spec.sharedCounters[0].counters[memory].value" by rule "DRA-API/COUNTER-SET-COUNTERS" |
+        | Memory | 80Gi  | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"               |
 
   Rule: DRA-API/DEVICE-COUNTER-CONSUMPTIONS  A device consumes from at most 2 counter sets, each once
 
@@ -96,8 +96,8 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
       Then the request is <outcome>
 
       Examples:
-        | first | second | outcome                                                                                                  |
-        | gpu-0 | gpu-1  | accepted                                                                                                 |
+        | first | second | outcome                                                                                                        |
+        | gpu-0 | gpu-1  | accepted                                                                                                       |
         | gpu-0 | gpu-0  | rejected at "spec.devices[0].consumesCounters[1]" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" as a duplicate |
 
   Rule: DRA-API/DEVICE-CONSUMED-COUNTERS  A consumption names 1 to 32 counters (1.34: at most 32 per device)
@@ -140,13 +140,13 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
       Then the request is <outcome>
 
       Examples:
-        | groups          | outcome                                                                                                                 |
-        | [mig]           | accepted                                                                                                                |
-        | [mig, vgpu]     | accepted                                                                                                                |
-        | []              | accepted                                                                                                                |
-        | [mig, vgpu, a]  | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"            |
-        | [mig, mig]      | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS" as a duplicate         |
-        | [MIG]           | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"         |
+        | groups         | outcome                                                                                                                        |
+        | [mig]          | accepted                                                                                                                       |
+        | [mig, vgpu]    | accepted                                                                                                                       |
+        | []             | accepted                                                                                                                       |
+        | [mig, vgpu, a] | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"                   |
+        | [mig, mig]     | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS" as a duplicate |
+        | [MIG]          | rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"                |
 
   Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME  partitionTypeAttribute is a fully qualified attribute name
 
@@ -189,9 +189,9 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
       Then the request is <outcome>
 
       Examples:
-        | attribute               | value             | outcome                                                                                                                            |
-        | gpu.example.com/profile | {string: 1g.10gb} | accepted                                                                                                                           |
-        | profile                 | {string: 1g.10gb} | accepted                                                                                                                           |
-        | gpu.example.com/profile | {int: 1}          | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"             |
-        | profile                 | {version: 1.0.0}  | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"                             |
-        | nic.example.com/profile | {string: 1g.10gb} | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES"             |
+        | attribute               | value             | outcome                                                                                                                 |
+        | gpu.example.com/profile | {string: 1g.10gb} | accepted                                                                                                                |
+        | profile                 | {string: 1g.10gb} | accepted                                                                                                                |
+        | gpu.example.com/profile | {int: 1}          | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES" |
+        | profile                 | {version: 1.0.0}  | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES" |
+        | nic.example.com/profile | {string: 1g.10gb} | rejected at "spec.devices[0].attributes[gpu.example.com/profile]" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES" |

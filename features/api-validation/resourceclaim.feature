@@ -24,10 +24,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Then the request is <outcome>
 
       Examples:
-        | first | second | outcome                                                                                    |
-        | gpu   | nic    | accepted                                                                                   |
-        | gpu   | gpu    | rejected at "spec.devices.requests[1]" by rule "DRA-API/CLAIM-REQUEST-NAMES" as a duplicate          |
-        | gpu   | my_nic | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"          |
+        | first | second | outcome                                                                                     |
+        | gpu   | nic    | accepted                                                                                    |
+        | gpu   | gpu    | rejected at "spec.devices.requests[1]" by rule "DRA-API/CLAIM-REQUEST-NAMES" as a duplicate |
+        | gpu   | my_nic | rejected at "spec.devices.requests[1].name" by rule "DRA-API/CLAIM-REQUEST-NAMES"           |
 
   Rule: DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE  A request is either exact or a prioritized list
 
@@ -66,9 +66,9 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Then the request is <outcome>
 
       Examples:
-        | first | second | outcome                                                                                                       |
-        | big   | small  | accepted                                                                                                      |
-        | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1]" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS" as a duplicate   |
+        | first | second | outcome                                                                                                               |
+        | big   | small  | accepted                                                                                                              |
+        | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1]" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS" as a duplicate |
 
   Rule: DRA-API/REQUEST-CLASS-NAME  Every request names a device class
 

@@ -106,9 +106,9 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | first | second | outcome                                                                               |
-        | gpu-0 | gpu-1  | accepted                                                                              |
-        | gpu-0 | gpu-0  | rejected at "spec.devices[1]" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE" as a duplicate        |
+        | first | second | outcome                                                                                  |
+        | gpu-0 | gpu-1  | accepted                                                                                 |
+        | gpu-0 | gpu-0  | rejected at "spec.devices[1]" by rule "DRA-API/SLICE-DEVICE-NAMES-UNIQUE" as a duplicate |
 
   Rule: DRA-API/SLICE-MAX-DEVICES  At most 128 devices, 64 when any device has taints, consumes counters or has list attributes
 
@@ -171,12 +171,12 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | attribute                               | outcome                                                                                                        |
-        | model                                   | accepted                                                                                                       |
-        | gpu.example.com/model                   | accepted                                                                                                       |
-        | gpu-model                               | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"                   |
-        | gpu.example.com/sub/model               | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"   |
-        | a23456789012345678901234567890123       | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+        | attribute                         | outcome                                                                           |
+        | model                             | accepted                                                                          |
+        | gpu.example.com/model             | accepted                                                                          |
+        | gpu-model                         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+        | gpu.example.com/sub/model         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+        | a23456789012345678901234567890123 | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
 
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
 
@@ -314,11 +314,11 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | release | items | outcome                                                                                    |
-        | 1.36    | 47    | accepted                                                                                   |
-        | 1.36    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
-        | current | 47    | accepted                                                                                   |
-        | current | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES"     |
+        | release | items | outcome                                                                     |
+        | 1.36    | 47    | accepted                                                                    |
+        | 1.36    | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES" |
+        | current | 47    | accepted                                                                    |
+        | current | 48    | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES" |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
 
@@ -358,13 +358,13 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | values             | default | outcome                                                                                                                         |
-        | ["10", "25", "50"] | 10      | accepted                                                                                                                        |
-        | ["10", "50", "25"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
-        | ["10", "10", "50"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES" as a duplicate      |
-        | ["10", "100"]      | 10      | accepted                                                                                                                        |
-        | ["10", "101"]      | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"      |
-        | ["10", "25"]       | 20      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"         |
+        | values             | default | outcome                                                                                                                                    |
+        | ["10", "25", "50"] | 10      | accepted                                                                                                                                   |
+        | ["10", "50", "25"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"                |
+        | ["10", "10", "50"] | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES" as a duplicate |
+        | ["10", "100"]      | 10      | accepted                                                                                                                                   |
+        | ["10", "101"]      | 10      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[1]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"                |
+        | ["10", "25"]       | 20      | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES"                   |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-RANGE  A valid range lies within the capacity, its default and max on the step grid
 
@@ -403,10 +403,10 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | selection   | mode                 | slice node | per device | device node | all nodes | outcome                                                                        |
-        | a node      | selecting per device | (absent)   | true       | node-1      | (absent)  | accepted                                                                       |
-        | no node     | selecting per device | (absent)   | true       | (absent)    | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
-        | two choices | selecting per device | (absent)   | true       | node-1      | true      | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION"          |
+        | selection   | mode                 | slice node | per device | device node | all nodes | outcome                                                               |
+        | a node      | selecting per device | (absent)   | true       | node-1      | (absent)  | accepted                                                              |
+        | no node     | selecting per device | (absent)   | true       | (absent)    | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION" |
+        | two choices | selecting per device | (absent)   | true       | node-1      | true      | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION" |
         | a node      | for one node         | node-1     | (absent)   | node-2      | (absent)  | rejected at "spec.devices[0]" by rule "DRA-API/DEVICE-NODE-SELECTION" |
 
   Rule: DRA-API/DEVICE-MAX-TAINTS  At most 16 taints per device (4 in Kubernetes 1.34)

@@ -57,10 +57,10 @@ Feature: compatibilityGroups on consumesCounters entries, as the API server stor
         | []                                                                | accepted | is accepted |
 
       Examples: beyond the bounds
-        | groups                                                             | verdict | outcome                                                                                                               |
-        | [a, b, c]                                                          | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"    |
-        | [a23456789-123456789-123456789-123456789-123456789-123456789-1234] | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | groups                                                             | verdict | outcome                                                                                                                           |
+        | [a, b, c]                                                          | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups" by rule "DRA-API/COMPATIBILITY-GROUPS"                   |
+        | [a23456789-123456789-123456789-123456789-123456789-123456789-1234] | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"                |
         | [mig, mig]                                                         | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[1]" by rule "DRA-API/COMPATIBILITY-GROUPS" as a duplicate |
-        | [MIG]                                                              | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
-        | [-mig]                                                             | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
-        | [mig_1]                                                            | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS" |
+        | [MIG]                                                              | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"                |
+        | [-mig]                                                             | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"                |
+        | [mig_1]                                                            | refused | is rejected at "spec.devices[0].consumesCounters[0].compatibilityGroups[0]" by rule "DRA-API/COMPATIBILITY-GROUPS"                |
