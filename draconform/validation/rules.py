@@ -589,7 +589,10 @@ def claim_spec_rules(spec: Any, path: Path, gates: FeatureGates) -> Iterator[Pro
         where = (*path, "devices", "constraints", index)
         if _set(constraint, "matchAttribute") == _set(constraint, "distinctAttribute"):
             what = "Invalid value: both are set" if _set(constraint, "matchAttribute") else "Required value"
-            yield Problem(where, f"{what}: exactly one of `matchAttribute` or `distinctAttribute` is required",
+            # without DRAConsumableCapacity (which brought distinctAttribute) upstream names matchAttribute
+            at = where if what != "Required value" or gates.enabled("DRAConsumableCapacity") else (
+                *where, "matchAttribute")
+            yield Problem(at, f"{what}: exactly one of `matchAttribute` or `distinctAttribute` is required",
                           "DRA-API/CONSTRAINT-ONE-OF")
         yield from _references(constraint.get("requests"), (*where, "requests"), names)
     for index, config in _dicts(devices.get("config")):

@@ -106,3 +106,13 @@ def test_a_malformed_quantity_is_a_decoding_refusal() -> None:
         ("spec.sharedCounters[0].counters[memory].value", "DRA-API/COUNTER-SET-COUNTERS")]
     problems = validate_manifest(obj, validate_gates({}, "1.37"))[1]
     assert [p.field for p in problems if p.decoding] == ["spec.sharedCounters[0].counters[memory].value"]
+
+
+@pytest.mark.parametrize(("gate", "field"), [(True, "spec.devices.constraints[0]"),
+                                             (False, "spec.devices.constraints[0].matchAttribute")])
+def test_a_constraint_naming_no_attribute_is_reported_where_the_gates_put_it(gate: bool, field: str) -> None:
+    """With DRAConsumableCapacity (on by default from 1.36) upstream names the constraint, without it its
+    matchAttribute (distinctAttribute came with the gate)."""
+    obj = _with(CLAIM, ("spec", "devices", "constraints"), [{"requests": ["gpu"]}])
+    problems = validate_manifest(obj, validate_gates({"DRAConsumableCapacity": gate}, "1.37"))[1]
+    assert [(p.field, p.reason) for p in problems] == [(field, "FieldValueRequired")]
