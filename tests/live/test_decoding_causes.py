@@ -38,3 +38,21 @@ def test_other_messages_name_no_field() -> None:
     assert decoding_causes('resourceclaims.resource.k8s.io "gpu" already exists') == []
     assert decoding_causes("the body of the request could not be decoded: Expecting value") == []
     assert decoding_causes('json: cannot unmarshal string into Go value of type v1.DeviceClass') == []
+
+
+def test_a_validation_status_gives_each_cause_its_reason() -> None:
+    """kube-apiserver's 422 names each cause's error type (FieldValueDuplicate, ...): the seam keeps it, so the
+    rejected-at step can tell a duplicate at a list item from another error there (issue 37)."""
+    from lightkube.core.exceptions import ApiError as LightkubeApiError
+    from lightkube.models import meta_v1
+
+    from draconform.live.kube import api_error
+
+    status = meta_v1.Status.from_dict({
+        "kind": "Status", "status": "Failure", "reason": "Invalid", "code": 422,
+        "message": 'ResourceSlice.resource.k8s.io "s" is invalid: spec.devices[1]: Duplicate value: "gpu-0"',
+        "details": {"causes": [{"reason": "FieldValueDuplicate", "message": 'Duplicate value: "gpu-0"',
+                                "field": "spec.devices[1]"}]}})
+    error = api_error(LightkubeApiError(status=status))
+    assert [(c.field, c.reason, c.error_type) for c in error.causes] == [
+        ("spec.devices[1]", "FieldValueDuplicate", "FieldValueDuplicate")]
