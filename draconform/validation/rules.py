@@ -606,6 +606,8 @@ def _references(references: Any, path: Path, names: dict[str, set[str] | None]) 
             error = _reference_error(reference, names, result=False)
             if error:
                 yield Problem((*path, index), error, "DRA-API/REQUEST-REFERENCES-EXIST")
+        yield from _duplicates([((*path, index), reference) for index, reference in enumerate(references)],
+                               "DRA-API/REQUEST-REFERENCES-EXIST")
 
 
 def claim_rules(obj: Obj, old: Obj | None, gates: FeatureGates) -> Iterator[Problem]:

@@ -185,7 +185,7 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | gpu.example.com/numa | accepted                                                                                                     |
         | numa                 | rejected at "spec.devices.constraints[0].matchAttribute" by rule "DRA-API/CONSTRAINT-FULLY-QUALIFIED"        |
 
-  Rule: DRA-API/REQUEST-REFERENCES-EXIST  Constraints and configuration name requests that exist
+  Rule: DRA-API/REQUEST-REFERENCES-EXIST  Constraints and configuration name requests that exist, each once
 
     Scenario Outline: A <user> naming <reference>
       When the user creates the ResourceClaim "gpu-and-nic" from the manifests with:
@@ -194,12 +194,14 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Then the request is <outcome>
 
       Examples:
-        | user       | reference | field       | entry                                                                              | outcome                                                                                          |
-        | constraint | gpu, nic  | constraints | {requests: [gpu, nic], matchAttribute: example.com/pcieRoot}                       | accepted                                                                                         |
-        | constraint | nic/fast  | constraints | {requests: [gpu, nic/fast], matchAttribute: example.com/pcieRoot}                  | accepted                                                                                         |
-        | constraint | tpu       | constraints | {requests: [gpu, tpu], matchAttribute: example.com/pcieRoot}                       | rejected at "spec.devices.constraints[0].requests[1]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" |
-        | constraint | nic/huge  | constraints | {requests: [nic/huge], matchAttribute: example.com/pcieRoot}                       | rejected at "spec.devices.constraints[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" |
-        | config     | gpu/fast  | config      | {requests: [gpu/fast], opaque: {driver: gpu.example.com, parameters: {}}}          | rejected at "spec.devices.config[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST"      |
+        | user       | reference | field       | entry                                                                     | outcome                                                                                                         |
+        | constraint | gpu, nic  | constraints | {requests: [gpu, nic], matchAttribute: example.com/pcieRoot}              | accepted                                                                                                        |
+        | constraint | nic/fast  | constraints | {requests: [gpu, nic/fast], matchAttribute: example.com/pcieRoot}         | accepted                                                                                                        |
+        | constraint | tpu       | constraints | {requests: [gpu, tpu], matchAttribute: example.com/pcieRoot}              | rejected at "spec.devices.constraints[0].requests[1]" by rule "DRA-API/REQUEST-REFERENCES-EXIST"                |
+        | constraint | nic/huge  | constraints | {requests: [nic/huge], matchAttribute: example.com/pcieRoot}              | rejected at "spec.devices.constraints[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST"                |
+        | config     | gpu/fast  | config      | {requests: [gpu/fast], opaque: {driver: gpu.example.com, parameters: {}}} | rejected at "spec.devices.config[0].requests[0]" by rule "DRA-API/REQUEST-REFERENCES-EXIST"                     |
+        | constraint | gpu twice | constraints | {requests: [gpu, gpu], matchAttribute: example.com/pcieRoot}              | rejected at "spec.devices.constraints[0].requests[1]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" as a duplicate |
+        | config     | gpu twice | config      | {requests: [gpu, gpu], opaque: {driver: gpu.example.com, parameters: {}}} | rejected at "spec.devices.config[0].requests[1]" by rule "DRA-API/REQUEST-REFERENCES-EXIST" as a duplicate      |
 
   Rule: DRA-API/CLAIM-SPEC-IMMUTABLE  A claim's spec and a template's spec never change
 
