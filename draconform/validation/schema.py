@@ -143,7 +143,7 @@ def _problem(kind_schema: KindSchema, error: jsonschema.ValidationError) -> Prob
         # kube-apiserver's validateMap checks a key at the map itself (`...attributes`); a map marked
         # `x-key-errors: entry` is checked entry by entry, at `...[key]`
         where = (*path, MapKey(value)) if key_at_entry else path
-        return Problem(where, f"Invalid value: {value!r}: {message_hint or 'invalid name'}", rule)
+        return Problem(where, _message(keyword, error.validator_value, value, message_hint or "invalid name"), rule)
     decoding = error.schema.get("x-decoding") if isinstance(error.schema, dict) else None
     return Problem(path, _message(keyword, error.validator_value, value, message_hint), rule, decoding=decoding)
 
@@ -164,7 +164,9 @@ def _message(keyword: str, limit: Any, value: Any, hint: str | None) -> str:
         return f"Too long: may not be more than {limit} characters"
     if keyword == "minLength":
         return "Required value"
-    if keyword == "pattern":
+    if keyword == "pattern":  # a pattern standing for a length limit says so (`x-message: "Too long: ..."`)
+        if hint and hint.startswith("Too long"):
+            return hint
         return f"Invalid value: {value!r}: {hint or 'has an invalid format'}"
     if keyword == "enum":
         return f"Unsupported value: {value!r}: supported values: {', '.join(repr(v) for v in limit)}"

@@ -171,12 +171,12 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Then the request is <outcome>
 
       Examples:
-        | attribute                         | outcome                                                                           |
-        | model                             | accepted                                                                          |
-        | gpu.example.com/model             | accepted                                                                          |
-        | gpu-model                         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
-        | gpu.example.com/sub/model         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
-        | a23456789012345678901234567890123 | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
+        | attribute                         | outcome                                                                                       |
+        | model                             | accepted                                                                                      |
+        | gpu.example.com/model             | accepted                                                                                      |
+        | gpu-model                         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"             |
+        | gpu.example.com/sub/model         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"             |
+        | a23456789012345678901234567890123 | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" as too long |
 
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
 

@@ -59,6 +59,11 @@ CASES = [
      "spec.devices.requests[0].firstAvailable[1]", "FieldValueDuplicate"),
     ("bad attribute key", _with(SLICE, ("spec", "devices", 0, "attributes"), {"gpu-model": {"string": "a"}}),
      "spec.devices[0].attributes", "FieldValueInvalid"),
+    ("attribute key too long", _with(SLICE, ("spec", "devices", 0, "attributes"), {"a" * 33: {"string": "a"}}),
+     "spec.devices[0].attributes", "FieldValueTooLong"),
+    ("repeated constraint request", _with(CLAIM, ("spec", "devices", "constraints"), [
+        {"requests": ["gpu", "gpu"], "matchAttribute": "gpu.example.com/numa"}]),
+     "spec.devices.constraints[0].requests[1]", "FieldValueDuplicate"),
     ("bad capacity key", _with(SLICE, ("spec", "devices", 0, "capacity"), {"gpu-memory": {"value": "1"}}),
      "spec.devices[0].capacity", "FieldValueInvalid"),
     ("bad counter key", _with(COUNTERS, ("spec", "sharedCounters", 0, "counters"), {"Memory": {"value": "1"}}),
