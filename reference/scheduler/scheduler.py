@@ -31,9 +31,10 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
-from draconform.reference.scheduler.noderesources import TOO_MANY_PODS, NodeResourcesFit
+from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
+from draconform.reference.scheduler.resourcefit import INSUFFICIENT, TOO_MANY_PODS
 from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
 from draconform.sut import ApiError, Obj
 
@@ -69,8 +70,8 @@ class Scheduler:
         self.config = config
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
-        # Pods NodeResourcesFit last refused for want of room on every node: a bound pod that finishes or goes
-        # moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
+        # Pods NodeResourcesFit last refused for want of room or resources on every node: a bound pod that finishes
+        # or goes moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
         self._waiting_for_room: set[PodKey] = set()
         self._stopped = False
         if dra is None:
@@ -326,7 +327,7 @@ class Scheduler:
             )
             latest.setdefault("status", {})["conditions"] = conditions
             self._store.update_status(latest, copy_result=False)
-        if TOO_MANY_PODS in message:
+        if TOO_MANY_PODS in message or INSUFFICIENT in message:
             self._waiting_for_room.add(_key(pod))
         else:
             self._waiting_for_room.discard(_key(pod))
