@@ -369,7 +369,10 @@ def _summarise(node_count: int, rejections: dict[str, Status]) -> Status:
     """kube-scheduler's "0/N nodes are available: ..." message, reasons counted and sorted."""
     counts: dict[str, int] = {}
     for status in rejections.values():
-        counts[status.message] = counts.get(status.message, 0) + 1
+        # a status holds several reasons where NodeResourcesFit finds several resources short (its message joins
+        # them with ", ", as upstream's Status.Message() does); upstream counts each reason on its own
+        for reason in status.message.split(", ") if status.plugin == NodeResourcesFit.name else [status.message]:
+            counts[reason] = counts.get(reason, 0) + 1
     reasons = ", ".join(f"{count} {message}" for message, count in sorted(counts.items()))
     code = (
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE

@@ -63,9 +63,12 @@ def test_a_node_listing_no_memory_takes_no_pod_asking_for_memory() -> None:
     made = ReferenceCluster({})
     made.store.create(_node({"pods": "110"}))
     made.store.create(_pod("small", _container({"memory": "64Mi"})))
+    made.store.create(_pod("both", _container({"memory": "64Mi", "cpu": "100m"})))
     made.store.create(_pod("nothing", _container()))
     made.settle()
     assert _message(made, "small") == "0/1 nodes are available: 1 Insufficient memory."
+    # each reason counted on its own, as upstream's FitError counts the reasons of every node
+    assert _message(made, "both") == "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."
     assert _message(made, "nothing") is None  # a pod asking for nothing fits anywhere there is room
 
 
