@@ -145,7 +145,8 @@ def a_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_class
     _create(sut, ctx, named("ResourceClaim", claim, spec=_exact_request(device_class)))
 
 
-# The image upstream's e2e tests give a pod that only has to exist and run: small, and on every node's registry
+# The image upstream's e2e tests give a pod that only has to exist and run: the pause image, which a node's
+# container runtime already holds as its sandbox image
 POD_IMAGE = "registry.k8s.io/pause:3.10"
 
 
