@@ -237,3 +237,15 @@ def test_delete_collection_deletes_what_the_selector_matches(http: Http) -> None
         http.request("POST", CONFIGMAPS, {**_configmap(name), "metadata": {"name": name, "labels": {"tier": tier}}})
     assert http.request("DELETE", f"{CONFIGMAPS}?labelSelector=tier%3Dx").status == 200
     assert [i["metadata"]["name"] for i in http.request("GET", CONFIGMAPS).json()["items"]] == ["c"]
+
+
+def test_a_refused_pod_names_each_cause_with_upstreams_reason(http: Http) -> None:
+    """A container without an image, an extended resource requested without its limit: each cause at upstream's
+    field with the reason kube-apiserver gives its error type (issue 37)."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "no-image"},
+           "spec": {"containers": [{"name": "main", "resources": {"requests": {"example.com/gpu": "1"}}}]}}
+    refused = http.request("POST", "/api/v1/namespaces/default/pods", pod)
+    assert refused.status == 422
+    causes = {(c["field"], c["reason"]) for c in refused.json()["details"]["causes"]}
+    assert causes == {("spec.containers[0].image", "FieldValueRequired"),
+                      ("spec.containers[0].resources.limits", "FieldValueRequired")}
