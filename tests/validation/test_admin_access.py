@@ -14,6 +14,7 @@ from draconform.reference.apiserver.admission import install
 from draconform.reference.apiserver.store import Store
 from draconform.reference.clock import FakeClock
 from draconform.sut import ApiError
+from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.adminaccess import LABEL, RULE
 
 NS = "monitoring"
@@ -76,3 +77,16 @@ def test_serve_reads_the_label_from_the_namespace_object() -> None:
     api.label_namespace(NS, {LABEL: "true"})
     assert api.get("Namespace", NS)["metadata"]["labels"] == {LABEL: "true"}  # type: ignore[index]
     api.create(claim(True))
+
+
+def test_validate_warns_that_admin_access_needs_the_namespace_label() -> None:
+    """`validate` sees no namespace: admin access is a warning there, never an error; in v1beta1 too."""
+    found = validate_manifest(template(False, True), validate_gates(None, "1.37"))[1]
+    assert [(p.field, p.severity, p.rule) for p in found] == [("spec.devices.requests[1].adminAccess", "warning",
+                                                               RULE)]
+    assert validate_manifest(claim(False), validate_gates(None, "1.37"))[1] == []
+    old = {**claim(), "apiVersion": "resource.k8s.io/v1beta1",
+           "spec": {"devices": {"requests": [{"name": "r", "deviceClassName": "gpu", "adminAccess": True}]}}}
+    found = validate_manifest(old, validate_gates(None, "1.37"))[1]
+    assert [(p.field, p.severity) for p in found if p.rule == RULE] == [("spec.devices.requests[0].adminAccess",
+                                                                         "warning")]
