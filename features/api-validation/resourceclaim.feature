@@ -231,6 +231,8 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
 
   Rule: DRA-API/ADMIN-ACCESS-NAMESPACE  Admin access only in a namespace labelled for it
 
+    # kube-apiserver names the claim spec's path for a template too, and without `exactly`: the refusal is at
+    # spec.devices.requests[0].adminAccess either way.
     Scenario Outline: A <kind> with adminAccess <value> in a namespace without the label
       When the user creates the <kind> "one-gpu" from the manifests with:
         | field                         | value   |
