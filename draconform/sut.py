@@ -219,6 +219,11 @@ class SystemUnderTest(Protocol):
         to a node goes at once, without waiting for its kubelet."""
         ...
 
+    def label_namespace(self, namespace: str, labels: Mapping[str, str]) -> None:
+        """Add `labels` to `namespace` (the steps' "default", which a live SUT maps to the scenario's own), as a
+        cluster administrator labels a namespace; kube-apiserver reads some of them: admin access to devices is
+        allowed only in a namespace labelled `resource.kubernetes.io/admin-access: "true"`."""
+
     # --- the control plane at work ------------------------------------------------------------
     def settle(self) -> None:
         """Let controllers and the scheduler work until nothing more happens without time passing."""

@@ -86,6 +86,9 @@ class ReferenceSystem:
                grace_period_seconds: int | None = None) -> None:
         self.cluster.store.delete(kind, name, namespace, grace_period_seconds=grace_period_seconds)
 
+    def label_namespace(self, namespace: str, labels: Mapping[str, str]) -> None:
+        self.cluster.store.label_namespace(namespace, dict(labels))
+
     # --- the control plane at work ------------------------------------------------------------
     def settle(self) -> None:
         self.cluster.settle()

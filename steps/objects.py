@@ -145,12 +145,13 @@ def a_claim(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_class
     _create(sut, ctx, named("ResourceClaim", claim, spec=_exact_request(device_class)))
 
 
+# The image upstream's e2e tests give a pod that only has to exist and run: the pause image, which a node's
+# container runtime already holds as its sandbox image
+POD_IMAGE = "registry.k8s.io/pause:3.10"
+
+
 def _pod(name: str, claims: list[Obj]) -> Obj:
-    return named(
-        "Pod",
-        name,
-        spec={"containers": [{"name": "main", "image": "registry.example/app:1"}], "resourceClaims": claims},
-    )
+    return named("Pod", name, spec={"containers": [{"name": "main", "image": POD_IMAGE}], "resourceClaims": claims})
 
 
 @given(parsers.parse('a pod "{pod}" with a claim for one "{device_class}" device'))
@@ -247,6 +248,17 @@ def pod_finishes(sut: SystemUnderTest, pod: str, phase: str) -> None:
     """The pod's containers end (the container runtime's report); its kubelet writes the phase, the field only a
     kubelet owns, so a scenario judging what follows never starts from a phase the harness wrote."""
     seam_method(sut, "finish_pod", "end a pod's containers")(pod, NAMESPACE, phase)
+
+
+# The label kube-apiserver looks for on a namespace before it lets a claim or template there ask for admin access
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+
+
+@given("the namespace allows admin access")
+def namespace_allows_admin_access(sut: SystemUnderTest) -> None:
+    """The scenario's namespace labelled as a cluster administrator labels one whose users may ask for admin
+    access to devices (a monitoring team's)."""
+    seam_method(sut, "label_namespace", "label a namespace")(NAMESPACE, {ADMIN_ACCESS_LABEL: "true"})
 
 
 @given(parsers.parse('node "{node}" advertises {count:d} "{resource}" in its allocatable resources'))

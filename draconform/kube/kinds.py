@@ -54,18 +54,22 @@ CLASSIC_KINDS: dict[str, KindInfo] = {
 NAMESPACED = frozenset(kind for table in (KINDS, CLASSIC_KINDS) for kind, info in table.items() if info.namespaced)
 
 
-# What a kubelet registers its Node with by default (its maxPods): kube-scheduler's NodeResourcesFit refuses
-# every pod on a node whose `status.allocatable.pods` is absent ("Too many pods").
+# What a kubelet registers its Node with: its maxPods by default, and the machine's cpu, memory and local storage
+# (here a modest worker's). kube-scheduler's NodeResourcesFit refuses every pod on a node whose
+# `status.allocatable.pods` is absent ("Too many pods"), and a pod asking for cpu or memory on a node that lists
+# none ("Insufficient memory").
 KUBELET_MAX_PODS = "110"
+KUBELET_RESOURCES = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": KUBELET_MAX_PODS}
 
 
 def with_pod_room(node: dict[str, Any]) -> dict[str, Any]:
-    """`node` with `status.capacity.pods` and `status.allocatable.pods` as a kubelet registers them, each kept
-    where `node` already sets it."""
+    """`node` with `status.capacity` and `status.allocatable` of cpu, memory, ephemeral-storage and pods as a
+    kubelet registers them, each kept where `node` already sets it (room for pods, and for what they ask)."""
     if not node.get("status"):
         node["status"] = {}
     for field in ("capacity", "allocatable"):
         if not node["status"].get(field):
             node["status"][field] = {}
-        node["status"][field].setdefault("pods", KUBELET_MAX_PODS)
+        for name, value in KUBELET_RESOURCES.items():
+            node["status"][field].setdefault(name, value)
     return node

@@ -282,6 +282,18 @@ class LiveSystem:
                 return
         self.client.delete(kind, *where)
 
+    def label_namespace(self, namespace: str, labels: Mapping[str, str]) -> None:
+        """The scenario's own namespace gets the labels (created first if the scenario has written nothing yet)."""
+        if self._journal is not None:
+            self._journal.append(functools.partial(self.label_namespace, namespace, dict(labels)))
+        name = self._namespace(namespace)
+        self._ensure_namespace()
+        stored = self.client.get("Namespace", name)
+        if stored is None:
+            raise ApiError("NotFound", f'namespaces "{name}" not found')
+        stored["metadata"].setdefault("labels", {}).update(labels)
+        self.client.update(stored)
+
     def _on_own_node(self, pod: Obj) -> bool:
         """Bound to a Node object this scenario created: no kubelet will ever finish the pod's deletion."""
         return str(pod["spec"].get("nodeName") or "").startswith(self._prefix)

@@ -11,6 +11,11 @@ HTTP_STATUS = {"BadRequest": 400, "Unauthorized": 401, "Forbidden": 403, "NotFou
                "RequestEntityTooLarge": 413, "UnsupportedMediaType": 415, "Invalid": 422, "TooManyRequests": 429,
                "InternalError": 500, "ServiceUnavailable": 503, "Timeout": 504}
 MODIFIED = "the object has been modified; please apply your changes to the latest version and try again"
+# A cause's reason from the start of its message, which is how upstream words each field.ErrorType
+CAUSE_REASONS = (("Required value", "FieldValueRequired"), ("Forbidden", "FieldValueForbidden"),
+                 ("Duplicate value", "FieldValueDuplicate"), ("Not found", "FieldValueNotFound"),
+                 ("Unsupported value", "FieldValueNotSupported"), ("Too long", "FieldValueTooLong"),
+                 ("Too many", "FieldValueTooMany"), ("Internal error", "InternalError"))
 
 
 def success(resource: Resource | None = None, name: str | None = None) -> Obj:
@@ -41,7 +46,7 @@ def failure(error: ApiError, resource: Resource | None = None, name: str | None 
                 message = f'{resource.kind} "{name}" is invalid: ' + (
                     listed[0] if len(listed) == 1 else "[" + ", ".join(listed) + "]")
     if error.causes and error.reason != "BadRequest":  # a decoding refusal names its fields in the message only
-        details["causes"] = [{"reason": cause.error_type or "FieldValueInvalid", "message": cause.message,
+        details["causes"] = [{"reason": cause.error_type or cause_reason(cause.message), "message": cause.message,
                               "field": cause.field} for cause in error.causes]
     body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
                  "reason": error.reason if error.reason in HTTP_STATUS else "InternalError", "code": code}
@@ -50,3 +55,8 @@ def failure(error: ApiError, resource: Resource | None = None, name: str | None 
         # details.name of the 404 for pods/ephemeralcontainers and crashes on a Status without them
         body["details"] = details
     return code, body
+
+
+def cause_reason(message: str) -> str:
+    """The StatusCause reason of a field error worded `message` (FieldValueInvalid unless it says otherwise)."""
+    return next((reason for start, reason in CAUSE_REASONS if message.startswith(start)), "FieldValueInvalid")

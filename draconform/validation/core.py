@@ -9,6 +9,7 @@ from typing import Any
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.kube.kinds import CLASSIC_API, KINDS
 from draconform.sut import copy_object
+from draconform.validation.adminaccess import admin_access_problems
 from draconform.validation.gates import default_off_warnings, strip_disabled
 from draconform.validation.pod import TEMPLATES
 from draconform.validation.problems import Problem
@@ -104,7 +105,14 @@ def validate_manifest(obj: Obj, gates: FeatureGates) -> tuple[Obj, list[Problem]
     found += validate_object(stored, gates)
     kind = str(obj.get("kind"))
     problems += [Problem(path_in(version, kind, p.path), p.message, p.rule, p.severity, p.decoding) for p in found]
-    return stored, problems + dropped
+    return stored, problems + dropped + _admin_access_warnings(stored)
+
+
+def _admin_access_warnings(obj: Obj) -> list[Problem]:
+    """Admin access asked for: allowed only in a namespace labelled for it, which the object alone does not show,
+    so a warning (at upstream's path, which is the same in every version)."""
+    return [Problem(p.path, f"{p.message} (kube-apiserver refuses the object in a namespace without it)", p.rule,
+                    "warning") for p in admin_access_problems(obj, None, {})]
 
 
 def _status_dropped(obj: Obj, gates: FeatureGates) -> list[Problem]:

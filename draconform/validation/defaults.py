@@ -1,8 +1,9 @@
 """kube-apiserver's defaulting of resource.k8s.io/v1 objects, applied to what the reference stores: an
 exact request or a subrequest without an allocation mode is ExactCount, and one that is ExactCount with no
 count (or count 0, which Go cannot tell from unset) asks for one device; a device taint (in a ResourceSlice
-or a DeviceTaintRule) without timeAdded gets the time of the write, to the second. A client reading the
-object back sees these fields, as from a real cluster."""
+or a DeviceTaintRule) without timeAdded gets the time of the write, to the second; a Pod's container with a
+limit and no request of a resource asks for its limit (core/v1 SetDefaults_Pod; pods only, not the templates
+of workloads). A client reading the object back sees these fields, as from a real cluster."""
 
 from __future__ import annotations
 
@@ -42,6 +43,25 @@ def _default_count(request: Any) -> None:
     request.setdefault("allocationMode", "ExactCount")
     if request["allocationMode"] == "ExactCount" and request.get("count") in (None, 0):
         request["count"] = 1
+
+
+def apply_pod_defaults(obj: Obj) -> None:
+    """Default, in place, each container's and init container's requests to its limits where it has none."""
+    spec = obj.get("spec") if obj.get("kind") == "Pod" and obj.get("apiVersion") == "v1" else None
+    if not isinstance(spec, dict):
+        return
+    for group in ("initContainers", "containers"):
+        containers = spec.get(group)
+        for container in containers if isinstance(containers, list) else []:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if not isinstance(resources, dict) or not isinstance(resources.get("limits"), dict) \
+                    or not resources["limits"]:
+                continue
+            limits = resources["limits"]
+            requests = resources.setdefault("requests", {})
+            if isinstance(requests, dict):
+                for name, value in limits.items():
+                    requests.setdefault(name, value)
 
 
 def apply_taint_defaults(obj: Obj, now: str) -> None:

@@ -4,13 +4,16 @@ the pod's claims), beyond what schemas/core/v1/pod.schema.json says about their 
 Pod is not draconform's business. Every workload kind's pod template (Deployment, StatefulSet, DaemonSet,
 ReplicaSet, Job, CronJob, PodTemplate, ReplicationController) is checked the same way, at the path through the
 template. Problems carry the rule DRA-API/POD-CLAIMS, and a pod update that changes spec.resourceClaims is
-refused (KEP-3063/POD-CLAIMS-IMMUTABLE)."""
+refused (KEP-3063/POD-CLAIMS-IMMUTABLE). What upstream checks of every container besides (an image, requests
+and limits: containers.py), and that a pod spec has containers, are checked too, under no rule: a scenario's
+pod must pass them on a real cluster."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+from draconform.validation.containers import container_rules
 from draconform.validation.problems import Path, Problem
 
 RULE = "DRA-API/POD-CLAIMS"
@@ -41,6 +44,8 @@ def pod_rules(pod: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> It
         # kube-apiserver lets a pod update change only a few fields; the claims a pod uses are not among them
         yield Problem(("spec",), "Forbidden: pod updates may not change spec.resourceClaims",
                       IMMUTABLE_RULE)
+    if old is None and spec.get("ephemeralContainers"):  # added later through the ephemeralcontainers subresource
+        yield Problem(("spec", "ephemeralContainers"), "Forbidden: cannot be set on create")
     yield from pod_spec_rules(spec, ("spec",))
 
 
@@ -51,7 +56,11 @@ def template_rules(workload: dict[str, Any], old: dict[str, Any] | None, gates: 
         template = template.get(field) if isinstance(template, dict) else None
     spec = template.get("spec") if isinstance(template, dict) else None
     if isinstance(spec, dict):
-        yield from pod_spec_rules(spec, (*TEMPLATES[str(workload.get("kind"))], "spec"))
+        where = (*TEMPLATES[str(workload.get("kind"))], "spec")
+        if spec.get("ephemeralContainers"):
+            yield Problem((*where, "ephemeralContainers"), "Forbidden: ephemeral containers not allowed in pod "
+                                                           "template")
+        yield from pod_spec_rules(spec, where)
 
 
 def pod_spec_rules(spec: dict[str, Any], where: Path) -> Iterator[Problem]:
@@ -68,8 +77,11 @@ def pod_spec_rules(spec: dict[str, Any], where: Path) -> Iterator[Problem]:
                 yield Problem((*path, "name"), f"Duplicate value: {name!r}", RULE)
             names.add(name)
         yield from _one_source(entry, path)
+    if not spec.get("containers"):
+        yield Problem((*where, "containers"), "Required value")
     for container_path, container in _containers(spec, where):
         yield from _container_claims(container, container_path, names)
+        yield from container_rules(container, container_path)
 
 
 def _one_source(entry: dict[str, Any], path: Path) -> Iterator[Problem]:

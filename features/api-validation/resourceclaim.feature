@@ -230,3 +230,56 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | count | outcome                                                           |
         | 1     | accepted                                                          |
         | 2     | rejected at "spec" by rule "DRA-API/CLAIM-SPEC-IMMUTABLE"         |
+
+  Rule: DRA-API/ADMIN-ACCESS-NAMESPACE  Admin access only in a namespace labelled for it
+
+    # kube-apiserver names the claim spec's path for a template too, and without `exactly`: the refusal is at
+    # spec.devices.requests[0].adminAccess either way.
+    Scenario Outline: A <kind> with adminAccess <value> in a namespace without the label
+      When the user creates the <kind> "one-gpu" from the manifests with:
+        | field                         | value   |
+        | <request>.exactly.adminAccess | <value> |
+      Then the request is <outcome>
+
+      Examples:
+        | kind                  | request                       | value | outcome                                                                                                |
+        | ResourceClaim         | spec.devices.requests[0]      | true  | rejected at "spec.devices.requests[0].adminAccess" by rule "DRA-API/ADMIN-ACCESS-NAMESPACE"            |
+        | ResourceClaimTemplate | spec.spec.devices.requests[0] | true  | rejected at "spec.devices.requests[0].adminAccess" by rule "DRA-API/ADMIN-ACCESS-NAMESPACE"            |
+        | ResourceClaim         | spec.devices.requests[0]      | false | accepted                                                                                               |
+        | ResourceClaimTemplate | spec.spec.devices.requests[0] | false | accepted                                                                                               |
+
+    Scenario Outline: A <kind> with admin access in a namespace labelled for it
+      Given the namespace allows admin access
+      When the user creates the <kind> "one-gpu" from the manifests with:
+        | field                         | value |
+        | <request>.exactly.adminAccess | true  |
+      Then the request is accepted
+      And the stored <kind> "one-gpu" has field "<request>.exactly.adminAccess" set to true
+
+      Examples:
+        | kind                  | request                       |
+        | ResourceClaim         | spec.devices.requests[0]      |
+        | ResourceClaimTemplate | spec.spec.devices.requests[0] |
+
+    Scenario: An allocation granting admin access in a namespace without the label is refused
+      Given the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: gpu, driver: gpu.example.com, pool: worker-1, device: gpu-0, adminAccess: true}
+        """
+      Then the request is rejected at "status.allocation.devices.results[0].adminAccess" by rule "DRA-API/ADMIN-ACCESS-NAMESPACE"
+
+    Scenario: An allocation granting admin access in a namespace labelled for it is accepted
+      Given the namespace allows admin access
+      And the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: gpu, driver: gpu.example.com, pool: worker-1, device: gpu-0, adminAccess: true}
+        """
+      Then the request is accepted

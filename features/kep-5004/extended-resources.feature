@@ -15,6 +15,8 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
 
   Rule: KEP-5004/CLASS-STANDS-FOR-RESOURCE  A class standing for the resource serves the pod through DRA
 
+    # An extended resource in requests needs an equal limit (the API refuses it otherwise); a limit alone is
+    # defaulted into requests. The implicit class name is in kubernetes.io, a native name: a request alone is valid.
     Scenario Outline: A container asking for <resource> in its <where>
       Given the Pod:
         """yaml
@@ -23,18 +25,17 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
           containers:
           - name: main
             image: registry.example/cuda:12
-            resources:
-              <where>: {<resource>: "1"}
+            resources: <resources>
         """
       When the scheduler runs
       Then pod "trainer" is bound to node "worker-1"
       And the claim of pod "trainer" is allocated device "gpu-0"
 
       Examples:
-        | resource                                           | where    |
-        | example.com/gpu                                    | limits   |
-        | example.com/gpu                                    | requests |
-        | deviceclass.resource.kubernetes.io/gpu.example.com | requests |
+        | resource                                           | where                | resources                                                           |
+        | example.com/gpu                                    | limits               | {limits: {example.com/gpu: "1"}}                                    |
+        | example.com/gpu                                    | requests and limits  | {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}  |
+        | deviceclass.resource.kubernetes.io/gpu.example.com | requests             | {requests: {deviceclass.resource.kubernetes.io/gpu.example.com: "1"}} |
 
     Scenario: Asking for more devices than the node has leaves the pod pending
       Given the Pod:

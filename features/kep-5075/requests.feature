@@ -233,7 +233,8 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
   Rule: KEP-5075/ADMIN-ACCESS  Admin access asks for capacity like any allocation
 
     Scenario Outline: A monitoring claim with admin access <amount> beside a 6G share (<claims>)
-      Given the device class "nic" selecting driver "nic.example.com"
+      Given the namespace allows admin access
+      And the device class "nic" selecting driver "nic.example.com"
       And the objects of manifest "shared-nic.yaml"
       And the ResourceClaim:
         """yaml

@@ -75,6 +75,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a claim "workload" for one "gpu" device
       And a pod "trainer" using claim "workload"
+      And the namespace allows admin access
       And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
@@ -86,6 +87,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
 
     Scenario: The monitoring claim takes the GPU first, and the workload allocated after it still gets it
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the namespace allows admin access
       And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
@@ -100,6 +102,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     # D-4381-7: within one scheduling attempt every pick is in use for the later requests, admin access too.
     Scenario: In one pod, the GPU a claim took with admin access is not given to the workload claim after it
       Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And the namespace allows admin access
       And the objects of manifest "monitor-admin-access.yaml"
       And a claim "workload" for one "gpu" device
       And a pod "trainer" using claims "monitor, workload"
@@ -111,6 +114,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And kube-scheduler with feature gates "DRAAdminAccess=off"
+      And the namespace allows admin access
       And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
@@ -366,7 +370,8 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     # the monitor the whole GPU and the workload a half.
     @rule:KEP-4381/ADMIN-ACCESS
     Scenario: In one pod, the counters a claim took with admin access are not given to the workload claim after it
-      Given the objects of manifest "monitor-admin-access.yaml"
+      Given the namespace allows admin access
+      And the objects of manifest "monitor-admin-access.yaml"
       And a claim "workload" for one "gpu" device
       And a pod "trainer" using claims "monitor, workload"
       When the scheduler runs

@@ -63,6 +63,7 @@ class Store:
         self.gates = gates or FeatureGates()
         self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
         self._dry_run = False
+        self._namespace_labels: dict[str, dict[str, str]] = {}  # where namespaces are no objects (in process)
 
     def keep_history(self) -> None:
         """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
@@ -154,6 +155,25 @@ class Store:
         )
         return (self._objects[key] for key in keys)
 
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        """The labels of `namespace`: its Namespace object's where this API server serves Namespaces (`serve`),
+        else those `label_namespace` gave it (in process every namespace exists and none is an object)."""
+        if "Namespace" in self.kinds:
+            stored = self._objects.get(("Namespace", None, namespace))
+            return dict(((stored or {}).get("metadata") or {}).get("labels") or {})
+        return dict(self._namespace_labels.get(namespace, {}))
+
+    def label_namespace(self, namespace: str, labels: dict[str, str]) -> None:
+        """Add `labels` to `namespace`, as a cluster administrator labels it."""
+        if "Namespace" not in self.kinds:
+            self._namespace_labels.setdefault(namespace, {}).update(labels)
+            return
+        stored = self.get("Namespace", namespace)
+        if stored is None:
+            raise ApiError("NotFound", f'namespaces "{namespace}" not found')
+        stored["metadata"].setdefault("labels", {}).update(labels)
+        self.update(stored)
+
     # --- writes --------------------------------------------------------------------------------
     # A write returns the object as now stored, a copy of the caller's own; a caller that does not use it or only
     # reads it passes `copy_result=False` and gets the stored object itself, not to be changed (as `view`, `peek`).
@@ -176,6 +196,8 @@ class Store:
             raise ApiError("AlreadyExists", f"{new['kind']} {self._display(key)} already exists")
         if info.has_status and "status" in obj and new["kind"] not in CREATED_WITH_STATUS:
             new.pop("status")  # status is written through its subresource only
+        if info.has_status and not isinstance(new.get("status"), dict):
+            new["status"] = {}  # a Go struct, never omitted: kube-apiserver answers `status: {}` for an empty one
         new = self._admit("CREATE", new, None)
         meta = new["metadata"]
         meta["uid"] = f"uid-{next(self._uid_counter):06d}"
@@ -234,10 +256,7 @@ class Store:
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
         new = _copy_without_status(old)  # the stored status is replaced by the one written: not copied
-        if "status" in obj:
-            new["status"] = copy_object(obj["status"])
-        else:
-            new.pop("status", None)
+        new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
             return copy_object(old) if copy_result else old

@@ -31,9 +31,10 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
-from draconform.reference.scheduler.noderesources import TOO_MANY_PODS, NodeResourcesFit
+from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
+from draconform.reference.scheduler.resourcefit import INSUFFICIENT, TOO_MANY_PODS
 from draconform.reference.scheduler.waiting import WaitingPod, WaitingPods
 from draconform.sut import ApiError, Obj
 
@@ -69,8 +70,8 @@ class Scheduler:
         self.config = config
         self.queue = SchedulingQueue(clock)
         self.waiting = WaitingPods()
-        # Pods NodeResourcesFit last refused for want of room on every node: a bound pod that finishes or goes
-        # moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
+        # Pods NodeResourcesFit last refused for want of room or resources on every node: a bound pod that finishes
+        # or goes moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
         self._waiting_for_room: set[PodKey] = set()
         self._stopped = False
         if dra is None:
@@ -326,7 +327,7 @@ class Scheduler:
             )
             latest.setdefault("status", {})["conditions"] = conditions
             self._store.update_status(latest, copy_result=False)
-        if TOO_MANY_PODS in message:
+        if TOO_MANY_PODS in message or INSUFFICIENT in message:
             self._waiting_for_room.add(_key(pod))
         else:
             self._waiting_for_room.discard(_key(pod))
@@ -368,7 +369,10 @@ def _summarise(node_count: int, rejections: dict[str, Status]) -> Status:
     """kube-scheduler's "0/N nodes are available: ..." message, reasons counted and sorted."""
     counts: dict[str, int] = {}
     for status in rejections.values():
-        counts[status.message] = counts.get(status.message, 0) + 1
+        # a status holds several reasons where NodeResourcesFit finds several resources short (its message joins
+        # them with ", ", as upstream's Status.Message() does); upstream counts each reason on its own
+        for reason in status.message.split(", ") if status.plugin == NodeResourcesFit.name else [status.message]:
+            counts[reason] = counts.get(reason, 0) + 1
     reasons = ", ".join(f"{count} {message}" for message, count in sorted(counts.items()))
     code = (
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE

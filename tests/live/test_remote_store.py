@@ -19,7 +19,8 @@ from tests.live.helpers import wait_until
 # What only the API server itself does: its admission chain, its feature gates, loading its storage, and the
 # history of stored versions it keeps for the seam's object_writes (read by the SUT, never by a component), and
 # the dry runs of API requests.
-SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history", "dry_run"}
+SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history", "dry_run",
+               "namespace_labels", "label_namespace"}  # the last two: admission and the in-process seam
 
 
 def _public(cls: type) -> set[str]:

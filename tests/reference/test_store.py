@@ -63,7 +63,7 @@ def test_stale_update_conflicts_and_fresh_update_succeeds(store: Store) -> None:
 
 def test_status_subresource_separates_spec_and_status(store: Store) -> None:
     created = store.create({**claim("a"), "status": {"allocation": {"devices": {"results": []}}}})
-    assert "status" not in created, "status is not writable on create"
+    assert created["status"] == {}, "status is not writable on create (read back as the empty struct)"
     with_status = store.update_status({**created, "status": {"reservedFor": []}})
     updated = store.update({**with_status, "status": {"something": "else"}})
     assert updated["status"] == {"reservedFor": []}, "update must not touch status"
@@ -84,7 +84,7 @@ def test_watch_sees_added_modified_deleted_in_order(store: Store) -> None:
     store.delete("ResourceClaim", "a")
     events = watch.drain()
     assert [e.type for e in events] == ["ADDED", "MODIFIED", "DELETED"]
-    assert events[1].old is not None and "status" not in events[1].old
+    assert events[1].old is not None and events[1].old["status"] == {}
     assert not watch.pending()
     watch.stop()
     store.create(claim("b"))
@@ -166,7 +166,7 @@ def test_history_holds_every_stored_version_oldest_first(store: Store) -> None:
     assert [v["metadata"]["resourceVersion"] for v in versions] == [
         o["metadata"]["resourceVersion"] for o in (created, labelled, with_status, again)
     ], "each write one version, the deletion none, a new object under the name after it"
-    assert [v.get("status") for v in versions] == [None, None, {"reservedFor": []}, None]
+    assert [v.get("status") for v in versions] == [{}, {}, {"reservedFor": []}, {}]
     assert versions[0]["metadata"]["uid"] != versions[-1]["metadata"]["uid"]
     versions[2]["status"]["reservedFor"].append({"name": "sneaky"})
     assert store.history("ResourceClaim", "a")[2]["status"] == {"reservedFor": []}, "history hands out copies"

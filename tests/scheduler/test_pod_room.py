@@ -4,7 +4,7 @@ pod's unschedulable message as upstream words it)."""
 
 from __future__ import annotations
 
-from draconform.kube.kinds import KUBELET_MAX_PODS, with_pod_room
+from draconform.kube.kinds import KUBELET_MAX_PODS, KUBELET_RESOURCES, with_pod_room
 from draconform.reference.cluster import ReferenceCluster
 from draconform.sut import Obj
 
@@ -61,6 +61,8 @@ def test_a_node_takes_pods_up_to_its_allocatable_count_and_room_comes_back_when_
 
 def test_a_node_registered_as_a_kubelet_registers_it_has_room_for_the_kubelet_default() -> None:
     node = with_pod_room(_node({"allocatable": {"example.com/gpu": "2"}}))
-    assert node["status"]["allocatable"] == {"example.com/gpu": "2", "pods": KUBELET_MAX_PODS}
-    assert node["status"]["capacity"] == {"pods": KUBELET_MAX_PODS}
-    assert with_pod_room(_node({"allocatable": {"pods": "3"}}))["status"]["allocatable"] == {"pods": "3"}
+    assert node["status"]["allocatable"] == {"example.com/gpu": "2", **KUBELET_RESOURCES}
+    assert node["status"]["capacity"] == KUBELET_RESOURCES
+    assert KUBELET_RESOURCES["pods"] == KUBELET_MAX_PODS
+    assert with_pod_room(_node({"allocatable": {"pods": "3"}}))["status"]["allocatable"] == {**KUBELET_RESOURCES,
+                                                                                             "pods": "3"}

@@ -76,8 +76,8 @@ def _pod(name: str) -> Obj:
 def _node(name: str) -> Obj:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
             "spec": {"taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}], "podCIDR": "10.0.1.0/24"},
-            "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
-                       "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "status": {"capacity": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
+                       "allocatable": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
                        "addresses": [{"type": "InternalIP", "address": "10.0.0.7"}],
                        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                        "lastHeartbeatTime": "2026-11-26T10:00:00Z",

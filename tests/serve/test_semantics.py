@@ -255,3 +255,15 @@ def test_a_refusals_causes_carry_kube_apiservers_field_paths_and_error_types(htt
     undecodable = http.request("POST", slices, body)
     assert undecodable.status == 400 and "causes" not in undecodable.json().get("details", {})
     assert "quantities must match the regular expression" in undecodable.json()["message"]
+
+
+def test_a_refused_pod_names_each_cause_with_upstreams_reason(http: Http) -> None:
+    """A container without an image, an extended resource requested without its limit: each cause at upstream's
+    field with the reason kube-apiserver gives its error type (issue 37)."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "no-image"},
+           "spec": {"containers": [{"name": "main", "resources": {"requests": {"example.com/gpu": "1"}}}]}}
+    refused = http.request("POST", "/api/v1/namespaces/default/pods", pod)
+    assert refused.status == 422
+    causes = {(c["field"], c["reason"]) for c in refused.json()["details"]["causes"]}
+    assert causes == {("spec.containers[0].image", "FieldValueRequired"),
+                      ("spec.containers[0].resources.limits", "FieldValueRequired")}
