@@ -31,6 +31,7 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
+from draconform.reference.scheduler.nodeinfo import NodeInfos
 from draconform.reference.scheduler.noderesources import TOO_MANY_PODS, NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
@@ -77,15 +78,19 @@ class Scheduler:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
         self.dra: DraPlugin = dra
-        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
+        # kube-scheduler's cache: each node's counted pods and what they request, kept from the pod events
+        self.node_infos = NodeInfos()
+        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates, self.node_infos), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
-        # An informer-style node cache: scheduling a pod must not copy every Node from the store.
-        self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
+        # An informer-style node cache: scheduling a pod must not copy every Node from the store (nor any object
+        # it only reads: the store's own objects are handed out, never changed in place).
+        self._nodes: dict[str, Obj] = {node_name(node): node for node in store.view("Node")}
         self._sorted_nodes: list[Obj] | None = None
         self._sorted_names: list[str] = []  # their names, in the same order
         self._next_start_node = 0
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
-        for pod in store.list("Pod"):
+        for pod in store.view("Pod"):
+            self.node_infos.pod_changed(pod)
             if self._wants(pod):
                 self.queue.add(_key(pod))
 
@@ -129,6 +134,7 @@ class Scheduler:
         if obj["kind"] == "Node":
             if event.type == "DELETED":
                 self._nodes.pop(node_name(obj), None)
+                self.node_infos.node_deleted(node_name(obj))
             else:
                 self._nodes[node_name(obj)] = obj
             self._sorted_nodes = None
@@ -144,6 +150,7 @@ class Scheduler:
         when a pod frees some; the queue kept to the pods this scheduler still has to place."""
         obj = event.object
         key = _key(obj)
+        self.node_infos.pod_changed(obj, deleted=event.type == "DELETED")
         if key in self.waiting:
             if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
                 self._abandon(key)
