@@ -136,6 +136,11 @@ class DynamicResources:
         # "assume cache" that stops two pods from getting the same device between Reserve and PreBind.
         self.assumed: dict[str, Obj] = {}
 
+    @property
+    def allocator(self) -> Allocator:
+        """The allocation core (read for the work it counts)."""
+        return self._allocator
+
     def stop(self) -> None:
         self._allocator.close()
         if self.metrics is not None:

@@ -1,7 +1,8 @@
-"""kube-scheduler's per-node cache (its NodeInfo): for every node, the pods bound to it that still count (not
-Succeeded or Failed, as its informer leaves them out) and what they request of each extended resource. The
-scheduler keeps it from the pod watch events it already drains, so a Filter reads one node's entry instead of
-listing every pod in the cluster: a pod's cost follows the nodes it visits, not the pods already placed."""
+"""kube-scheduler's per-node cache (its NodeInfo): for every node, what it advertises (`status.allocatable`,
+parsed once per Node object), the pods bound to it that still count (not Succeeded or Failed, as its informer
+leaves them out) and what they request of each extended resource. The scheduler keeps it from the watch events
+it already drains, so a Filter reads one node's entry instead of listing every pod in the cluster: a pod's cost
+follows the nodes it visits, not the pods already placed."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ PodKey = tuple[str, str]  # namespace, name
 
 @dataclass
 class NodeInfo:
+    allocatable: dict[str, int] = field(default_factory=dict)  # each advertised amount as a count (0: unreadable)
     pods: dict[PodKey, dict[str, int]] = field(default_factory=dict)  # each counted pod -> its extended requests
     requested: Counter[str] = field(default_factory=Counter)  # their sum per extended resource
 
@@ -25,25 +27,28 @@ _EMPTY = NodeInfo()
 
 class NodeInfos:
     def __init__(self) -> None:
-        self._nodes: dict[str, NodeInfo] = {}
+        self._nodes: dict[str, NodeInfo] = {}  # every known node, and any node that counted pods name
         self._placed: dict[PodKey, str] = {}  # each counted pod -> its node
-        # each node's status.allocatable parsed, with the Node object it was read from (a new object is read again)
-        self._allocatable: dict[str, tuple[Obj, dict[str, int]]] = {}
+        # The known nodes with room for one more pod: the pod-count Filter of a pod that asks for nothing else is
+        # one set look-up per node.
+        self.with_room: set[str] = set()
 
     def get(self, node: str) -> NodeInfo:
-        """The node's entry (an empty one, not to be changed, for a node without counted pods)."""
+        """The node's entry (an empty one, not to be changed, for a node neither seen nor holding pods)."""
         return self._nodes.get(node, _EMPTY)
 
-    def allocatable(self, name: str, node: Obj) -> dict[str, int]:
-        """What the node advertises, each amount parsed once per Node object (a count; 0 where unreadable)."""
-        cached = self._allocatable.get(name)
-        if cached is None or cached[0] is not node:
-            found = (node.get("status") or {}).get("allocatable") or {}
-            cached = self._allocatable[name] = (node, {key: parse_count(value) for key, value in found.items()})
-        return cached[1]
+    def node_changed(self, node: Obj) -> None:
+        name = node["metadata"]["name"]
+        info = self._nodes.setdefault(name, NodeInfo())
+        found = (node.get("status") or {}).get("allocatable") or {}
+        info.allocatable = {key: parse_count(value) for key, value in found.items()}
+        self._room(name, info)
 
     def node_deleted(self, name: str) -> None:
-        self._allocatable.pop(name, None)
+        info = self._nodes.get(name)
+        if info is not None:
+            info.allocatable = {}
+            self._room(name, info)
 
     def pod_changed(self, pod: Obj, deleted: bool = False) -> None:
         """Take in a pod's new state (or its deletion): counted on its node while bound and not finished."""
@@ -63,10 +68,18 @@ class NodeInfos:
             info.pods[key] = requests
             info.requested.update(requests)
             self._placed[key] = node
+            self._room(node, info)
 
     def _forget(self, key: PodKey, node: str) -> None:
         del self._placed[key]
         info = self._nodes[node]
         info.requested.subtract(info.pods.pop(key))
-        if not info.pods:
-            del self._nodes[node]
+        self._room(node, info)
+
+    def _room(self, name: str, info: NodeInfo) -> None:
+        if len(info.pods) < info.allocatable.get("pods", 0):
+            self.with_room.add(name)
+        else:
+            self.with_room.discard(name)
+            if not info.pods and not info.allocatable:
+                del self._nodes[name]  # neither seen nor holding pods: nothing to keep

@@ -4,8 +4,8 @@ upstream reads it: "Too many pods") and advertises, in `status.allocatable`, at 
 each extended resource, counting the pods already bound to it. With DRAExtendedResource (KEP-5004) a
 resource some DeviceClass stands for is left to the DRA plugin on a node that does not advertise it.
 
-What is bound to a node is read from the scheduler's per-node cache (`nodeinfo.NodeInfos`), as upstream reads
-its NodeInfo snapshot: a node's verdict costs the same however many pods the cluster holds."""
+A node's allocatable and what is bound to it are read from the scheduler's per-node cache (`nodeinfo.NodeInfos`),
+as upstream reads its NodeInfo snapshot: a node's verdict costs the same however many pods the cluster holds."""
 
 from __future__ import annotations
 
@@ -38,20 +38,19 @@ class NodeResourcesFit:
         return SUCCESS
 
     def filter_nodes(self, state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
-        infos, allocatable = self._infos.get, self._infos.allocatable
         found: tuple[dict[str, int], set[str]] | None = state.data.get(REQUESTS)
+        names = node_names(nodes)
         if not found or not found[0]:  # the pod asks for no extended resource: only the pod count (every node)
-            return [_NO_ROOM if len(infos(name).pods) >= allocatable(name, node).get("pods", 0) else SUCCESS
-                    for node, name in zip(nodes, node_names(nodes), strict=True)]
-        return [self._fits(found, allocatable(name, node), infos(name))
-                for node, name in zip(nodes, node_names(nodes), strict=True)]
+            room = self._infos.with_room
+            return [SUCCESS if name in room else _NO_ROOM for name in names]
+        return [self._fits(found, self._infos.get(name)) for name in names]
 
     def filter(self, state: CycleState, pod: Obj, node: Obj) -> Status:
-        name = node_name(node)
-        return self._fits(state.data.get(REQUESTS), self._infos.allocatable(name, node), self._infos.get(name))
+        return self._fits(state.data.get(REQUESTS), self._infos.get(node_name(node)))
 
     @staticmethod
-    def _fits(found: tuple[dict[str, int], set[str]] | None, allocatable: dict[str, int], info: NodeInfo) -> Status:
+    def _fits(found: tuple[dict[str, int], set[str]] | None, info: NodeInfo) -> Status:
+        allocatable = info.allocatable
         if len(info.pods) + 1 > allocatable.get("pods", 0):
             return _NO_ROOM
         if not found or not found[0]:  # the pod asks for no extended resource

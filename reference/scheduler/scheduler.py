@@ -7,6 +7,7 @@ store, so a restart is "build a new Scheduler": a parked pod is found again as a
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -74,6 +75,9 @@ class Scheduler:
         # moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
         self._waiting_for_room: set[PodKey] = set()
         self._stopped = False
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): scheduling cycles, nodes
+        # filtered and nodes scored.
+        self.work: Counter[str] = Counter()
         if dra is None:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
@@ -85,6 +89,8 @@ class Scheduler:
         # An informer-style node cache: scheduling a pod must not copy every Node from the store (nor any object
         # it only reads: the store's own objects are handed out, never changed in place).
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.view("Node")}
+        for node in self._nodes.values():
+            self.node_infos.node_changed(node)
         self._sorted_nodes: list[Obj] | None = None
         self._sorted_names: list[str] = []  # their names, in the same order
         self._next_start_node = 0
@@ -137,6 +143,7 @@ class Scheduler:
                 self.node_infos.node_deleted(node_name(obj))
             else:
                 self._nodes[node_name(obj)] = obj
+                self.node_infos.node_changed(obj)
             self._sorted_nodes = None
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
@@ -181,6 +188,7 @@ class Scheduler:
 
     # --- one scheduling cycle --------------------------------------------------------------------
     def schedule_one(self, pod: Obj) -> None:
+        self.work["cycles"] += 1
         if self.dra.awaits_generated_claims(pod):
             self.queue.add_unschedulable(_key(pod))
             return
@@ -208,6 +216,7 @@ class Scheduler:
         while checked < len(order) and len(feasible) < wanted:
             end = checked + wanted - len(feasible)
             batch = Nodes(order[checked:end], names[checked:end])
+            self.work["nodes filtered"] += len(batch)
             verdicts = filter_nodes(self.plugins, state, pod, batch)
             passed = list(map(_OK, verdicts))
             if not all(passed) and Code.ERROR in map(_CODE, verdicts):
@@ -231,6 +240,7 @@ class Scheduler:
         feasible = Nodes(feasible[before_wrap:] + feasible[:before_wrap],
                          feasible_names[before_wrap:] + feasible_names[:before_wrap])
         call_point(self.plugins, "pre_score", state, pod, feasible)
+        self.work["nodes scored"] += len(feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
         self._run_binding_cycle(state, pod, chosen)
