@@ -386,7 +386,8 @@ def cost_curve(options: BenchOptions) -> list[Measurement]:
             seconds = bench.schedule(pods)
             points.append(pods / seconds)
             results.append(Measurement(name, "pods/s", pods / seconds,
-                                       f"{shape.nodes} nodes x 10 devices; {pods} pods in {seconds:.2f} s", core))
+                                       f"{shape.nodes} nodes x 10 devices; {pods} pods in {seconds:.2f} s (CPU time "
+                                       f"{bench.cpu:.2f} s: {pods / max(bench.cpu, 1e-6):,.0f} pods per CPU second)", core))
             del bench
         # kube-scheduler's curve is flat: a pod visits at most max(100, n x percentageOfNodesToScore) feasible nodes
         results.append(Measurement(name, "x", max(points) / min(points),
