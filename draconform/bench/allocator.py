@@ -385,11 +385,12 @@ def cost_curve(options: BenchOptions) -> list[Measurement]:
             pods = max(1, round(200 * options.scale)) if core == "columnar" else options.oracle_pods
             seconds = bench.schedule(pods)
             points.append(pods / seconds)
+            per_cpu = pods / max(bench.cpu, 1e-6)
             results.append(Measurement(name, "pods/s", pods / seconds,
                                        f"{shape.nodes} nodes x 10 devices; {pods} pods in {seconds:.2f} s (CPU time "
-                                       f"{bench.cpu:.2f} s: {pods / max(bench.cpu, 1e-6):,.0f} pods per CPU second)", core))
+                                       f"{bench.cpu:.2f} s: {per_cpu:,.0f} pods per CPU second)", core))
             del bench
-        # kube-scheduler's curve is flat: a pod visits at most max(100, n x percentageOfNodesToScore) feasible nodes
+        # kube-scheduler's is flat: a pod visits at most max(100, n x percentageOfNodesToScore) feasible nodes
         results.append(Measurement(name, "x", max(points) / min(points),
                                    f"fastest / slowest point from {CURVE_NODES[0]} to {CURVE_NODES[-1]} nodes", core,
                                    at_most=CURVE_SPREAD if options.scale == 1 and core == "columnar" else None))
