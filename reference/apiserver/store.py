@@ -131,7 +131,8 @@ class Store:
         if stored is None:
             return None
         self.work["copied"] += 1
-        return copy_object(self._served(stored))
+        copied: Obj = copy_object(self._served(stored))
+        return copied
 
     def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         """The stored object itself, without a copy, for readers that never modify it (as `view` for a list);

@@ -206,16 +206,17 @@ class Scheduler:
         filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
-        order = nodes[start:] + nodes[:start]
-        names = self._sorted_names[start:] + self._sorted_names[:start]  # each batch carries its nodes' names
-        wrapped = len(order) - start  # nodes from this position on come before the others by name
+        # The walk goes through the sorted nodes from `start`, wrapping around; each batch is cut from them where
+        # it lies, so a pod's cost follows the nodes it visits, not the cluster's size.
+        names = self._sorted_names  # each batch carries its nodes' names
+        wrapped = len(nodes) - start  # nodes from this position on come before the others by name
         before_wrap = 0  # feasible nodes found before it
         checked = 0
         # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
         # wanted, so no node is filtered that the node-by-node walk would not have reached.
-        while checked < len(order) and len(feasible) < wanted:
-            end = checked + wanted - len(feasible)
-            batch = Nodes(order[checked:end], names[checked:end])
+        while checked < len(nodes) and len(feasible) < wanted:
+            end = min(len(nodes), checked + wanted - len(feasible))
+            batch = Nodes(_rotated(nodes, start, checked, end), _rotated(names, start, checked, end))
             self.work["nodes filtered"] += len(batch)
             verdicts = filter_nodes(self.plugins, state, pod, batch)
             passed = list(map(_OK, verdicts))
@@ -364,6 +365,18 @@ def feasible_nodes_to_find(node_count: int) -> int:
         return node_count
     percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE, 50 - node_count // 125)
     return max(MIN_FEASIBLE_NODES_TO_FIND, node_count * percentage // 100)
+
+
+def _rotated(items: list[Any], start: int, low: int, high: int) -> list[Any]:
+    """Positions `low` to `high` of `items` rotated to begin at `start` (items[start:] + items[:start]), without
+    building the whole rotation."""
+    first, last = start + low, start + high
+    size = len(items)
+    if last <= size:
+        return items[first:last]
+    if first >= size:
+        return items[first - size:last - size]
+    return items[first:] + items[:last - size]
 
 
 def _frees_room(event: WatchEvent) -> bool:
