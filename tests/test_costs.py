@@ -5,8 +5,8 @@ encodings and history entries) is divided by what was done (pods scheduled, obje
 read). The larger size may cost more per pod only as kube-scheduler's cluster-size rule allows: a pod's Filter
 stops after max(100, n x percentageOfNodesToScore) feasible nodes, so that many at most are found per pod, the
 work per node visited stays flat, and so does the work per pod that has nothing to do with nodes. Each component
-has its own figures: the scheduler's cycle, the controllers' settle (the resourceclaim controller and the
-kubelets), serve's list and watch paths, and `draconform allocate` on a dump.
+has its own figures: the scheduler's cycle, the controllers' settle (the resourceclaim controller, the reference
+driver's slice publisher and the kubelets), serve's list and watch paths, and `draconform allocate` on a dump.
 
 The quadratic NodeResourcesFit of f81dc9e (every pod listed and copied for every pod filtered) fails the first
 figure: store objects per scheduled pod grew eightfold from 50 to 400 nodes."""
@@ -23,14 +23,18 @@ from typing import Any
 import pytest
 import yaml
 
-from draconform.bench.dra import Shape, Workbench
+from draconform.bench.dra import DRIVER, Shape, Workbench
 from draconform.commands import allocate
+from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.columnar import ColumnarAllocator
+from draconform.reference.drivers.driver import ReferenceDriver
+from draconform.reference.drivers.plugin import Checkpoint
 from draconform.reference.scheduler.scheduler import feasible_nodes_to_find
 
 SMALL, LARGE = 50, 400
 PODS_PER_NODE = 10
 DEVICES_PER_NODE = 20
+BATCH = 10  # pods created between two settles
 FLAT = 1.5  # work that must not grow with the cluster may differ this much between the sizes (rounding, names)
 
 
@@ -65,9 +69,20 @@ def _scheduler_work(bench: Workbench) -> Counter[str]:
     return scheduler.work + getattr(core, "work", Counter())
 
 
-def _settle_counted(bench: Workbench) -> tuple[Counter[str], Counter[str]]:
+def _publishing_driver(bench: Workbench) -> ReferenceDriver:
+    """The reference driver publishing the bench's slices, settled: its publisher follows claim changes (its kubelet
+    plugins are not registered, so the kubelets prepare nothing, as in the bench)."""
+    driver = ReferenceDriver(DRIVER, bench.store, FeatureGates(), Checkpoint())
+    driver.set_inventory(bench.store.list("ResourceSlice"))
+    driver.sync()
+    bench.cluster.settle()  # the scheduler takes in what the driver wrote before anything is counted
+    return driver
+
+
+def _settle_counted(bench: Workbench, driver: ReferenceDriver) -> tuple[Counter[str], Counter[str]]:
     """The cluster's settle loop (ReferenceCluster.settle), with the store's work split between the scheduler and
-    the other components; the scheduler's and the allocation core's own counts join its share."""
+    the other components (the resourceclaim controller, the driver, the kubelets); the scheduler's and the
+    allocation core's own counts join its share."""
     cluster, store = bench.cluster, bench.store
     scheduling: Counter[str] = Counter()
     settling: Counter[str] = Counter()
@@ -81,8 +96,7 @@ def _settle_counted(bench: Workbench) -> tuple[Counter[str], Counter[str]]:
         progressed = cluster.scheduler.schedule_pending() or progressed
         scheduling.update(_delta(store.work, before))
         before = Counter(store.work)
-        for driver in cluster.drivers.values():
-            progressed = driver.sync() or progressed
+        progressed = driver.sync() or progressed
         progressed = cluster.kubelets.sync() or progressed
         settling.update(_delta(store.work, before))
         if not progressed:
@@ -100,9 +114,16 @@ def cluster_figures() -> dict[int, tuple[Figures, Figures]]:
     visits.clear()
     for nodes in (SMALL, LARGE):
         bench = Workbench(Shape(nodes, DEVICES_PER_NODE), ColumnarAllocator)
+        driver = _publishing_driver(bench)
         pods = nodes * PODS_PER_NODE
-        names = bench.create_pods(pods)
-        scheduling, settling = _settle_counted(bench)
+        # Pods arrive ten at a time, each batch settled, so that work done once per settle round or per watch event
+        # (not only per pod) is counted as often as a cluster with pods coming and going makes it.
+        names: list[str] = []
+        scheduling, settling = Counter[str](), Counter[str]()
+        for _ in range(0, pods, BATCH):
+            names.extend(bench.create_pods(BATCH))
+            for counted, into in zip(_settle_counted(bench, driver), (scheduling, settling), strict=True):
+                into.update(counted)
         bench._check_bound(names)
         assert scheduling["cycles"] == pods  # each pod scheduled at its first attempt
         visited = scheduling.pop("nodes filtered")
