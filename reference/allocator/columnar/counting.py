@@ -64,8 +64,9 @@ class Counting(Selection):
         frees = list(map(sub, counts, held))
         if NOT_PLAIN not in counts and min(frees, default=0) >= max(need, total):
             return [FITS] * len(names)
-        short = self._short
-        return [None if count == NOT_PLAIN else short(attempt, (count,)) if free < need else FITS if free >= total
+        # "does not fit" depends on the node's candidate count only: one verdict per distinct count (a handful)
+        short = {count: self._short(attempt, (count,)) for count in set(counts) if count != NOT_PLAIN}
+        return [None if count == NOT_PLAIN else short[count] if free < need else FITS if free >= total
                 else None for count, free in zip(counts, frees, strict=True)]
 
     def _plain_counts(self, found: AltCandidates) -> dict[str, int]:
