@@ -29,6 +29,7 @@ import json
 import resource
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,13 +96,16 @@ def handle(args: argparse.Namespace) -> int:
     allocator_class(args.allocator)
     imported = time.perf_counter()
     loaded: list[float] = []
-    status = _allocate(args, loaded)
+    work: Counter[str] = Counter()
+    status = run(args, work, loaded)
     if args.timings:
         answered = time.perf_counter()
         read = (loaded or [answered])[0]
         peak = _peak_memory_mib()
+        counted = ", ".join(f"{what} {count}" for what, count in sorted(work.items()))
         diagnostic("allocate", f"timings: modules imported in {imported - started:.3f} s, read {read - imported:.3f} "
-                               f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB")
+                               f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB; "
+                               f"work: {counted or 'none counted'}")
     return status
 
 
@@ -119,7 +123,9 @@ def _peak_memory_mib() -> float:
     return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
 
 
-def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
+def run(args: argparse.Namespace, work: Counter[str], loaded: list[float] | None = None) -> int:
+    """The command on parsed arguments; `work` gains what the allocation core and its store counted (the cost
+    check reads it), `loaded` the moment the input was read."""
     # Imported here so that `draconform --help` stays fast.
     from draconform.kube.featuregates import FeatureGates
 
@@ -146,13 +152,14 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
         count = len(cluster.not_checked)
         diagnostic("allocate", f"{count} object{'s' if count != 1 else ''} ignored (kinds allocation does not "
                                f"read): {', '.join(kinds)}")
-    loaded.append(time.perf_counter())
+    if loaded is not None:
+        loaded.append(time.perf_counter())
     # What was read lives to the end of the command: the garbage collector need not walk it again and again
     # while the allocator's state is built (with a dump of thousands of slices, that walking took longer than
     # building).
     gc.freeze()
     try:
-        return _answer(args, cluster, gates)
+        return _answer(args, cluster, gates, work)
     finally:
         gc.unfreeze()
 
@@ -166,11 +173,19 @@ class Cycle:
     reasons: dict[tuple[str, str], list[str]] = dataclasses.field(default_factory=dict)  # (kind, shown) -> why
 
 
-def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
+def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any, work: Counter[str]) -> int:
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster, gates)
+    try:
+        return _answer_with(args, cluster, gates, allocator)
+    finally:
+        work.update(getattr(allocator, "work", {}))
+        work.update(getattr(getattr(allocator, "store", None), "work", {}))
+
+
+def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: Any, allocator: Any) -> int:
     nodes = cluster.nodes(args.node)
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")

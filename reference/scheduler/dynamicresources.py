@@ -136,6 +136,11 @@ class DynamicResources:
         # "assume cache" that stops two pods from getting the same device between Reserve and PreBind.
         self.assumed: dict[str, Obj] = {}
 
+    @property
+    def allocator(self) -> Allocator:
+        """The allocation core (read for the work it counts)."""
+        return self._allocator
+
     def stop(self) -> None:
         self._allocator.close()
         if self.metrics is not None:
@@ -189,11 +194,11 @@ class DynamicResources:
     def _extended_claim(self, pod: Obj) -> ExtendedClaim | None:
         if not pod_requests(pod):  # no extended resource asked for: no class to look up
             return None
-        classes = self._store.list("DeviceClass")
+        classes = self._store.view("DeviceClass")  # read only
         requests = backed_requests(pod, classes)
         if not requests:
             return None
-        stale = next((claim for claim in self._store.list("ResourceClaim", pod["metadata"]["namespace"])
+        stale = next((claim for claim in self._store.view("ResourceClaim", pod["metadata"]["namespace"])
                       if is_extended_claim_of(claim, pod)), None)
         return ExtendedClaim(requests, classes, stale)
 

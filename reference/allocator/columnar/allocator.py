@@ -194,6 +194,7 @@ class ColumnarAllocator(Counting):
         (rare: while a driver republishes) each get their own attempt."""
         if not nodes:
             return [None] * len(nodes)
+        self.work["nodes judged"] += len(nodes)
         self._sync()
         if self._mixed_pools():
             groups: dict[Choice, list[int]] = {}
@@ -223,6 +224,7 @@ class ColumnarAllocator(Counting):
         return answers
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
+        self.work["nodes searched"] += 1
         self._sync()
         attempt = self._begin(node, claims, assumed, whole=False)
         if not attempt.whole:

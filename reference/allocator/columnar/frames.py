@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -87,6 +88,9 @@ class Frames:
         """`slices`: ResourceSlices published besides the store's (see `ColumnarAllocator`)."""
         self.store = store
         self.gates = Gates.of(gates)
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): device rows built from slices,
+        # rows joined into pool views, devices run through selectors, nodes judged by Filter or searched.
+        self.work: Counter[str] = Counter()
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
         self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, SliceBlock] = {}
@@ -252,6 +256,7 @@ class Frames:
         ids = list(range(self._next_id, self._next_id + count))
         self._next_id += count
         self._devices.add_slice(ids, spec, name, version, entries)
+        self.work["device rows"] += count
         node_name, sel_id, all_nodes = slice_row["node_name"], slice_row["sel_id"], slice_row["all_nodes"]
         devices: Columns = {
             "device_id": ids, "slice": [name] * count, "driver": [driver] * count, "pool": [pool] * count,
@@ -346,7 +351,9 @@ class Frames:
             self._views = {}
             self._view_version = self._slice_version
         if choice not in self._views:
-            self._views[choice] = pool_view(list(self._blocks.values()), self.gates, choice)
+            blocks = list(self._blocks.values())
+            self.work["pool view rows"] += sum(len(block.device_ids) for block in blocks)
+            self._views[choice] = pool_view(blocks, self.gates, choice)
         return self._views[choice]
 
     def _held_devices_frame(self) -> pl.DataFrame:
