@@ -1,8 +1,8 @@
 """kube-scheduler's per-node cache (its NodeInfo): for every node, what it advertises (`status.allocatable`,
 parsed once per Node object), the pods bound to it that still count (not Succeeded or Failed, as its informer
-leaves them out) and what they request of each resource (cpu, memory, ephemeral-storage, extended resources). The scheduler keeps it from the watch events
-it already drains, so a Filter reads one node's entry instead of listing every pod in the cluster: a pod's cost
-follows the nodes it visits, not the pods already placed."""
+leaves them out) and what they request of each resource (cpu, memory, ephemeral-storage, extended resources).
+The scheduler keeps it from the watch events it already drains, so a Filter reads one node's entry instead of
+listing every pod in the cluster: a pod's cost follows the nodes it visits, not the pods already placed."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ is 0). Reasons come in upstream's order: pods, cpu, memory, ephemeral-storage, t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from draconform.kube.values import parse_quantity
