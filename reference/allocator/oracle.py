@@ -285,11 +285,15 @@ class Attempt:
         # of a device consume adds up, per capacity named with its domain.
         self.in_use: set[DeviceKey] = set()
         self.shares: dict[DeviceKey, dict[str, Fraction]] = {}
+        # D-4381-16: the shared devices whose capacity counts as in use: a share recording consumedCapacity
+        self.measured: set[DeviceKey] = set()
         for r in self.held_results:
             key = (str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
             if not (self.consumable and r.get("shareID")):
                 self.in_use.add(key)
                 continue
+            if r.get("consumedCapacity"):
+                self.measured.add(key)
             used = self.shares.setdefault(key, {})
             for name, amount in (r.get("consumedCapacity") or {}).items():
                 try:
@@ -635,7 +639,9 @@ class Attempt:
         return self.consumable and device.multi
 
     def has_share(self, device: Device) -> bool:
-        return device.key in self.shares or any(p.consumed is not None and p.device.key == device.key
+        """Whether a new share takes no counters: an allocated share recorded consumedCapacity (D-4381-16), or
+        this attempt chose a share already."""
+        return device.key in self.measured or any(p.consumed is not None and p.device.key == device.key
                                                 for picks in self.picks for p in picks)
 
     def capacity_for(self, request: Request, device: Device) -> dict[str, Fraction] | bool:
@@ -684,6 +690,7 @@ class Attempt:
         if mine is None:
             return False
         others = []
+        raw_others = []
         lists = mine[0] in LIST_KINDS
         for pick in self.picks[claim]:
             if names and pick.request.parent not in names and pick.request.name not in names:
@@ -691,7 +698,14 @@ class Attempt:
             theirs = pick.device.attribute(attribute)
             if theirs is not None:
                 others.append(_items(theirs))
+                raw_others.append(theirs)
                 lists = lists or theirs[0] in LIST_KINDS
+        if kind == "distinct" and not self.list_attributes and raw_others:
+            # D-4381-15: without the gate distinctAttribute compares scalars of one type only; a list value
+            # after the first device is a type it cannot compare, and a list taken earlier is never compared.
+            if mine[0] in LIST_KINDS:
+                return False
+            return not any(_same_value(mine, theirs) for theirs in raw_others if theirs[0] not in LIST_KINDS)
         if kind == "match" and not self.list_attributes and others and lists:
             return False  # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
         if kind == "match":
@@ -701,19 +715,24 @@ class Attempt:
 
     def counters_left(self, device: Device) -> bool:
         """Every counter the device consumes minus what allocated devices of the pool and this attempt's picks
-        consume stays at or above zero."""
+        consume stays at or above zero, and no counter of the pool is below zero already."""
+        if not device.consumes():
+            return True
         pool = self.node_pools[(device.driver, device.pool)]
         takers = [d for d in pool.devices if d.key in self.in_use or d.key in self.shares]
         takers += [p.device for picks in self.picks for p in picks
                    if p.counted and (p.device.driver, p.device.pool) == (device.driver, device.pool)]
-        for set_name, counters in device.consumes():
-            for counter, amount in counters.items():
-                left = pool.counters.get(set_name, {}).get(counter, Fraction(0))
-                left -= sum((used.get(counter, Fraction(0)) for taker in takers
-                             for taken_set, used in taker.consumes() if taken_set == set_name), Fraction(0))
-                if left < amount:
-                    return False
-        return True
+        def left(set_name: str, counter: str) -> Fraction:
+            return pool.counters.get(set_name, {}).get(counter, Fraction(0)) - sum(
+                (used.get(counter, Fraction(0)) for taker in takers
+                 for taken_set, used in taker.consumes() if taken_set == set_name), Fraction(0))
+
+        # D-4381-14: a counter that held devices already over-commit blocks every device consuming counters in
+        # the pool, whichever counter sets it consumes from.
+        if any(left(set_name, counter) < 0 for set_name, counters in pool.counters.items() for counter in counters):
+            return False
+        return all(left(set_name, counter) >= amount
+                   for set_name, counters in device.consumes() for counter, amount in counters.items())
 
     def blocked(self, request: Request, device: Device) -> bool:
         """An untolerated NoSchedule or NoExecute taint (None and unknown effects never block)."""
