@@ -310,12 +310,11 @@ class Attempt:
 
     # --- 1. pools ----------------------------------------------------------------------------------------
     def gather_all_pools(self) -> dict[tuple[str, str], list[Obj]]:
-        """Every slice this scheduler understands, of every generation, by (driver, pool)."""
+        """Every slice, of every generation, by (driver, pool): those the gates leave out too, which still count
+        when a pool's slices are counted (D-4381-17)."""
         by_pool: dict[tuple[str, str], list[Obj]] = {}
         for slice_ in self.store.list("ResourceSlice"):
             spec = slice_.get("spec") or {}
-            if not self.partitionable and (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection")):
-                continue  # not understood without the gate
             if not any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")):
                 continue  # a node selection this scheduler does not know
             by_pool.setdefault((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))),
@@ -327,7 +326,7 @@ class Attempt:
         generation among the slices reaching the node counts. It is complete when the node's own slices of it
         number resourceSliceCount; failing that, when all its slices in the cluster do, unless a newer
         generation exists somewhere: then the driver is replacing this one and the pool is left out here."""
-        mine = [s for s in slices if self.slice_reaches(s)]
+        mine = [s for s in slices if self.gathered(s)]
         if not mine:
             return None
         chosen = max(_generation(s) for s in mine)
@@ -340,7 +339,7 @@ class Attempt:
             return None
         else:
             incomplete = wanted is None or len(current) != wanted
-        pool = Pool(driver, name, current, incomplete)
+        pool = Pool(driver, name, [s for s in current if self.understood(s)], incomplete)
         pool.devices = [Device(driver, name, s, i, raw) for s in current
                         for i, raw in enumerate(s["spec"].get("devices") or [])]
         if not pool.incomplete:  # an incomplete pool is never checked for validity
@@ -350,13 +349,15 @@ class Attempt:
     def problems(self, pool: Pool) -> str | None:
         found: list[str] = []
         seen: set[str] = set()
-        for slice_ in pool.slices:
+        for slice_ in pool.slices if self.partitionable else ():  # without the gate no counter is looked at
             for counter_set in slice_["spec"].get("sharedCounters") or []:
                 set_name = str(counter_set.get("name", ""))
                 if set_name in pool.counters:
                     found.append(f"duplicate counter set {set_name}")
                 pool.counters[set_name] = {c: _amount(v) for c, v in (counter_set.get("counters") or {}).items()}
         for device in pool.devices:
+            if not self.slice_reaches(device.slice):
+                continue  # D-4381-18: names are unique only among the slices gathered for this node
             if device.name in seen:
                 found.append(f"duplicate device name {device.name}")
             seen.add(device.name)
@@ -376,6 +377,19 @@ class Attempt:
         if placement.get("nodeSelector"):
             return bool(selector_matches(placement["nodeSelector"], self.node))
         return bool(placement.get("allNodes"))
+
+    def understood(self, slice_: Obj) -> bool:
+        """Whether this scheduler's gates let it use the slice: counters and per-device node selection need
+        DRAPartitionableDevices."""
+        spec = slice_["spec"]
+        return self.partitionable or not (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection"))
+
+    def gathered(self, slice_: Obj) -> bool:
+        """Whether the slice joins this node's pools: one the gates let it use that reaches the node, or, in the
+        stable allocator, any slice with shared counters, wherever it reaches (D-4381-19)."""
+        if not self.understood(slice_):
+            return False
+        return (self.stable and bool(slice_["spec"].get("sharedCounters"))) or self.slice_reaches(slice_)
 
     def slice_reaches(self, slice_: Obj) -> bool:
         spec = slice_["spec"]
@@ -477,8 +491,6 @@ class Attempt:
         Cached per pair."""
         raw = device.raw
         if raw.get("bindingConditions") and not self.binding:
-            return False
-        if raw.get("consumesCounters") and not self.partitionable:
             return False
         if self.compatibility == "skip" and any(groups for _, groups in device.groups()):
             return False
@@ -610,6 +622,8 @@ class Attempt:
     def try_add(self, request: Request, device: Device, claim: int, must: bool) -> bool:
         if self.busy(request, device, claim):
             return False
+        if device.raw.get("consumesCounters") and not self.partitionable:
+            return False  # D-4381-17: refused only here, after its selectors ran (so their errors count)
         capacity = self.capacity_for(request, device)
         if capacity is False:
             return False

@@ -41,8 +41,9 @@ CONSUMPTION_SCHEMA: dict[str, Any] = {
 HELD_SCHEMA: dict[str, Any] = {"driver": pl.String, "pool": pl.String, "name": pl.String}
 POOL_KEY = ["driver", "pool"]
 # Per pool whose generation depends on the node: driver, pool, the generation the node sees (-1: left out, being
-# replaced), and whether the node's own slices of it already make it complete.
-Choice = tuple[tuple[str, str, int, bool], ...]
+# replaced), whether the node's own slices of it already make it complete, and, for a pool with a device name
+# in more than one place, the slices the node gathers (device names need to be unique among those only).
+Choice = tuple[tuple[str, str, int, bool, frozenset[str] | None], ...]
 FITS = Feasibility(True)
 NOT_PLAIN = -1  # a node's candidate count where some candidate is not a plain device (only the search can tell)
 

@@ -126,6 +126,8 @@ class Search:
         device = self.devices[device_id]
         if self._in_use(alt, device, claim):
             return False
+        if device.consumes and not self.gates.partitionable:
+            return False  # D-4381-17: refused only now, after its selectors ran
         shared = is_shared(device, self.gates)
         serves, consumption = self._capacity(alt, device_id, device, shared)
         if not serves:
