@@ -10,11 +10,12 @@ upstream k8s.io/dynamic-resource-allocation where the KEPs are silent (the proje
 allocation and D-5007-8 in docs/decisions.md):
 
 1. Gather the pools that reach the node: per (driver, pool) only the newest generation among the slices
-   reaching the node. It is complete when those slices number resourceSliceCount, or else when all its slices
-   in the cluster do; a newer generation elsewhere then leaves the pool out on this node (being replaced).
-   An incomplete pool is never checked further; a
-   complete pool with duplicate device or counter-set names, or a device consuming an unknown counter set or
-   counter, is invalid. Pools are ordered by driver and name; unless the gates leave upstream's stable
+   reaching the node (the stable allocator: and every slice with sharedCounters, D-4381-19). It is complete
+   when those slices number resourceSliceCount, or else when all its slices in the cluster do, slices the gates
+   leave out included (D-4381-17); a newer generation elsewhere then leaves the pool out on this node (being
+   replaced). An incomplete pool is never checked further; a complete pool with duplicate device names among
+   the slices reaching the node (D-4381-18), duplicate counter-set names, or a device consuming an unknown
+   counter set or counter, is invalid. Pools are ordered by driver and name; unless the gates leave upstream's stable
    allocator running, a pool holding any device with binding conditions (in the slices that reach the node)
    comes after all others. Inside a pool: slices by name, devices in slice order; a slice with
    perDeviceNodeSelection reaching the node brings all its devices, each checked for the node after its
@@ -28,8 +29,9 @@ allocation and D-5007-8 in docs/decisions.md):
    evaluate its selectors (class first, then request, cached; a CEL
    error stops the whole attempt, so selectors are only evaluated where the search reaches); then capacity
    (KEP-5075: with DRAConsumableCapacity a multi-allocatable device takes shares, several per claim, while
-   what all its shares consume fits; it takes its counters with its first share), counters (an admin-access
-   pick too, D-4381-13), taints,
+   what all its shares consume fits; it takes its counters with its first share, D-4381-16), counters (an
+   admin-access pick too, D-4381-13; none while a counter of the pool is over-committed, D-4381-14; without
+   DRAPartitionableDevices a counter consumer is refused here, after its selectors, D-4381-17), taints,
    compatibility groups, constraints. A constraint that a device of an All request breaks is an error;
    every other rejection only moves on. The first complete solution is the answer.
 4. No solution: "does not fit", with the invalid pools as the reason when there were some."""
