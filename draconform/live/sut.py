@@ -240,14 +240,15 @@ class LiveSystem:
         if self._journal is not None:
             self._journal.append(functools.partial(self.create, copy_object(obj)))
         self._ensure_namespace()
+        release = self._release(obj)
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
-        release = self._release(obj)
         out = release.to_cluster(self._to_cluster(obj))
         try:
             return self._from_cluster(release.from_cluster(self.client.create(out, self._validation(release, obj))))
         except ApiError as error:
             if error.reason == "NotFound" and is_older_version(out):
+                self._cluster_kinds.discard(obj["kind"])  # nothing to clean up where nothing is served
                 # kube-apiserver 1.37 serves resource.k8s.io/v1beta1 and v1beta2 only when --runtime-config turns
                 # them on: a cluster without them cannot judge a rule about objects written in them
                 raise Unsupported(f"the cluster does not serve {out['apiVersion']} (no {obj['kind']} endpoint "
