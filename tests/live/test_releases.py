@@ -185,3 +185,22 @@ def test_an_unpinned_component_runs_on_an_older_cluster_with_the_gates_it_asks()
         "the scenario needs kube-scheduler with DRADeviceCompatibilityGroups=on; Kubernetes 1.36 has no such "
         "feature gate (from 1.37)")
     assert "at release 1.37" in (_mismatch(cluster, "kube-scheduler", ComponentConfig(version="1.37")) or "")
+
+
+# --- the reference at an older release agrees ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("release", "gates", "compiles"), [
+    ("1.37", {}, True),
+    ("1.37", {"DRAListTypeAttributes": False}, True),  # 1.37 declares includes() whatever the gate says
+    ("1.36", {"DRAListTypeAttributes": True}, True),
+    ("1.36", {}, False),
+])
+def test_the_reference_api_server_declares_includes_as_the_release_does(release: str, gates: dict[str, bool],
+                                                                        compiles: bool) -> None:
+    from draconform.kube.featuregates import FeatureGates
+    from draconform.validation.core import validate_object
+
+    claim = claim_selecting('device.attributes["gpu.example.com"].model.includes("a100")')
+    problems = [p for p in validate_object(claim, FeatureGates(gates, release=release)) if p.severity == "error"]
+    assert [p.rule for p in problems] == ([] if compiles else ["DRA-API/CEL-COMPILES"])
+    assert compiles or "undeclared reference to 'includes'" in problems[0].message
