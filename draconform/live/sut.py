@@ -93,6 +93,7 @@ class LiveSystem:
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
+        self._replaying = False  # replaying the journal on another cluster (draconform/live/releases.py)
         self._baseline = ""
 
     @property
@@ -237,6 +238,7 @@ class LiveSystem:
 
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
+        self._move_for(obj)
         if self._journal is not None:
             self._journal.append(functools.partial(self.create, copy_object(obj)))
         self._ensure_namespace()
@@ -259,12 +261,30 @@ class LiveSystem:
     def _release(self, obj: Obj | None = None) -> ReleaseView:
         """The cluster's release against the scenario's; with `obj`, skips the scenario when the release lacks
         something `obj` needs."""
-        cluster = self.cluster
-        release = release_view(cluster.release, cluster.feature_gates, self._wanted)
+        release = self._view(self.cluster)
         lacking = release.lacks(obj) if obj is not None else None
         if lacking:
+            if len(self._clusters) > 1 and self._journal is not None:
+                lacking += " (nor does any --also-cluster)"
             raise Unsupported(lacking)
         return release
+
+    def _view(self, cluster: ClusterConfig) -> ReleaseView:
+        return release_view(cluster.release, cluster.feature_gates, self._wanted)
+
+    def _move_for(self, obj: Obj) -> None:
+        """Before creating `obj` that this cluster's release lacks something for, move (while the scenario still
+        can) to an --also-cluster that runs what the scenario asked and has what `obj` needs."""
+        if self._journal is None or self._replaying or not self._view(self.cluster).lacks(obj):
+            return
+        other = next((c for c in self._clusters if c is not self.cluster and self._view(c).lacks(obj) is None
+                      and not any(_mismatch(c, name, want) for name, want in self._wanted)), None)
+        if other is not None:
+            self._replaying = True  # what is replayed there was fine here: no moving on from it
+            try:
+                self._move_to(other)
+            finally:
+                self._replaying = False
 
     @staticmethod
     def _validation(release: ReleaseView, obj: Obj) -> str | None:
