@@ -29,7 +29,7 @@ from typing import Any
 
 from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY, FeatureGates, release_tuple
 from draconform.sut import ApiError, ComponentConfig, FieldCause, Obj, copy_object
-from draconform.validation.gates import GATED_FIELDS, GatedField, in_use
+from draconform.validation.gates import GATED_FIELDS, GatedField, in_use, known_to
 from draconform.validation.versions import GROUP, SERVED, from_v1, to_v1, version_of
 
 APISERVER = "kube-apiserver"
@@ -157,8 +157,8 @@ class ReleaseView:
         if self.current or not self.pinned:
             return True
         v1, _ = to_v1(obj)
-        return not any(gated.kind == obj.get("kind") and in_use(v1, gated)
-                       and not all(self.cluster.known(gate) for gate in gated.gates) for gated in GATED_FIELDS)
+        return not any(gated.kind == obj.get("kind") and in_use(v1, gated) and not known_to(gated, self.cluster)
+                       for gated in GATED_FIELDS)
 
     # --- the way out and back -------------------------------------------------------------------------------
     def to_cluster(self, obj: Obj) -> Obj:
