@@ -30,7 +30,7 @@ import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
 from draconform.kube.cdi import read_dirs
-from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
     DRIVER_PROGRAM,
@@ -41,6 +41,8 @@ from draconform.live.config import (
     TimeoutConfig,
 )
 from draconform.live.kube import KINDS, KubeClient, is_older_version, load_config
+from draconform.live.releases import ReleaseView
+from draconform.live.releases import view as release_view
 from draconform.sut import (
     ApiError,
     ComponentConfig,
@@ -91,6 +93,7 @@ class LiveSystem:
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
+        self._replaying = False  # replaying the journal on another cluster (draconform/live/releases.py)
         self._baseline = ""
 
     @property
@@ -235,43 +238,97 @@ class LiveSystem:
 
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
+        self._move_for(obj)
         if self._journal is not None:
             self._journal.append(functools.partial(self.create, copy_object(obj)))
         self._ensure_namespace()
+        release = self._release(obj)
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
+        out = release.to_cluster(self._to_cluster(obj))
         try:
-            return self._from_cluster(self.client.create(self._to_cluster(obj)))
+            return self._from_cluster(release.from_cluster(self.client.create(out, self._validation(release, obj))))
         except ApiError as error:
-            if error.reason == "NotFound" and is_older_version(obj):
+            if error.reason == "NotFound" and is_older_version(out):
+                self._cluster_kinds.discard(obj["kind"])  # nothing to clean up where nothing is served
                 # kube-apiserver 1.37 serves resource.k8s.io/v1beta1 and v1beta2 only when --runtime-config turns
                 # them on: a cluster without them cannot judge a rule about objects written in them
-                raise Unsupported(f"the cluster does not serve {obj['apiVersion']} (no {obj['kind']} endpoint "
-                                  f"there)") from None
-            raise
+                raise Unsupported(f"the cluster does not serve {out['apiVersion']} (no {obj['kind']} endpoint "
+                                  f"there; --runtime-config {out['apiVersion']}=true turns it on)") from None
+            raise release.error_from_cluster(error) from None
+
+    # --- releases: what an older cluster serves (draconform/live/releases.py) ---------------------------
+    def _release(self, obj: Obj | None = None) -> ReleaseView:
+        """The cluster's release against the scenario's; with `obj`, skips the scenario when the release lacks
+        something `obj` needs."""
+        release = self._view(self.cluster)
+        lacking = release.lacks(obj) if obj is not None else None
+        if lacking:
+            if len(self._clusters) > 1 and self._journal is not None:
+                lacking += " (nor does any --also-cluster)"
+            raise Unsupported(lacking)
+        return release
+
+    def _view(self, cluster: ClusterConfig) -> ReleaseView:
+        return release_view(cluster.release, cluster.feature_gates, self._wanted)
+
+    def _move_for(self, obj: Obj) -> None:
+        """Before creating `obj` that this cluster's release lacks something for, move (while the scenario still
+        can) to an --also-cluster that runs what the scenario asked and has what `obj` needs."""
+        if self._journal is None or self._replaying or not self._view(self.cluster).lacks(obj):
+            return
+        other = next((c for c in self._clusters if c is not self.cluster and self._view(c).lacks(obj) is None
+                      and not any(_mismatch(c, name, want) for name, want in self._wanted)), None)
+        if other is not None:
+            self._replaying = True  # what is replayed there was fine here: no moving on from it
+            try:
+                self._move_to(other)
+            finally:
+                self._replaying = False
+
+    @staticmethod
+    def _validation(release: ReleaseView, obj: Obj) -> str | None:
+        return None if release.strict(obj) else "Warn"
+
+    def _read(self, obj: Obj) -> Obj:
+        return self._from_cluster(self._release().from_cluster(obj))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        found = self.client.get(kind, *self._where(kind, name, namespace))
-        return self._from_cluster(found) if found is not None else None
+        found = self.client.get(kind, *self._where(kind, name, namespace), self._release().api_version(kind))
+        return self._read(found) if found is not None else None
 
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """Namespaced kinds: the scenario's namespace only; cluster-scoped kinds: all of them."""
         scope = self.namespace if KINDS[kind].namespaced else None
-        items, _ = self.client.list(kind, scope)
-        return sorted((self._from_cluster(item) for item in items), key=lambda o: o["metadata"]["name"])
+        items, _ = self.client.list(kind, scope, api_version=self._release().api_version(kind))
+        return sorted((self._read(item) for item in items), key=lambda o: o["metadata"]["name"])
 
     def update(self, obj: Obj) -> Obj:
         self._acted()
-        return self._from_cluster(self.client.update(self._to_cluster(obj)))
+        release = self._release(obj)
+        try:
+            written = self.client.update(release.to_cluster(self._to_cluster(obj)), self._validation(release, obj))
+        except ApiError as error:
+            raise release.error_from_cluster(error) from None
+        return self._from_cluster(release.from_cluster(written))
 
     def update_status(self, obj: Obj) -> Obj:
         self._acted()
-        return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
+        release = self._release(obj)
+        try:
+            written = self.client.update_status(release.to_cluster(self._to_cluster(obj)),
+                                                self._validation(release, obj))
+        except ApiError as error:
+            raise release.error_from_cluster(error) from None
+        return self._from_cluster(release.from_cluster(written))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
         self._acted()
         where = self._where(kind, name, namespace)
+        if kind in CLUSTER_KINDS and self._release().api_version(kind):
+            self.client.delete(kind, *where, grace_period_seconds, self._release().api_version(kind))
+            return
         if grace_period_seconds is not None:
             self.client.delete(kind, *where, grace_period_seconds=grace_period_seconds)
             return
@@ -530,16 +587,21 @@ class LiveSystem:
 
     # --- clean-up -------------------------------------------------------------------------------------
     def _leftovers(self) -> builtins.list[str]:
+        release = self._release()
         left = [f"{kind}/{o['metadata']['name']}" for kind in sorted(self._cluster_kinds)
-                for o in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]]
+                for o in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario},
+                                          api_version=release.api_version(kind))[0]]
         if self._namespace_created and self.client.get("Namespace", self.namespace) is not None:
             left.append(f"Namespace/{self.namespace}")
         return left
 
     def _delete_labelled(self) -> None:
+        release = self._release()
         for kind in sorted(self._cluster_kinds):
-            for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
-                _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+            version = release.api_version(kind)
+            for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario}, api_version=version)[0]:
+                _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"],
+                                                  api_version=version))
 
     def close(self) -> None:
         """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
@@ -589,12 +651,16 @@ def _metrics_client() -> httpx2.Client:
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
     """Why `cluster` does not run `component` as `config` asks (None: it does), as its cluster config says."""
-    release = config.version or CURRENT_RELEASE
-    if release != cluster.release:
-        return (f"the scenario needs {component} at release {release}; the cluster runs {cluster.release} "
+    # A component the scenario does not pin to a release is the current one, or an older one where the scenario
+    # uses nothing it lacks (the objects it writes are judged one by one: draconform/live/releases.py).
+    if config.version is not None and config.version != cluster.release:
+        return (f"the scenario needs {component} at release {config.version}; the cluster runs {cluster.release} "
                 "(cluster config) and a live run cannot change it")
     running = FeatureGates(cluster.feature_gates, release=cluster.release)
     for gate, wanted in sorted(config.feature_gates.items()):
+        if wanted and not running.known(gate):
+            return (f"the scenario needs {component} with {gate}=on; Kubernetes {cluster.release} has no such "
+                    f"feature gate (from {GATE_HISTORY[gate][0]})")
         if (running.enabled(gate) if running.known(gate) else False) != wanted:
             return (f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the cluster config "
                     f"says it is {'on' if running.enabled(gate) else 'off'}")
