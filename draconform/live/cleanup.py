@@ -55,6 +55,8 @@ def plan(namespaced: Mapping[str, Sequence[Obj]], cluster_scoped: Mapping[str, S
     return removals
 
 
-def left_over(removals: Sequence[Removal]) -> str:
-    """The objects a clean-up could not remove, named, for the error that stops a run from carrying on."""
-    return ", ".join(removal.describe() for removal in removals)
+def left_over(removals: Sequence[Removal], refused: Mapping[Removal, str]) -> str:
+    """The objects a clean-up could not remove, named (with the API server's refusal, if it refused), for the
+    error that stops a run from carrying on."""
+    return ", ".join(removal.describe() + (f" (refused: {refused[removal]})" if removal in refused else "")
+                     for removal in removals)

@@ -13,6 +13,11 @@ so most scenarios cannot see one another. Some can, through what the cluster sha
   are the cluster's, not the scenario's;
 - a scenario tagged `@live-alone` (for a reason this list misses).
 
+On a cluster running draconform's programmable reference driver and controllers (`referencePrograms`, as
+`draconform serve`), a driver of one name runs once in the whole cluster and serves plugins on every node: a
+scenario programming one holds the programs lock (`hold_programs`) from its first program to its end, so the
+scenarios that program them take turns among themselves while the others run on.
+
 The workers take turns through two lock files: a scenario that runs alone holds the run lock exclusively, the
 others share it; a scenario waiting to run alone first takes the turnstile, so none starts beside it meanwhile."""
 
@@ -84,3 +89,23 @@ def turn(lock_dir: Path, alone: bool) -> Iterator[None]:
         fcntl.flock(turnstile_fd, fcntl.LOCK_UN)
         os.close(run_fd)
         os.close(turnstile_fd)
+
+
+class ProgramsLock:
+    """The programs lock a scenario takes on its first program and gives back when it ends."""
+
+    def __init__(self, lock_dir: Path) -> None:
+        self._path = lock_dir / "programs.lock"
+        self._fd: int | None = None
+
+    def take(self) -> None:
+        if self._fd is None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._fd = fd
+
+    def give_back(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the file gives the lock back
+            self._fd = None

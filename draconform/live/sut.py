@@ -41,6 +41,7 @@ from draconform.live.config import (
     LiveOptions,
     TimeoutConfig,
 )
+from draconform.live.isolation import ProgramsLock
 from draconform.live.kube import KINDS, KubeClient, is_older_version, load_config
 from draconform.sut import (
     ApiError,
@@ -95,6 +96,7 @@ class LiveSystem:
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
         self._baseline = ""
+        self._programs = ProgramsLock(Path(options.lock_dir)) if options.lock_dir else None
 
     @property
     def cluster(self) -> ClusterConfig:
@@ -364,6 +366,8 @@ class LiveSystem:
 
     def _program(self, name: str, program: str, data: Mapping[str, Any]) -> None:
         """Create or replace the ConfigMap that programs one of the cluster's reference components."""
+        if self._programs is not None:
+            self._programs.take()  # the cluster runs each program once: a scenario beside this one waits its turn
         self._ensure_namespace()
         config_map: Obj = {"apiVersion": "v1", "kind": "ConfigMap",
                            "metadata": {"name": name, "namespace": self.namespace,
@@ -555,12 +559,17 @@ class LiveSystem:
                     for kind in self._cluster_kinds}
         return cleanup.plan(namespaced, labelled)
 
-    def _remove(self, removal: cleanup.Removal) -> None:
-        # again when its deletion began already: a pod deleted gracefully waits for a kubelet that may never come
-        _ignore_missing(functools.partial(self.client.delete, removal.kind, removal.name, removal.namespace,
-                                          removal.grace_period_seconds))
-        if removal.finalizers:
-            self._drop_finalizers(removal.kind, removal.name, removal.namespace)
+    def _remove(self, removal: cleanup.Removal) -> str | None:
+        """Remove one object; the API server's refusal, if it refused (the others are removed all the same)."""
+        try:
+            # again when its deletion began already: a pod deleted gracefully waits for a kubelet that may never come
+            _ignore_missing(functools.partial(self.client.delete, removal.kind, removal.name, removal.namespace,
+                                              removal.grace_period_seconds))
+            if removal.finalizers:
+                self._drop_finalizers(removal.kind, removal.name, removal.namespace)
+        except ApiError as error:
+            return str(error)
+        return None
 
     def _drop_finalizers(self, kind: str, name: str, namespace: str | None) -> None:
         """Take every finalizer off an object being deleted: nothing else will once the scenario is over."""
@@ -587,21 +596,25 @@ class LiveSystem:
         try:
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
             first = True
+            refused: dict[cleanup.Removal, str] = {}
             while left := self._cleanup_plan():
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
-                                       f"clean-up began: {cleanup.left_over(left)}")
+                                       f"clean-up began: {cleanup.left_over(left, refused)}")
                 if not first:
                     time.sleep(self.timeouts.poll_interval)
                 first = False
                 for removal in left:  # a program the scenario started may have written one since the last look
-                    self._remove(removal)
+                    if (refusal := self._remove(removal)) is not None:
+                        refused[removal] = refusal
             if self._namespace_created:
                 _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
                 self._deleting()[self.namespace] = (time.monotonic(), self.scenario)
             self._check_earlier_namespaces()
         finally:
             self._client = None  # the shared client stays open for the process's next scenario
+            if self._programs is not None:
+                self._programs.give_back()  # once its programs' ConfigMaps are gone
 
     def _deleting(self) -> dict[str, tuple[float, str]]:
         """The namespaces this process's scenarios on this cluster left to the namespace controller."""

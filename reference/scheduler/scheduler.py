@@ -31,6 +31,7 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
+from draconform.reference.scheduler.nodeaffinity import NodeAffinity
 from draconform.reference.scheduler.noderesources import TOO_MANY_PODS, NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
@@ -77,7 +78,7 @@ class Scheduler:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
         self.dra: DraPlugin = dra
-        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
+        self.plugins: list[Plugin] = [NodeAffinity(), NodeResourcesFit(store, config.gates), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # An informer-style node cache: scheduling a pod must not copy every Node from the store.
         self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
