@@ -182,6 +182,11 @@ class LiveOptions:
     # Further clusters (cluster configs naming their kubeconfig), for scenarios needing other gates, release or
     # scheduler arguments than the first cluster runs.
     also_clusters: tuple[str, ...] = ()
+    # The run's ID: every object of the run carries it (sut.RUN_LABEL), so the run's end can check that none is
+    # left; "" outside `draconform run` (each system under test then makes its own).
+    run_id: str = ""
+    # Where the run's workers take turns on the cluster (draconform.live.isolation); "" for a serial run.
+    lock_dir: str = ""
 
     def environ(self) -> dict[str, str]:
         return {OPTIONS_VARIABLE: json.dumps(asdict(self))}

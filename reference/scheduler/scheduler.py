@@ -32,6 +32,7 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
+from draconform.reference.scheduler.nodeaffinity import NodeAffinity
 from draconform.reference.scheduler.nodeinfo import NodeInfos
 from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
@@ -85,7 +86,7 @@ class Scheduler:
         self.dra: DraPlugin = dra
         # kube-scheduler's cache: each node's counted pods and what they request, kept from the pod events
         self.node_infos = NodeInfos()
-        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates, self.node_infos), self.dra]
+        self.plugins: list[Plugin] = [NodeAffinity(), NodeResourcesFit(store, config.gates, self.node_infos), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
         # An informer-style node cache: scheduling a pod must not copy every Node from the store (nor any object
         # it only reads: the store's own objects are handed out, never changed in place).
