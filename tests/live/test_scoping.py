@@ -124,19 +124,19 @@ class FakeApi:
         self.stuck = stuck
         self.deleted: list[tuple[str, str, int | None]] = []
 
-    def list(self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None
-             ) -> tuple[list[Obj], str]:
+    def list(self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None,
+             api_version: str | None = None) -> tuple[list[Obj], str]:
         return [copy.deepcopy(o) for (k, ns, _), o in sorted(self.objects.items(), key=lambda i: i[0][2])
                 if k == kind and (namespace is None or ns == namespace)
                 and all((o["metadata"].get("labels") or {}).get(key) == value for key, value in (labels or {}).items())
                 ], "1"
 
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+    def get(self, kind: str, name: str, namespace: str | None = None, api_version: str | None = None) -> Obj | None:
         found = self.objects.get((kind, namespace, name))
         return copy.deepcopy(found) if found is not None else None
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
-               grace_period_seconds: int | None = None) -> None:
+               grace_period_seconds: int | None = None, api_version: str | None = None) -> None:
         obj = self.objects.get((kind, namespace, name))
         if obj is None:
             raise ApiError("NotFound", "not found")
@@ -230,11 +230,11 @@ def test_namespaces_gone_are_forgotten_without_a_look_per_scenario(tmp_path: Pat
     looks = []
     list_ = api.list
 
-    def counting(kind: str, namespace: str | None = None, labels: dict[str, str] | None = None
-                 ) -> tuple[list[Obj], str]:
+    def counting(kind: str, namespace: str | None = None, labels: dict[str, str] | None = None,
+                 api_version: str | None = None) -> tuple[list[Obj], str]:
         if kind == "Namespace":
             looks.append(namespace)
-        return list_(kind, namespace, labels)
+        return list_(kind, namespace, labels, api_version)
 
     api.list = counting  # type: ignore[method-assign]
     for _ in range(20):
