@@ -191,7 +191,7 @@ class Scheduler:
     # --- one scheduling cycle --------------------------------------------------------------------
     def schedule_one(self, pod: Obj) -> None:
         self.work["cycles"] += 1
-        if self.dra.awaits_generated_claims(pod):
+        if self.dra.pre_enqueue(pod) is not None:  # held back before a cycle: no event, no condition
             self.queue.add_unschedulable(_key(pod))
             return
         state = CycleState()
