@@ -598,11 +598,21 @@ class LiveSystem:
     def _scrape(self) -> str:
         assert self.metrics_url is not None
         try:
-            response = _metrics_client().get(self.metrics_url, timeout=self.timeouts.request_timeout)
+            response = _metrics_client(self._metrics_verify()).get(self.metrics_url,
+                                                                   timeout=self.timeouts.request_timeout)
             response.raise_for_status()
         except httpx2.HTTPError as error:
-            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
+            hint = ("; kube-scheduler serves /metrics with a self-signed certificate unless given one: name its CA "
+                    "with schedulerMetricsCA in the cluster config, or set schedulerMetricsInsecureSkipVerify: true"
+                    if "CERTIFICATE_VERIFY_FAILED" in str(error) else "")
+            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}{hint}") from None
         return response.text
+
+    def _metrics_verify(self) -> str | bool:
+        """How the metrics endpoint's certificate is checked: the cluster config's CA bundle, not at all, or
+        against the usual public CAs."""
+        cluster = self.cluster
+        return False if cluster.metrics_insecure else (cluster.metrics_ca or True)
 
     def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
         raise Unsupported("a live run does not see every version of an object, only its current state (that needs "
@@ -723,7 +733,7 @@ _CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
 # Per cluster (kubeconfig, context): namespace -> (when its deletion began, its scenario), until seen gone.
 _DELETING: dict[tuple[str, str | None], dict[str, tuple[float, str]]] = {}
 OVERDUE_BATCH = 8  # look for gone namespaces once this many wait (and whenever one is overdue)
-_METRICS: list[httpx2.Client] = []
+_METRICS: dict[str | bool, httpx2.Client] = {}
 
 
 def _shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
@@ -735,10 +745,11 @@ def _shared_client(kubeconfig: str, context: str | None, request_timeout: float)
     return _CLIENTS[key]
 
 
-def _metrics_client() -> httpx2.Client:
-    if not _METRICS:
-        _METRICS.append(httpx2.Client(trust_env=False))
-    return _METRICS[0]
+def _metrics_client(verify: str | bool = True) -> httpx2.Client:
+    """One client per way of checking the endpoint's certificate, for the whole process."""
+    if verify not in _METRICS:
+        _METRICS[verify] = httpx2.Client(trust_env=False, verify=verify)
+    return _METRICS[verify]
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
