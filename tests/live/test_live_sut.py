@@ -172,7 +172,8 @@ def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> N
         f"{path}:3: cluster config: featureGates[DRAPartitionableDevices]: Invalid value: \"yes please\": must be of "
         "type boolean",
         f"{path}:4: cluster config: nodeKubelet: unknown field; known: context, driverUnderTest, featureGates, "
-        "kubeconfig, kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsURL"]
+        "kubeconfig, kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsCA, "
+        "schedulerMetricsInsecureSkipVerify, schedulerMetricsURL"]
     path.write_text("featureGates: {NoSuchGate: true}\n")
     with pytest.raises(ConfigError, match=r"c\.yaml: featureGates\.NoSuchGate: unknown feature gate"):
         ClusterConfig.load(path)
