@@ -139,13 +139,8 @@ VARIANTS: tuple[Variant, ...] = (
         "a template entry whose claim is not generated yet is skipped, so the pod is bound without it",
         (
             Patch("reference/scheduler/dynamicresources.py",
-                  '        (no event, no condition); the pod update that names them brings it back."""\n',
-                  ('        (no event, no condition); the pod update that names them brings it back."""\n'
-                   "        return False\n")),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "            if entry.claim is None:\n",
-                  ("            if entry.claim is None:\n"
-                   "                continue\n")),
+                  "                    return f\"pod has no claim status for entry {entry['name']!r} yet\"\n",
+                  "                    continue\n"),
         ),
     ),
     Variant(
