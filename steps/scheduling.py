@@ -132,9 +132,8 @@ def pod_not_scheduled(sut: SystemUnderTest, pod: str) -> None:
 
 def _turned_away(sut: SystemUnderTest, pod: str) -> list[Event]:
     """The FailedScheduling events recorded for the pod after its first wait in PreBind began (its first
-    BindingConditionsPending event), oldest first; the pod is unbound with a failed PodScheduled condition."""
-    condition = _scheduled_condition(sut, pod)
-    assert condition.get("status") == "False", f"pod {pod!r} has no failed PodScheduled condition"
+    BindingConditionsPending event), oldest first. Not whether the pod is unbound now: a scheduler that notices
+    the failure seconds later may have bound it again by the time the step looks."""
     events = [e for e in sut.events() if e.kind == "Pod" and e.name == pod and e.reason in SCHEDULING_REASONS]
     waits = [index for index, event in enumerate(events) if event.reason == "BindingConditionsPending"]
     failures = [event for event in events[waits[0] + 1:] if event.reason == "FailedScheduling"] if waits else []
@@ -145,8 +144,8 @@ def _turned_away(sut: SystemUnderTest, pod: str) -> list[Event]:
 @then(parsers.parse('pod "{pod}" was sent back from PreBind'))
 @observes("event")
 def pod_sent_back(sut: SystemUnderTest, pod: str) -> None:
-    """KEP-5007: the scheduler gave up a binding the pod waited for (a failure or a timeout) and requeued it:
-    unbound, PodScheduled False, and a FailedScheduling event after its wait began. Judged from what happened,
+    """KEP-5007: the scheduler gave up a binding the pod waited for (a failure or a timeout) and requeued it: a
+    FailedScheduling event after its wait began. Judged from what happened,
     not from the moment the step looks: upstream's PreBind polls every 5 s and tries the pod again within
     seconds, so its latest event may already be the next attempt's BindingConditionsPending."""
     _turned_away(sut, pod)

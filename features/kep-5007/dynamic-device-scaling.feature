@@ -56,7 +56,7 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
       Then pod "trainer" was sent back from PreBind
       And ResourceSlice "worker-1-gpu.example.com-attached" publishes device "attached-0"
       And ResourceSlice "fabric-pool" publishes device "a100-1"
-      When 1 second passes
+      When 10 seconds pass
       Then pod "trainer" is bound to node "worker-1"
       And the claim of pod "trainer" is allocated device "attached-0"
       And the allocation of the claim of pod "trainer" carries no binding conditions
