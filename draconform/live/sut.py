@@ -632,8 +632,11 @@ class LiveSystem:
 
     # --- clean-up -------------------------------------------------------------------------------------
     def _cleanup_plan(self) -> builtins.list[cleanup.Removal]:
-        namespaced = {kind: self.client.list(kind, self.namespace)[0] for kind in cleanup.NAMESPACED} \
-            if self._namespace_created else {}
+        # ConfigMaps: only the scenario's own; a real cluster publishes its own into every namespace (kube-root-ca.crt,
+        # which kube-controller-manager writes again at once, or a distribution's CA bundle), gone with the namespace.
+        namespaced = {kind: self.client.list(kind, self.namespace,
+                                             labels={SCENARIO_LABEL: self.scenario} if kind == "ConfigMap" else None)[0]
+                      for kind in cleanup.NAMESPACED} if self._namespace_created else {}
         release = self._release()
         labelled = {kind: self.client.list(kind, labels={SCENARIO_LABEL: self.scenario},
                                            api_version=release.api_version(kind))[0]

@@ -310,3 +310,16 @@ def test_a_scenario_running_alone_waits_for_the_others_and_none_starts_beside_it
     for thread in threads:
         thread.join(timeout=60)
     assert log == ["first in", "first out", "alone in", "alone out", "second in", "second out"]
+
+
+def test_clean_up_leaves_the_configmaps_the_cluster_publishes_in_every_namespace(tmp_path: Path,
+                                                                               clock: FakeTime) -> None:
+    """kube-controller-manager writes kube-root-ca.crt into every namespace (and writes it again at once when it
+    is deleted): clean-up removes only the scenario's own ConfigMaps, and the namespace takes the rest along."""
+    api = FakeApi([])
+    live = _connected(tmp_path, api)
+    published = _obj("ConfigMap", "kube-root-ca.crt", live.namespace)
+    api.objects = FakeApi([*_scenario_objects(live), published]).objects
+    live.close()
+    assert ("ConfigMap", live.namespace, "kube-root-ca.crt") in api.objects
+    assert ("ConfigMap", "kube-root-ca.crt", None) not in api.deleted
