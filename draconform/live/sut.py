@@ -543,8 +543,12 @@ class LiveSystem:
             return self.kubelet_plugin_endpoint(driver, node)
         return f"unix://{self._plugin_file(driver, node, '-reg.sock')}"
 
-    def pool_name(self, pool: str) -> str:
-        """The cluster's name of a scenario's pool (prefixed, see `_rename_pool`) back as the scenario names it."""
+    def pool_name(self, driver: str, pool: str) -> str:
+        """The cluster's name of a scenario's pool (prefixed, see `_rename_pool`) back as the scenario names it;
+        the pools of the cluster's driver under test are its own and keep their names, as in the objects read
+        back (`_rename_references`)."""
+        if driver in self._driver_aliases or driver in self._driver_aliases.values():
+            return pool
         return self._back(pool)
 
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:

@@ -271,7 +271,9 @@ def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Pa
         system.close()
     client = KubeClient(load_config(api))
     assert client.list("Node")[0] == []  # the moved-from copies too
-    assert {n["metadata"]["name"] for n in client.list("Namespace")[0]} == set(STANDARD_NAMESPACES)
+    # the namespaces' deletion began; the namespace controller finishes it in its own time
+    wait_until(lambda: {n["metadata"]["name"] for n in client.list("Namespace")[0]} == set(STANDARD_NAMESPACES),
+               60, "the scenarios' namespaces' deletion")
     client.close()
 
 
