@@ -55,8 +55,17 @@ class FakeClock:
 
 
 def format_time(moment: datetime) -> str:
-    """RFC 3339 with second precision and a Z, as the API server writes metav1.Time."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 with second precision and a Z, as the API server writes metav1.Time. The last moment's text is
+    kept: many writes in a row stamp the same moment (the fake clock stands still while a cluster settles). One
+    tuple, read and replaced whole, so a thread never pairs one moment with another's text."""
+    global _last_formatted
+    last = _last_formatted
+    if last[0] != moment:
+        last = _last_formatted = (moment, moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return last[1]
+
+
+_last_formatted: tuple[datetime | None, str] = (None, "")  # the last moment formatted and its text
 
 
 def parse_time(text: str) -> datetime:

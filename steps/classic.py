@@ -25,6 +25,7 @@ from draconform.steps.common import (
     must_get,
     observes,
     resolve_claim,
+    rewrite,
     seam_method,
     split_names,
 )
@@ -109,9 +110,9 @@ def pod_with_template_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: st
 
 @when(parsers.re(r'the scheduler sets the phase of ' + CLAIM + r' to "(?P<phase>[^"]+)"'))
 def set_phase(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, phase: str) -> None:
-    obj = resolve_claim(sut, ctx, claim, pod)
-    obj.setdefault("status", {})["phase"] = phase
-    sut.update_status(obj)
+    found = resolve_claim(sut, ctx, claim, pod)
+    rewrite(sut, "ResourceClaim", found["metadata"]["name"],
+            lambda obj: obj.setdefault("status", {}).__setitem__("phase", phase), status=True)
 
 
 @when(parsers.re(r"two schedulers read " + CLAIM))
@@ -312,10 +313,8 @@ def claim_owned_by_pod(sut: SystemUnderTest, name: str, pod: str, docstring: str
 
 @when(parsers.parse('pod "{pod}" is relabelled with "{label}"'))
 def relabel_pod(sut: SystemUnderTest, pod: str, label: str) -> None:
-    obj = must_get(sut, "Pod", pod)
     key, _, value = label.partition("=")
-    obj["metadata"].setdefault("labels", {})[key] = value
-    sut.update(obj)
+    rewrite(sut, "Pod", pod, lambda obj: obj["metadata"].setdefault("labels", {}).__setitem__(key, value))
 
 
 @then(parsers.parse('the ResourceClaim "{name}" has:'))

@@ -18,7 +18,15 @@ from deepdiff import DeepDiff
 
 from draconform.catalogue import Catalogue, Tolerance, load_catalogue
 from draconform.kube.kinds import NAMESPACED
-from draconform.sut import OBSERVATIONS, ComponentConfig, DriverUnderTest, Obj, SystemUnderTest, Unsupported
+from draconform.sut import (
+    OBSERVATIONS,
+    ApiError,
+    ComponentConfig,
+    DriverUnderTest,
+    Obj,
+    SystemUnderTest,
+    Unsupported,
+)
 
 Step = TypeVar("Step", bound=Callable[..., Any])
 
@@ -320,6 +328,28 @@ def must_get(sut: SystemUnderTest, kind: str, name: str) -> Obj:
     obj = sut.get(kind, name, NAMESPACE if kind in NAMESPACED else None)
     assert obj is not None, f"{kind} {name!r} does not exist"
     return obj
+
+
+# How often a read-modify-write step reads again after a 409 Conflict, as kubectl's edit and patch retry.
+CONFLICT_ATTEMPTS = 5
+
+
+def rewrite(sut: SystemUnderTest, kind: str, name: str, change: Callable[[Obj], object], status: bool = False,
+            read: Callable[[], Obj] | None = None) -> Obj:
+    """Read an object, `change` it in place and write it back (through the status subresource with `status`),
+    as kubectl does: when another client (the scheduler, a controller, the kubelet) wrote it between the read
+    and the write, the API server answers 409 Conflict, and the step reads it again and makes its change once
+    more. Every step that gets, changes and updates an object goes through here, except those whose rule is
+    about the conflict itself. `read` replaces the plain read (a claim found through its pod)."""
+    for attempt in range(CONFLICT_ATTEMPTS):
+        obj = read() if read is not None else must_get(sut, kind, name)
+        change(obj)
+        try:
+            return sut.update_status(obj) if status else sut.update(obj)
+        except ApiError as error:
+            if error.reason != "Conflict" or attempt == CONFLICT_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 def generated_claims(sut: SystemUnderTest, ctx: ScenarioContext, pod: str) -> list[Obj]:

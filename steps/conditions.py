@@ -8,7 +8,7 @@ from datetime import UTC
 
 from pytest_bdd import parsers, when
 
-from draconform.steps.common import must_get, pod_claim_names
+from draconform.steps.common import pod_claim_names, rewrite
 from draconform.sut import Obj, SystemUnderTest
 
 
@@ -23,9 +23,7 @@ def driver_sets_detailed_condition(sut: SystemUnderTest, type_: str, status: str
     stamp = sut.now().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if time == "now" else time
     condition = {"type": type_, "status": status, "reason": reason, "message": message, "lastTransitionTime": stamp}
     for name in pod_claim_names(sut, pod):
-        claim = must_get(sut, "ResourceClaim", name)
-        _put(claim, condition)
-        sut.update_status(claim)
+        rewrite(sut, "ResourceClaim", name, lambda claim: _put(claim, condition), status=True)
 
 
 def _put(claim: Obj, condition: Obj) -> None:

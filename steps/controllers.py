@@ -17,6 +17,7 @@ from draconform.steps.common import (
     must_get,
     pod_claim_names,
     resolve_claim,
+    rewrite,
     to_seconds,
 )
 from draconform.sut import Obj, SystemUnderTest
@@ -51,10 +52,12 @@ def driver_sets_condition(
         if of_pod
         else [resolve_claim(sut, ctx, claim, pod)]
     )
-    for obj in claims:
+    def put(obj: Obj) -> None:
         for type_ in (type, also) if also else (type,):
             _put_condition(sut, obj, type_, value, device)
-        sut.update_status(obj)
+
+    for found in claims:
+        rewrite(sut, "ResourceClaim", found["metadata"]["name"], put, status=True)
 
 
 def _put_condition(sut: SystemUnderTest, claim: Obj, type_: str, value: str, device: str | None) -> None:

@@ -11,8 +11,17 @@ from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.client import PluginCallError, registration_info
-from draconform.steps.common import NAMESPACE, ScenarioContext, assert_same, manifest, must_get, observes, seam_method
-from draconform.sut import PluginFault, SystemUnderTest
+from draconform.steps.common import (
+    NAMESPACE,
+    ScenarioContext,
+    assert_same,
+    manifest,
+    must_get,
+    observes,
+    rewrite,
+    seam_method,
+)
+from draconform.sut import Obj, PluginFault, SystemUnderTest
 
 
 @when(parsers.parse('pod "{pod}" is force-deleted with a grace period of 0'))
@@ -26,10 +35,11 @@ def force_delete_pod(sut: SystemUnderTest, pod: str) -> None:
 def update_claim_main_resource(sut: SystemUnderTest, claim: str, docstring: str) -> None:
     """An ordinary update (not the status subresource) of the claim, carrying a label change and another
     status. kube-apiserver accepts it, stores the label and keeps the stored status."""
-    obj = must_get(sut, "ResourceClaim", claim)
-    obj["metadata"].setdefault("labels", {})["draconform.io/touched"] = "yes"
-    obj["status"] = yaml.safe_load(docstring) or {}
-    sut.update(obj)
+    def change(obj: Obj) -> None:
+        obj["metadata"].setdefault("labels", {})["draconform.io/touched"] = "yes"
+        obj["status"] = yaml.safe_load(docstring) or {}
+
+    rewrite(sut, "ResourceClaim", claim, change)
     sut.settle()
 
 
@@ -61,9 +71,8 @@ def plugin_answers(sut: SystemUnderTest, driver: str, node: str, what: str, time
 def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: str) -> None:
     """What kube-controller-manager writes once it created a template's claim, written here for a claim it did
     not create."""
-    obj = must_get(sut, "Pod", pod)
-    obj.setdefault("status", {})["resourceClaimStatuses"] = [{"name": entry, "resourceClaimName": claim}]
-    sut.update_status(obj)
+    rewrite(sut, "Pod", pod, lambda obj: obj.setdefault("status", {}).__setitem__(
+        "resourceClaimStatuses", [{"name": entry, "resourceClaimName": claim}]), status=True)
     sut.settle()
 
 
@@ -78,19 +87,21 @@ def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, cla
     """As a scheduler would have left it: allocated on the node (pool named after the node, or the pool of the
     driver under test's device the scenario's name stands for) and, with a pod, reserved for it by its UID."""
     pool, device = ctx.devices.get(device, (node, device))
-    obj = must_get(sut, "ResourceClaim", claim)
-    request = obj["spec"]["devices"]["requests"][0]["name"]
-    obj["status"] = {
-        "allocation": {
-            "devices": {"results": [{"request": request, "driver": driver, "pool": pool, "device": device}]},
-            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
-        },
-    }
-    if pod is not None:
-        uid = must_get(sut, "Pod", pod)["metadata"]["uid"]
-        obj["status"]["reservedFor"] = [{"resource": "pods", "name": pod, "uid": uid}]
-    sut.update_status(obj)
+    uid = must_get(sut, "Pod", pod)["metadata"]["uid"] if pod is not None else None
+
+    def change(obj: Obj) -> None:
+        request = obj["spec"]["devices"]["requests"][0]["name"]
+        obj["status"] = {
+            "allocation": {
+                "devices": {"results": [{"request": request, "driver": driver, "pool": pool, "device": device}]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]},
+            },
+        }
+        if uid is not None:
+            obj["status"]["reservedFor"] = [{"resource": "pods", "name": pod, "uid": uid}]
+
+    rewrite(sut, "ResourceClaim", claim, change, status=True)
     sut.settle()
 
 

@@ -17,6 +17,7 @@ from draconform.steps.common import (
     manifest,
     manifest_variant,
     named,
+    rewrite,
     seam_method,
     split_names,
     to_seconds,
@@ -193,13 +194,14 @@ def create_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, kind: str,
 @when(parsers.re(r'the (?P<kind>ResourceSlice|DeviceClass|Node) "(?P<name>[^"]+)" is replaced with:'))
 def replace_from_docstring(sut: SystemUnderTest, kind: str, name: str, docstring: str) -> None:
     """Update an existing object: the docstring's spec (and labels, if given) replace the stored ones."""
-    obj = sut.get(kind, name)
-    assert obj is not None, f"{kind} {name!r} does not exist"
     (new,) = load_docstring(docstring, kind)
-    obj["spec"] = new.get("spec", obj.get("spec"))
-    if "labels" in (new.get("metadata") or {}):
-        obj["metadata"]["labels"] = new["metadata"]["labels"]
-    sut.update(obj)
+
+    def change(obj: Obj) -> None:
+        obj["spec"] = new.get("spec", obj.get("spec"))
+        if "labels" in (new.get("metadata") or {}):
+            obj["metadata"]["labels"] = new["metadata"]["labels"]
+
+    rewrite(sut, kind, name, change)
 
 
 @when(parsers.re(r'the objects of manifests? "(?P<names>[^"]+)" are written again'))
@@ -217,14 +219,11 @@ def manifests_written_again(sut: SystemUnderTest, ctx: ScenarioContext, names: s
 def claim_status_from_docstring(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, docstring: str) -> None:
     """Write a claim's status as another component (an older scheduler, a driver) left it; a
     reservedFor entry that names a pod of the scenario without a UID gets that pod's UID."""
-    obj = sut.get("ResourceClaim", claim, NAMESPACE)
-    assert obj is not None, f"claim {claim!r} does not exist"
     (status,) = load_docstring(docstring)
     for entry in status.get("reservedFor") or []:
         if entry.get("resource") == "pods" and "uid" not in entry and entry.get("name") in ctx.pod_uids:
             entry["uid"] = ctx.pod_uids[entry["name"]]
-    obj["status"] = status
-    sut.update_status(obj)
+    rewrite(sut, "ResourceClaim", claim, lambda obj: obj.__setitem__("status", status), status=True)
 
 
 @when(parsers.parse('claim "{claim}" for one "{device_class}" device is created'))
@@ -264,7 +263,5 @@ def namespace_allows_admin_access(sut: SystemUnderTest) -> None:
 @given(parsers.parse('node "{node}" advertises {count:d} "{resource}" in its allocatable resources'))
 def node_allocatable(sut: SystemUnderTest, node: str, count: int, resource: str) -> None:
     """What a device plugin makes the kubelet report in `status.allocatable` (KEP-5004 device-plugin path)."""
-    obj = sut.get("Node", node)
-    assert obj is not None, f"node {node!r} does not exist"
-    obj.setdefault("status", {}).setdefault("allocatable", {})[resource] = str(count)
-    sut.update_status(obj)
+    rewrite(sut, "Node", node, lambda obj: obj.setdefault("status", {}).setdefault("allocatable", {}).__setitem__(
+        resource, str(count)), status=True)

@@ -19,12 +19,13 @@ from draconform.steps.common import (
     must_get,
     observes,
     resolve_claim,
+    seam_method,
     slice_devices,
     split_names,
     to_seconds,
     tolerance,
 )
-from draconform.sut import Obj, SystemUnderTest
+from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 BINDING_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions")
 
@@ -93,6 +94,46 @@ def claim_not_allocated(sut: SystemUnderTest, ctx: ScenarioContext, claim: str |
     assert not allocation, f"claim {obj['metadata']['name']!r} is allocated: {allocation}"
 
 
+@then(parsers.re(CLAIM + r" was (?P<what>cleared|unreserved)(?P<devices> with its per-device status)?"))
+@observes("claim")
+def claim_was_cleared(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, what: str,
+                      devices: str | None) -> None:
+    """At some moment after the claim was allocated and reserved it was reserved for nobody ("unreserved") and,
+    "cleared", allocated to nothing (with "with its per-device status", its `status.devices` empty too): judged
+    from what happened, not from the moment the step looks. After a binding failure or timeout upstream's
+    scheduler clears the claim and tries the pod again within seconds, so the claim may already be allocated and
+    reserved anew; its stored versions (`object_writes`) show the cleared one. Without that record (a live
+    cluster) only a claim cleared right now can be judged; one allocated again is reported as unsupported."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    name, uid = obj["metadata"]["name"], obj["metadata"]["uid"]
+
+    def cleared(version: Obj) -> bool:
+        status = version.get("status") or {}
+        return not status.get("reservedFor") and not (what == "cleared" and status.get("allocation")) and not (
+            devices and status.get("devices"))
+
+    try:
+        versions = seam_method(sut, "object_writes", "see a claim's earlier versions")("ResourceClaim", name,
+                                                                                         NAMESPACE)
+    except Unsupported:
+        if cleared(obj):
+            return
+        raise Unsupported(f"claim {name!r} is allocated or reserved now, and without its earlier versions it cannot "
+                          f"be told whether it was {what} in between") from None
+    ours = [version for version in versions if version["metadata"].get("uid") == uid]
+    held = False
+    for version in ours:
+        if held and cleared(version):
+            return
+        status = version.get("status") or {}
+        held = held or bool(status.get("reservedFor") if what == "unreserved" else status.get("allocation"))
+    shown = [{k: v for k, v in (version.get("status") or {}).items() if k in ("allocation", "reservedFor", "devices")}
+             for version in ours]
+    raise AssertionError(f"claim {name!r} was never {what}{devices or ''} after being "
+                         f"{'reserved' if what == 'unreserved' else 'allocated'}; its stored statuses, oldest first: "
+                         f"{shown}")
+
+
 @then(parsers.re(CLAIM + r' is reserved for pods? "(?P<pods>[^"]+)"'))
 @observes("claim")
 def claim_reserved_for(
@@ -120,12 +161,15 @@ def claim_not_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | 
 @observes("claim")
 def claim_pinned(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None, node: str | None,
                  nodes: str | None) -> None:
-    """Pinned to one node: that node, or any one of several where the scheduler may choose among equals."""
+    """Pinned to one node: that node, or any one of several where the scheduler may choose among equals. Either
+    form that names one node pins it: the node's name (`matchFields` on `metadata.name`, as upstream's allocator
+    writes for a node-local slice) or its `kubernetes.io/hostname` label (`matchExpressions`)."""
     obj = resolve_claim(sut, ctx, claim, pod)
     selector = ((obj.get("status") or {}).get("allocation") or {}).get("nodeSelector")
     allowed = [node] if node else split_names(nodes or "")
-    pinned = [{"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
-              for name in allowed]
+    pinned = [{"nodeSelectorTerms": [{field: [{"key": key, "operator": "In", "values": [name]}]}]}
+              for name in allowed
+              for field, key in (("matchFields", "metadata.name"), ("matchExpressions", "kubernetes.io/hostname"))]
     assert selector in pinned, f"allocation nodeSelector is {selector}, expected it to name one of {allowed}"
 
 

@@ -5,6 +5,7 @@ kube-apiserver (whose causes carry no rule IDs: there only the field is compared
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from draconform.steps.common import (
     observes,
     pad_to,
     parse_path,
+    rewrite,
     set_fields,
     split_names,
 )
@@ -122,31 +124,32 @@ def user_creates_from_manifests(sut: SystemUnderTest, ctx: ScenarioContext, outc
 def user_changes(sut: SystemUnderTest, outcome: Outcome, kind: str, name: str, datatable: list[list[str]]) -> None:
     """Change fields of the stored object as the table says (see `set_fields`) and write it back: through the
     status subresource when every path lies in `status`, as an update of the object when none does."""
-    obj = must_get(sut, kind, name)
     paths = {row[0].strip().split(".")[0].split("[")[0] for row in datatable[1:]}
     if "status" in paths and paths != {"status"}:
         raise ValueError(f"{kind} {name!r}: one write changes either the status or the rest, not both: {paths}")
-    set_fields(obj, datatable, f"the stored {kind} {name!r}")
-    _attempt(outcome, lambda: sut.update_status(obj) if paths == {"status"} else sut.update(obj))
+    where = f"the stored {kind} {name!r}"
+    _attempt(outcome, lambda: rewrite(sut, kind, name, lambda obj: set_fields(obj, datatable, where),
+                                      status=paths == {"status"}))
 
 
 @when(parsers.re(r'the user updates the (?P<part>spec|status) of ' + KINDS + r' "(?P<name>[^"]+)"' + GROWTH + ":"))
 def user_updates(sut: SystemUnderTest, outcome: Outcome, part: str, kind: str, name: str, docstring: str,
                  path: str | None, times: str | None, pad: str | None, length: str | None) -> None:
     """Replace the object's spec (an update) or status (through the status subresource)."""
-    obj = must_get(sut, kind, name)
     (new_part,) = load_docstring(docstring) if docstring.strip() else ({},)
-    obj[part] = new_part
-    grow(obj, path, times, pad, length)
-    _attempt(outcome, lambda: sut.update_status(obj) if part == "status" else sut.update(obj))
+
+    def change(obj: Obj) -> None:
+        obj[part] = copy.deepcopy(new_part)
+        grow(obj, path, times, pad, length)
+
+    _attempt(outcome, lambda: rewrite(sut, kind, name, change, status=part == "status"))
 
 
 @given(parsers.re(r'the (?P<kind>ResourceClaim) "(?P<name>[^"]+)" has the status:'))
 def claim_has_status(sut: SystemUnderTest, kind: str, name: str, docstring: str) -> None:
     """Status written as the scheduler or a driver would; the write must succeed."""
-    obj = must_get(sut, kind, name)
-    (obj["status"],) = load_docstring(docstring)
-    sut.update_status(obj)
+    (status,) = load_docstring(docstring)
+    rewrite(sut, kind, name, lambda obj: obj.__setitem__("status", status), status=True)
 
 
 @then("the request is accepted")

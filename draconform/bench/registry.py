@@ -36,6 +36,21 @@ class Measurement:
     value: float
     detail: str = ""  # what was measured: sizes, elapsed time
     allocator: str = ""  # the allocation core, for scheduler workloads
+    # The figure's target on the full shape (issue 38), a floor or a ceiling; `bench --check` fails when one is missed
+    at_least: float | None = None
+    at_most: float | None = None
+
+    def target(self) -> str:
+        """The target as printed ("" without one)."""
+        if self.at_least is not None:
+            return f">= {self.at_least:,g} {self.unit}"
+        return f"<= {self.at_most:,g} {self.unit}" if self.at_most is not None else ""
+
+    def met(self) -> bool | None:
+        """Whether the figure meets its target (None without one)."""
+        if self.at_least is not None:
+            return self.value >= self.at_least
+        return self.value <= self.at_most if self.at_most is not None else None
 
 
 @dataclass(frozen=True)

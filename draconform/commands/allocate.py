@@ -12,12 +12,18 @@ advertise the resource, called `<pod>-extended-resources`. Input is read as `dra
 every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
 driver's CRDs) ignored with one line on stderr.
 
-Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated, one finding per claim on
-stdout (with -o json a JSON object with `allocated`, `exitStatus` and `findings`) giving its own reason:
-missing-class (a request names a DeviceClass the input lacks), error (its own allocation error: CEL error,
-All over an incomplete pool, ...), shortage (on its own it fits on no node), together (it fits on its own,
-not beside the other claims) or attempt-error (it fits on its own, but the attempt for all claims stopped at
-another claim's error); 2 unusable input or invocation (file, line, object and field)."""
+Exit status: 0 allocated (the claims on stdout); 1 the claims cannot be allocated: first the attempt's
+verdict, as kube-scheduler's cycle ends it ("attempt: does-not-fit: ..." when no node visited fits all claims
+together, the pod staying unschedulable; "attempt: error: ..." when an allocation error on a node visited ended
+the cycle), then one finding per claim on stdout giving what stopped that claim (with -o json a JSON object
+with `allocated`, `attempt` ("does-not-fit" or "error"), `attemptMessage`, `exitStatus` and `findings`):
+missing-class (a request names a DeviceClass the input lacks), error (the attempt ended in an error and so
+does the claim on its own: CEL error, All over an incomplete pool, ...), own-error (the attempt did not fit,
+ending before it could meet this claim's error; on its own the claim would end an attempt with that error),
+shortage (on its own it fits on no node), together (it fits on its own, not beside the other claims) or
+attempt-error (it fits on its own, but the attempt for all claims stopped at another claim's error). Only an
+attempt that ended in an error is ever called an "allocation error"; 2 unusable input or invocation (file,
+line, object and field)."""
 
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ import json
 import resource
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,13 +102,16 @@ def handle(args: argparse.Namespace) -> int:
     allocator_class(args.allocator)
     imported = time.perf_counter()
     loaded: list[float] = []
-    status = _allocate(args, loaded)
+    work: Counter[str] = Counter()
+    status = run(args, work, loaded)
     if args.timings:
         answered = time.perf_counter()
         read = (loaded or [answered])[0]
         peak = _peak_memory_mib()
+        counted = ", ".join(f"{what} {count}" for what, count in sorted(work.items()))
         diagnostic("allocate", f"timings: modules imported in {imported - started:.3f} s, read {read - imported:.3f} "
-                               f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB")
+                               f"s, answered {answered - read:.3f} s after reading, peak memory {peak:.0f} MiB; "
+                               f"work: {counted or 'none counted'}")
     return status
 
 
@@ -119,7 +129,9 @@ def _peak_memory_mib() -> float:
     return maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024
 
 
-def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
+def run(args: argparse.Namespace, work: Counter[str], loaded: list[float] | None = None) -> int:
+    """The command on parsed arguments; `work` gains what the allocation core and its store counted (the cost
+    check reads it), `loaded` the moment the input was read."""
     # Imported here so that `draconform --help` stays fast.
     from draconform.kube.featuregates import FeatureGates
 
@@ -146,13 +158,14 @@ def _allocate(args: argparse.Namespace, loaded: list[float]) -> int:
         count = len(cluster.not_checked)
         diagnostic("allocate", f"{count} object{'s' if count != 1 else ''} ignored (kinds allocation does not "
                                f"read): {', '.join(kinds)}")
-    loaded.append(time.perf_counter())
+    if loaded is not None:
+        loaded.append(time.perf_counter())
     # What was read lives to the end of the command: the garbage collector need not walk it again and again
     # while the allocator's state is built (with a dump of thousands of slices, that walking took longer than
     # building).
     gc.freeze()
     try:
-        return _answer(args, cluster, gates)
+        return _answer(args, cluster, gates, work)
     finally:
         gc.unfreeze()
 
@@ -162,15 +175,36 @@ class Cycle:
     """What one scheduling cycle over the nodes found (see `_cycle`)."""
 
     chosen: tuple[Obj, list[Obj], list[Obj] | None] | None = None  # node, its claims, allocations (None: not made)
-    error: str | None = None  # "node N: allocation error: ...": the cycle stopped there
+    error_node: str | None = None  # the node whose allocation error stopped the cycle
+    error_message: str | None = None  # that error
     reasons: dict[tuple[str, str], list[str]] = dataclasses.field(default_factory=dict)  # (kind, shown) -> why
 
+    @property
+    def error(self) -> str | None:
+        """"node N: allocation error: ...", where the cycle ended in an error."""
+        return None if self.error_message is None else f"node {self.error_node}: allocation error: {self.error_message}"
 
-def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
+    @property
+    def verdict(self) -> str:
+        """How kube-scheduler's cycle ends: allocated, does-not-fit (unschedulable) or error."""
+        if self.error_message is not None:
+            return "error"
+        return "does-not-fit" if self.chosen is None else "allocated"
+
+
+def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any, work: Counter[str]) -> int:
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster, gates)
+    try:
+        return _answer_with(args, cluster, gates, allocator)
+    finally:
+        work.update(getattr(allocator, "work", {}))
+        work.update(getattr(getattr(allocator, "store", None), "work", {}))
+
+
+def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: Any, allocator: Any) -> int:
     nodes = cluster.nodes(args.node)
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
@@ -189,13 +223,23 @@ def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any) -> int:
                             for claim, allocation in zip(claims, allocations or [], strict=True)])
         return EXIT_ALLOCATED
     findings = _failures(allocator, nodes, cluster, gates, found)
+    attempt = _attempt_message(found, len(nodes))
     if args.output == "json":
-        sys.stdout.write(json.dumps({"allocated": False, "exitStatus": EXIT_UNALLOCATABLE,
+        sys.stdout.write(json.dumps({"allocated": False, "attempt": found.verdict, "attemptMessage": attempt,
+                                     "exitStatus": EXIT_UNALLOCATABLE,
                                      "findings": [{**finding.as_json(), "namespace": namespace, "reason": reason}
                                                   for finding, namespace, reason in findings]}, indent=2) + "\n")
     else:
+        print(f"attempt: {found.verdict}: {attempt}")
         print_findings([finding for finding, _, _ in findings])
     return EXIT_UNALLOCATABLE
+
+
+def _attempt_message(found: Cycle, nodes: int) -> str:
+    """What ended the attempt for all claims, as kube-scheduler's cycle ends."""
+    if found.error is not None:
+        return f"the scheduling cycle ended at {found.error}"
+    return f"no node visited ({nodes} known) fits all claims together; the pod stays unschedulable"
 
 
 def _cycle(allocator: Any, nodes: list[Obj], claims_for: Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]],
@@ -230,7 +274,7 @@ def _cycle(allocator: Any, nodes: list[Obj], claims_for: Callable[[Obj], tuple[l
                 try:
                     answer = allocator.allocate(node, claims) if verdict is None else verdict
                 except AllocationError as error:
-                    found.error = f"node {name}: allocation error: {error}"
+                    found.error_node, found.error_message = name, str(error)
                     return found
                 if not answer.fits:
                     for claim in claims:
@@ -250,11 +294,13 @@ def _cycle(allocator: Any, nodes: list[Obj], claims_for: Callable[[Obj], tuple[l
 def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
               together: Cycle) -> list[tuple[Finding, str, str]]:
     """One finding per claim that cannot be allocated, with its own reason (and the reason's short name):
-    `missing-class` (a request names a DeviceClass the input lacks), `error` (its own allocation error),
-    `shortage` (on its own it fits on no node), `together` (it fits on its own, not beside the other claims)
-    or `attempt-error` (it fits on its own, but the one attempt for all claims stopped at another claim's
-    error). Each pending claim is tried on its own to tell these apart; pods and the claims made for their
-    extended resources keep the reasons the attempt for all claims gave."""
+    `missing-class` (a request names a DeviceClass the input lacks), `error` (its own allocation error, in an
+    attempt that ended in an error), `own-error` (the same, where the attempt for all claims did not fit and
+    so never met it: kube-scheduler stops at the first claim that fails), `shortage` (on its own it fits on no
+    node), `together` (it fits on its own, not beside the other claims) or `attempt-error` (it fits on its own,
+    but the one attempt for all claims stopped at another claim's error). Each pending claim is tried on its own
+    to tell these apart; pods and the claims made for their extended resources keep the reasons the attempt
+    for all claims gave. A finding says "allocation error" only when the attempt ended in one."""
     known_classes = {obj["metadata"]["name"] for obj in cluster.classes}
     out: list[tuple[Finding, str, str]] = []
     explained: set[tuple[str, str]] = set()
@@ -263,9 +309,11 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
         alone = _cycle(allocator, nodes, _only(claim), len(nodes) > 1)
         missing = _missing_classes(claim, known_classes)
         if missing:
-            reason, message = "missing-class", alone.error or "; ".join(missing)
-        elif alone.error is not None:
+            reason, message = "missing-class", _own_error(alone, together) or "; ".join(missing)
+        elif alone.error is not None and together.error is not None:
             reason, message = "error", alone.error
+        elif alone.error is not None:
+            reason, message = "own-error", _own_error(alone, together) or ""
         elif alone.chosen is None:
             reason, message = "shortage", "; ".join(alone.reasons.get(("ResourceClaim", shown), ["no node fits it"]))
         elif together.error is not None:
@@ -292,6 +340,15 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
         out.append((cluster.finding(kind, shown, f"cannot be allocated (error): the attempt for all claims "
                                                  f"failed: {together.error}"), shown.rpartition("/")[0], "error"))
     return out
+
+
+def _own_error(alone: Cycle, together: Cycle) -> str | None:
+    """A claim's error on its own, worded as the attempt for all claims ended: an allocation error only when that
+    attempt ended in one too."""
+    if alone.error is None or together.error is not None:
+        return alone.error
+    return (f"the attempt for all claims does not fit (it stopped before reaching this claim); tried on its own, "
+            f"this claim would end an attempt on node {alone.error_node} with: {alone.error_message}")
 
 
 def _only(claim: Obj) -> Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]:

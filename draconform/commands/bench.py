@@ -22,7 +22,7 @@ from dataclasses import asdict
 from typing import Any
 
 from draconform.bench.registry import BenchOptions, Measurement, load_workloads
-from draconform.commands.common import EXIT_UNUSABLE, diagnostic
+from draconform.commands.common import EXIT_FINDINGS, EXIT_UNUSABLE, diagnostic
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--oracle-pods", type=int, default=5,
                         help="pods the oracle is measured on when compared with the polars core (default 5)")
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when a figure misses its target (the targets are the full shapes': --scale 1)")
     parser.set_defaults(handler=handle)
 
 
@@ -53,6 +55,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.scale <= 0 or args.oracle_pods <= 0:
         diagnostic("bench", "--scale and --oracle-pods must be positive")
         return EXIT_UNUSABLE
+    if args.check and args.scale != 1:
+        diagnostic("bench", "--check compares with the full shapes' targets: run it at --scale 1")
+        return EXIT_UNUSABLE
     allocators = ("columnar", "oracle") if args.allocator == "both" else (args.allocator,)
     options = BenchOptions(scale=args.scale, allocators=allocators, oracle_pods=args.oracle_pods)
     results: list[Measurement] = []
@@ -63,16 +68,37 @@ def handle(args: argparse.Namespace) -> int:
             results.append(measurement)
             if args.output == "text":
                 print(line(measurement), flush=True)
+    missed = [m for m in results if m.met() is False]
     if args.output == "json":
         print(json.dumps({"machine": _machine(), "scale": args.scale,
-                          "measurements": [asdict(m) for m in results]}, indent=2))
+                          "measurements": [{**asdict(m), "met": m.met()} for m in results]}, indent=2))
+    elif any(m.met() is not None for m in results):
+        print(f"# targets: {sum(m.met() is True for m in results)} met, {len(missed)} missed; load average "
+              f"{_load()}", flush=True)
+    if args.check and missed:
+        for m in missed:
+            diagnostic("bench", f"{m.workload}{f' [{m.allocator}]' if m.allocator else ''}: {_value(m)} {m.unit}, "
+                                f"target {m.target()}")
+        return EXIT_FINDINGS
     return 0
 
 
 def line(m: Measurement) -> str:
     core = f" [{m.allocator}]" if m.allocator else ""
-    value = f"{m.value:,.1f}" if m.value >= 10 else f"{m.value:.3g}"  # small rates keep their digits
-    return f"{m.workload}{core}: {value} {m.unit}" + (f"  ({m.detail})" if m.detail else "")
+    target = f"  [target {m.target()}: {'met' if m.met() else 'MISSED'}]" if m.target() else ""
+    return f"{m.workload}{core}: {_value(m)} {m.unit}{target}" + (f"  ({m.detail})" if m.detail else "")
+
+
+def _value(m: Measurement) -> str:
+    return f"{m.value:,.1f}" if m.value >= 10 else f"{m.value:.3g}"  # small rates keep their digits
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages, so a figure read later says how busy the machine was."""
+    try:
+        return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def _machine() -> dict[str, Any]:

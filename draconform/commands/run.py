@@ -100,8 +100,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(the report YAML and a README.md in it saying how to reproduce the run)",
     )  # fmt: skip
     live = parser.add_argument_group(
-        "a live cluster", "run the scenarios against the cluster a kubeconfig names, one at a time, each in its own "
-        "namespace; what the cluster cannot do is skipped with the reason")
+        "a live cluster", "run the scenarios against the cluster a kubeconfig names, each in its own namespace and "
+        "names (with -n, side by side, except those that could see one another: they run alone); what the cluster "
+        "cannot do is skipped with the reason")
     live.add_argument("--kubeconfig", type=Path, help="the cluster's kubeconfig (selects the live system under test)")
     live.add_argument("--context", help="the kubeconfig context (default: its current context)")
     live.add_argument("--namespace-prefix", default="draconform",
@@ -182,9 +183,6 @@ def _live(args: argparse.Namespace) -> LiveOptions | None:
         return None
     if args.sut is not None:
         raise ConfigError("--kubeconfig and --sut both name a system under test; give one")
-    if args.workers not in (0, "0"):
-        raise ConfigError("--kubeconfig runs scenarios one at a time (they share the cluster's drivers and "
-                          "pools); drop -n")
     options = LiveOptions(
         kubeconfig=str(args.kubeconfig), context=args.context, namespace_prefix=args.namespace_prefix,
         timeout_config=str(args.timeout_config) if args.timeout_config else None,

@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,7 @@ DEFAULT_PLUGINS = ("draconform.harness.plugin",)
 REFERENCE_RUN_NAME = "reference"
 LIVE_SUT = "draconform.live.sut:live_system"
 LIVE_RUN_NAME = "live"
+LIVE_PLUGIN = "draconform.harness.live"
 
 
 def default_run_name(sut: str | None) -> str:
@@ -85,6 +88,9 @@ def pytest_args(options: RunOptions) -> list[str]:
     if options.sut is not None:
         args += ["--sut", options.sut]
     args += ["-n", str(options.workers)]
+    if options.live is not None:
+        # scenarios that can see one another on the cluster run alone, all on one worker (harness/live.py)
+        args += ["-p", LIVE_PLUGIN, "--dist", "loadgroup"]
     args += ["--draconform-report-dir", str(options.output_dir), "--draconform-run-name", options.run_name]
     args += ["--draconform-claims", options.claims.to_json()]
     if options.submit:
@@ -113,13 +119,28 @@ def _environment(variables: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+@contextmanager
+def _live_run(options: RunOptions) -> Iterator[LiveOptions | None]:
+    """The live options with the run's ID (on every object it writes) and, with workers, a folder for the lock
+    files through which they take turns on the cluster."""
+    if options.live is None:
+        yield None
+        return
+    live = replace(options.live, run_id=options.live.run_id or secrets.token_hex(4))
+    if options.workers in (0, "0"):
+        yield live
+        return
+    with tempfile.TemporaryDirectory(prefix="draconform-live-") as lock_dir:
+        yield replace(live, lock_dir=lock_dir)
+
+
 def run(options: RunOptions) -> int:
     """Run the suite and write the reports into `options.output_dir`; return pytest's exit status,
     which is 0 only if no scenario failed or errored (a known upstream divergence is no failure).
     Raises `SelectionError` for a bad path. Once per process: pytest imports the suite module, which binds the
     scenarios, only once."""
     selection = Selection.create(options.features_dir, options.paths)
-    with _environment(selection.environ() | (options.live.environ() if options.live else {})):
+    with _live_run(options) as live, _environment(selection.environ() | (live.environ() if live else {})):
         status = int(pytest.main(pytest_args(options)))
     interrupted = _interrupted(options.output_dir / "report.json")
     if interrupted is not None:

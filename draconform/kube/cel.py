@@ -5,16 +5,16 @@ One declaration of the DRA CEL environment, in two forms. The *checking* form ty
 upstream declares it: `driver` a string, `attributes` a map of domains to maps of attribute values of any type,
 `capacity` a map of domains to maps of `kubernetes.Quantity`, `allowMultipleAllocations` a bool (only with
 DRAConsumableCapacity), plus the Kubernetes `quantity()` and `semver()` libraries over their own opaque types and
-`includes()` (upstream's 1.37 environment has it whatever DRAListTypeAttributes says). cel-expr-python has no
-object types, so `device`'s fields are declared as the qualified variables `device.driver`, `device.attributes`,
-...; CEL's name resolution gives `device.driver` its type, and a misspelt field is an undeclared name. The
-checker refuses what upstream's does: a result that is not bool (or dyn), `quantity == string`,
-`quantity > int`, undeclared names. The *runtime* form declares the same functions over small tagged maps
-(Python implementations cannot take opaque values); the checked program is handed to it as it is (`serialize` /
-`deserialize`), so the allocator runs exactly the program the checker typed. A domain the device has nothing in
-reads as an empty map, an unknown name is an evaluation error; a list-type attribute is a CEL list, and
-`includes()` holds when a list attribute contains the value or a scalar one equals it. Each distinct expression
-is compiled once per environment; results are cached per (expression, device).
+`includes()` (upstream's 1.37 environment has it whatever DRAListTypeAttributes says, 1.36's only with that gate on:
+`CelFeatures.includes`). cel-expr-python has no object types, so `device`'s fields are declared as the qualified
+variables `device.driver`, `device.attributes`, ...; CEL's name resolution gives `device.driver` its type, and a
+misspelt field is an undeclared name. The checker refuses what upstream's does: a result that is not bool (or dyn),
+`quantity == string`, `quantity > int`, undeclared names. The *runtime* form declares the same functions over small
+tagged maps (Python implementations cannot take opaque values); the checked program is handed to it as it is
+(`serialize` / `deserialize`), so the allocator runs exactly the program the checker typed. A domain the device has
+nothing in reads as an empty map, an unknown name is an evaluation error; a list-type attribute is a CEL list, and
+`includes()` holds when a list attribute contains the value or a scalar one equals it. Each distinct expression is
+compiled once per environment; results are cached per (expression, device).
 
 What upstream accepts and cel-expr-python cannot do (ordering across int/uint/double, two-variable
 comprehensions, the lists, sets, regex, URL, IP/CIDR and format libraries, `device` used as a value) is reported
@@ -33,6 +33,7 @@ from typing import Any
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
 
+from draconform.kube.featuregates import release_tuple
 from draconform.kube.values import (
     LIST_KINDS,
     QUANTITY_TAG,
@@ -79,15 +80,22 @@ class CelUnsupported(CelError):
 @dataclass(frozen=True)
 class CelFeatures:
     """The gates that change the DRA CEL environment: DRAConsumableCapacity declares
-    `device.allowMultipleAllocations`. 1.34-1.37 compile new expressions against the same base libraries (each
-    release's compatibility version is 1.33 or later)."""
+    `device.allowMultipleAllocations`; `includes()` is there from 1.37, and in 1.36 only with
+    DRAListTypeAttributes on. 1.34-1.37 compile new expressions against the same base libraries (each release's
+    compatibility version is 1.33 or later)."""
 
     consumable_capacity: bool = True
+    includes: bool = True
 
     @classmethod
     def of(cls, gates: Any) -> CelFeatures:
         """The features a `FeatureGates` enables."""
-        return cls(gates.enabled("DRAConsumableCapacity"))
+        return cls(gates.enabled("DRAConsumableCapacity"), has_includes(gates))
+
+
+def has_includes(gates: Any) -> bool:
+    """Whether the CEL environment of `gates` (a `FeatureGates`: its release and values) declares `includes()`."""
+    return release_tuple(gates.release) >= (1, 37) or bool(gates.enabled("DRAListTypeAttributes"))
 
 
 # ----- the Kubernetes quantity and semver libraries, over tagged maps ------------------------------------------
@@ -224,10 +232,11 @@ def _functions(checking: bool, features: CelFeatures) -> list[Any]:
     # includes(): one overload per attribute type, scalar and list (a dyn parameter would match nothing at run time)
     kinds = (("int", T.INT), ("string", T.STRING), ("bool", T.BOOL), *(() if checking else both),
              *((("semver", semver),) if checking else ()))
-    declared.append(cel.FunctionDecl("includes", [
-        overload(f"{name}{'_list' if listed else ''}_includes", T.BOOL, [T.List(kind) if listed else kind, kind],
-                 _includes)
-        for name, kind in kinds for listed in (False, True)]))
+    if features.includes:
+        declared.append(cel.FunctionDecl("includes", [
+            overload(f"{name}{'_list' if listed else ''}_includes", T.BOOL, [T.List(kind) if listed else kind, kind],
+                     _includes)
+            for name, kind in kinds for listed in (False, True)]))
     return declared
 
 
@@ -542,7 +551,7 @@ class _Sandbox:
         assert process.stdin is not None and process.stdout is not None
         try:
             request = {"expression": expression, "devices": devices,
-                       "features": [features.consumable_capacity]}
+                       "features": [features.consumable_capacity, features.includes]}
             process.stdin.write(json.dumps(request).encode() + b"\n")
             process.stdin.flush()
             ready, _, _ = select.select([process.stdout], [], [], SANDBOX_SECONDS)

@@ -108,6 +108,10 @@ class ClusterConfig:
     feature_gates: dict[str, bool] = field(default_factory=dict)  # those set away from the release's defaults
     scheduler_args: dict[str, Any] = field(default_factory=dict)  # e.g. bindingTimeout in seconds
     metrics_url: str | None = None  # kube-scheduler's /metrics
+    # How to trust its serving certificate: kube-scheduler serves /metrics over HTTPS only, by default with a
+    # self-signed certificate it makes itself, which no CA bundle vouches for.
+    metrics_ca: str | None = None  # a CA bundle file (relative to the cluster config when read from one)
+    metrics_insecure: bool = False  # skip verification (a self-signed certificate on loopback)
     # Whether a kubelet serves every Node object, also those a scenario creates (the served reference); on a
     # real cluster they are bare objects, so a deleted pod bound to one is removed at once, as the pod garbage
     # collector removes the pods of a node that has no kubelet.
@@ -145,7 +149,9 @@ class ClusterConfig:
                               "and selector (a CEL expression selecting the driver's devices)")
         own_driver = None if own is None else OwnDriver(own["name"], own.get("node"), own.get("deviceClassName"),
                                                          own.get("selector"))
+        ca = data.get("schedulerMetricsCA")
         return cls(data.get("release", CURRENT_RELEASE), dict(gates), dict(args), data.get("schedulerMetricsURL"),
+                   None if ca is None else str(path.parent / ca), bool(data.get("schedulerMetricsInsecureSkipVerify")),
                    data.get("nodeKubelets", False), data.get("referencePrograms", False), data.get("kubeletPluginDir"),
                    kubeconfig, data.get("context"), own_driver)
 
@@ -154,6 +160,10 @@ class ClusterConfig:
                                 "schedulerArgs": self.scheduler_args}
         if self.metrics_url:
             data["schedulerMetricsURL"] = self.metrics_url
+        if self.metrics_ca:
+            data["schedulerMetricsCA"] = self.metrics_ca
+        if self.metrics_insecure:
+            data["schedulerMetricsInsecureSkipVerify"] = True
         if self.node_kubelets:
             data["nodeKubelets"] = True
         if self.reference_programs:
@@ -182,6 +192,11 @@ class LiveOptions:
     # Further clusters (cluster configs naming their kubeconfig), for scenarios needing other gates, release or
     # scheduler arguments than the first cluster runs.
     also_clusters: tuple[str, ...] = ()
+    # The run's ID: every object of the run carries it (sut.RUN_LABEL), so the run's end can check that none is
+    # left; "" outside `draconform run` (each system under test then makes its own).
+    run_id: str = ""
+    # Where the run's workers take turns on the cluster (draconform.live.isolation); "" for a serial run.
+    lock_dir: str = ""
 
     def environ(self) -> dict[str, str]:
         return {OPTIONS_VARIABLE: json.dumps(asdict(self))}

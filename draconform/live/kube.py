@@ -164,38 +164,44 @@ class KubeClient:
     def close(self) -> None:
         self._client.close()
 
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+    def get(self, kind: str, name: str, namespace: str | None = None, api_version: str | None = None) -> Obj | None:
+        """`api_version`: another served version of a DRA kind to read it through (an older release's)."""
         try:
-            return self._call(lambda: self._client.get(_resource(kind), name, **_ns(kind, namespace)), f"get {kind}")
+            return self._call(lambda: self._client.get(_resource(kind, api_version), name, **_ns(kind, namespace)),
+                              f"get {kind}")
         except ApiError as error:
             if error.reason == "NotFound":
                 return None
             raise
 
     def list(self, kind: str, namespace: str | None = None, labels: dict[str, str] | None = None,
-             fields: dict[str, str] | None = None) -> tuple[builtins.list[Obj], str]:
+             fields: dict[str, str] | None = None, api_version: str | None = None) -> tuple[builtins.list[Obj], str]:
         """The objects (all namespaces when `namespace` is None) and the list's resourceVersion."""
         scope = {"namespace": namespace or "*"} if KINDS[kind].namespaced else {}
-        found = self._client.list(_resource(kind), labels=labels, fields=fields, **scope)  # type: ignore[arg-type]
+        found = self._client.list(_resource(kind, api_version), labels=labels, fields=fields,  # type: ignore[arg-type]
+                                  **scope)
         items = self._call(lambda: [_plain(obj) for obj in found], f"list {kind}")
         for item in items:  # list items carry no kind on the wire
             item.setdefault("kind", kind)
-            item.setdefault("apiVersion", KINDS[kind].api_version)
+            item.setdefault("apiVersion", api_version or KINDS[kind].api_version)
         return items, found.resourceVersion or ""
 
-    def create(self, obj: Obj) -> Obj:
+    def create(self, obj: Obj, field_validation: str | None = None) -> Obj:
+        """`field_validation` overrides the client's for this write."""
         resource = _resource(obj["kind"], obj.get("apiVersion"))
-        return self._call(lambda: self._write("post", resource(obj)), f"create {obj['kind']}")
+        return self._call(lambda: self._write("post", resource(obj), validation=field_validation),
+                          f"create {obj['kind']}")
 
-    def update(self, obj: Obj) -> Obj:
+    def update(self, obj: Obj, field_validation: str | None = None) -> Obj:
         resource = _resource(obj["kind"], obj.get("apiVersion"))
-        return self._call(lambda: self._write("put", resource(obj)), f"update {obj['kind']}")
+        return self._call(lambda: self._write("put", resource(obj), validation=field_validation),
+                          f"update {obj['kind']}")
 
-    def update_status(self, obj: Obj) -> Obj:
-        res = _resource(obj["kind"]).Status
+    def update_status(self, obj: Obj, field_validation: str | None = None) -> Obj:
+        res = _resource(obj["kind"], obj.get("apiVersion")).Status
         meta = obj["metadata"]
         scope = _ns(obj["kind"], meta.get("namespace"))
-        return self._call(lambda: self._write("put", res(obj), meta["name"], **scope),
+        return self._call(lambda: self._write("put", res(obj), meta["name"], validation=field_validation, **scope),
                           f"update the status of {obj['kind']}")
 
     def bind(self, namespace: str, name: str, node: str) -> None:
@@ -205,8 +211,8 @@ class KubeClient:
         self._call(lambda: self._client.create(binding, name, namespace=namespace), "bind Pod")
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
-               grace_period_seconds: int | None = None) -> None:
-        self._call(lambda: self._client.delete(_resource(kind), name, grace_period=grace_period_seconds,
+               grace_period_seconds: int | None = None, api_version: str | None = None) -> None:
+        self._call(lambda: self._client.delete(_resource(kind, api_version), name, grace_period=grace_period_seconds,
                                                **_ns(kind, namespace)), f"delete {kind}")
 
     def revision(self) -> int:
@@ -234,11 +240,12 @@ class KubeClient:
             plain.setdefault("apiVersion", KINDS[kind].api_version)
             yield event_type, plain
 
-    def _write(self, method: str, obj: Any, name: str | None = None, namespace: str | None = None) -> Any:
+    def _write(self, method: str, obj: Any, name: str | None = None, namespace: str | None = None,
+               validation: str | None = None) -> Any:
         """A create (post) or replace (put) as lightkube's Client sends it, with `fieldValidation`: lightkube's
         create and replace take no such argument, its generic client sends any query parameter given."""
         return self._client._client.request(method, obj=obj, name=name, namespace=namespace,
-                                            params={"fieldValidation": self.field_validation})
+                                            params={"fieldValidation": validation or self.field_validation})
 
     def _call(self, request: Any, what: str) -> Any:
         try:

@@ -30,7 +30,8 @@ import httpx2
 from prometheus_client.parser import text_string_to_metric_families
 
 from draconform.kube.cdi import read_dirs
-from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
+from draconform.live import cleanup
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
     DRIVER_PROGRAM,
@@ -40,7 +41,10 @@ from draconform.live.config import (
     LiveOptions,
     TimeoutConfig,
 )
+from draconform.live.isolation import ProgramsLock
 from draconform.live.kube import KINDS, KubeClient, is_older_version, load_config
+from draconform.live.releases import ReleaseView
+from draconform.live.releases import view as release_view
 from draconform.sut import (
     ApiError,
     ComponentConfig,
@@ -55,6 +59,7 @@ from draconform.sut import (
 )
 
 SCENARIO_LABEL = "draconform.io/scenario"
+RUN_LABEL = "draconform.io/run"  # the run a scenario's objects belong to: what the run's final check looks for
 STEPS_NAMESPACE = "default"  # the namespace the steps write; each scenario's own namespace in the cluster
 # Cluster-scoped kinds a scenario may create (all but Namespace): named and cleaned up per scenario.
 CLUSTER_KINDS = frozenset(kind for kind, info in KINDS.items() if not info.namespaced and kind != "Namespace")
@@ -80,6 +85,7 @@ class LiveSystem:
         self._client: KubeClient | None = None
         self.metrics_url: str | None = None
         self.scenario = secrets.token_hex(3)
+        self.run = options.run_id or secrets.token_hex(4)
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
@@ -91,7 +97,9 @@ class LiveSystem:
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
+        self._replaying = False  # replaying the journal on another cluster (draconform/live/releases.py)
         self._baseline = ""
+        self._programs = ProgramsLock(Path(options.lock_dir)) if options.lock_dir else None
 
     @property
     def cluster(self) -> ClusterConfig:
@@ -145,13 +153,23 @@ class LiveSystem:
             meta["name"] = rename(meta["name"])
         if KINDS.get(kind) is not None and KINDS[kind].namespaced:
             meta["namespace"] = namespace
-        _rename_references(obj, rename, rename_driver if self._driver_aliases else None)
+        own_drivers = frozenset(self._driver_aliases) | frozenset(self._driver_aliases.values())
+        _rename_references(obj, rename, rename_driver if self._driver_aliases else None, own_drivers)
         return obj
 
     def _to_cluster(self, obj: Obj) -> Obj:
         mapped = self._map(obj, self._out, self.namespace, self._driver_out)
-        mapped["metadata"].setdefault("labels", {})[SCENARIO_LABEL] = self.scenario
+        mapped["metadata"].setdefault("labels", {}).update(self._labels())
+        if mapped.get("kind") == "Pod" and not self._aliases and isinstance(mapped.get("spec"), dict):
+            # Scheduled only onto the scenario's own nodes (they carry its label), never onto a node of a
+            # scenario running beside it; a scenario on the cluster's own driver's node runs alone instead.
+            selector = mapped["spec"].get("nodeSelector")
+            if selector is None or isinstance(selector, dict):
+                mapped["spec"]["nodeSelector"] = {**(selector or {}), SCENARIO_LABEL: self.scenario}
         return mapped
+
+    def _labels(self) -> dict[str, str]:
+        return {SCENARIO_LABEL: self.scenario, RUN_LABEL: self.run}
 
     def _from_cluster(self, obj: Obj) -> Obj:
         namespace = (obj.get("metadata") or {}).get("namespace")
@@ -161,8 +179,14 @@ class LiveSystem:
         labels = mapped["metadata"].get("labels")
         if labels is not None:
             labels.pop(SCENARIO_LABEL, None)
+            labels.pop(RUN_LABEL, None)
             if not labels:
                 del mapped["metadata"]["labels"]
+        selector = (mapped.get("spec") or {}).get("nodeSelector") if mapped.get("kind") == "Pod" else None
+        if isinstance(selector, dict) and selector.get(SCENARIO_LABEL) == self.scenario:
+            del selector[SCENARIO_LABEL]
+            if not selector:
+                del mapped["spec"]["nodeSelector"]
         return mapped
 
     def _where(self, kind: str, name: str, namespace: str | None) -> tuple[str, str | None]:
@@ -178,7 +202,7 @@ class LiveSystem:
     def _ensure_namespace(self) -> None:
         if not self._namespace_created:
             self.client.create({"apiVersion": "v1", "kind": "Namespace",
-                                "metadata": {"name": self.namespace, "labels": {SCENARIO_LABEL: self.scenario}}})
+                                "metadata": {"name": self.namespace, "labels": self._labels()}})
             self._namespace_created = True
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -215,6 +239,11 @@ class LiveSystem:
         self._cluster, self._client, self._namespace_created = cluster, None, False
         self._cluster_kinds, self._drivers, self._aliases, self._driver_aliases = set(), {}, {}, {}
         self.metrics_url = cluster.metrics_url
+        if self._deleting().pop(self.namespace, None) is not None:
+            # the same cluster under another config (as tests have it): the namespace's name comes free first
+            deadline = time.monotonic() + self.timeouts.cleanup_timeout
+            while self.client.get("Namespace", self.namespace) is not None and time.monotonic() < deadline:
+                time.sleep(self.timeouts.poll_interval)
         for replay in journal:
             replay()
 
@@ -235,43 +264,104 @@ class LiveSystem:
 
     # --- API objects --------------------------------------------------------------------------------
     def create(self, obj: Obj) -> Obj:
+        self._move_for(obj)
         if self._journal is not None:
             self._journal.append(functools.partial(self.create, copy_object(obj)))
         self._ensure_namespace()
+        release = self._release(obj)
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
+        out = release.to_cluster(self._to_cluster(obj))
         try:
-            return self._from_cluster(self.client.create(self._to_cluster(obj)))
+            return self._from_cluster(release.from_cluster(self.client.create(out, self._validation(release, obj))))
         except ApiError as error:
-            if error.reason == "NotFound" and is_older_version(obj):
+            if error.reason == "NotFound" and is_older_version(out):
+                self._cluster_kinds.discard(obj["kind"])  # nothing to clean up where nothing is served
                 # kube-apiserver 1.37 serves resource.k8s.io/v1beta1 and v1beta2 only when --runtime-config turns
                 # them on: a cluster without them cannot judge a rule about objects written in them
-                raise Unsupported(f"the cluster does not serve {obj['apiVersion']} (no {obj['kind']} endpoint "
-                                  f"there)") from None
-            raise
+                raise Unsupported(f"the cluster does not serve {out['apiVersion']} (no {obj['kind']} endpoint "
+                                  f"there; --runtime-config {out['apiVersion']}=true turns it on)") from None
+            raise release.error_from_cluster(error) from None
+
+    # --- releases: what an older cluster serves (draconform/live/releases.py) ---------------------------
+    def _release(self, obj: Obj | None = None) -> ReleaseView:
+        """The cluster's release against the scenario's; with `obj`, skips the scenario when the release lacks
+        something `obj` needs."""
+        release = self._view(self.cluster)
+        lacking = release.lacks(obj) if obj is not None else None
+        if lacking:
+            if len(self._clusters) > 1 and self._journal is not None:
+                lacking += " (nor does any --also-cluster)"
+            raise Unsupported(lacking)
+        return release
+
+    def _view(self, cluster: ClusterConfig) -> ReleaseView:
+        return release_view(cluster.release, cluster.feature_gates, self._wanted)
+
+    def _move_for(self, obj: Obj) -> None:
+        """Before creating `obj` that this cluster's release lacks something for, move (while the scenario still
+        can) to an --also-cluster that runs what the scenario asked and has what `obj` needs."""
+        if self._journal is None or self._replaying or not self._view(self.cluster).lacks(obj):
+            return
+        other = next((c for c in self._clusters if c is not self.cluster and self._view(c).lacks(obj) is None
+                      and not any(_mismatch(c, name, want) for name, want in self._wanted)), None)
+        if other is not None:
+            self._replaying = True  # what is replayed there was fine here: no moving on from it
+            try:
+                self._move_to(other)
+            finally:
+                self._replaying = False
+
+    @staticmethod
+    def _validation(release: ReleaseView, obj: Obj) -> str | None:
+        return None if release.strict(obj) else "Warn"
+
+    def _read(self, obj: Obj) -> Obj:
+        return self._from_cluster(self._release().from_cluster(obj))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        found = self.client.get(kind, *self._where(kind, name, namespace))
-        return self._from_cluster(found) if found is not None else None
+        found = self.client.get(kind, *self._where(kind, name, namespace), self._release().api_version(kind))
+        return self._read(found) if found is not None else None
 
     def list(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """Namespaced kinds: the scenario's namespace only; cluster-scoped kinds: all of them."""
         scope = self.namespace if KINDS[kind].namespaced else None
-        items, _ = self.client.list(kind, scope)
-        return sorted((self._from_cluster(item) for item in items), key=lambda o: o["metadata"]["name"])
+        items, _ = self.client.list(kind, scope, api_version=self._release().api_version(kind))
+        return sorted((self._read(item) for item in items if self._visible(item)),
+                      key=lambda o: o["metadata"]["name"])
+
+    def _visible(self, obj: Obj) -> bool:
+        """Whether the scenario sees a cluster-scoped object: all but another scenario's (those running beside
+        it on the cluster)."""
+        owner = ((obj.get("metadata") or {}).get("labels") or {}).get(SCENARIO_LABEL)
+        return owner is None or owner == self.scenario
 
     def update(self, obj: Obj) -> Obj:
         self._acted()
-        return self._from_cluster(self.client.update(self._to_cluster(obj)))
+        release = self._release(obj)
+        try:
+            written = self.client.update(release.to_cluster(self._to_cluster(obj)), self._validation(release, obj))
+        except ApiError as error:
+            raise release.error_from_cluster(error) from None
+        return self._from_cluster(release.from_cluster(written))
 
     def update_status(self, obj: Obj) -> Obj:
         self._acted()
-        return self._from_cluster(self.client.update_status(self._to_cluster(obj)))
+        release = self._release(obj)
+        try:
+            written = self.client.update_status(release.to_cluster(self._to_cluster(obj)),
+                                                self._validation(release, obj))
+        except ApiError as error:
+            raise release.error_from_cluster(error) from None
+        return self._from_cluster(release.from_cluster(written))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
         self._acted()
         where = self._where(kind, name, namespace)
+        if kind in CLUSTER_KINDS and self._release().api_version(kind):
+            self.client.delete(kind, *where, grace_period_seconds, self._release().api_version(kind))
+            return
         if grace_period_seconds is not None:
             self.client.delete(kind, *where, grace_period_seconds=grace_period_seconds)
             return
@@ -306,7 +396,7 @@ class LiveSystem:
             seen += [(kind, o["metadata"]["name"], o["metadata"].get("resourceVersion", ""))
                      for o in self.client.list(kind, self.namespace)[0]] if self._namespace_created else []
         seen += [("ResourceSlice", o["metadata"]["name"], o["metadata"].get("resourceVersion", ""))
-                 for o in self.client.list("ResourceSlice")[0]]
+                 for o in self.client.list("ResourceSlice")[0] if self._visible(o)]
         return sorted(seen)
 
     def settle(self) -> None:
@@ -345,10 +435,12 @@ class LiveSystem:
 
     def _program(self, name: str, program: str, data: Mapping[str, Any]) -> None:
         """Create or replace the ConfigMap that programs one of the cluster's reference components."""
+        if self._programs is not None:
+            self._programs.take()  # the cluster runs each program once: a scenario beside this one waits its turn
         self._ensure_namespace()
         config_map: Obj = {"apiVersion": "v1", "kind": "ConfigMap",
                            "metadata": {"name": name, "namespace": self.namespace,
-                                        "labels": {SCENARIO_LABEL: self.scenario, PROGRAM_LABEL: program}},
+                                        "labels": {**self._labels(), PROGRAM_LABEL: program}},
                            "data": {PROGRAM_DATA: json.dumps(data, sort_keys=True)}}
         existing = self.client.get("ConfigMap", name, self.namespace)
         if existing is None:
@@ -506,11 +598,21 @@ class LiveSystem:
     def _scrape(self) -> str:
         assert self.metrics_url is not None
         try:
-            response = _metrics_client().get(self.metrics_url, timeout=self.timeouts.request_timeout)
+            response = _metrics_client(self._metrics_verify()).get(self.metrics_url,
+                                                                   timeout=self.timeouts.request_timeout)
             response.raise_for_status()
         except httpx2.HTTPError as error:
-            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}") from None
+            hint = ("; kube-scheduler serves /metrics with a self-signed certificate unless given one: name its CA "
+                    "with schedulerMetricsCA in the cluster config, or set schedulerMetricsInsecureSkipVerify: true"
+                    if "CERTIFICATE_VERIFY_FAILED" in str(error) else "")
+            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}{hint}") from None
         return response.text
+
+    def _metrics_verify(self) -> str | bool:
+        """How the metrics endpoint's certificate is checked: the cluster config's CA bundle, not at all, or
+        against the usual public CAs."""
+        cluster = self.cluster
+        return False if cluster.metrics_insecure else (cluster.metrics_ca or True)
 
     def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
         raise Unsupported("a live run does not see every version of an object, only its current state (that needs "
@@ -529,47 +631,112 @@ class LiveSystem:
         return Patience(self.timeouts.observations[observation], self.timeouts.poll_interval)
 
     # --- clean-up -------------------------------------------------------------------------------------
-    def _leftovers(self) -> builtins.list[str]:
-        left = [f"{kind}/{o['metadata']['name']}" for kind in sorted(self._cluster_kinds)
-                for o in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]]
-        if self._namespace_created and self.client.get("Namespace", self.namespace) is not None:
-            left.append(f"Namespace/{self.namespace}")
-        return left
+    def _cleanup_plan(self) -> builtins.list[cleanup.Removal]:
+        # ConfigMaps: only the scenario's own; a real cluster publishes its own into every namespace (kube-root-ca.crt,
+        # which kube-controller-manager writes again at once, or a distribution's CA bundle), gone with the namespace.
+        namespaced = {kind: self.client.list(kind, self.namespace,
+                                             labels={SCENARIO_LABEL: self.scenario} if kind == "ConfigMap" else None)[0]
+                      for kind in cleanup.NAMESPACED} if self._namespace_created else {}
+        release = self._release()
+        labelled = {kind: self.client.list(kind, labels={SCENARIO_LABEL: self.scenario},
+                                           api_version=release.api_version(kind))[0]
+                    for kind in self._cluster_kinds}
+        return cleanup.plan(namespaced, labelled)
 
-    def _delete_labelled(self) -> None:
-        for kind in sorted(self._cluster_kinds):
-            for obj in self.client.list(kind, labels={SCENARIO_LABEL: self.scenario})[0]:
-                _ignore_missing(functools.partial(self.client.delete, kind, obj["metadata"]["name"]))
+    def _remove(self, removal: cleanup.Removal) -> str | None:
+        """Remove one object; the API server's refusal, if it refused (the others are removed all the same)."""
+        try:
+            # again when its deletion began already: a pod deleted gracefully waits for a kubelet that may never come
+            _ignore_missing(functools.partial(self.client.delete, removal.kind, removal.name, removal.namespace,
+                                              removal.grace_period_seconds,
+                                              self._release().api_version(removal.kind)))
+            if removal.finalizers:
+                self._drop_finalizers(removal.kind, removal.name, removal.namespace)
+        except ApiError as error:
+            return str(error)
+        return None
+
+    def _drop_finalizers(self, kind: str, name: str, namespace: str | None) -> None:
+        """Take every finalizer off an object being deleted: nothing else will once the scenario is over."""
+        for _ in range(3):  # a controller may write the object in between: read it again
+            obj = self.client.get(kind, name, namespace, self._release().api_version(kind))
+            if obj is None or not obj["metadata"].get("finalizers"):
+                return
+            obj["metadata"]["finalizers"] = []
+            try:
+                self.client.update(obj)
+                return
+            except ApiError as error:
+                if error.reason == "NotFound":
+                    return
+                if error.reason != "Conflict":
+                    raise
 
     def close(self) -> None:
-        """Delete the namespace and the labelled cluster-scoped objects, and wait until they are gone."""
+        """Remove everything the scenario created (see `cleanup`) and check it is gone; start the deletion of
+        its namespace without waiting for the cluster's namespace controller, and fail on an earlier scenario's
+        namespace that is still there cleanupTimeout after its deletion began."""
         if self._client is None:
             return  # never connected: nothing was created
         try:
-            if self._namespace_created and not self.cluster.node_kubelets:
-                for pod in self.client.list("Pod", self.namespace)[0]:
-                    if self._on_own_node(pod):
-                        _ignore_missing(functools.partial(self.client.delete, "Pod", pod["metadata"]["name"],
-                                                          self.namespace, 0))
-            if self._namespace_created:
-                _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
-            self._delete_labelled()
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
-            while left := self._leftovers():
+            first = True
+            refused: dict[cleanup.Removal, str] = {}
+            while left := self._cleanup_plan():
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
-                                       f"clean-up began: {', '.join(left)}")
-                time.sleep(self.timeouts.poll_interval)
-                self._delete_labelled()  # a program the scenario started may have written one before it stopped
+                                       f"clean-up began: {cleanup.left_over(left, refused)}")
+                if not first:
+                    time.sleep(self.timeouts.poll_interval)
+                first = False
+                for removal in left:  # a program the scenario started may have written one since the last look
+                    if (refusal := self._remove(removal)) is not None:
+                        refused[removal] = refusal
+            if self._namespace_created:
+                _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
+                self._deleting()[self.namespace] = (time.monotonic(), self.scenario)
+            self._check_earlier_namespaces()
         finally:
             self._client = None  # the shared client stays open for the process's next scenario
+            if self._programs is not None:
+                self._programs.give_back()  # once its programs' ConfigMaps are gone
+
+    def _deleting(self) -> dict[str, tuple[float, str]]:
+        """The namespaces this process's scenarios on this cluster left to the namespace controller."""
+        cluster = self.cluster
+        return _DELETING.setdefault((str(cluster.kubeconfig), cluster.context), {})
+
+    def _check_earlier_namespaces(self) -> None:
+        """Forget the namespaces gone; fail, naming them and what they still hold, on those still there
+        cleanupTimeout after their deletion began (the run's end waits for the rest: `run_leftovers`)."""
+        deleting = self._deleting()
+        now = time.monotonic()
+        if len(deleting) < OVERDUE_BATCH and all(now - since <= self.timeouts.cleanup_timeout
+                                                 for since, _ in deleting.values()):
+            return  # nothing to look at yet: one list per scenario would only cost
+        present = {obj["metadata"]["name"] for obj in self.client.list("Namespace")[0]}
+        for name in [name for name in deleting if name not in present]:
+            del deleting[name]
+        overdue = sorted(name for name, (since, _) in deleting.items() if now - since > self.timeouts.cleanup_timeout)
+        if not overdue:
+            return
+        for name in overdue:
+            del deleting[name]  # named once, in this error
+        held = [removal.describe() for name in overdue for kind in cleanup.NAMESPACED
+                for removal in cleanup.plan({kind: self.client.list(kind, name)[0]}, {})]
+        raise RuntimeError(f"namespaces of earlier scenarios still exist {self.timeouts.cleanup_timeout:g}s after "
+                           f"their deletion began: {', '.join(overdue)}"
+                           f"{'; they hold ' + ', '.join(held) if held else ''}")
 
 
 # One client per cluster for the whole process (a run's scenarios follow one another in it): building one costs
 # tens of milliseconds of CPU (its TLS context reads the CA bundle), once per scenario a sizeable part of a run's
 # CPU on a loaded machine; sharing also keeps its connections open from one scenario to the next.
 _CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
-_METRICS: list[httpx2.Client] = []
+# Per cluster (kubeconfig, context): namespace -> (when its deletion began, its scenario), until seen gone.
+_DELETING: dict[tuple[str, str | None], dict[str, tuple[float, str]]] = {}
+OVERDUE_BATCH = 8  # look for gone namespaces once this many wait (and whenever one is overdue)
+_METRICS: dict[str | bool, httpx2.Client] = {}
 
 
 def _shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
@@ -581,20 +748,25 @@ def _shared_client(kubeconfig: str, context: str | None, request_timeout: float)
     return _CLIENTS[key]
 
 
-def _metrics_client() -> httpx2.Client:
-    if not _METRICS:
-        _METRICS.append(httpx2.Client(trust_env=False))
-    return _METRICS[0]
+def _metrics_client(verify: str | bool = True) -> httpx2.Client:
+    """One client per way of checking the endpoint's certificate, for the whole process."""
+    if verify not in _METRICS:
+        _METRICS[verify] = httpx2.Client(trust_env=False, verify=verify)
+    return _METRICS[verify]
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
     """Why `cluster` does not run `component` as `config` asks (None: it does), as its cluster config says."""
-    release = config.version or CURRENT_RELEASE
-    if release != cluster.release:
-        return (f"the scenario needs {component} at release {release}; the cluster runs {cluster.release} "
+    # A component the scenario does not pin to a release is the current one, or an older one where the scenario
+    # uses nothing it lacks (the objects it writes are judged one by one: draconform/live/releases.py).
+    if config.version is not None and config.version != cluster.release:
+        return (f"the scenario needs {component} at release {config.version}; the cluster runs {cluster.release} "
                 "(cluster config) and a live run cannot change it")
     running = FeatureGates(cluster.feature_gates, release=cluster.release)
     for gate, wanted in sorted(config.feature_gates.items()):
+        if wanted and not running.known(gate):
+            return (f"the scenario needs {component} with {gate}=on; Kubernetes {cluster.release} has no such "
+                    f"feature gate (from {GATE_HISTORY[gate][0]})")
         if (running.enabled(gate) if running.known(gate) else False) != wanted:
             return (f"the scenario needs {component} with {gate}={'on' if wanted else 'off'}; the cluster config "
                     f"says it is {'on' if running.enabled(gate) else 'off'}")
@@ -615,23 +787,38 @@ def _ignore_missing(delete: Callable[[], None]) -> None:
 
 
 def _rename_references(value: Any, rename: Callable[[str], str],
-                       rename_driver: Callable[[str], str] | None = None) -> None:
-    """Rename, in place, every field below `value` that names a node or a device class (and, with
-    `rename_driver`, a driver: of a slice, an allocation result, a device status, a configuration)."""
+                       rename_driver: Callable[[str], str] | None = None,
+                       own_drivers: frozenset[str] = frozenset()) -> None:
+    """Rename, in place, every field below `value` that names a node, a device class or a pool (and, with
+    `rename_driver`, a driver: of a slice, an allocation result, a device status, a configuration). The pools
+    of `own_drivers` (the cluster's driver under test, by either name) are the cluster's own: kept."""
     if isinstance(value, list):
         for item in value:
-            _rename_references(item, rename, rename_driver)
+            _rename_references(item, rename, rename_driver, own_drivers)
         return
     if not isinstance(value, dict):
         return
     if rename_driver is not None and isinstance(value.get("driver"), str):
         value["driver"] = rename_driver(value["driver"])
     _rename_own_fields(value, rename)
+    if value.get("driver") not in own_drivers:
+        _rename_pool(value, rename)
     for key, item in value.items():
         if key != "metadata":
-            _rename_references(item, rename, rename_driver)
+            _rename_references(item, rename, rename_driver, own_drivers)
     if isinstance(value.get("metadata"), dict):
         _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
+
+
+def _rename_pool(value: dict[str, Any], rename: Callable[[str], str]) -> None:
+    """A pool is cluster-wide (a driver's pool of one name gathers the slices of every scenario): its name in a
+    slice (`spec.pool.name`) and where a device is named by driver, pool and device (allocation results, device
+    statuses, a DeviceTaintRule's selector) is the scenario's own."""
+    pool = value.get("pool")
+    if isinstance(pool, str):
+        value["pool"] = rename(pool)
+    elif isinstance(pool, dict) and isinstance(pool.get("name"), str):
+        pool["name"] = rename(pool["name"])
 
 
 def _rename_own_fields(value: dict[str, Any], rename: Callable[[str], str]) -> None:
@@ -708,3 +895,28 @@ def _escape(value: str) -> str:
 def live_system() -> LiveSystem:
     """The factory `draconform run --kubeconfig` names as its SUT; the options come from the environment."""
     return LiveSystem.from_environ()
+
+
+def run_leftovers(options: LiveOptions) -> builtins.list[str]:
+    """What a run left on its clusters (namespaces and cluster-scoped objects labelled with its ID), once the
+    cleanup timeout has passed without it going: every scenario's clean-up checked its own objects, but its
+    namespace was only being deleted."""
+    timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
+    clusters = [(options.kubeconfig, options.context)] + [
+        (str(c.kubeconfig), c.context) for c in map(ClusterConfig.load, map(Path, options.also_clusters))]
+    deadline = time.monotonic() + timeouts.cleanup_timeout
+    while True:
+        left = []
+        for kubeconfig, context in clusters:
+            client = _shared_client(kubeconfig, context, timeouts.request_timeout)
+            for kind in ("Namespace", *sorted(CLUSTER_KINDS)):
+                try:
+                    items = client.list(kind, labels={RUN_LABEL: options.run_id})[0]
+                except ApiError as error:
+                    if error.reason == "NotFound":
+                        continue  # a kind the cluster does not serve
+                    raise
+                left += [cleanup.plan({}, {kind: [item]})[0].describe() for item in items]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(timeouts.poll_interval)

@@ -32,6 +32,39 @@ CONFORMING: tuple[Variant, ...] = (
               "INITIAL_BACKOFF = timedelta(seconds=2)"),
     ),
     conforming(
+        "kubelet-retries-prepare-every-ten-seconds", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "the kubelet retries a failed prepare every 10 seconds, as upstream's pod worker does, except after "
+        "NOT_FOUND, which it still retries at growing intervals",
+        "KEP-3063 Resource allocation flow: failed operations are retried until they succeed; NodePrepareResource "
+        "Errors ask for exponential back off only after NOT_FOUND",
+        Patch("reference/kubelet/kubelet.py",
+              '            self._back_off((namespace, pod["metadata"]["name"]), state)\n',
+              '            self._back_off((namespace, pod["metadata"]["name"]), state,\n'
+              '                           fixed=not any("NOT_FOUND" in failure for failure in transient))\n'),
+        Patch("reference/kubelet/kubelet.py",
+              "    def _back_off(self, key: PodKey, state: PodState) -> None:\n"
+              "        delay = min(INITIAL_BACKOFF * 2 ** state.attempts, MAX_BACKOFF)\n",
+              "    def _back_off(self, key: PodKey, state: PodState, fixed: bool = False) -> None:\n"
+              "        delay = (timedelta(seconds=10) if fixed\n"
+              "                 else min(INITIAL_BACKOFF * 2 ** state.attempts, MAX_BACKOFF))\n"),
+    ),
+    conforming(
+        "kubelet-re-prepares-after-restart", "KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE",
+        "a restarted kubelet asks the plugin once more to prepare the claims of the running or Failed pods it meets",
+        "DRA kubelet plugin API: NodePrepareResources is idempotent, so a kubelet may repeat it; KEP-5322 Pod "
+        "Admission Failure: 'In some cases, the kubelet will re-reconcile Pods in a Failed phase'",
+        Patch("reference/kubelet/kubelet.py",
+              "            state = self._pods[key] = PodState(uid)\n",
+              "            state = self._pods[key] = PodState(uid)\n"
+              '            if (pod.get("status") or {}).get("phase") in ("Running", "Failed"):  # met after a restart\n'
+              "                for record in self._checkpoint.of_pod(uid):\n"
+              "                    for driver in sorted(record.sent):\n"
+              "                        try:\n"
+              "                            self._plugins.client(driver).prepare([record.ref])\n"
+              "                        except (PluginUnavailable, PluginCallError):\n"
+              "                            pass\n"),
+    ),
+    conforming(
         "generated-names-random-suffix", "KEP-3063/TEMPLATE-CLAIM-CREATED",
         "the API server completes a generateName with five random characters, as upstream does",
         "KEP-3063 (resourceclaim controller): a generated claim's name is not predictable and is found through "
@@ -179,6 +212,17 @@ CONFORMING: tuple[Variant, ...] = (
         Patch("reference/scheduler/scheduler.py",
               '            self.waiting.object_changed(obj["metadata"]["uid"])',
               '            self._clock.call_at(self._clock.now() + __import__("datetime").timedelta(seconds=1),\n'
+              '                                lambda uid=obj["metadata"]["uid"]: self.waiting.object_changed(uid))'),
+    ),
+    conforming(
+        "prebind-polls-every-five-seconds", "KEP-5007/PREBIND-FAILURE",
+        "the scheduler notices a claim's change up to five seconds later, as upstream's PreBind polls its claims "
+        "every 5 s, so a failure's FailedScheduling, the cleared claim and the retry come seconds after the cause",
+        "KEP-5007 PreBind Process and Handling attachment failures: the scheduler waits until the conditions are "
+        "met or one fails, with no bound on how soon it notices; upstream polls every 5 seconds",
+        Patch("reference/scheduler/scheduler.py",
+              '            self.waiting.object_changed(obj["metadata"]["uid"])',
+              '            self._clock.call_at(self._clock.now() + __import__("datetime").timedelta(seconds=5),\n'
               '                                lambda uid=obj["metadata"]["uid"]: self.waiting.object_changed(uid))'),
     ),
     conforming(

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,9 @@ class ApiServer:
         self._encoded_protobuf: dict[int, tuple[Obj, bytes | None]] = {}
         self._tick: asyncio.Event | None = None
         self._closing = False
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): objects encoded (not found
+        # in the cache), history entries a watch looked through, watch events sent.
+        self.work: Counter[str] = Counter()
         self.call(lambda: _standard_namespaces(store))
         self._socket = socket.create_server((host, port), backlog=backlog)
         self._loop = asyncio.new_event_loop()
@@ -152,7 +156,9 @@ class ApiServer:
         return self._revisions[-1] if self._revisions else self._expired
 
     def events_after(self, revision: int) -> list[WatchEvent]:
-        return self._history[bisect.bisect_right(self._revisions, revision):]
+        found = self._history[bisect.bisect_right(self._revisions, revision):]
+        self.work["history scanned"] += len(found)
+        return found
 
     def delete_namespace(self, name: str) -> Obj:
         """Mark the namespace Terminating (no new objects may be created in it) and, a moment later, do what the
@@ -200,6 +206,7 @@ class ApiServer:
         if cached is not None and cached[0] is obj:
             return cached[1]
         data = json.dumps(obj, separators=(",", ":")).encode()
+        self.work["encoded"] += 1
         if len(self._encoded) > 4 * KEPT_EVENTS:
             self._encoded.clear()
         self._encoded[id(obj)] = (obj, data)
@@ -212,6 +219,7 @@ class ApiServer:
         if cached is not None and cached[0] is obj:
             return cached[1]
         data = protobuf.encode_object(obj)
+        self.work["encoded"] += 1
         if len(self._encoded_protobuf) > 4 * KEPT_EVENTS:
             self._encoded_protobuf.clear()
         self._encoded_protobuf[id(obj)] = (obj, data)
@@ -357,6 +365,7 @@ class ApiServer:
         if from_state:
             lines = [event("ADDED", obj) for obj in self.store.view(query.kind, query.namespace)
                      if query.wants(obj)]
+            self.work["watch events sent"] += len(lines)
             cursor = self.revision()
         else:
             cursor = int(since)
@@ -380,6 +389,7 @@ class ApiServer:
                     continue
                 cursor = self.revision()
                 lines = [event(e.type, e.object) for e in events if query.wants(e.object)]
+                self.work["watch events sent"] += len(lines)
                 if watch.bookmarks and not query.wants(events[-1].object):
                     lines.append(event("BOOKMARK", self._bookmark(resource, cursor)))
                 if lines:

@@ -56,8 +56,9 @@ def drop_nulls(value: Any) -> None:
     """Remove, in place, fields set to null, as the API server's decoder reads them as unset. It runs on every
     write the reference store admits, so it descends only into dicts and lists, not into each scalar."""
     if isinstance(value, dict):
-        for key in [k for k, v in value.items() if v is None]:
-            del value[key]
+        if None in value.values():  # rare: a C-level scan first, the keys only then
+            for key in [k for k, v in value.items() if v is None]:
+                del value[key]
         for key, item in value.items():
             if isinstance(item, (dict, list)) and key not in _RAW_FIELDS:
                 drop_nulls(item)

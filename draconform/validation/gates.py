@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.featuregates import GATE_HISTORY, FeatureGates, release_tuple
 from draconform.validation.problems import MapKey, Path, Problem
 
 BINDING = ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")
@@ -32,6 +32,9 @@ class GatedField:
     kind: str
     gates: tuple[str, ...]
     path: str
+    # The first release with the field under this name and shape, when later than its gates (an alpha field
+    # reshaped while its gate stayed): an older release does not know it, whatever its gates say.
+    since: str | None = None
     steps: tuple[str, ...] = field(init=False, repr=False, compare=False)  # `path` split once: read on every write
 
     def __post_init__(self) -> None:
@@ -74,7 +77,8 @@ GATED_FIELDS: tuple[GatedField, ...] = (
     # Only the list value is dropped: an attribute that had nothing else is then left without a value.
     *(GatedField("ResourceSlice", ("DRAListTypeAttributes",), f"{_DEVICE}.attributes.*.{form}")
       for form in ("ints", "bools", "strings", "versions")),
-    GatedField("ResourceSlice", ("DRANodeAllocatableResources",), f"{_DEVICE}.nodeAllocatableResources"),
+    # 1.36's alpha field of the same gate was `nodeAllocatableResourceMappings`, of another shape
+    GatedField("ResourceSlice", ("DRANodeAllocatableResources",), f"{_DEVICE}.nodeAllocatableResources", "1.37"),
     GatedField("ResourceSlice", ("DRAPartitionableDevicesType",), "spec.partitionTypeAttribute"),
     GatedField("ResourceSlice", ("DRAOptionalNodeOperations",), "spec.skipNodeOperations"),
     *_claim_spec("ResourceClaim", "spec"),
@@ -118,13 +122,32 @@ def _find(value: Any, steps: tuple[str, ...], path: Path = ()) -> Iterator[tuple
         yield from _find(value[head], rest, (*path, head))
 
 
+def _present(value: Any, steps: tuple[str, ...], at: int = 0) -> bool:
+    """Whether `_find` would find anything: the same walk without a generator per level, as the store asks it for
+    every disabled gated field on every write and the field is almost never there."""
+    head = steps[at]
+    if head == "*":
+        if isinstance(value, list):
+            items: Any = value
+        elif isinstance(value, dict):
+            items = value.values()
+        else:
+            return False
+        return any(_present(item, steps, at + 1) for item in items)
+    if not isinstance(value, dict) or value.get(head) is None:
+        return False
+    return at + 1 == len(steps) or _present(value[head], steps, at + 1)
+
+
 def in_use(obj: Any, gated: GatedField) -> bool:
-    return next(_find(obj, gated.steps), None) is not None
+    return _present(obj, gated.steps)
 
 
 def known_to(gated: GatedField, gates: FeatureGates) -> bool:
     """Whether a component of `gates.release` has the field at all: every gate guarding it exists in that
-    release (whatever its value)."""
+    release (whatever its value), and so does the field itself."""
+    if gated.since is not None and release_tuple(gates.release) < release_tuple(gated.since):
+        return False
     return all(gates.known(gate) for gate in gated.gates)
 
 
@@ -153,7 +176,7 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
     field, for tools that want to say so."""
     dropped: list[Problem] = []
     for gated in _disabled(obj.get("kind", ""), gates):
-        if old is not None and _kept_from(old, gated, gates):
+        if not _present(obj, gated.steps) or (old is not None and _kept_from(old, gated, gates)):
             continue
         for path, parent, key in list(_find(obj, gated.steps)):
             del parent[key]
@@ -171,7 +194,8 @@ def _disabled(kind: str, gates: FeatureGates) -> tuple[GatedField, ...]:
     by_kind = _DISABLED.setdefault(gates, {})
     found = by_kind.get(kind)
     if found is None:
-        found = by_kind[kind] = tuple(gated for gated in _BY_KIND.get(kind, ()) if not gates.enabled(*gated.gates))
+        found = by_kind[kind] = tuple(gated for gated in _BY_KIND.get(kind, ())
+                                      if not gates.enabled(*gated.gates) or not known_to(gated, gates))
     return found
 
 
@@ -185,6 +209,8 @@ def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> b
 def _dropped_message(gated: GatedField, gates: FeatureGates) -> str:
     missing = [gate for gate in gated.gates if not gates.enabled(gate)]
     unknown = [gate for gate in missing if not gates.known(gate)]
+    if not missing:  # the gates are on, the field came later (`since`)
+        return f"dropped: Kubernetes {gates.release} does not have this field (from {gated.since})"
     if unknown:
         since = ", ".join(f"{gate} (from {GATE_HISTORY[gate][0]})" for gate in unknown)
         return f"dropped: Kubernetes {gates.release} does not have feature gate {since}"

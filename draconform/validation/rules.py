@@ -61,7 +61,7 @@ def _from_1_35(gates: FeatureGates) -> bool:
 
 @cache
 def compile_selector(expression: str, consumable_capacity: bool = True,
-                     selector: bool = True) -> tuple[str | None, bool, int | None]:
+                     selector: bool = True, includes: bool = True) -> tuple[str | None, bool, int | None]:
     """How kube-apiserver compiles a selector in the DRA CEL environment of the given gates: (why it does not
     compile or None, whether that reason is only draconform's CEL library lacking what upstream has, the estimated
     worst-case cost of the checked expression). The allocator compiles with the same environment
@@ -69,7 +69,7 @@ def compile_selector(expression: str, consumable_capacity: bool = True,
     from draconform.kube.cel import CelError, CelFeatures, CelUnsupported, check
 
     try:
-        compiled = check(expression, CelFeatures(consumable_capacity), selector)
+        compiled = check(expression, CelFeatures(consumable_capacity, includes), selector)
     except CelUnsupported as exc:
         return exc.reason, True, None
     except CelError as exc:
@@ -112,14 +112,17 @@ def _binding_conditions(entry: Obj, path: Path) -> Iterator[Problem]:
 
 
 def _selectors(selectors: Any, path: Path, gates: FeatureGates) -> Iterator[Problem]:
+    from draconform.kube.cel import has_includes
+
     consumable_capacity = gates.enabled("DRAConsumableCapacity")
+    includes = has_includes(gates)  # 1.36 declares includes() only with DRAListTypeAttributes on
     for index, selector in _dicts(selectors):
         cel = selector.get("cel")
         expression = cel.get("expression") if isinstance(cel, dict) else None
         if not isinstance(expression, str) or not expression:
             continue
         where = (*path, index, "cel", "expression")
-        error, unsupported, cost = compile_selector(expression, consumable_capacity)
+        error, unsupported, cost = compile_selector(expression, consumable_capacity, includes=includes)
         if unsupported:
             yield Problem(where, f"not checked: {error}; kube-apiserver accepts it", "DRA-API/CEL-COMPILES", "warning")
         elif error:

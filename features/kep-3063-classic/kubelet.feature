@@ -119,7 +119,6 @@ Feature: The kubelet prepares classic claims before a pod runs and unprepares th
       And pod "trainer" is deleted
       And the scheduler runs
       Then claim "trainer-res" is reserved for pod "trainer"
-      And a Warning event "FailedUnprepareResource" is recorded for pod "trainer"
       When 10 seconds pass
       Then pod "trainer" does not exist
       And driver "gpu.acme.com" on node "worker-1" was asked to unprepare claim "trainer-res" at least 3 times

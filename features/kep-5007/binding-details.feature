@@ -87,7 +87,7 @@ Feature: Binding conditions judged by their status alone, bindsToNode on its own
       Then pod "trainer" waits in PreBind
       When the driver sets condition "<condition>" to "True" on the device of pod "trainer" with reason "Broken", message "the device cannot be used" and lastTransitionTime "now"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because claim "training" failed to bind
+      Then pod "trainer" was sent back from PreBind because claim "training" failed to bind
 
       Examples:
         | which  | condition                    |
@@ -107,7 +107,7 @@ Feature: Binding conditions judged by their status alone, bindsToNode on its own
       When the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "model"
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "scratch"
       And the scheduler runs
-      Then pod "trainer" is not scheduled because claim "scratch" failed to bind
+      Then pod "trainer" was sent back from PreBind because claim "scratch" failed to bind
 
   Rule: KEP-5007/TIMEOUT  A binding that waits past the timeout is given up
 
@@ -119,4 +119,4 @@ Feature: Binding conditions judged by their status alone, bindsToNode on its own
       When the scheduler runs
       Then pod "trainer" waits in PreBind
       When 10 minutes pass
-      Then pod "trainer" is not scheduled because claim "training" timed out binding
+      Then pod "trainer" was sent back from PreBind because claim "training" timed out binding

@@ -62,7 +62,7 @@ Feature: An external binding controller drives the wait through the claim's stat
       When the scheduler runs
       Then the claim of pod "trainer" is allocated device "gpu-0"
       When 30 seconds pass
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
       When 1 second passes
       Then the claim of pod "trainer" is allocated device "gpu-1", after at most the tolerated re-picks of the failed device "gpu-0", each failing within 40 seconds
       And pod "trainer" waits in PreBind

@@ -53,10 +53,10 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
       And a pod "trainer" with a claim for one "a100" device
       When the scheduler runs
       And 1 minute passes
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
       And ResourceSlice "worker-1-gpu.example.com-attached" publishes device "attached-0"
       And ResourceSlice "fabric-pool" publishes device "a100-1"
-      When 1 second passes
+      When 10 seconds pass
       Then pod "trainer" is bound to node "worker-1"
       And the claim of pod "trainer" is allocated device "attached-0"
       And the allocation of the claim of pod "trainer" carries no binding conditions
@@ -98,7 +98,7 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
             bindingFailureConditions: [composable.example.com/fabric-device-reschedule, composable.example.com/fabric-device-failed]
         """
       And the scheduler runs
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
       And every allocated device is published and allocated to one claim only
       When 1 second passes
       Then pod "trainer" waits in PreBind
@@ -132,7 +132,7 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
       Given a pod "trainer" with a claim for one "a100" device
       When the scheduler runs
       And 10 minutes pass
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
       When the dynamic device scaler is deployed, attaching devices of pool driver "composable.example.com" as devices of driver "gpu.example.com", taking 1 minute
       And 2 minutes pass
       Then pod "trainer" is bound to node "worker-1"

@@ -111,9 +111,8 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the scheduler runs
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled and no longer waits
-      And the claim of pod "trainer" is not allocated
-      And the claim of pod "trainer" is reserved for nobody
+      Then pod "trainer" was sent back from PreBind
+      And the claim of pod "trainer" was cleared
       When 1 second passes
       Then pod "trainer" waits in PreBind
 
@@ -124,8 +123,8 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the scheduler runs
       And the driver sets conditions "dra.example.com/attached" and "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled and no longer waits
-      And the claim of pod "trainer" is not allocated
+      Then pod "trainer" was sent back from PreBind
+      And the claim of pod "trainer" was cleared
 
   Rule: KEP-5007/FAILURE-THROUGHOUT  Failure is watched for during the whole wait
 
@@ -136,7 +135,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       Then pod "trainer" waits in PreBind
       When the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
 
   Rule: KEP-5007/CLEAR-ALLOCATION  Clearing frees what the failing pod held, and only that
 
@@ -145,7 +144,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the scheduler runs
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the device of pod "trainer"
       And the scheduler runs
-      Then the claim of pod "trainer" has no per-device status
+      Then the claim of pod "trainer" was cleared with its per-device status
       When 1 second passes
       Then pod "trainer" waits in PreBind
       And the claim of pod "trainer" has no per-device status
@@ -158,10 +157,8 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And kube-controller-manager is stopped
       And <cause>
       And the scheduler runs
-      Then pod "trainer" is not scheduled
-      And the claim of pod "trainer" is not allocated
-      And the claim of pod "trainer" is reserved for nobody
-      And the claim of pod "trainer" has no per-device status
+      Then pod "trainer" was sent back from PreBind
+      And the claim of pod "trainer" was cleared with its per-device status
 
       # Each row is also the scheduler's own half of its rule, which the controller would otherwise hide.
       @rule:KEP-5007/PREBIND-FAILURE
@@ -184,7 +181,8 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       When the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "shared"
       And a pod "second" using claim "shared" is created
       And the scheduler runs
-      Then pod "second" is not scheduled and no longer waits
+      Then pod "second" is not scheduled
+      And a Warning event "FailedScheduling" is recorded for pod "second"
       And claim "shared" is allocated device "gpu-0"
       And claim "shared" is reserved for pod "first"
       And pod "first" is bound to node "worker-1"
@@ -211,5 +209,5 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "model"
       And the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "scratch"
       And the scheduler runs
-      Then pod "trainer" is not scheduled and no longer waits
-      And claim "scratch" is not allocated
+      Then pod "trainer" was sent back from PreBind
+      And claim "scratch" was cleared

@@ -34,5 +34,5 @@ Feature: A restarted scheduler picks up a pod waiting in PreBind from the API al
       And kube-scheduler restarts
       Then pod "trainer" waits in PreBind
       When 2 minutes pass
-      Then pod "trainer" is not scheduled and no longer waits
-      And the claim of pod "trainer" is not allocated
+      Then pod "trainer" was sent back from PreBind
+      And the claim of pod "trainer" was cleared

@@ -15,7 +15,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And 599 seconds pass
       Then pod "trainer" waits in PreBind
       When 1 second passes
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
 
   Rule: KEP-5007/TIMEOUT  A wait that outlasts the timeout clears the allocation and requeues the pod
 
@@ -24,9 +24,8 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And a pod "trainer" using claim "training"
       When the scheduler runs
       And 10 minutes pass
-      Then pod "trainer" is not scheduled and no longer waits
-      And claim "training" is not allocated
-      And claim "training" is reserved for nobody
+      Then pod "trainer" was sent back from PreBind
+      And claim "training" was cleared
       When 1 second passes
       Then pod "trainer" waits in PreBind
       And claim "training" was allocated 0 seconds ago
@@ -40,7 +39,7 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And 119 seconds pass
       Then pod "trainer" waits in PreBind
       When 1 second passes
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
 
   Rule: KEP-5007/TIMEOUT-ANCHOR  The timeout counts from the claim's allocationTimestamp
 
@@ -54,9 +53,9 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       Then pod "second" waits in PreBind
       And claim "shared" was allocated 8 minutes ago
       When 2 minutes pass
-      Then pod "first" is not scheduled and no longer waits
-      And pod "second" is not scheduled and no longer waits
-      And claim "shared" is not allocated
+      Then pod "first" was sent back from PreBind
+      And pod "second" was sent back from PreBind
+      And claim "shared" was cleared
 
     Scenario: A pod with claims allocated at different times times out with the older claim
       Given a claim "early" for one "fabric-gpu" device
@@ -70,11 +69,11 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       And claim "early" was allocated 6 minutes ago
       And claim "late" was allocated 0 seconds ago
       When 4 minutes pass
-      Then pod "trainer" is not scheduled and no longer waits
-      And claim "early" is not allocated
+      Then pod "trainer" was sent back from PreBind
+      And claim "early" was cleared
       # The younger claim did not time out: the scheduler only drops the pod's reservation, as upstream's
       # Unreserve does (upstream's resourceclaim controller deallocates only when it removes the last consumer).
-      And claim "late" is reserved for nobody
+      And claim "late" was unreserved
 
     Scenario: Once the older claim is ready the younger claim's own deadline applies
       Given a claim "early" for one "fabric-gpu" device
@@ -92,8 +91,8 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       When 8 minutes pass
       Then pod "trainer" waits in PreBind
       When 1 minute passes
-      Then pod "trainer" is not scheduled and no longer waits
-      And claim "late" is not allocated
+      Then pod "trainer" was sent back from PreBind
+      And claim "late" was cleared
       And claim "early" is reserved for pod "warmup"
 
   Rule: KEP-5007/TIMEOUT-WITHOUT-TIMESTAMP  A claim without allocationTimestamp times out from the pod's PreBind
@@ -135,6 +134,6 @@ Feature: A wait for binding conditions times out, counted from the claim's alloc
       When 9 minutes pass
       Then pod "trainer" waits in PreBind
       When 1 minute passes
-      Then pod "trainer" is not scheduled and no longer waits
+      Then pod "trainer" was sent back from PreBind
       And claim "legacy" is reserved for pod "holder"
       And claim "legacy" is allocated device "gpu-0"

@@ -321,6 +321,43 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         """
       And the allocation of claim "team" holds device "gpu-0-half" whole
 
+    # D-4381-16: a shared device without capacities gives its share no consumedCapacity, and kube-scheduler counts
+    # a device's capacity as in use only through shares recording it: the next claim's share takes the counters
+    # again (6Gi + 6Gi of 8Gi). A scheduler that counts any share as the device's first lets the second pod in.
+    Scenario: A share recording no consumedCapacity leaves the next claim's share to take the counters again
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0-mem
+            counters: {memory: {value: 8Gi}}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-partitions}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0-shared
+            allowMultipleAllocations: true
+            consumesCounters: [{counterSet: gpu-0-mem, counters: {memory: {value: 6Gi}}}]
+        """
+      And a claim "first" for one "gpu" device
+      And a pod "first" using claim "first"
+      When the scheduler runs
+      Then claim "first" is allocated device "gpu-0-shared"
+      When claim "second" for one "gpu" device is created
+      And a pod "second" using claim "second" is created
+      And the scheduler runs
+      Then pod "second" is not scheduled
+      And claim "second" is not allocated
+
     # The other side of "once": a share does take the counters. A scheduler that charges shares nothing passes
     # the scenario above (its 20Gi partition fits either way) and puts a 30Gi partition beside the share here.
     Scenario: A share of a partition takes its 20Gi of counters, so a 30Gi partition no longer fits beside it

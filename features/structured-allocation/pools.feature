@@ -332,3 +332,114 @@ Feature: Which published devices count: pools, generations and node reach (struc
       When the scheduler runs
       Then pod "trainer" is not scheduled with reason "SchedulerError"
       And claim "training" is not allocated
+
+  Rule: KEP-4381/POOL-INCOMPLETE  Slices the scheduler's gates leave out still count as slices of their pool
+
+    # D-4381-17: without the gate the counter slice is not used, but it is one of the two slices announced.
+    Scenario: Without DRAPartitionableDevices in kube-scheduler, a counter slice still completes its pool
+      Given kube-scheduler with feature gates "DRAPartitionableDevices=off"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: gpu-0-mem
+            counters: {memory: {value: 80Gi}}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: everything}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, allocationMode: All}
+        """
+      And a pod "trainer" using claim "everything"
+      When the scheduler runs
+      Then claim "everything" is allocated device "gpu-0"
+      And pod "trainer" is bound to node "worker-1"
+
+  Rule: KEP-4381/POOL-INVALID  Device names need be unique only among the slices reaching the node
+
+    # D-4381-18: each node gathers only its own slice of the pool, so each sees one gpu-0.
+    Scenario: A device name repeated in the pool's slice for another node leaves the pool valid
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: shared-worker-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: shared, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: shared-worker-2}
+        spec:
+          driver: gpu.example.com
+          pool: {name: shared, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-2
+          devices:
+          - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then claim "training" is allocated device "gpu-0"
+
+  Rule: KEP-4381/COUNTERS  A counter allocated devices over-commit blocks every counter consumer of its pool
+
+    # D-4381-14: the driver shrank set "a" after x and y were allocated; z consumes from set "b" only.
+    Scenario: An over-committed counter set leaves no room for a device consuming from another set
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: a
+            counters: {memory: {value: 40Gi}}
+          - name: b
+            counters: {memory: {value: 40Gi}}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-partitions}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: x
+            consumesCounters: [{counterSet: a, counters: {memory: {value: 40Gi}}}]
+          - name: y
+            consumesCounters: [{counterSet: a, counters: {memory: {value: 40Gi}}}]
+          - name: z
+            consumesCounters: [{counterSet: b, counters: {memory: {value: 20Gi}}}]
+        """
+      And a claim "first" for one "gpu" device
+      And claim "first" is allocated device "x" of driver "gpu.example.com" on node "worker-1"
+      And a claim "second" for one "gpu" device
+      And claim "second" is allocated device "y" of driver "gpu.example.com" on node "worker-1"
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated

@@ -161,6 +161,40 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         | matchAttribute    | 3     | pod "app" is not scheduled                           |
         | distinctAttribute | 2     | claim "cores" is allocated devices "ccx-0, ccx-2"    |
 
+    # D-4381-15: kube-scheduler without the gate compares scalars only; a list after the first device fails.
+    Scenario: With DRAListTypeAttributes off in kube-scheduler, distinctAttribute refuses a second list value
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      And kube-scheduler with feature gates "DRAListTypeAttributes=off"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: ccx-0
+            attributes: {numaNodes: {ints: [0]}}
+          - name: ccx-2
+            attributes: {numaNodes: {ints: [1]}}
+        """
+      And the device class "cpu" selecting driver "cpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: cores}
+        spec:
+          devices:
+            requests:
+            - name: ccx
+              exactly: {deviceClassName: cpu, count: 2}
+            constraints:
+            - distinctAttribute: cpu.example.com/numaNodes
+        """
+      And a pod "app" using claim "cores"
+      When the scheduler runs
+      Then pod "app" is not scheduled
+      And claim "cores" is not allocated
+
   Rule: KEP-4381/SEARCH-ORDER  First fit, depth first: pools by driver and name, slices by name, devices in order
 
     Scenario: Pools are tried by driver and pool name, slices by name, whatever order they were published in

@@ -10,11 +10,12 @@ upstream k8s.io/dynamic-resource-allocation where the KEPs are silent (the proje
 allocation and D-5007-8 in docs/decisions.md):
 
 1. Gather the pools that reach the node: per (driver, pool) only the newest generation among the slices
-   reaching the node. It is complete when those slices number resourceSliceCount, or else when all its slices
-   in the cluster do; a newer generation elsewhere then leaves the pool out on this node (being replaced).
-   An incomplete pool is never checked further; a
-   complete pool with duplicate device or counter-set names, or a device consuming an unknown counter set or
-   counter, is invalid. Pools are ordered by driver and name; unless the gates leave upstream's stable
+   reaching the node (the stable allocator: and every slice with sharedCounters, D-4381-19). It is complete
+   when those slices number resourceSliceCount, or else when all its slices in the cluster do, slices the gates
+   leave out included (D-4381-17); a newer generation elsewhere then leaves the pool out on this node (being
+   replaced). An incomplete pool is never checked further; a complete pool with duplicate device names among
+   the slices reaching the node (D-4381-18), duplicate counter-set names, or a device consuming an unknown
+   counter set or counter, is invalid. Pools are ordered by driver and name; unless the gates leave upstream's stable
    allocator running, a pool holding any device with binding conditions (in the slices that reach the node)
    comes after all others. Inside a pool: slices by name, devices in slice order; a slice with
    perDeviceNodeSelection reaching the node brings all its devices, each checked for the node after its
@@ -28,8 +29,9 @@ allocation and D-5007-8 in docs/decisions.md):
    evaluate its selectors (class first, then request, cached; a CEL
    error stops the whole attempt, so selectors are only evaluated where the search reaches); then capacity
    (KEP-5075: with DRAConsumableCapacity a multi-allocatable device takes shares, several per claim, while
-   what all its shares consume fits; it takes its counters with its first share), counters (an admin-access
-   pick too, D-4381-13), taints,
+   what all its shares consume fits; it takes its counters with its first share, D-4381-16), counters (an
+   admin-access pick too, D-4381-13; none while a counter of the pool is over-committed, D-4381-14; without
+   DRAPartitionableDevices a counter consumer is refused here, after its selectors, D-4381-17), taints,
    compatibility groups, constraints. A constraint that a device of an All request breaks is an error;
    every other rejection only moves on. The first complete solution is the answer.
 4. No solution: "does not fit", with the invalid pools as the reason when there were some."""
@@ -285,11 +287,15 @@ class Attempt:
         # of a device consume adds up, per capacity named with its domain.
         self.in_use: set[DeviceKey] = set()
         self.shares: dict[DeviceKey, dict[str, Fraction]] = {}
+        # D-4381-16: the shared devices whose capacity counts as in use: a share recording consumedCapacity
+        self.measured: set[DeviceKey] = set()
         for r in self.held_results:
             key = (str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
             if not (self.consumable and r.get("shareID")):
                 self.in_use.add(key)
                 continue
+            if r.get("consumedCapacity"):
+                self.measured.add(key)
             used = self.shares.setdefault(key, {})
             for name, amount in (r.get("consumedCapacity") or {}).items():
                 try:
@@ -306,12 +312,11 @@ class Attempt:
 
     # --- 1. pools ----------------------------------------------------------------------------------------
     def gather_all_pools(self) -> dict[tuple[str, str], list[Obj]]:
-        """Every slice this scheduler understands, of every generation, by (driver, pool)."""
+        """Every slice, of every generation, by (driver, pool): those the gates leave out too, which still count
+        when a pool's slices are counted (D-4381-17)."""
         by_pool: dict[tuple[str, str], list[Obj]] = {}
         for slice_ in self.store.list("ResourceSlice"):
             spec = slice_.get("spec") or {}
-            if not self.partitionable and (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection")):
-                continue  # not understood without the gate
             if not any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")):
                 continue  # a node selection this scheduler does not know
             by_pool.setdefault((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))),
@@ -323,7 +328,7 @@ class Attempt:
         generation among the slices reaching the node counts. It is complete when the node's own slices of it
         number resourceSliceCount; failing that, when all its slices in the cluster do, unless a newer
         generation exists somewhere: then the driver is replacing this one and the pool is left out here."""
-        mine = [s for s in slices if self.slice_reaches(s)]
+        mine = [s for s in slices if self.gathered(s)]
         if not mine:
             return None
         chosen = max(_generation(s) for s in mine)
@@ -336,7 +341,7 @@ class Attempt:
             return None
         else:
             incomplete = wanted is None or len(current) != wanted
-        pool = Pool(driver, name, current, incomplete)
+        pool = Pool(driver, name, [s for s in current if self.understood(s)], incomplete)
         pool.devices = [Device(driver, name, s, i, raw) for s in current
                         for i, raw in enumerate(s["spec"].get("devices") or [])]
         if not pool.incomplete:  # an incomplete pool is never checked for validity
@@ -346,13 +351,15 @@ class Attempt:
     def problems(self, pool: Pool) -> str | None:
         found: list[str] = []
         seen: set[str] = set()
-        for slice_ in pool.slices:
+        for slice_ in pool.slices if self.partitionable else ():  # without the gate no counter is looked at
             for counter_set in slice_["spec"].get("sharedCounters") or []:
                 set_name = str(counter_set.get("name", ""))
                 if set_name in pool.counters:
                     found.append(f"duplicate counter set {set_name}")
                 pool.counters[set_name] = {c: _amount(v) for c, v in (counter_set.get("counters") or {}).items()}
         for device in pool.devices:
+            if not self.slice_reaches(device.slice):
+                continue  # D-4381-18: names are unique only among the slices gathered for this node
             if device.name in seen:
                 found.append(f"duplicate device name {device.name}")
             seen.add(device.name)
@@ -372,6 +379,19 @@ class Attempt:
         if placement.get("nodeSelector"):
             return bool(selector_matches(placement["nodeSelector"], self.node))
         return bool(placement.get("allNodes"))
+
+    def understood(self, slice_: Obj) -> bool:
+        """Whether this scheduler's gates let it use the slice: counters and per-device node selection need
+        DRAPartitionableDevices."""
+        spec = slice_["spec"]
+        return self.partitionable or not (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection"))
+
+    def gathered(self, slice_: Obj) -> bool:
+        """Whether the slice joins this node's pools: one the gates let it use that reaches the node, or, in the
+        stable allocator, any slice with shared counters, wherever it reaches (D-4381-19)."""
+        if not self.understood(slice_):
+            return False
+        return (self.stable and bool(slice_["spec"].get("sharedCounters"))) or self.slice_reaches(slice_)
 
     def slice_reaches(self, slice_: Obj) -> bool:
         spec = slice_["spec"]
@@ -473,8 +493,6 @@ class Attempt:
         Cached per pair."""
         raw = device.raw
         if raw.get("bindingConditions") and not self.binding:
-            return False
-        if raw.get("consumesCounters") and not self.partitionable:
             return False
         if self.compatibility == "skip" and any(groups for _, groups in device.groups()):
             return False
@@ -606,6 +624,8 @@ class Attempt:
     def try_add(self, request: Request, device: Device, claim: int, must: bool) -> bool:
         if self.busy(request, device, claim):
             return False
+        if device.raw.get("consumesCounters") and not self.partitionable:
+            return False  # D-4381-17: refused only here, after its selectors ran (so their errors count)
         capacity = self.capacity_for(request, device)
         if capacity is False:
             return False
@@ -635,7 +655,9 @@ class Attempt:
         return self.consumable and device.multi
 
     def has_share(self, device: Device) -> bool:
-        return device.key in self.shares or any(p.consumed is not None and p.device.key == device.key
+        """Whether a new share takes no counters: an allocated share recorded consumedCapacity (D-4381-16), or
+        this attempt chose a share already."""
+        return device.key in self.measured or any(p.consumed is not None and p.device.key == device.key
                                                 for picks in self.picks for p in picks)
 
     def capacity_for(self, request: Request, device: Device) -> dict[str, Fraction] | bool:
@@ -684,6 +706,7 @@ class Attempt:
         if mine is None:
             return False
         others = []
+        raw_others = []
         lists = mine[0] in LIST_KINDS
         for pick in self.picks[claim]:
             if names and pick.request.parent not in names and pick.request.name not in names:
@@ -691,7 +714,14 @@ class Attempt:
             theirs = pick.device.attribute(attribute)
             if theirs is not None:
                 others.append(_items(theirs))
+                raw_others.append(theirs)
                 lists = lists or theirs[0] in LIST_KINDS
+        if kind == "distinct" and not self.list_attributes and raw_others:
+            # D-4381-15: without the gate distinctAttribute compares scalars of one type only; a list value
+            # after the first device is a type it cannot compare, and a list taken earlier is never compared.
+            if mine[0] in LIST_KINDS:
+                return False
+            return not any(_same_value(mine, theirs) for theirs in raw_others if theirs[0] not in LIST_KINDS)
         if kind == "match" and not self.list_attributes and others and lists:
             return False  # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
         if kind == "match":
@@ -701,19 +731,24 @@ class Attempt:
 
     def counters_left(self, device: Device) -> bool:
         """Every counter the device consumes minus what allocated devices of the pool and this attempt's picks
-        consume stays at or above zero."""
+        consume stays at or above zero, and no counter of the pool is below zero already."""
+        if not device.consumes():
+            return True
         pool = self.node_pools[(device.driver, device.pool)]
         takers = [d for d in pool.devices if d.key in self.in_use or d.key in self.shares]
         takers += [p.device for picks in self.picks for p in picks
                    if p.counted and (p.device.driver, p.device.pool) == (device.driver, device.pool)]
-        for set_name, counters in device.consumes():
-            for counter, amount in counters.items():
-                left = pool.counters.get(set_name, {}).get(counter, Fraction(0))
-                left -= sum((used.get(counter, Fraction(0)) for taker in takers
-                             for taken_set, used in taker.consumes() if taken_set == set_name), Fraction(0))
-                if left < amount:
-                    return False
-        return True
+        def left(set_name: str, counter: str) -> Fraction:
+            return pool.counters.get(set_name, {}).get(counter, Fraction(0)) - sum(
+                (used.get(counter, Fraction(0)) for taker in takers
+                 for taken_set, used in taker.consumes() if taken_set == set_name), Fraction(0))
+
+        # D-4381-14: a counter that held devices already over-commit blocks every device consuming counters in
+        # the pool, whichever counter sets it consumes from.
+        if any(left(set_name, counter) < 0 for set_name, counters in pool.counters.items() for counter in counters):
+            return False
+        return all(left(set_name, counter) >= amount
+                   for set_name, counters in device.consumes() for counter, amount in counters.items())
 
     def blocked(self, request: Request, device: Device) -> bool:
         """An untolerated NoSchedule or NoExecute taint (None and unknown effects never block)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Literal
@@ -64,6 +65,11 @@ class Store:
         self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
         self._dry_run = False
         self._namespace_labels: dict[str, dict[str, str]] = {}  # where namespaces are no objects (in process)
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): objects deep-copied for a reader
+        # or a writer's answer ("copied"), stored objects handed out without a copy ("handed"), keys looked at to
+        # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"). An
+        # addition per call: cheap enough to stay on.
+        self.work: Counter[str] = Counter()
 
     def keep_history(self) -> None:
         """From now on remember every version stored, for `history`. Off unless asked for (a scenario's SUT asks),
@@ -123,16 +129,25 @@ class Store:
     # --- reads ---------------------------------------------------------------------------------
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         stored = self._objects.get(self._key(kind, name, namespace))
-        return copy_object(self._served(stored)) if stored is not None else None
+        if stored is None:
+            return None
+        self.work["copied"] += 1
+        copied: Obj = copy_object(self._served(stored))
+        return copied
 
     def peek(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         """The stored object itself, without a copy, for readers that never modify it (as `view` for a list);
         as this release serves it, like every read."""
         stored = self._objects.get(self._key(kind, name, namespace))
-        return self._served(stored) if stored is not None else None
+        if stored is None:
+            return None
+        self.work["handed"] += 1
+        return self._served(stored)
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
-        return [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]
+        copies = [copy_object(self._served(obj)) for obj in self._iter(kind, namespace)]
+        self.work["copied"] += len(copies)
+        return copies
 
     def history(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
         """Copies of every version stored under this key since `keep_history()`, oldest first, as this release
@@ -144,13 +159,17 @@ class Store:
     def view(self, kind: str, namespace: str | None = None) -> builtins.list[Obj]:
         """The stored objects themselves, without copies, for readers that never modify them (an informer's
         initial list). Safe to keep: the store replaces an object on every write, never changes it in place."""
-        return [self._served(obj) for obj in self._iter(kind, namespace)] if self._unknown else list(
+        found = [self._served(obj) for obj in self._iter(kind, namespace)] if self._unknown else list(
             self._iter(kind, namespace))
+        self.work["handed"] += len(found)
+        return found
 
     def _iter(self, kind: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects of a kind, sorted by namespace and name; callers must not modify them."""
+        of_kind = self._keys_of_kind.get(kind, ())
+        self.work["scanned"] += len(of_kind)
         keys = sorted(
-            (key for key in self._keys_of_kind.get(kind, ()) if namespace is None or key[1] == namespace),
+            (key for key in of_kind if namespace is None or key[1] == namespace),
             key=lambda key: (key[1] or "", key[2]),
         )
         return (self._objects[key] for key in keys)
@@ -246,7 +265,7 @@ class Store:
             self._remove(key, new)  # the last finalizer went: the object is deleted now
             return new
         if if_changed and _unchanged(new, old):
-            return copy_object(old) if copy_result else old
+            return self._answer(old, copy_result)
         return self._store(key, new, old, "MODIFIED", copy_result)
 
     def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
@@ -259,7 +278,7 @@ class Store:
         new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
-            return copy_object(old) if copy_result else old
+            return self._answer(old, copy_result)
         return self._store(key, new, old, "MODIFIED", copy_result)
 
     def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
@@ -375,6 +394,7 @@ class Store:
             answer: Obj = copy_object(self._served(new))  # a dry run stores nothing
             return answer
         new["metadata"]["resourceVersion"] = str(next(self._revision))
+        self.work["writes"] += 1
         if old is not None:
             self._unindex(key, old)
         self._objects[key] = new
@@ -383,8 +403,12 @@ class Store:
         self._keys_of_kind.setdefault(key[0], set()).add(key)
         self._index(key, new)
         self._notify(event, new, old)
-        served = self._served(new)
-        return copy_object(served) if copy_result else served
+        return self._answer(self._served(new), copy_result)
+
+    def _answer(self, obj: Obj, copy_result: bool) -> Obj:
+        """What a write answers: a copy of its own for the caller, or the stored object for one that only reads it."""
+        self.work["copied" if copy_result else "handed"] += 1
+        return copy_object(obj) if copy_result else obj
 
     def _remove(self, key: Key, last: Obj) -> None:
         if self._dry_run:
@@ -432,6 +456,7 @@ class Store:
             if stream.wants(new["kind"]):
                 event = event or WatchEvent(event_type, new, old)
                 stream.push(event)
+                self.work["events"] += 1
 
     @staticmethod
     def _display(key: Key) -> str:

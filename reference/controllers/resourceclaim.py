@@ -50,16 +50,17 @@ class ResourceClaimController:
                 if claim is not None:
                     self._sync_claim(claim)
             elif kind == "ResourceClaimTemplate":
-                for pod in self._store.list("Pod", event.object["metadata"]["namespace"]):
+                for pod in self._store.view("Pod", event.object["metadata"]["namespace"]):  # read only
                     self._create_missing_claims(pod)
         return bool(events)
 
     def _resync_all(self) -> None:
         for claim in self._store.view("ResourceClaim"):
             self._remember(claim)
-        for pod in self._store.list("Pod"):
+        # Read only (a write starts from its own copy): the store's objects, not copies of them
+        for pod in self._store.view("Pod"):
             self._sync_pod(pod, deleted=False)
-        for claim in self._store.list("ResourceClaim"):
+        for claim in self._store.view("ResourceClaim"):
             self._sync_claim(claim)
 
     # --- pods ----------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ class ReferenceDriver:
         self._dirty = True
 
     def sync(self) -> bool:
-        claim_changes = bool(self._claims.drain())
+        claim_changes = bool(self._claims.drain()) and self._publisher.follows_claims()
         if not (self._dirty or claim_changes):
             return False
         self._dirty = False

@@ -41,7 +41,7 @@ def check_inventory(driver: str, inventory: Sequence[Obj]) -> None:
 def allocated_devices(store: ApiStore, driver: str) -> set[DeviceKey]:
     """Devices of `driver` that some claim holds an allocation of: the devices "in use"."""
     held: set[DeviceKey] = set()
-    for claim in store.list("ResourceClaim"):
+    for claim in store.view("ResourceClaim"):  # read only: no copies
         allocation = (claim.get("status") or {}).get("allocation") or {}
         for result in (allocation.get("devices") or {}).get("results") or []:
             if result.get("driver") == driver:
@@ -52,7 +52,7 @@ def allocated_devices(store: ApiStore, driver: str) -> set[DeviceKey]:
 def _published_consumption(store: ApiStore, driver: str) -> dict[DeviceKey, list[Obj]]:
     """consumesCounters of every device of `driver` as the API server stores it now."""
     published: dict[DeviceKey, list[Obj]] = {}
-    for slice_ in store.list("ResourceSlice"):
+    for slice_ in store.view("ResourceSlice"):  # read only: no copies
         spec = slice_.get("spec") or {}
         if spec.get("driver") != driver:
             continue
@@ -87,16 +87,25 @@ class SlicePublisher:
         self._store = store
         self._declares_groups = Mode.of(gates) is Mode.ENFORCE
         self._inventory: list[Obj] = []
+        self._consumes = False  # whether some device of the inventory consumes counters
         self._written: dict[str, Any] = {}  # slice name -> spec last written
         self.tainted: set[DeviceKey] = set()  # devices found unusable: published with a NoSchedule taint
 
     def set_inventory(self, inventory: Sequence[Obj]) -> None:
         check_inventory(self.driver, inventory)
         self._inventory = [copy_object(obj) for obj in inventory]
+        self._consumes = any("consumesCounters" in device for obj in self._inventory
+                             for device in (obj.get("spec") or {}).get("devices") or [])
+
+    def follows_claims(self) -> bool:
+        """Whether what it publishes depends on the claims: only the compatibility groups it declares for counters
+        that held devices consume do, so a driver without them need not look again at every claim change (that
+        made each pod's allocation cost a pass over the whole cluster's claims and the driver's slices)."""
+        return self._declares_groups and self._consumes
 
     def desired(self) -> dict[str, Obj]:
         """The slices this driver wants stored now, by name."""
-        in_use = allocated_devices(self._store, self.driver)
+        in_use = allocated_devices(self._store, self.driver) if self.follows_claims() else set()
         published = _published_consumption(self._store, self.driver) if in_use else {}
         wanted: dict[str, Obj] = {}
         for obj in self._inventory:

@@ -49,9 +49,9 @@ class Kubelets:
         self._added = itertools.count()
         self._claim_users: dict[tuple[str, str], set[tuple[str, PodKey]]] = {}  # claim -> (node, pod)
         self._watch = store.watch("Pod", "ResourceClaim", "Node")
-        for node in store.list("Node"):
+        for node in store.view("Node"):  # an informer's initial lists: read only, no copies
             self._add_node(node["metadata"]["name"])
-        pods = store.list("Pod")
+        pods = store.view("Pod")
         for pod in pods:
             self._pod_changed(pod)
         live = {pod["metadata"]["uid"] for pod in pods}
@@ -89,7 +89,7 @@ class Kubelets:
                 self._clock.call_at(self._clock.now() + ORPHAN_QUARANTINE, lambda: self._collect_orphans(name))
             elif name not in self._kubelets:
                 self._add_node(name)
-                for pod in self._store.list("Pod"):
+                for pod in self._store.view("Pod"):
                     if (pod.get("spec") or {}).get("nodeName") == name:
                         self._kubelets[name].notice(_key(pod))
         elif kind == "Pod":
@@ -104,7 +104,7 @@ class Kubelets:
         """Pod GC: the node is still gone after the quarantine, so its pods are force-deleted."""
         if self._store.peek("Node", node) is not None:
             return
-        for pod in self._store.list("Pod"):
+        for pod in self._store.view("Pod"):
             if (pod.get("spec") or {}).get("nodeName") != node:
                 continue
             try:

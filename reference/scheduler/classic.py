@@ -92,8 +92,8 @@ class ClassicDynamicResources:
     def follow(self) -> None:
         """Nothing to follow: the plugin reads the store in each scheduling attempt."""
 
-    def awaits_generated_claims(self, pod: Obj) -> bool:
-        return False  # the classic negotiation reports a claim not yet created in PreFilter
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        return None  # the classic negotiation reports a claim not yet created in PreFilter
 
     # The KEP-5007 wait in PreBind does not exist in the classic protocol.
     def waiting_on(self, state: CycleState) -> frozenset[str]:

@@ -136,6 +136,11 @@ class DynamicResources:
         # "assume cache" that stops two pods from getting the same device between Reserve and PreBind.
         self.assumed: dict[str, Obj] = {}
 
+    @property
+    def allocator(self) -> Allocator:
+        """The allocation core (read for the work it counts)."""
+        return self._allocator
+
     def stop(self) -> None:
         self._allocator.close()
         if self.metrics is not None:
@@ -147,10 +152,32 @@ class DynamicResources:
             follow()
 
     # --- PreEnqueue ----------------------------------------------------------------------------
-    def awaits_generated_claims(self, pod: Obj) -> bool:
-        """Upstream's PreEnqueue: a pod whose claims from templates are not created yet is not tried at all
-        (no event, no condition); the pod update that names them brings it back."""
-        return any(entry.claim is None for entry in pod_claims(pod))
+    def pre_enqueue(self, pod: Obj) -> str | None:
+        """Upstream's PreEnqueue: why a pod is held back before any scheduling attempt, None to try it. A
+        claim from a template whose name the pod's status does not give yet, a claim that does not exist or is
+        being deleted, a generated claim the pod does not own: the pod is not tried at all (no event, no
+        PodScheduled condition), and the claim or pod change that lifts the cause brings it back. A status
+        entry without a claim name means no claim is needed for that entry."""
+        named = {status["name"]: status for status in (pod.get("status") or {}).get("resourceClaimStatuses") or []}
+        namespace = pod["metadata"]["namespace"]
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+            name = entry.get("resourceClaimName")
+            generated = not name
+            if generated:
+                if entry["name"] not in named:
+                    return f"pod has no claim status for entry {entry['name']!r} yet"
+                name = named[entry["name"]].get("resourceClaimName")
+                if not name:
+                    continue
+            claim = self._store.peek("ResourceClaim", name, namespace)
+            if claim is None:
+                return f"resourceclaim {name!r} not found"
+            if claim["metadata"].get("deletionTimestamp"):
+                return f"resourceclaim {name!r} is being deleted"
+            if generated and not any(ref.get("controller") and ref.get("uid") == pod["metadata"].get("uid")
+                                     for ref in claim["metadata"].get("ownerReferences") or []):
+                return f"resourceclaim {name!r} was not created for the pod"
+        return None
 
     # --- PreFilter -----------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Obj) -> Status:
@@ -160,12 +187,8 @@ class DynamicResources:
             return Status(Code.SKIP)
         claims: list[Obj] = []
         for entry in entries:
-            if entry.claim is None:
-                return Status(
-                    Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                    f"waiting for the ResourceClaim of entry {entry.entry!r} to be created from "
-                    f"template {entry.template!r}",
-                )
+            if entry.claim is None:  # PreEnqueue let it through: the pod's status says no claim is needed
+                continue
             claim = self._store.peek("ResourceClaim", entry.claim, pod["metadata"]["namespace"])  # read only
             if claim is None:
                 return Status(
@@ -189,11 +212,11 @@ class DynamicResources:
     def _extended_claim(self, pod: Obj) -> ExtendedClaim | None:
         if not pod_requests(pod):  # no extended resource asked for: no class to look up
             return None
-        classes = self._store.list("DeviceClass")
+        classes = self._store.view("DeviceClass")  # read only
         requests = backed_requests(pod, classes)
         if not requests:
             return None
-        stale = next((claim for claim in self._store.list("ResourceClaim", pod["metadata"]["namespace"])
+        stale = next((claim for claim in self._store.view("ResourceClaim", pod["metadata"]["namespace"])
                       if is_extended_claim_of(claim, pod)), None)
         return ExtendedClaim(requests, classes, stale)
 

@@ -12,7 +12,7 @@ is 0). Reasons come in upstream's order: pods, cpu, memory, ephemeral-storage, t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from draconform.kube.values import parse_quantity
@@ -83,26 +83,24 @@ def pod_requests(pod: Obj) -> dict[str, int]:
     return total
 
 
-def requested_on_node(pods: Iterable[Obj]) -> dict[str, int]:
-    """What the pods already on a node ask together (NodeInfo.Requested)."""
-    used: dict[str, int] = {}
-    for pod in pods:
-        _add(used, pod_requests(pod))
-    return used
+def offered(allocatable: Mapping[str, Any]) -> dict[str, int]:
+    """A node's `status.allocatable` in the amounts `insufficient` compares (parsed once per Node object)."""
+    return {str(name): amount(str(name), value) for name, value in allocatable.items()}
 
 
-def insufficient(asked: Mapping[str, int], allocatable: Mapping[str, Any], used: Mapping[str, int],
-                 pods_placed: int, delegated: frozenset[str] = frozenset()) -> list[str]:
-    """Every reason the pod asking `asked` does not fit a node with `allocatable` where `pods_placed` pods asking
-    `used` together already are; resources in `delegated` are left to the DRA plugin (KEP-5004)."""
+def insufficient(asked: Mapping[str, int], offers: Mapping[str, int], used: Mapping[str, int],
+                 pods_placed: int, delegated: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Every reason the pod asking `asked` does not fit a node offering `offers` (its allocatable, see `offered`)
+    where `pods_placed` pods asking `used` together already are; resources in `delegated` are left to the DRA
+    plugin (KEP-5004)."""
     reasons = []
-    if pods_placed + 1 > amount(PODS, allocatable.get(PODS, 0)):
+    if pods_placed + 1 > offers.get(PODS, 0):
         reasons.append(TOO_MANY_PODS)
     others = sorted(name for name in asked if name not in _FIRST and name != PODS)
     for name in (*_FIRST, *others):
         wanted = asked.get(name, 0)
         if wanted <= 0 or name in delegated:
             continue
-        if wanted > amount(name, allocatable.get(name, 0)) - used.get(name, 0):
+        if wanted > offers.get(name, 0) - used.get(name, 0):
             reasons.append(INSUFFICIENT + name)
     return reasons

@@ -7,6 +7,7 @@ store, so a restart is "build a new Scheduler": a parked pod is found again as a
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -31,6 +32,8 @@ from draconform.reference.scheduler.framework import (
     pre_filter,
     score_nodes,
 )
+from draconform.reference.scheduler.nodeaffinity import NodeAffinity
+from draconform.reference.scheduler.nodeinfo import NodeInfos
 from draconform.reference.scheduler.noderesources import NodeResourcesFit
 from draconform.reference.scheduler.queue import PodKey, SchedulingQueue
 from draconform.reference.scheduler.releaseview import as_seen_by
@@ -74,19 +77,28 @@ class Scheduler:
         # or goes moves them (upstream's queueing hint for an assigned pod's deletion, as its informer sees a pod end)
         self._waiting_for_room: set[PodKey] = set()
         self._stopped = False
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): scheduling cycles, nodes
+        # filtered and nodes scored.
+        self.work: Counter[str] = Counter()
         if dra is None:
             allocator = allocator_factory(as_seen_by(store, config.gates), config.gates)
             dra = DynamicResources(store, allocator, clock, events, config.gates, config.args, metrics)
         self.dra: DraPlugin = dra
-        self.plugins: list[Plugin] = [NodeResourcesFit(store, config.gates), self.dra]
+        # kube-scheduler's cache: each node's counted pods and what they request, kept from the pod events
+        self.node_infos = NodeInfos()
+        self.plugins: list[Plugin] = [NodeAffinity(), NodeResourcesFit(store, config.gates, self.node_infos), self.dra]
         self._watch = store.watch(*WATCHED_KINDS)
-        # An informer-style node cache: scheduling a pod must not copy every Node from the store.
-        self._nodes: dict[str, Obj] = {node_name(node): node for node in store.list("Node")}
+        # An informer-style node cache: scheduling a pod must not copy every Node from the store (nor any object
+        # it only reads: the store's own objects are handed out, never changed in place).
+        self._nodes: dict[str, Obj] = {node_name(node): node for node in store.view("Node")}
+        for node in self._nodes.values():
+            self.node_infos.node_changed(node)
         self._sorted_nodes: list[Obj] | None = None
         self._sorted_names: list[str] = []  # their names, in the same order
         self._next_start_node = 0
         # A fresh scheduler finds every pending pod through an initial list, as an informer would.
-        for pod in store.list("Pod"):
+        for pod in store.view("Pod"):
+            self.node_infos.pod_changed(pod)
             if self._wants(pod):
                 self.queue.add(_key(pod))
 
@@ -130,8 +142,10 @@ class Scheduler:
         if obj["kind"] == "Node":
             if event.type == "DELETED":
                 self._nodes.pop(node_name(obj), None)
+                self.node_infos.node_deleted(node_name(obj))
             else:
                 self._nodes[node_name(obj)] = obj
+                self.node_infos.node_changed(obj)
             self._sorted_nodes = None
         if obj["kind"] == "ResourceClaim":
             self.waiting.object_changed(obj["metadata"]["uid"])
@@ -145,6 +159,7 @@ class Scheduler:
         when a pod frees some; the queue kept to the pods this scheduler still has to place."""
         obj = event.object
         key = _key(obj)
+        self.node_infos.pod_changed(obj, deleted=event.type == "DELETED")
         if key in self.waiting:
             if event.type == "DELETED" or obj["metadata"].get("deletionTimestamp"):
                 self._abandon(key)
@@ -175,7 +190,8 @@ class Scheduler:
 
     # --- one scheduling cycle --------------------------------------------------------------------
     def schedule_one(self, pod: Obj) -> None:
-        if self.dra.awaits_generated_claims(pod):
+        self.work["cycles"] += 1
+        if self.dra.pre_enqueue(pod) is not None:  # held back before a cycle: no event, no condition
             self.queue.add_unschedulable(_key(pod))
             return
         state = CycleState()
@@ -192,16 +208,18 @@ class Scheduler:
         filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
         wanted = feasible_nodes_to_find(len(nodes))
         start = self._next_start_node % len(nodes) if nodes else 0
-        order = nodes[start:] + nodes[:start]
-        names = self._sorted_names[start:] + self._sorted_names[:start]  # each batch carries its nodes' names
-        wrapped = len(order) - start  # nodes from this position on come before the others by name
+        # The walk goes through the sorted nodes from `start`, wrapping around; each batch is cut from them where
+        # it lies, so a pod's cost follows the nodes it visits, not the cluster's size.
+        names = self._sorted_names  # each batch carries its nodes' names
+        wrapped = len(nodes) - start  # nodes from this position on come before the others by name
         before_wrap = 0  # feasible nodes found before it
         checked = 0
         # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
         # wanted, so no node is filtered that the node-by-node walk would not have reached.
-        while checked < len(order) and len(feasible) < wanted:
-            end = checked + wanted - len(feasible)
-            batch = Nodes(order[checked:end], names[checked:end])
+        while checked < len(nodes) and len(feasible) < wanted:
+            end = min(len(nodes), checked + wanted - len(feasible))
+            batch = Nodes(_rotated(nodes, start, checked, end), _rotated(names, start, checked, end))
+            self.work["nodes filtered"] += len(batch)
             verdicts = filter_nodes(self.plugins, state, pod, batch)
             passed = list(map(_OK, verdicts))
             if not all(passed) and Code.ERROR in map(_CODE, verdicts):
@@ -225,6 +243,7 @@ class Scheduler:
         feasible = Nodes(feasible[before_wrap:] + feasible[:before_wrap],
                          feasible_names[before_wrap:] + feasible_names[:before_wrap])
         call_point(self.plugins, "pre_score", state, pod, feasible)
+        self.work["nodes scored"] += len(feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
         chosen = feasible[scores.index(max(scores))]  # ties go to the first node by name
         self._run_binding_cycle(state, pod, chosen)
@@ -348,6 +367,18 @@ def feasible_nodes_to_find(node_count: int) -> int:
         return node_count
     percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE, 50 - node_count // 125)
     return max(MIN_FEASIBLE_NODES_TO_FIND, node_count * percentage // 100)
+
+
+def _rotated(items: list[Any], start: int, low: int, high: int) -> list[Any]:
+    """Positions `low` to `high` of `items` rotated to begin at `start` (items[start:] + items[:start]), without
+    building the whole rotation."""
+    first, last = start + low, start + high
+    size = len(items)
+    if last <= size:
+        return items[first:last]
+    if first >= size:
+        return items[first - size:last - size]
+    return items[first:] + items[:last - size]
 
 
 def _frees_room(event: WatchEvent) -> bool:

@@ -261,3 +261,41 @@ def test_claims_that_fit_alone_say_what_stopped_them(capsys: pytest.CaptureFixtu
     found = {f["name"]: f for f in json.loads(out)["findings"]}
     assert found["probe"]["reason"] == "error" and "nosuch" in found["probe"]["message"]
     assert found["fine"]["reason"] == "attempt-error" and "nosuch" in found["fine"]["message"]
+
+
+def test_an_attempt_that_does_not_fit_is_never_called_an_allocation_error(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """kube-scheduler stops at the first claim that fails: here "big" (two GPUs, one on the node), so the
+    attempt does not fit and the pod stays unschedulable. "probe" on its own would end an attempt with a CEL
+    error; its finding says so, but neither it nor the verdict reads as the attempt's allocation error."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 1), _claim("big", count=2),
+                               _claim("probe", selector='device.attributes["gpu.example.com"].nosuch == 1')))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("attempt: does-not-fit: ")
+    assert "allocation error" not in out
+    (probe,) = [line for line in lines if "ResourceClaim/probe:" in line]
+    assert "(own-error)" in probe and "nosuch" in probe and "worker-1" in probe
+    (big,) = [line for line in lines if "ResourceClaim/big:" in line]
+    assert "(shortage)" in big
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    report = json.loads(out)
+    assert status == 1 and report["attempt"] == "does-not-fit" and report["allocated"] is False
+    assert {f["name"]: f["reason"] for f in report["findings"]} == {"big": "shortage", "probe": "own-error"}
+    assert "allocation error" not in out
+
+
+def test_an_attempt_that_ended_in_an_error_says_so_first(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), _claim("fine"),
+                               _claim("probe", selector='device.attributes["gpu.example.com"].nosuch == 1')))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 1
+    assert out.splitlines()[0].startswith("attempt: error: the scheduling cycle ended at node worker-1: "
+                                          "allocation error: ")
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    report = json.loads(out)
+    assert report["attempt"] == "error" and "nosuch" in report["attemptMessage"]
+    assert {f["name"]: f["reason"] for f in report["findings"]} == {"fine": "attempt-error", "probe": "error"}

@@ -36,14 +36,19 @@ def test_allocation_core_workload_runs(name: str) -> None:
 
 def test_the_cost_curve_doubles_the_nodes() -> None:
     results = WORKLOADS["CostCurve/SchedulingWithResourceClaimTemplate"].run(BenchOptions(scale=0.04))
-    assert [m.detail.split(" nodes")[0] for m in results] == ["10", "20", "40", "80"]
+    points, spread = results[:-1], results[-1]
+    assert [m.detail.split(" nodes")[0] for m in points] == ["10", "20", "40", "80", "200"]
+    assert spread.unit == "x" and spread.value == max(m.value for m in points) / min(m.value for m in points)
+    assert spread.at_most is None  # the curve's target is the full shape's
 
 
 def test_the_big_node_is_judged_against_both_go_figures_and_issue_29s_targets() -> None:
     results = WORKLOADS["AllocatorAttempt/1node_2000devices"].run(BenchOptions(scale=0.01))
     versus = [m for m in results if m.allocator == "columnar/Go"]
-    assert [m.detail.split(" / ")[1].split(" ")[0:2] for m in versus] == [["Go's", "repeated"], ["Go's", "first"]]
+    assert [m.detail.split(" / ")[1].split(" ")[0:2] for m in versus] == [["Go's", "repeated"], ["Go's", "first"],
+                                                                          ["Go's", "first"]]
     assert all("CPU time" in m.detail and "target <= " in m.detail for m in versus)
+    assert all(m.at_most is None for m in versus)  # checked only on the full shape
 
 
 @pytest.mark.parametrize(("wall", "cpu", "verdict"), [

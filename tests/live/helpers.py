@@ -95,3 +95,17 @@ def assert_passed_or_skipped_with_reason(report: dict[str, Any]) -> None:
     unexplained = [s["name"] for s in report["scenarios"]
                    if s["status"] == "skipped" and not (s.get("skip_reason") or "").startswith("Unsupported: ")]
     assert not unexplained, f"skipped live without the SUT's reason: {unexplained}"
+
+
+def left_on(cluster: Path) -> list[str]:
+    """Every object a served cluster still holds but the namespaces every cluster has (events aside)."""
+    from draconform.live.kube import KINDS, KubeClient, load_config
+    from draconform.serve.handlers import STANDARD_NAMESPACES
+
+    client = KubeClient(load_config(cluster / "kubeconfig"))
+    try:
+        return [f"{cluster.name}: {kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
+                for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]
+                if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
+    finally:
+        client.close()

@@ -23,7 +23,7 @@ from draconform.serve.handlers import STANDARD_NAMESPACES
 from draconform.serve.server import merge_patch, parse_selector
 from draconform.steps.scheduling import pod_bound
 from draconform.sut import ApiError, ComponentConfig, Unsupported
-from tests.live.helpers import FakeTime
+from tests.live.helpers import FakeTime, wait_until
 
 
 def _timeouts(directory: Path, **fields: object) -> str:
@@ -67,9 +67,12 @@ def test_scenarios_see_only_their_own_objects_and_leave_nothing_behind(api: Path
 
     first.close()
     assert [n["metadata"]["name"] for n in raw.list("Node")[0]] == [f"{second.scenario}-worker-1"]
-    assert raw.list("DeviceClass")[0] == [] and raw.get("Namespace", first.namespace) is None
+    assert raw.list("DeviceClass")[0] == [] and raw.list("ResourceClaim", first.namespace)[0] == []
+    # its namespace's deletion began; the namespace controller finishes it while the next scenarios run
+    assert raw.get("Namespace", first.namespace)["metadata"].get("deletionTimestamp")
     second.close()
     assert raw.list("Node")[0] == []
+    wait_until(lambda: raw.get("Namespace", second.namespace) is None, 60, "the namespace's deletion")
     assert {n["metadata"]["name"] for n in raw.list("Namespace")[0]} == set(STANDARD_NAMESPACES)  # every cluster's
     raw.close()
 
@@ -169,7 +172,8 @@ def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> N
         f"{path}:3: cluster config: featureGates[DRAPartitionableDevices]: Invalid value: \"yes please\": must be of "
         "type boolean",
         f"{path}:4: cluster config: nodeKubelet: unknown field; known: context, driverUnderTest, featureGates, "
-        "kubeconfig, kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsURL"]
+        "kubeconfig, kubeletPluginDir, nodeKubelets, referencePrograms, release, schedulerArgs, schedulerMetricsCA, "
+        "schedulerMetricsInsecureSkipVerify, schedulerMetricsURL"]
     path.write_text("featureGates: {NoSuchGate: true}\n")
     with pytest.raises(ConfigError, match=r"c\.yaml: featureGates\.NoSuchGate: unknown feature gate"):
         ClusterConfig.load(path)

@@ -20,12 +20,16 @@ from typing import Any
 import pytest
 
 from draconform.catalogue import load_catalogue
-from draconform.live.kube import KINDS, KubeClient, load_config
 from draconform.paths import FEATURES_DIR
-from draconform.serve.handlers import STANDARD_NAMESPACES
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import take_inventory
-from tests.live.helpers import FAST_TIMEOUTS, assert_passed_or_skipped_with_reason, draconform_run, served_references
+from tests.live.helpers import (
+    FAST_TIMEOUTS,
+    assert_passed_or_skipped_with_reason,
+    draconform_run,
+    left_on,
+    served_references,
+)
 
 PAIRS = 4  # pairs of served clusters running chunks side by side: more than cores, for a run that mostly waits
 CHUNKS = 3 * PAIRS  # chunks of feature files: small enough that the pairs end close together
@@ -58,16 +62,6 @@ def _chunks() -> list[list[Path]]:
         chunks[lightest].append(FEATURES_DIR / name)
         loads[lightest] += weight[name]
     return [chunk for _, chunk in sorted(zip(loads, chunks, strict=True), key=lambda pair: -pair[0]) if chunk]
-
-
-def _left_on(cluster: Path) -> list[str]:
-    client = KubeClient(load_config(cluster / "kubeconfig"))
-    try:
-        return [f"{cluster.name}: {kind}/{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
-                for kind in KINDS if kind != "Event" for obj in client.list(kind)[0]
-                if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
-    finally:
-        client.close()
 
 
 def _run_everything(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], list[str]]:
@@ -107,7 +101,7 @@ def _run_everything(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict
             thread.join()
         if errors:
             raise errors[0]
-        left = [line for directory in directories for line in _left_on(directory)]
+        left = [line for directory in directories for line in left_on(directory)]
     return done, left
 
 

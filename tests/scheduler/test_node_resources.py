@@ -9,7 +9,7 @@ from typing import Any
 
 from draconform.kube.kinds import with_pod_room
 from draconform.reference.cluster import ReferenceCluster
-from draconform.reference.scheduler.resourcefit import insufficient, pod_requests
+from draconform.reference.scheduler.resourcefit import insufficient, offered, pod_requests
 from draconform.sut import Obj
 
 NS = "default"
@@ -53,10 +53,10 @@ def test_a_pod_asks_its_containers_sum_or_its_largest_init_step_plus_overhead() 
 
 def test_every_resource_that_does_not_fit_is_a_reason_in_upstreams_order() -> None:
     asked = {"example.com/gpu": 1, "memory": 2, "cpu": 1000}
-    assert insufficient(asked, {"pods": "1", "cpu": "1"}, {"cpu": 1}, 1) == [
+    assert insufficient(asked, offered({"pods": "1", "cpu": "1"}), {"cpu": 1}, 1) == [
         "Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient example.com/gpu"]
-    assert insufficient(asked, {"pods": "2", "cpu": "2", "memory": "2", "example.com/gpu": "1"}, {}, 1) == []
-    assert insufficient({"example.com/gpu": 1}, {"pods": "1"}, {}, 0, frozenset({"example.com/gpu"})) == []
+    assert insufficient(asked, offered({"pods": "2", "cpu": "2", "memory": "2", "example.com/gpu": "1"}), {}, 1) == []
+    assert insufficient({"example.com/gpu": 1}, offered({"pods": "1"}), {}, 0, frozenset({"example.com/gpu"})) == []
 
 
 def test_a_node_listing_no_memory_takes_no_pod_asking_for_memory() -> None:

@@ -78,8 +78,13 @@ def test_the_environment_follows_the_gates() -> None:
     multiple = device_class("device.allowMultipleAllocations")
     assert problems(multiple, DRAConsumableCapacity=False)[0][2].endswith("undefined field 'allowMultipleAllocations'")
     includes = device_class('device.attributes["gpu.example.com"].model.includes("a100")')
-    assert problems(includes, "1.35") == []  # upstream's environment has includes() whatever the list gate says
-    assert problems(includes, "1.36", DRAListTypeAttributes=False) == []
+    # 1.37's environment has includes() whatever the list gate says; 1.36's declares it only with
+    # DRAListTypeAttributes on (dynamic-resource-allocation/cel compile.go, the 1.36 option's FeatureEnabled), and
+    # 1.35 has no such gate
+    assert problems(includes, "1.37", DRAListTypeAttributes=False) == []
+    assert problems(includes, "1.36", DRAListTypeAttributes=True) == []
+    for refused in (problems(includes, "1.36", DRAListTypeAttributes=False), problems(includes, "1.35")):
+        assert refused[0][2].endswith("undeclared reference to 'includes'")
 
 
 def test_requests_subrequests_and_templates_are_compiled_at_their_paths() -> None:

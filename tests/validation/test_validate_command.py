@@ -208,12 +208,11 @@ ALPHA_OFF = "DRAListTypeAttributes=false,DRANodeAllocatableResources=false,DRAPa
               ("spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier",
                "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF"),
               ("spec.devices[1].attributes[cpu.example.com/kind]", "DRA-API/PARTITION-TYPE-ATTRIBUTE-ON-DEVICES")], []),
-        # 1.36 has the list and node-allocatable gates, not the 1.37 ones
+        # 1.36 has the list and node-allocatable gates, not the 1.37 ones, nor 1.37's nodeAllocatableResources
+        # (its alpha field of that gate was nodeAllocatableResourceMappings, of another shape)
         (["--kubernetes-version", "1.36"],
-         [("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY"),
-          ("spec.devices[0].nodeAllocatableResources[cpu].mapping.capacityMultiplier",
-           "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF")],
-         ["spec.partitionTypeAttribute", "spec.skipNodeOperations"]),
+         [("spec.devices[0].attributes[numaNodes].ints", "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY")],
+         ["spec.partitionTypeAttribute", "spec.skipNodeOperations", "spec.devices[0].nodeAllocatableResources"]),
         # gates off: the fields are dropped, and an attribute that only had a list is left without a value
         (["--feature-gates", ALPHA_OFF],
          [("spec.devices[0].attributes[numaNodes]", "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"),

@@ -43,7 +43,7 @@ VARIANTS: tuple[Variant, ...] = (
         "invalid pools are used",
         (
             Patch("reference/allocator/columnar/pools.py",
-                  "        invalid = invalid_reason(newest, gates) if complete else None\n",
+                  "        invalid = invalid_reason(newest, gates, here) if complete else None\n",
                   "        invalid = None\n"),
         ),
     ),

@@ -59,24 +59,6 @@ VARIANTS: tuple[Variant, ...] = (
                    "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n")),
         ),
     ),
-    Variant(
-        "admin-access-anywhere", "DRA-API/ADMIN-ACCESS-NAMESPACE",
-        "the API server lets a claim in any namespace ask for and be granted admin access",
-        (
-            Patch("draconform/validation/adminaccess.py",
-                  '    if obj.get("apiVersion") != "resource.k8s.io/v1" or namespace_labels.get(LABEL) == "true":\n',
-                  '    if obj.get("apiVersion") != "resource.k8s.io/v1" or namespace_labels is not None:\n'),
-        ),
-    ),
-    Variant(
-        "admin-access-claims-only", "DRA-API/ADMIN-ACCESS-NAMESPACE",
-        "a ResourceClaimTemplate asking for admin access is not checked against its namespace",
-        (
-            Patch("draconform/validation/adminaccess.py",
-                  '_SPECS: dict[str, tuple[str, ...]] = {"ResourceClaim": ("spec",), "ResourceClaimTemplate": ("spec", "spec")}\n',
-                  '_SPECS: dict[str, tuple[str, ...]] = {"ResourceClaim": ("spec",)}\n'),
-        ),
-    ),
     # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,
     # DRA-API (docs/suite-power.md, "P5: the other catalogues") ------------------------------------------
     Variant(
@@ -157,13 +139,8 @@ VARIANTS: tuple[Variant, ...] = (
         "a template entry whose claim is not generated yet is skipped, so the pod is bound without it",
         (
             Patch("reference/scheduler/dynamicresources.py",
-                  '        (no event, no condition); the pod update that names them brings it back."""\n',
-                  ('        (no event, no condition); the pod update that names them brings it back."""\n'
-                   "        return False\n")),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "            if entry.claim is None:\n",
-                  ("            if entry.claim is None:\n"
-                   "                continue\n")),
+                  "                    return f\"pod has no claim status for entry {entry['name']!r} yet\"\n",
+                  "                    continue\n"),
         ),
     ),
     Variant(

@@ -80,6 +80,20 @@ VARIANTS: tuple[Variant, ...] = (
                "                transient.append(str(err))\n"),),
     ),
     Variant(
+        "not-found-retried-at-fixed-interval", "KEP-3063/KUBELET-RETRY-NOT-FOUND",
+        "a prepare call failing with NOT_FOUND is retried every 10 seconds, without exponential back off",
+        (Patch(KUBELET,
+               "        delay = min(INITIAL_BACKOFF * 2 ** state.attempts, MAX_BACKOFF)\n",
+               "        delay = timedelta(seconds=10)\n"),),
+    ),
+    Variant(
+        "failed-prepare-not-retried", "KEP-3063/KUBELET-RETRY-WITH-BACKOFF",
+        "a prepare that failed transiently is not tried again until the pod or its claims change",
+        (Patch(KUBELET,
+               '            self._back_off((namespace, pod["metadata"]["name"]), state)\n',
+               "            state.attempts += 1\n"),),
+    ),
+    Variant(
         "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
         "unpreparing a claim forgets it but leaves its CDI spec file on the node",
         (Patch(PLUGIN, "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),

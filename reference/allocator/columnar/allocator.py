@@ -86,9 +86,12 @@ class ColumnarAllocator(Counting):
         assumed_held = [d for claim in assumed for d in held_devices(claim, self.gates)]
         held = Held(self._held_count, frozenset(assumed_held))
         shared = {device: dict(usage) for device, usage in self._shared_total.items()}
-        for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
+        assumed_state = AllocatedState.of(assumed, self.gates)
+        for device, usage in assumed_state.shared.items():
             add_usage(shared.setdefault(device, {}), usage, device[0])
-        attempt = Attempt(plans, held, {}, view, shared=shared, keep=(tuple(claims), tuple(assumed)))
+        measured = frozenset(self._measured_count) | assumed_state.measured
+        attempt = Attempt(plans, held, {}, view, shared=shared, measured=measured,
+                          keep=(tuple(claims), tuple(assumed)))
         if whole:
             self._complete(attempt)
         self._attempt, self._attempt_key = attempt, key
@@ -140,7 +143,7 @@ class ColumnarAllocator(Counting):
         whose capacity allocated shares have used up."""
         if not self.gates.consumable_capacity:
             return ids
-        ledger = CapacityLedger(attempt.shared)
+        ledger = CapacityLedger(attempt.shared, attempt.measured)
         kept = []
         for device_id in ids:
             device = self._devices[device_id]
@@ -194,6 +197,7 @@ class ColumnarAllocator(Counting):
         (rare: while a driver republishes) each get their own attempt."""
         if not nodes:
             return [None] * len(nodes)
+        self.work["nodes judged"] += len(nodes)
         self._sync()
         if self._mixed_pools():
             groups: dict[Choice, list[int]] = {}
@@ -223,6 +227,7 @@ class ColumnarAllocator(Counting):
         return answers
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
+        self.work["nodes searched"] += 1
         self._sync()
         attempt = self._begin(node, claims, assumed, whole=False)
         if not attempt.whole:

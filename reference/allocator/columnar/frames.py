@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -51,10 +52,15 @@ def held_devices(claim: Obj, gates: Gates, state: AllocatedState | None = None) 
     return sorted((state or AllocatedState.of([claim], gates)).exclusive)
 
 
+def _known_selection(spec: Obj) -> bool:
+    """Whether a slice says where it reaches in a way this scheduler knows (else it contributes nothing)."""
+    return any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection"))
+
+
 def _understood(spec: Obj, gates: Gates) -> bool:
-    """Whether this scheduler's gates understand a slice (else it contributes nothing)."""
-    if not any(spec.get(f) for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")):
-        return False
+    """Whether this scheduler's gates let it use a slice. One they do not (counters or per-device node
+    selection without DRAPartitionableDevices) reaches no node, but still counts as one of its pool's slices
+    when upstream counts them all (D-4381-17)."""
     return gates.partitionable or not (spec.get("sharedCounters") or spec.get("perDeviceNodeSelection"))
 
 
@@ -87,6 +93,9 @@ class Frames:
         """`slices`: ResourceSlices published besides the store's (see `ColumnarAllocator`)."""
         self.store = store
         self.gates = Gates.of(gates)
+        # Work counted where it is done, for the cost checks (tests/test_costs.py): device rows built from slices,
+        # rows joined into pool views, devices run through selectors, nodes judged by Filter or searched.
+        self.work: Counter[str] = Counter()
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
         self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
         self._blocks: dict[str, SliceBlock] = {}
@@ -100,6 +109,9 @@ class Frames:
         # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
         self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
         self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
+        # D-4381-16: per claim its shares that record consumedCapacity, and per device how many claims have one
+        self._measuring: dict[tuple[str, str], frozenset[DeviceKey]] = {}
+        self._measured_count: dict[DeviceKey, int] = {}
         self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
         self._selector_objs: list[Obj] = []
@@ -165,6 +177,7 @@ class Frames:
                 self._claim_results.drop(key)
                 self._set_held(key, [])
                 self._set_sharing(key, {})
+                self._set_measured(key, frozenset())
             else:
                 self._put_claim(obj)
 
@@ -174,6 +187,23 @@ class Frames:
         state = AllocatedState.of([claim], self.gates)  # read once for what it holds whole and its shares
         self._set_held(key, held_devices(claim, self.gates, state))
         self._set_sharing(key, state.shared)
+        self._set_measured(key, frozenset(state.measured))
+
+    def _set_measured(self, key: tuple[str, str], measured: frozenset[DeviceKey]) -> None:
+        before = self._measuring.get(key, frozenset())
+        if before == measured:
+            return
+        for device in before:
+            self._measured_count[device] -= 1
+            if not self._measured_count[device]:
+                del self._measured_count[device]
+        for device in measured:
+            self._measured_count[device] = self._measured_count.get(device, 0) + 1
+        if measured:
+            self._measuring[key] = measured
+        else:
+            self._measuring.pop(key, None)
+        self._claim_version += 1
 
     def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
         """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
@@ -235,8 +265,14 @@ class Frames:
         self._drop_slice(obj["metadata"]["name"])
         spec = obj.get("spec") or {}
         name = obj["metadata"]["name"]
-        if not _understood(spec, self.gates):
+        if not _known_selection(spec):
             return
+        if not _understood(spec, self.gates):
+            spec = {"driver": spec.get("driver"), "pool": spec.get("pool")}  # counted, nothing else
+        elif self.gates.stable_allocator and spec.get("sharedCounters"):
+            # D-4381-19: the stable allocator gathers every slice with shared counters for every node
+            spec = {key: value for key, value in spec.items() if key not in ("nodeName", "nodeSelector")}
+            spec["allNodes"] = True
         driver, pool = str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", ""))
         slice_row = {
             "slice": name, "driver": driver, "pool": pool,
@@ -252,6 +288,7 @@ class Frames:
         ids = list(range(self._next_id, self._next_id + count))
         self._next_id += count
         self._devices.add_slice(ids, spec, name, version, entries)
+        self.work["device rows"] += count
         node_name, sel_id, all_nodes = slice_row["node_name"], slice_row["sel_id"], slice_row["all_nodes"]
         devices: Columns = {
             "device_id": ids, "slice": [name] * count, "driver": [driver] * count, "pool": [pool] * count,
@@ -299,7 +336,7 @@ class Frames:
         """Note the devices counting cannot settle: counters, taints, binding conditions or shares under the gates."""
         gates = self.gates
         self._special.update(itertools.compress(ids, (
-            (consumes and gates.partitionable) or (tainted and gates.taints) or (binding and gates.binding)
+            consumes or (tainted and gates.taints) or (binding and gates.binding)
             for consumes, tainted, binding in zip(devices["consumes"], devices["has_taints"], devices["has_binding"],
                                                   strict=True))))
         if gates.consumable_capacity:  # KEP-5075: a device allocated in shares (see is_shared)
@@ -308,15 +345,21 @@ class Frames:
 
     # --- the pool view -----------------------------------------------------------------------------------
     def _mixed_pools(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
-        """The pools where a node may see another generation, or another completeness, than the whole cluster:
-        several generations, or more slices than a count says. Every other pool looks the same from each node."""
+        """The pools where a node may see another generation, completeness or validity than the whole cluster:
+        several generations, more slices than a count says, or a device name in more than one place (D-4381-18:
+        upstream checks names among the slices gathered for the node only). Every other pool looks the same from
+        each node."""
         if self._mixed_version != self._slice_version:
             rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            names: dict[tuple[str, str], list[tuple[int, str]]] = {}
             for block in self._blocks.values():
                 row = {column: values[0] for column, values in block.slice.items()}
-                rows.setdefault((row["driver"], row["pool"]), []).append(row)
+                key = (row["driver"], row["pool"])
+                rows.setdefault(key, []).append(row)
+                names.setdefault(key, []).extend((row["generation"], name) for name in block.devices["name"])
+            self._named_twice = {key for key, found in names.items() if len(set(found)) < len(found)}
             self._mixed = {key: pool for key, pool in rows.items() if len({r["generation"] for r in pool}) > 1
-                           or any(len(pool) > r["slice_count"] for r in pool)}
+                           or any(len(pool) > r["slice_count"] for r in pool) or key in self._named_twice}
             self._mixed_version = self._slice_version
         return self._mixed
 
@@ -329,16 +372,17 @@ class Frames:
             mine = [r for r in rows if self._slice_on_node(r, node)]
             if not mine:
                 continue
+            here = frozenset(r["slice"] for r in mine) if (driver, pool) in self._named_twice else None
             seen = max(r["generation"] for r in mine)
             counts = {r["slice_count"] for r in rows if r["generation"] == seen}
             own = sum(r["generation"] == seen for r in mine)
             newer = any(r["generation"] > seen for r in rows)
             if len(counts) == 1 and own == counts.pop():
-                entries.append((driver, pool, seen, True))
+                entries.append((driver, pool, seen, True, here))
             elif newer:
-                entries.append((driver, pool, -1, False))
-            elif seen != max(r["generation"] for r in rows):
-                entries.append((driver, pool, seen, False))
+                entries.append((driver, pool, -1, False, None))
+            elif seen != max(r["generation"] for r in rows) or here is not None:
+                entries.append((driver, pool, seen, False, here))
         return tuple(entries)
 
     def _pool_view(self, choice: Choice = ()) -> PoolView:
@@ -346,7 +390,9 @@ class Frames:
             self._views = {}
             self._view_version = self._slice_version
         if choice not in self._views:
-            self._views[choice] = pool_view(list(self._blocks.values()), self.gates, choice)
+            blocks = list(self._blocks.values())
+            self.work["pool view rows"] += sum(len(block.device_ids) for block in blocks)
+            self._views[choice] = pool_view(blocks, self.gates, choice)
         return self._views[choice]
 
     def _held_devices_frame(self) -> pl.DataFrame:

@@ -41,8 +41,9 @@ CONSUMPTION_SCHEMA: dict[str, Any] = {
 HELD_SCHEMA: dict[str, Any] = {"driver": pl.String, "pool": pl.String, "name": pl.String}
 POOL_KEY = ["driver", "pool"]
 # Per pool whose generation depends on the node: driver, pool, the generation the node sees (-1: left out, being
-# replaced), and whether the node's own slices of it already make it complete.
-Choice = tuple[tuple[str, str, int, bool], ...]
+# replaced), whether the node's own slices of it already make it complete, and, for a pool with a device name
+# in more than one place, the slices the node gathers (device names need to be unique among those only).
+Choice = tuple[tuple[str, str, int, bool, frozenset[str] | None], ...]
 FITS = Feasibility(True)
 NOT_PLAIN = -1  # a node's candidate count where some candidate is not a plain device (only the search can tell)
 
@@ -175,6 +176,7 @@ class Attempt:
     view: PoolView  # the pools as the attempt's nodes see them (one generation choice)
     available: dict[CounterKey, Fraction] | None = None
     shared: dict[DeviceKey, dict[str, Fraction]] = field(default_factory=dict)  # KEP-5075 allocated shares
+    measured: frozenset[DeviceKey] = frozenset()  # shared devices whose capacity is in use (AllocatedState.measured)
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
     # Nodes that can matter: with a candidate, a selector error or a problem pool. When nothing shared reaches
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).

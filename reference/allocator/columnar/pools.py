@@ -69,10 +69,12 @@ def _unique(reasons: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-def invalid_reason(newest: list[SliceBlock], gates: Gates) -> str | None:
-    """Why a complete pool is invalid (its newest slices, in name order), or None: duplicate device names,
-    duplicate counter sets, and (with DRAPartitionableDevices) consumption of an unknown counter set or counter."""
-    names = [name for block in newest for name in block.devices["name"]]
+def invalid_reason(newest: list[SliceBlock], gates: Gates, here: frozenset[str] | None = None) -> str | None:
+    """Why a complete pool is invalid (its newest slices, in name order), or None: duplicate device names (among
+    the slices named in `here` where given: those the node gathers, D-4381-18), duplicate counter sets, and (with
+    DRAPartitionableDevices) consumption of an unknown counter set or counter."""
+    names = [name for block in newest if here is None or block.slice["slice"][0] in here
+             for name in block.devices["name"]]
     seen: set[str] = set()
     reasons = []
     for name in names:
@@ -109,7 +111,7 @@ def _pools(blocks: list[SliceBlock], gates: Gates, choice: Choice,
            ) -> tuple[list[SliceBlock], list[dict[str, Any]], dict[tuple[str, str], list[dict[str, Any]]]]:
     """Pool by pool, in search order: (the newest slices of the complete, valid pools, the newest slices of the
     others with why, the D-5007-8 slices holding a device with binding conditions per usable pool)."""
-    picked = {(driver, pool): (generation, own) for driver, pool, generation, own in choice}
+    picked = {(driver, pool): (generation, own, here) for driver, pool, generation, own, here in choice}
     by_pool: dict[tuple[str, str], list[SliceBlock]] = {}
     for block in blocks:
         by_pool.setdefault((block.slice["driver"][0], block.slice["pool"][0]), []).append(block)
@@ -119,7 +121,7 @@ def _pools(blocks: list[SliceBlock], gates: Gates, choice: Choice,
     for key in sorted(by_pool):  # search order: pools by driver and name, slices by name, devices in order
         slices = by_pool[key]
         # Only the newest generation of a pool counts, or the one the node's choice names.
-        generation, own = picked.get(key, (max(b.slice["generation"][0] for b in slices), False))
+        generation, own, here = picked.get(key, (max(b.slice["generation"][0] for b in slices), False, None))
         newest = [b for b in slices if b.slice["generation"][0] == generation]
         if not newest:  # the node's choice leaves the pool out: its driver is replacing it
             continue
@@ -129,7 +131,7 @@ def _pools(blocks: list[SliceBlock], gates: Gates, choice: Choice,
         counts = {b.slice["slice_count"][0] for b in newest}
         complete = (len(counts) == 1 and len(newest) == counts.pop()) or own
         # An incomplete pool is never checked for validity (upstream skips it first).
-        invalid = invalid_reason(newest, gates) if complete else None
+        invalid = invalid_reason(newest, gates, here) if complete else None
         if not complete or invalid:
             problem_slices += [{**_row(b), "own": own, "complete": complete, "invalid": invalid} for b in newest]
             continue
@@ -142,12 +144,11 @@ def _pools(blocks: list[SliceBlock], gates: Gates, choice: Choice,
 
 
 def _usable(newest_devices: Columns, gates: Gates) -> Columns:
-    """The devices the gates allow, in search order, with their rank in it."""
+    """The devices the gates allow, in search order, with their rank in it. Devices consuming counters stay
+    without DRAPartitionableDevices: the search refuses them after their selectors ran (D-4381-17)."""
     keep = [True] * len(newest_devices["device_id"])
     if not gates.binding:
         keep = _without(keep, newest_devices["has_binding"])
-    if not gates.partitionable:
-        keep = _without(keep, newest_devices["consumes"])
     if gates.compatibility is Mode.SKIP:
         keep = _without(keep, newest_devices["has_groups"])
     positions = [i for i, kept in enumerate(keep) if kept]

@@ -42,13 +42,15 @@ class Search:
         self.gates = gates
         self.consumption_of = consumption_of  # KEP-5075: what a share of a device consumes, cached
         self.left = dict(available)  # counters still free, updated as devices are picked
+        # D-4381-14: pools with a counter that held devices over-commit: no device consuming counters fits there
+        self.overcommitted = {(driver, pool) for (driver, pool, _, _), amount in available.items() if amount < 0}
         # per claim: (alternative, device id, what a share consumes or None, whether counters were taken)
         self.chosen: list[list[tuple[Alternative, int, tuple[tuple[str, Fraction], ...] | None]]] = [
             [] for _ in self.plans]
         self.counted: list[list[bool]] = [[] for _ in self.plans]
         # taken by this attempt, admin access too, counted per pick (several claims' admin picks of one device)
         self.busy: dict[DeviceKey, int] = {}
-        self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
+        self.ledger = CapacityLedger(attempt.shared, attempt.measured)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
     def run(self) -> bool:
@@ -124,6 +126,8 @@ class Search:
         device = self.devices[device_id]
         if self._in_use(alt, device, claim):
             return False
+        if device.consumes and not self.gates.partitionable:
+            return False  # D-4381-17: refused only now, after its selectors ran
         shared = is_shared(device, self.gates)
         serves, consumption = self._capacity(alt, device_id, device, shared)
         if not serves:
@@ -132,6 +136,8 @@ class Search:
         counts = not (shared and self.ledger.in_use(device))
         needs = [((device.driver, device.pool, s, c), amount) for s, counters in device.consumes
                  for c, amount in counters] if counts else []
+        if needs and (device.driver, device.pool) in self.overcommitted:
+            return False
         if any(self.left.get(key, Fraction(0)) < amount for key, amount in needs):
             return False  # amounts of one device never repeat a counter, so checking each alone is exact
         if self.gates.taints and (device.taints or self.taints.rules) and blocking_taints(
@@ -188,7 +194,12 @@ class Search:
                                            constraint.attribute) for other_alt, other, _ in mine
                           if constraint.applies(other_alt)]
                 present = [v for v in chosen if v is not None]
-                holds = constraint_admits(constraint.kind, value, present)
+                if present and constraint.kind == "distinct" and not self.gates.list_attributes:
+                    # D-4381-15: without the gate only scalars are compared; a list after the first device fails
+                    holds = value[0] not in LIST_KINDS and constraint_admits(
+                        "distinct", value, [v for v in present if v[0] not in LIST_KINDS])
+                else:
+                    holds = constraint_admits(constraint.kind, value, present)
                 if holds and present and constraint.kind == "match" and not self.gates.list_attributes:
                     # D-4381-10: without the gate a list value is a type matchAttribute cannot compare
                     holds = not any(v[0] in LIST_KINDS for v in (value, *present))

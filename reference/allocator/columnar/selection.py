@@ -159,6 +159,7 @@ class Selection(Frames):
             columns = {column: frame.get_column(column).to_list()
                        for column in ("rank", "device_id", "node_name", "sel_id", "all_nodes")}
         ids = columns["device_id"]
+        self.work["devices selected"] += len(ids)
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
         for expression in selectors:
