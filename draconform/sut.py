@@ -279,6 +279,11 @@ class SystemUnderTest(Protocol):
         (pluginregistration v1; upstream's convention is /var/lib/kubelet/plugins_registry/<driver>-reg.sock).
         Through it the plugin says what it is, where its DRAPlugin socket is and which versions it serves."""
 
+    def pool_name(self, pool: str) -> str:
+        """A pool as the scenario names it, given the name a driver's plugin answered with: a SUT that gives each
+        scenario's pools names of their own in a shared cluster names them back here, as it does in every object
+        it returns; otherwise the name itself."""
+
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
         """Every call `driver`'s kubelet plugin on `node` has received so far, in arrival order, from the
         kubelet or from the harness. A SUT with no way to see them (no recording proxy) raises `Unsupported`."""
@@ -355,6 +360,9 @@ class BaseSystem:
 
     def driver_under_test(self, driver: str, node: str, device_class: str) -> DriverUnderTest | None:
         return None  # the driver under test is the one `run_driver` hands its devices
+
+    def pool_name(self, pool: str) -> str:
+        return pool  # no pool is renamed
 
 
 for _name in SEAM_METHODS:

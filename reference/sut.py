@@ -124,6 +124,9 @@ class ReferenceSystem:
     def kubelet_plugin_registration_endpoint(self, driver: str, node: str) -> str:
         return self.cluster.kubelet_plugin_registration_endpoint(driver, node)
 
+    def pool_name(self, pool: str) -> str:
+        return pool  # in process every scenario has a cluster of its own: no name is changed
+
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
         return self.cluster.kubelet_plugin_calls(driver, node)
 

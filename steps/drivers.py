@@ -503,7 +503,7 @@ def driver_prepared_the_allocation(sut: SystemUnderTest, kubelet: KubeletRecord,
         return f" (share {share_id})" if shares and share_id is not None else ""
 
     expected = Counter(f"{r.get('pool')}/{r.get('device')}{share(r.get('shareID'))}" for r in results)
-    got = Counter(f"{d.pool}/{d.device}{share(d.share_id)}" for d in answer.result.devices)
+    got = Counter(f"{sut.pool_name(d.pool)}/{d.device}{share(d.share_id)}" for d in answer.result.devices)
     assert got == expected, (
         f"driver {answer.driver!r} prepared {sorted(got.elements())} for claim {answer.ref.name!r}; its "
         f"allocation gives the driver {sorted(expected.elements())}"
@@ -512,7 +512,8 @@ def driver_prepared_the_allocation(sut: SystemUnderTest, kubelet: KubeletRecord,
         if not device.requests:
             continue  # serves every request of the claim
         allowed = {
-            str(r.get("request")) for r in results if (r.get("pool"), r.get("device")) == (device.pool, device.device)
+            str(r.get("request")) for r in results
+            if (r.get("pool"), r.get("device")) == (sut.pool_name(device.pool), device.device)
         }
         allowed |= {request.split("/", 1)[0] for request in allowed}
         stray = sorted(set(device.requests) - allowed)

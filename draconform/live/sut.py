@@ -543,6 +543,10 @@ class LiveSystem:
             return self.kubelet_plugin_endpoint(driver, node)
         return f"unix://{self._plugin_file(driver, node, '-reg.sock')}"
 
+    def pool_name(self, pool: str) -> str:
+        """The cluster's name of a scenario's pool (prefixed, see `_rename_pool`) back as the scenario names it."""
+        return self._back(pool)
+
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
         """What the recording proxy in front of the plugin logged, as the steps name things."""
         if not self.cluster.kubelet_plugin_dir:

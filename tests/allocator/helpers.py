@@ -34,6 +34,8 @@ def device_class(name: str, *expressions: str, config: list[Obj] | None = None) 
 
 # The class most tests ask for: every device of the test driver.
 GPU_CLASS = device_class("gpu", f'device.driver == "{DRIVER}"')
+# The gates that choose upstream's stable allocator (neither of the newer variants' gates on).
+STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
 
 
 def resource_slice(name: str, devices: list[Obj], *, driver: str = DRIVER, pool: str | None = None,

@@ -18,6 +18,7 @@ from draconform.reference.allocator.interface import AllocationError, AllocatorF
 from .helpers import (
     DRIVER,
     GPU_CLASS,
+    STABLE,
     allocated,
     claim,
     dev,
@@ -28,8 +29,6 @@ from .helpers import (
     resource_slice,
     store_with,
 )
-
-STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
 
 
 def run(core: AllocatorFactory, objects: list[dict[str, Any]], claims: list[dict[str, Any]],

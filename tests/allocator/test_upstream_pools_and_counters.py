@@ -16,6 +16,7 @@ from draconform.reference.allocator.interface import AllocationError, AllocatorF
 from .helpers import (
     DRIVER,
     GPU_CLASS,
+    STABLE,
     allocated,
     claim,
     dev,
@@ -27,7 +28,6 @@ from .helpers import (
     store_with,
 )
 
-STABLE = {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False}
 NO_PARTITIONS = {"DRAPartitionableDevices": False}
 ALL = exactly("req", allocationMode="All")
 
