@@ -1,6 +1,7 @@
 """`cucumber.json` in the standard Cucumber JSON shape (features -> elements -> steps) for BDD
 dashboards. Unlike pytest-bdd's own writer it is complete under pytest-xdist, keeps skipped
-scenarios, and carries the cited rules as `@rule:<ID>` tags."""
+scenarios, and carries the cited rules as `@rule:<ID>` tags. A known upstream divergence's failed step is shown
+skipped, with the divergence named before its failure text, as junit.xml shows it."""
 
 from __future__ import annotations
 
