@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import jsonschema
@@ -30,6 +30,18 @@ class Tolerance:
 
 
 @dataclass(frozen=True)
+class Divergence:
+    """One way upstream Kubernetes gives another outcome than a rule's scenarios expect (the KEP's or the API's):
+    the scenarios tagged `@upstream-differs:<id>` that fail are reported as this, not as the implementation's
+    failure."""
+
+    id: str
+    releases: str  # "1.36", "1.34-1.36", "<=1.36", ">=1.34"
+    upstream: str  # what upstream does instead
+    source: str  # where: upstream file and function, or an issue
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     kep: str
@@ -41,6 +53,7 @@ class Rule:
     component: str | None = None  # the component a rule binds (api, scheduler, kubelet, ...), where given
     decision: str | None = None
     upstream: str | None = None
+    divergences: tuple[Divergence, ...] = ()
     untested_reason: str | None = None
     tolerance: Tolerance = Tolerance()
 
@@ -52,6 +65,11 @@ class Catalogue:
 
     def __contains__(self, rule_id: object) -> bool:
         return rule_id in self.rules
+
+    @cached_property
+    def divergences(self) -> dict[str, tuple[Rule, Divergence]]:
+        """Every recorded upstream divergence by its ID, with the rule that holds it."""
+        return {d.id: (rule, d) for rule in self.rules.values() for d in rule.divergences}
 
     def by_kep(self) -> dict[str, list[Rule]]:
         grouped: dict[str, list[Rule]] = {}
@@ -75,6 +93,7 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
     """Load every `rules.yaml` under `features_dir`; rule IDs must be unique across all of them."""
     rules: dict[str, Rule] = {}
     titles: dict[str, str] = {}
+    divergence_ids: dict[str, str] = {}  # divergence ID -> the rule holding it
     for path in sorted(features_dir.rglob(CATALOGUE_FILE)):
         try:
             data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
@@ -91,6 +110,14 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 raise CatalogueError(f"{path}: rule {entry['id']} does not belong to {kep}")
             if entry["id"] in rules:
                 raise CatalogueError(f"{path}: rule {entry['id']} is catalogued twice")
+            divergences = tuple(Divergence(d["id"], d["releases"], _one_line(d["upstream"]) or "",
+                                           _one_line(d["source"]) or "")
+                                for d in entry.get("upstream_divergences", ()))
+            for divergence in divergences:
+                if divergence.id in divergence_ids:
+                    raise CatalogueError(f"{path}: rule {entry['id']}: upstream divergence {divergence.id} is "
+                                         f"already recorded by {divergence_ids[divergence.id]}")
+                divergence_ids[divergence.id] = entry["id"]
             rules[entry["id"]] = Rule(
                 id=entry["id"],
                 kep=kep,
@@ -102,6 +129,7 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 component=entry.get("component"),
                 decision=_one_line(entry.get("decision")),
                 upstream=_one_line(entry.get("upstream")),
+                divergences=divergences,
                 untested_reason=_one_line(entry.get("untested_reason")),
                 tolerance=Tolerance(**{key: value for key, value in (entry.get("tolerance") or {}).items()
                                        if key != "why"}),

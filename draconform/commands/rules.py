@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from draconform.suite.tracing import Inventory
 
 DECISION_MARK = "⚖"
+DIVERGENCE_MARK = "⇄"  # upstream Kubernetes differs on some of the rule's scenarios (upstream_divergences)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,6 +47,12 @@ def _entry(rule: Rule, inventory: Inventory) -> dict[str, Any]:
     for optional in ("decision", "untested_reason"):
         if getattr(rule, optional) is not None:
             entry[optional] = getattr(rule, optional)
+    if rule.divergences:  # with the scenarios that cite each (tagged @upstream-differs:<id>)
+        entry["upstream_divergences"] = [
+            {"id": d.id, "releases": d.releases,
+             "scenarios": [f"{s.feature_file}:{s.line}" for s in scenarios if d.id in s.divergences]}
+            for d in rule.divergences
+        ]
     return entry
 
 
@@ -59,6 +66,7 @@ def _text(entries: list[dict[str, Any]], titles: dict[str, str]) -> str:
             lines += [""] if lines else []
             lines.append(f"{kep}  {titles.get(kep, '')}".rstrip())
         rule_id = entry["id"] + (f" {DECISION_MARK}" if "decision" in entry else "")
+        rule_id += f" {DIVERGENCE_MARK}" if "upstream_divergences" in entry else ""
         if entry["covered"]:
             where = ", ".join(f"{s['feature_file']}:{s['line']}" for s in entry["scenarios"])
             coverage = f"{len(entry['scenarios'])} scenario(s): {where}"
@@ -89,7 +97,9 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps({"rules": entries, "problems": list(inventory.problems)}, indent=2, ensure_ascii=False))
     else:
         print(_text(entries, catalogue.titles))
-        print(f"\n{len(rules)} rules: {covered} covered by a scenario, {len(rules) - covered} untested")
+        print(f"\n{len(rules)} rules: {covered} covered by a scenario, {len(rules) - covered} untested; "
+              f"{DIVERGENCE_MARK} {len(catalogue.divergences)} known upstream divergences in "
+              f"{sum(bool(rule.divergences) for rule in rules)} rules")
         for problem in inventory.problems:  # findings about the features: stdout, like every command's
             print(problem)
     return EXIT_FINDINGS if inventory.problems else EXIT_OK

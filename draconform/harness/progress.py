@@ -25,7 +25,7 @@ from typing import IO, Any
 import pytest
 
 from draconform.harness.recorder import RECORD_PROPERTY, count_scenarios, folder_of
-from draconform.reporting.records import Run, ScenarioRecord
+from draconform.reporting.records import DIVERGED, Run, ScenarioRecord
 from draconform.reporting.results import Results
 from draconform.suite.selection import Selection
 
@@ -36,8 +36,11 @@ SKIP_REASONS = 5  # skip reasons the end of a run names
 
 
 def scenario_line(record: ScenarioRecord) -> str:
-    """`FAILED kep-5004/extended.feature:40  Scenario name  [KEP-5004/RULE]`: one scenario on the console."""
-    return f"{record.status.upper():7} {record.location}  {record.name}  [{', '.join(record.rules) or 'no rule'}]"
+    """`FAILED kep-5004/extended.feature:40  Scenario name  [KEP-5004/RULE]`: one scenario on the console (a known
+    upstream divergence reads `UPSTREAM`, with the divergence's ID after the rules)."""
+    status = "UPSTREAM" if record.status == DIVERGED else record.status.upper()
+    marks = f" upstream-differs:{','.join(record.divergences)}" if record.status == DIVERGED else ""
+    return f"{status:7} {record.location}  {record.name}  [{', '.join(record.rules) or 'no rule'}{marks}]"
 
 
 def digest(run: Run) -> list[str]:
@@ -63,6 +66,21 @@ def digest(run: Run) -> list[str]:
     return lines
 
 
+def divergence_digest(results: Results) -> list[str]:
+    """The known upstream divergences the run observed, apart from the failures: each with its rule, releases and
+    the scenarios that failed as it (their failure text is in report.md / report.html)."""
+    observed = results.divergences()
+    if not observed:
+        return []
+    count = sum(len(o.scenarios) for o in observed)
+    lines = [f"{count} scenario{'s' * (count != 1)} failed as upstream Kubernetes does (known upstream divergences, "
+             "not counted as failures; check each failure text in report.md):"]
+    for o in observed:
+        lines.append(f"  {o.divergence.id} [{o.rule.id}, upstream {o.divergence.releases}]: "
+                     + ", ".join(s.location for s in o.scenarios))
+    return lines
+
+
 def skip_reasons(run: Run) -> list[str]:
     """The most frequent reasons scenarios were skipped, with their counts: what a system under test lacks."""
     reasons = Counter((s.skip_reason or "no reason given").strip().splitlines()[0] for s in run.scenarios
@@ -78,7 +96,7 @@ def skip_reasons(run: Run) -> list[str]:
 
 def closing(results: Results, written: list[str]) -> list[str]:
     """The last lines of a run: digest, skip reasons, verdicts, counts, interruption, reports."""
-    lines = digest(results.run) + skip_reasons(results.run)
+    lines = digest(results.run) + divergence_digest(results) + skip_reasons(results.run)
     lines += [f"{v.profile}: {v.verdict} — {v.summary}" for v in results.verdicts()]
     lines.append(f"draconform {results.summary_line()}")
     stop = results.run.info.interruption
@@ -169,7 +187,7 @@ class Progress:
             total = max(self.totals.get(folder, 0), self.done[folder])
             self.display.update(task, completed=self.done[folder], total=total, failures=self.failures[folder])
             return
-        if record.status in BROKEN:
+        if record.status in BROKEN or record.status == DIVERGED:
             self.say(scenario_line(record))
         if self.done[folder] == self.totals.get(folder):
             counts = ", ".join(f"{n} {status}" for status, n in sorted(self.outcomes[folder].items()))

@@ -7,8 +7,9 @@ pytest's phase reports and attaches it to the teardown report's `user_properties
 those to the controller, which alone collects records and writes the reports.
 
 It also decides outcomes: an assertion (or `pytest.fail`) is `failed`, any other exception is
-`error`, `Unsupported` from the SUT is `skipped` with its message as the reason, and a scenario that
-cites a rule missing from the catalogue is an `error` before any step runs."""
+`error`, `Unsupported` from the SUT is `skipped` with its message as the reason, a failure of a scenario tagged
+`@upstream-differs:<ID>` is an `upstream divergence` (upstream Kubernetes does not give the outcome either), and a
+scenario that cites a rule missing from the catalogue is an `error` before any step runs."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from draconform.claims import Claims
 from draconform.harness.wording import describe
 from draconform.reporting import write_reports
 from draconform.reporting.records import (
+    DIVERGED,
     HarnessError,
     Interruption,
     Outcome,
@@ -144,6 +146,7 @@ class _ScenarioBuilder:
             duration_s=0.0,
             steps=(),
             worker=worker,
+            divergences=traced.divergences,
         )
         return cls(record, rendered.steps, traced.problems)
 
@@ -171,6 +174,8 @@ class _ScenarioBuilder:
 
     def finish(self) -> ScenarioRecord:
         status = self.status or "passed"
+        if status == "failed" and self.record.divergences:  # what upstream itself does: not the SUT's failure
+            status = DIVERGED
         for line in list(self.started):  # a step that never returned: it skipped, or something killed it
             step = next(s for s in self.steps if s.line_number == line)
             self.end_step(step, "skipped" if status == "skipped" else "error", self.skip_reason or self.message)

@@ -214,8 +214,9 @@ def run_one(name: str, patches: Sequence[Patch], paths: Sequence[Path], work_dir
     if not report.exists():
         return BROKEN, (), 0, output[-2000:]
     scenarios = json.loads(report.read_text(encoding="utf-8"))["scenarios"]
+    # A known upstream divergence kills too: the reference gives the KEP's outcome, so its failure is the mutant's.
     killers = tuple(f"{s['feature_file']}:{s['line']} {s['name']}" for s in scenarios
-                    if s["status"] in ("failed", "error"))
+                    if s["status"] in ("failed", "error", "upstream divergence"))
     return (KILLED if killers else SURVIVED), killers, len(scenarios), ""
 
 

@@ -1,6 +1,6 @@
 """Reports side by side: `diff` (what changed between two runs, and whether anything got worse) and
 `matrix` (rules x implementations, in the manner of Autobahn's matrix). Both read `report.json`,
-version 1, 2 or 3; a version 1 report has no profile verdicts, so the diff compares those only when
+version 1 to 4; a version 1 report has no profile verdicts, so the diff compares those only when
 both reports carry them."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import polars as pl
 
 from draconform.reporting.templating import environment
 
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 BROKEN = frozenset({"failed", "error"})
-SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️",
-          "not run": "⏹️", None: "·"}
+SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "upstream divergence": "🔀", "untested": "⬜",
+          "not selected": "⏸️", "not run": "⏹️", None: "·"}
 
 
 class ReportError(ValueError):
@@ -56,7 +56,7 @@ def load_report(path: Path) -> Report:
     data = documents[0].data if len(documents) == 1 else None
     if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS:
         found = data.get("version") if isinstance(data, dict) else None
-        raise ReportError(f"{file}: version: expected a draconform report.json of version 1, 2 or 3, found {found!r}")
+        raise ReportError(f"{file}: version: expected a draconform report.json of version 1 to 4, found {found!r}")
     return Report(file, data)
 
 

@@ -1,7 +1,8 @@
 """`report.html`: the report for people, one self-contained file (styles, script and charts inline; no
 external asset, no network), rendered by Jinja2 from `templates/report.html.j2`. It shows the verdict
 per profile, a summary per KEP and profile with a bar chart, the traceability matrix with filters,
-every failure with its steps, and the decisions and upstream divergences the rules rest on."""
+every failure with its steps, the known upstream divergences the run observed (with their failure text), and the
+decisions and upstream differences the rules rest on."""
 
 from __future__ import annotations
 
@@ -117,6 +118,7 @@ def render_html(run: Run) -> str:
         rule_of=rule_of,
         claims_obj=info.claims,
         decisions=[r.rule for r in results.rules if r.rule.decision],
-        divergences=[r.rule for r in results.rules if r.rule.upstream],
+        upstream_notes=[r.rule for r in results.rules if r.rule.upstream],
+        observed=results.divergences(),
         errors=run.errors,
     )

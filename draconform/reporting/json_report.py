@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from draconform.catalogue import Divergence
 from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
-from draconform.reporting.results import ProfileVerdict, Results, RuleResult
+from draconform.reporting.results import ObservedDivergence, ProfileVerdict, Results, RuleResult
 
 SCHEMA_ID = "https://draconform.dev/schemas/harness/report.schema.json"
-VERSION = 3  # 3: run.interrupted, the "not run" status, core and features per profile verdict
+VERSION = 4  # 4: the "upstream divergence" outcome and rule status, upstream_divergences (3: run.interrupted, the
+# "not run" status, core and features per profile verdict)
 
 
 def _present(**fields: Any) -> dict[str, Any]:
@@ -36,7 +38,26 @@ def scenario_entry(scenario: ScenarioRecord) -> dict[str, Any]:
         failing_step={"keyword": step.keyword, "text": step.text, "line": step.line} if step else None,
         message=scenario.message,
         skip_reason=scenario.skip_reason,
+        upstream_divergences=list(scenario.divergences) or None,
     )
+
+
+def divergence_entry(divergence: Divergence) -> dict[str, Any]:
+    return {"id": divergence.id, "releases": divergence.releases, "upstream": divergence.upstream,
+            "source": divergence.source}
+
+
+def observed_entry(observed: ObservedDivergence) -> dict[str, Any]:
+    """A known upstream divergence the run saw, with the failure text of each scenario that failed as it."""
+    return divergence_entry(observed.divergence) | {
+        "rule": observed.rule.id,
+        "scenarios": [
+            _present(name=s.name, feature_file=s.feature_file, line=s.line, message=s.message,
+                     failing_step=({"keyword": step.keyword, "text": step.text, "line": step.line}
+                                   if (step := s.failing_step) else None))
+            for s in observed.scenarios
+        ],
+    }
 
 
 def rule_entry(result: RuleResult, claims: Claims) -> dict[str, Any]:
@@ -52,6 +73,7 @@ def rule_entry(result: RuleResult, claims: Claims) -> dict[str, Any]:
         status=result.status,
         decision=rule.decision,
         upstream=rule.upstream,
+        upstream_divergences=[divergence_entry(d) for d in rule.divergences] or None,
         untested_reason=rule.untested_reason,
         not_claimed=claims.exclusion(rule),
         scenarios=[scenario_entry(scenario) for scenario in result.scenarios],
@@ -123,6 +145,7 @@ def report_data(run: Run) -> dict[str, Any]:
             }
             for kep in results.keps()
         ],
+        "upstream_divergences": [observed_entry(observed) for observed in results.divergences()],
         "rules": [rule_entry(result, info.claims) for result in results.rules],
         "scenarios": [scenario_entry(scenario) for scenario in run.scenarios],
         "errors": [{"where": error.where, "message": error.message} for error in run.errors],

@@ -14,8 +14,10 @@ from draconform.claims import Claims
 from draconform.reporting.records import Run, ScenarioRecord
 
 # JUnit has no element for "the SUT does not conform" versus "the harness broke"; failure and error
-# are its two, and they mean exactly that.
-_ELEMENT = {"failed": "failure", "error": "error", "skipped": "skipped"}
+# are its two, and they mean exactly that. A known upstream divergence is no failure of the implementation: it is
+# skipped with type "upstream-divergence" (as pytest writes an expected failure), its failure text kept.
+_ELEMENT = {"failed": "failure", "error": "error", "skipped": "skipped", "upstream divergence": "skipped"}
+DIVERGENCE_TYPE = "upstream-divergence"
 
 
 def _counts(scenarios: list[ScenarioRecord], harness_errors: int = 0) -> dict[str, str]:
@@ -23,7 +25,7 @@ def _counts(scenarios: list[ScenarioRecord], harness_errors: int = 0) -> dict[st
         "tests": str(len(scenarios) + harness_errors),
         "failures": str(sum(s.status == "failed" for s in scenarios)),
         "errors": str(sum(s.status == "error" for s in scenarios) + harness_errors),
-        "skipped": str(sum(s.status == "skipped" for s in scenarios)),
+        "skipped": str(sum(s.status in ("skipped", "upstream divergence") for s in scenarios)),
         "time": f"{sum(s.duration_s for s in scenarios):.3f}",
     }
 
@@ -45,8 +47,16 @@ def _testcase(parent: ET.Element, scenario: ScenarioRecord) -> None:
     for tag in scenario.tags:
         ET.SubElement(properties, "property", name="tag", value=tag)
     ET.SubElement(properties, "property", name="worker", value=scenario.worker)
+    for divergence in scenario.divergences:
+        ET.SubElement(properties, "property", name="upstream-divergence", value=divergence)
     element = _ELEMENT.get(scenario.status)
-    if element == "skipped":
+    if scenario.status == "upstream divergence":
+        step = scenario.failing_step
+        where = f" at {step.keyword} {step.text} ({scenario.feature_file}:{step.line})" if step else ""
+        summary = f"known upstream divergence {', '.join(scenario.divergences)}: failed as upstream Kubernetes does"
+        skipped = ET.SubElement(case, "skipped", message=summary, type=DIVERGENCE_TYPE)
+        skipped.text = f"{summary}{where}; not held against the implementation\n{scenario.message or ''}"
+    elif element == "skipped":
         ET.SubElement(case, element, message=scenario.skip_reason or "")
     elif element is not None:
         message = scenario.message or ""

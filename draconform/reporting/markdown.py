@@ -1,9 +1,9 @@
 """`report.md` for people, rendered by Jinja2 from `templates/report.md.j2`: the verdict per profile (core apart
 from the extended features claimed), a summary per KEP and profile, the traceability matrix rule -> outcome, the
-untested rules with the reason they are, the failures and errors, the skips grouped by reason, and the
-decisions the rules rest on. It stays readable in a browser or a terminal: prose wrapped at `WIDTH` columns,
-at most `MAX_FAILURES` failures in full and a bounded list per skip reason; every detail is in report.html and
-report.json."""
+untested rules with the reason they are, the failures and errors, the known upstream divergences observed, the
+skips grouped by reason, and the decisions the rules rest on. It stays readable in a browser or a terminal: prose
+wrapped at `WIDTH` columns, at most `MAX_FAILURES` failures in full and a bounded list per skip reason; every detail
+is in report.html and report.json."""
 
 from __future__ import annotations
 
@@ -12,18 +12,19 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from draconform.claims import Claims
-from draconform.reporting.records import Run, ScenarioRecord
+from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
 from draconform.reporting.results import RULE_STATUSES, Results, RuleResult, feature_set, tally
 from draconform.reporting.templating import environment
 
-SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "untested": "⬜", "not selected": "⏸️",
-          "not run": "⏹️"}
+SYMBOL = {"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "⏭️", "upstream divergence": "🔀", "untested": "⬜",
+          "not selected": "⏸️", "not run": "⏹️"}
 VERDICT = {"success": "✅", "partial": "🟡", "failure": "❌", "incomplete": "⏹️", "not claimed": "⚪"}
 DECISION_MARK = "⚖️"
 WIDTH = 110  # columns of wrapped prose
 MAX_FAILURES = 40  # failures shown in full; the rest are named in one line each
 MAX_MESSAGE_LINES = 25  # lines of one failure's message
 MAX_PER_REASON = 8  # scenarios named under one skip reason
+MAX_DIVERGENCE_LINES = 8  # lines of a known upstream divergence's failure text
 
 
 def cell(text: str) -> str:
@@ -64,8 +65,8 @@ def claims_line(claims: Claims) -> str:
 
 def outcome_counts(scenarios: Sequence[ScenarioRecord]) -> str:
     """"2 passed, 1 failed": a rule's scenarios at a glance."""
-    counts = tally((s.status for s in scenarios), ("passed", "failed", "error", "skipped"))
-    return ", ".join(f"{counts[key]} {key}" for key in ("passed", "failed", "error", "skipped") if counts[key]) or "—"
+    counts = tally((s.status for s in scenarios), OUTCOMES)
+    return ", ".join(f"{counts[key]} {key}" for key in OUTCOMES if counts[key]) or "—"
 
 
 def _rule_id(result: RuleResult) -> str:
@@ -129,6 +130,8 @@ def render_markdown(run: Run) -> str:
         broken=broken[:MAX_FAILURES],
         more_broken=broken[MAX_FAILURES:],
         skips=_skips(run),
+        divergences=results.divergences(),
+        divergence_lines=MAX_DIVERGENCE_LINES,
         decisions=[r.rule for r in results.rules if r.rule.decision],
         symbol=SYMBOL,
         verdict_symbol=VERDICT,

@@ -15,8 +15,12 @@ from draconform.claims import Claims
 # passed: every step held. failed: a step's check failed, i.e. the SUT does not conform.
 # error: the harness or environment broke (no step definition, fixture error, unexpected exception).
 # skipped: not run, with a reason (e.g. the SUT raised `Unsupported`).
-Outcome = Literal["passed", "failed", "error", "skipped"]
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped")
+# upstream divergence: failed, and tagged @upstream-differs:<ID> as an outcome upstream Kubernetes itself does not
+# give (the catalogue records what upstream does); not held against the implementation. Whether the failure is
+# that divergence or another cannot be told apart: the message is kept and reported beside the divergence.
+Outcome = Literal["passed", "failed", "error", "skipped", "upstream divergence"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "skipped", "upstream divergence")
+DIVERGED: Outcome = "upstream divergence"
 
 # As Outcome, plus "undefined": no step definition matches the text (the scenario is an error).
 # Steps after a failure, error or skip never ran and are "skipped".
@@ -56,6 +60,7 @@ class ScenarioRecord:
     message: str | None = None  # why it failed or errored
     skip_reason: str | None = None
     worker: str = "main"  # xdist worker id, "main" when serial
+    divergences: tuple[str, ...] = ()  # upstream divergence IDs its tags name (@upstream-differs:<ID>)
 
     @property
     def failing_step(self) -> StepRecord | None:
@@ -78,8 +83,8 @@ class ScenarioRecord:
     def from_dict(cls, data: Mapping[str, Any]) -> ScenarioRecord:
         fields = dict(data)
         fields["steps"] = tuple(StepRecord(**step) for step in data["steps"])
-        for name in ("feature_tags", "rules", "tags"):
-            fields[name] = tuple(data[name])
+        for name in ("feature_tags", "rules", "tags", "divergences"):
+            fields[name] = tuple(data.get(name, ()))
         return cls(**fields)
 
 

@@ -8,14 +8,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from draconform.catalogue import Rule
+from draconform.catalogue import Divergence, Rule
 from draconform.claims import IMPLIED_GATES, Claims
-from draconform.reporting.records import OUTCOMES, Outcome, Run, ScenarioRecord
+from draconform.reporting.records import DIVERGED, OUTCOMES, Outcome, Run, ScenarioRecord
 
-RuleStatus = Literal["passed", "failed", "error", "skipped", "untested", "not selected", "not run"]
+RuleStatus = Literal["passed", "failed", "error", "skipped", "upstream divergence", "untested", "not selected",
+                     "not run"]
+# "upstream divergence": every failed scenario of the rule is a known upstream divergence (none failed otherwise).
 # "not selected": a narrowed run left out every scenario of the rule (it has some, elsewhere).
 # "not run": the run was interrupted before any selected scenario of the rule ran.
 RULE_STATUSES: tuple[RuleStatus, ...] = (*OUTCOMES, "untested", "not selected", "not run")
+# Judged MUST rules that hold for a profile's success: passed, or differing only as upstream Kubernetes does.
+HOLDING: tuple[RuleStatus, ...] = ("passed", DIVERGED)
 # A profile's verdict rests on its MUST rules; SHOULD and MAY results are reported beside it.
 MUST_LEVELS = frozenset({"MUST", "MUST NOT"})
 # incomplete: the run was interrupted and no MUST rule failed before it stopped: no verdict either way.
@@ -31,12 +35,13 @@ def claims_feature(claims: Claims, feature: str) -> bool:
 def features_of(rule: Rule) -> tuple[str, ...]:
     """The extended features (feature gates) a rule needs beyond DRA itself; none for a core rule."""
     return tuple(gate for gate in rule.gates if gate not in IMPLIED_GATES)
-_PRECEDENCE: tuple[RuleStatus, ...] = ("failed", "error", "passed", "skipped")
+_PRECEDENCE: tuple[RuleStatus, ...] = ("failed", "error", DIVERGED, "passed", "skipped")
 
 
 def rule_status(outcomes: Iterable[Outcome]) -> RuleStatus:
-    """A rule fails if any of its scenarios failed; else it is in error if any errored; it passes if
-    at least one passed and the rest passed or were skipped; it is untested with no scenario."""
+    """A rule fails if any of its scenarios failed; else it is in error if any errored; else it is an upstream
+    divergence if any failed as upstream Kubernetes does; it passes if at least one passed and the rest passed or
+    were skipped; it is untested with no scenario."""
     seen = set(outcomes)
     for status in _PRECEDENCE:
         if status in seen:
@@ -65,6 +70,16 @@ class RuleResult:
 
 
 @dataclass(frozen=True)
+class ObservedDivergence:
+    """A known upstream divergence some scenarios of the run failed as: the rule, what upstream does and in which
+    releases, and those scenarios (with their failure text: that it is the divergence is not checked)."""
+
+    rule: Rule
+    divergence: Divergence
+    scenarios: tuple[ScenarioRecord, ...]
+
+
+@dataclass(frozen=True)
 class Results:
     """A run's rules with their verdicts, in catalogue ID order."""
 
@@ -87,6 +102,17 @@ class Results:
 
     def scenario_counts(self) -> dict[str, int]:
         return tally((s.status for s in self.run.scenarios), OUTCOMES)
+
+    def divergences(self) -> list[ObservedDivergence]:
+        """Each known upstream divergence the run observed, with the scenarios that failed as it, by ID."""
+        found: dict[str, list[ScenarioRecord]] = {}
+        for scenario in self.run.scenarios:
+            if scenario.status == DIVERGED:
+                for divergence in scenario.divergences:
+                    found.setdefault(divergence, []).append(scenario)
+        known = {d.id: (r.rule, d) for r in self.rules for d in r.rule.divergences}
+        return [ObservedDivergence(known[key][0], known[key][1], tuple(found[key]))
+                for key in sorted(found) if key in known]
 
     def select(self, kep: str | None = None, profile: str | None = None) -> list[RuleResult]:
         return [
@@ -138,9 +164,10 @@ class ProfileVerdict:
     """Gateway API style, core apart from extended features: a profile's rules that need no feature beyond
     DRA are its core; a rule needing a feature gate belongs to that extended feature. The verdict rests on the
     MUST rules of core and of every feature the run claims (all, without --feature): `success` when each
-    passed, `failure` when one failed, `partial` otherwise (some errored, were skipped or are untested),
-    `incomplete` when the run was interrupted before it could tell. Rules of unclaimed features are listed
-    apart and judge nothing."""
+    passed or failed only as upstream Kubernetes does (a known upstream divergence, named in the summary),
+    `failure` when one failed, `partial` otherwise (some errored, were skipped or are untested), `incomplete`
+    when the run was interrupted before it could tell. Rules of unclaimed features are listed apart and judge
+    nothing."""
 
     profile: str
     verdict: Verdict
@@ -197,7 +224,7 @@ def verdict_of(claimed: bool, must: dict[str, int], interrupted: bool) -> Verdic
         return "failure"
     if interrupted:
         return "incomplete"
-    return "success" if must["passed"] == must["total"] else "partial"
+    return "success" if sum(must[key] for key in HOLDING) == must["total"] else "partial"
 
 
 def feature_set(features: Iterable[str]) -> str:
@@ -220,6 +247,10 @@ def _sentence(profile: str, verdict: Verdict, must: dict[str, int], optional: di
                 f"{must['passed']} of {must['total']} MUST rules{about} passed before it stopped, none failed")
     elif verdict == "success":
         text = f"Profile {profile} conforms{about}: all {must['total']} MUST rules passed"
+        if must[DIVERGED]:
+            text = (f"Profile {profile} conforms{about} but for upstream Kubernetes' own differences: "
+                    f"{must['passed']} of {must['total']} MUST rules passed, {must[DIVERGED]} failed only as "
+                    "upstream does (known upstream divergences)")
     else:
         text = f"Profile {profile} {'does not conform' if failed else 'is partly verified'}{about}: "
         text += f"{must['passed']} of {must['total']} MUST rules passed"

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from draconform.reporting.records import OUTCOMES, Run, ScenarioRecord
+from draconform.reporting.records import DIVERGED, OUTCOMES, Run, ScenarioRecord
 from draconform.reporting.results import MUST_LEVELS, RULE_STATUSES, Results, tally, verdict_of
 from draconform.reporting.templating import environment
 
@@ -78,13 +78,24 @@ def submission_data(run: Run) -> dict[str, Any]:
                              "selected": info.interruption.selected} if info.interruption else None),
         },
         "profiles": _profiles(run, results),
-        "rules": _rules(run, results),
-        "scenarios": [
-            {"name": scenario_name(s), "status": s.status, "rules": list(s.rules)} for s in run.scenarios
+        "upstreamDivergences": [
+            {"id": o.divergence.id, "rule": o.rule.id, "releases": o.divergence.releases,
+             "upstream": o.divergence.upstream, "source": o.divergence.source,
+             "scenarios": [scenario_name(s) for s in o.scenarios]}
+            for o in results.divergences()
         ],
+        "rules": _rules(run, results),
+        "scenarios": [_scenario(s) for s in run.scenarios],
     }
     document["digest"] = {"algorithm": DIGEST_ALGORITHM, "value": digest(document)}
     return document
+
+
+def _scenario(scenario: ScenarioRecord) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": scenario_name(scenario), "status": scenario.status, "rules": list(scenario.rules)}
+    if scenario.divergences:
+        entry["upstreamDivergences"] = list(scenario.divergences)
+    return entry
 
 
 def _implementation(run: Run) -> dict[str, Any]:
@@ -122,6 +133,7 @@ def _profiles(run: Run, results: Results) -> list[dict[str, Any]]:
                 "skippedScenarios": [
                     {"name": scenario_name(s), "reason": s.skip_reason or ""} for s in mine if s.status == "skipped"
                 ],
+                "upstreamDivergenceScenarios": [scenario_name(s) for s in mine if s.status == DIVERGED],
             }
         )
     return profiles
@@ -255,6 +267,7 @@ def _consistency(document: dict[str, Any]) -> list[str]:
     interrupted = document["summary"]["interrupted"] is not None
     for index, profile in enumerate(document["profiles"]):
         found += _profile_mismatches(f"profiles[{index}] ({profile['name']})", profile, rules, scenarios, interrupted)
+    found += _divergence_mismatches(document["upstreamDivergences"], scenarios)
     problems = [problem for problem in found if problem is not None]
     claimed = document["claims"]["profiles"]
     for profile in document["profiles"]:
@@ -279,7 +292,11 @@ def _profile_mismatches(where: str, profile: dict[str, Any], rules: list[dict[st
     profile_of = {r["id"]: r["profile"] for r in rules}
     passed = [s["name"] for s in scenarios
               if s["status"] == "passed" and any(profile_of.get(rule) == profile["name"] for rule in s["rules"])]
+    diverged = [s["name"] for s in scenarios
+                if s["status"] == DIVERGED and any(profile_of.get(rule) == profile["name"] for rule in s["rules"])]
     return [
+        _mismatch(f"{where}.upstreamDivergenceScenarios", profile["upstreamDivergenceScenarios"], diverged,
+                  "which are no upstream divergence"),
         _mismatch(f"{where}.must", profile["must"], must),
         _mismatch(f"{where}.shouldMay", profile["shouldMay"],
                   _counts((r["status"] for r in mine if r["level"] not in MUST_LEVELS), RULE_STATUSES)),
@@ -288,14 +305,35 @@ def _profile_mismatches(where: str, profile: dict[str, Any], rules: list[dict[st
     ]
 
 
-def _mismatch(where: str, stated: object, derived: object) -> str | None:
-    """How a stated value differs from the derived one (a list: which names it adds or leaves out), or None."""
+def _divergence_mismatches(observed: list[dict[str, Any]], scenarios: list[dict[str, Any]]) -> list[str | None]:
+    """A known upstream divergence must be what its scenarios say: a scenario is an upstream divergence only when it
+    names one, and each listed divergence holds exactly the scenarios that failed as it."""
+    found: list[str | None] = []
+    for index, scenario in enumerate(scenarios):
+        if scenario["status"] == DIVERGED and not scenario.get("upstreamDivergences"):
+            found.append(f"scenarios[{index}] ({scenario['name']}): status upstream divergence, but it names no "
+                         "upstream divergence (upstreamDivergences)")
+    stated = {entry["id"]: entry["scenarios"] for entry in observed}
+    derived: dict[str, list[str]] = {}
+    for scenario in scenarios:
+        if scenario["status"] == DIVERGED:
+            for divergence in scenario.get("upstreamDivergences", ()):
+                derived.setdefault(divergence, []).append(scenario["name"])
+    for divergence in sorted(stated.keys() | derived.keys()):
+        found.append(_mismatch(f"upstreamDivergences ({divergence}).scenarios", stated.get(divergence, []),
+                               derived.get(divergence, []), "which did not fail as this divergence"))
+    return found
+
+
+def _mismatch(where: str, stated: object, derived: object, extra: str = "which did not pass") -> str | None:
+    """How a stated value differs from the derived one (a list: which names it adds, being `extra`, or leaves
+    out), or None."""
     if stated == derived:
         return None
     if isinstance(stated, list) and isinstance(derived, list):
-        extra, missing = [s for s in stated if s not in derived], [d for d in derived if d not in stated]
+        added, missing = [s for s in stated if s not in derived], [d for d in derived if d not in stated]
         detail = "; ".join(
-            text for text in (f"names {extra!r}, which did not pass" if extra else "",
+            text for text in (f"names {added!r}, {extra}" if added else "",
                               f"leaves out {missing!r}" if missing else "") if text
         ) or "lists them in another order"  # fmt: skip
         return f"{where}: {detail}"

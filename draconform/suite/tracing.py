@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,6 +21,9 @@ from draconform.paths import SCHEMAS_DIR
 from draconform.suite.selection import Selection
 
 RULE_TAG_PREFIX = "rule:"
+# Marks a scenario (or Examples table) whose expected outcome upstream Kubernetes does not give: the ID of an
+# `upstream_divergences` entry of a rule the scenario cites.
+DIVERGENCE_TAG_PREFIX = "upstream-differs:"
 
 
 @cache
@@ -44,15 +47,18 @@ def scenario_tags(template: ScenarioTemplate, examples: Examples | None = None) 
 
 @dataclass(frozen=True)
 class Trace:
-    """The rule IDs a scenario cites (its `Rule:` title's first, then its tags', sorted), and why the
-    citation is unusable, if it is: an ID missing from the catalogue, or no ID at all."""
+    """The rule IDs a scenario cites (its `Rule:` title's first, then its tags', sorted), the upstream divergences
+    it is marked with, and why the citation is unusable, if it is: an ID missing from the catalogue, or no ID at
+    all, or a divergence no cited rule records."""
 
     rules: tuple[str, ...]
     problems: tuple[str, ...]
+    divergences: tuple[str, ...] = ()
 
 
-def trace(template: ScenarioTemplate, tags: Iterable[str], catalogue: Container[str], where: str) -> Trace:
+def trace(template: ScenarioTemplate, tags: Iterable[str], catalogue: Catalogue, where: str) -> Trace:
     """Trace one scenario; `where` ("file.feature:12") leads every problem message."""
+    tags = sorted(tags)
     rules: list[str] = []
     problems: list[str] = []
     if template.rule is not None:
@@ -62,7 +68,7 @@ def trace(template: ScenarioTemplate, tags: Iterable[str], catalogue: Container[
             rules.append(lead)
         if lead not in catalogue:
             problems.append(f"{where}: Rule '{title}' does not start with a catalogued rule ID")
-    for tag in sorted(tags):
+    for tag in tags:
         if not tag.startswith(RULE_TAG_PREFIX):
             continue
         rule_id = tag.removeprefix(RULE_TAG_PREFIX)
@@ -75,7 +81,16 @@ def trace(template: ScenarioTemplate, tags: Iterable[str], catalogue: Container[
             f"{where}: scenario '{template.name}' cites no rule; put it under a 'Rule:' whose title"
             f" starts with a rule ID, or tag it @{RULE_TAG_PREFIX}<ID>"
         )
-    return Trace(tuple(rules), tuple(problems))
+    divergences = [tag.removeprefix(DIVERGENCE_TAG_PREFIX) for tag in tags if tag.startswith(DIVERGENCE_TAG_PREFIX)]
+    for divergence in divergences:
+        holder = catalogue.divergences.get(divergence)
+        if holder is None:
+            problems.append(f"{where}: tag @{DIVERGENCE_TAG_PREFIX}{divergence} names no upstream divergence "
+                            "recorded in the catalogue (a rule's upstream_divergences)")
+        elif holder[0].id not in rules:
+            problems.append(f"{where}: tag @{DIVERGENCE_TAG_PREFIX}{divergence} names a divergence of rule "
+                            f"{holder[0].id}, which the scenario does not cite")
+    return Trace(tuple(rules), tuple(problems), tuple(divergences))
 
 
 class ScenarioNameClash(GherkinParseError):
@@ -124,6 +139,7 @@ class ScenarioRef:
     line: int
     name: str
     rules: tuple[str, ...]
+    divergences: tuple[str, ...] = ()  # the upstream divergences its tags (any Examples table's) name
 
 
 @dataclass(frozen=True)
@@ -150,6 +166,14 @@ def take_inventory(selection: Selection, catalogue: Catalogue) -> Inventory:
             continue
         for template in feature.scenarios.values():
             found = trace(template, scenario_tags(template), catalogue, f"{relative}:{template.line_number}")
-            scenarios.append(ScenarioRef(relative, template.line_number, template.name, found.rules))
+            scenarios.append(ScenarioRef(relative, template.line_number, template.name, found.rules,
+                                         found.divergences))
             problems.extend(found.problems)
+    if not selection.narrowed:  # a narrowed selection may leave out the scenarios that cite a divergence
+        cited = {divergence for ref in scenarios for divergence in ref.divergences}
+        for divergence, (rule, entry) in sorted(catalogue.divergences.items()):
+            if divergence not in cited:
+                problems.append(f"{rule.id}: upstream divergence {divergence} ({entry.releases}) is cited by no "
+                                f"scenario; tag the scenarios or Examples tables upstream fails with "
+                                f"@{DIVERGENCE_TAG_PREFIX}{divergence}, or remove the entry")
     return Inventory(tuple(scenarios), tuple(problems))

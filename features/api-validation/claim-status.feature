@@ -113,8 +113,13 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | gpu      | accepted                                                                                                              |
         | nic/fast | accepted                                                                                                              |
         | tpu      | rejected at "status.allocation.devices.results[0].request" by rule "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS"    |
-        | nic      | rejected at "status.allocation.devices.results[0].request" by rule "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS"    |
         | gpu/fast | rejected at "status.allocation.devices.results[0].request" by rule "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS"    |
+
+      # Upstream knows a firstAvailable request's own name whatever its subrequests (the rule's upstream_divergences).
+      @upstream-differs:result-names-subrequest-parent
+      Examples: the parent of subrequests, which upstream accepts
+        | request | outcome                                                                                                            |
+        | nic     | rejected at "status.allocation.devices.results[0].request" by rule "DRA-API/ALLOCATION-RESULTS-REFERENCE-REQUESTS" |
 
   Rule: DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION  Per-device status only for allocated devices, one entry each
 

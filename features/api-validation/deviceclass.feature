@@ -125,7 +125,12 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | driver          | parameters             | outcome                                                                                 |
         | gpu.example.com | {sharing: TimeSlicing} | accepted                                                                                |
         | gpu.example.com | [TimeSlicing]          | rejected at "spec.config[0].opaque.parameters" by rule "DRA-API/CONFIG-OPAQUE"          |
-        | GPU             | {sharing: TimeSlicing} | rejected at "spec.config[0].opaque.driver" by rule "DRA-API/CONFIG-OPAQUE"              |
+
+      # Upstream lower-cases the driver name before it checks it (the rule's upstream_divergences).
+      @upstream-differs:opaque-driver-name-case
+      Examples: an upper-case driver, which upstream accepts
+        | driver | parameters             | outcome                                                                    |
+        | GPU    | {sharing: TimeSlicing} | rejected at "spec.config[0].opaque.driver" by rule "DRA-API/CONFIG-OPAQUE" |
 
     Scenario Outline: Opaque parameters of <length> characters of text
       When the user creates the DeviceClass "time-sliced.gpu.example.com" from the manifests with:

@@ -125,9 +125,14 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Then the request is <outcome>
 
       Examples:
-        | count | outcome                                                                                          |
-        | 16    | accepted                                                                                         |
-        | 17    | rejected at "spec.devices.requests[0].exactly.tolerations" by rule "DRA-API/TOLERATIONS-MAX"     |
+        | count | outcome  |
+        | 16    | accepted |
+
+      # Upstream does not count tolerations (the rule's upstream_divergences).
+      @upstream-differs:tolerations-over-16
+      Examples: one too many, which upstream accepts
+        | count | outcome                                                                                      |
+        | 17    | rejected at "spec.devices.requests[0].exactly.tolerations" by rule "DRA-API/TOLERATIONS-MAX" |
 
   Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key with Equal is accepted
 
@@ -158,8 +163,13 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
       Examples:
         | shape          | constraint                                                                          | outcome                                                                                 |
         | matchAttribute | {matchAttribute: gpu.example.com/numa}                                              | accepted                                                                                |
-        | both           | {matchAttribute: gpu.example.com/numa, distinctAttribute: gpu.example.com/uuid}     | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF"           |
         | neither        | {requests: [gpu]}                                                                   | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF"           |
+
+      # Upstream checks only the first kind it finds set (the rule's upstream_divergences).
+      @upstream-differs:constraint-both-kinds
+      Examples: both kinds, which upstream accepts
+        | shape | constraint                                                                      | outcome                                                                       |
+        | both  | {matchAttribute: gpu.example.com/numa, distinctAttribute: gpu.example.com/uuid} | rejected at "spec.devices.constraints[0]" by rule "DRA-API/CONSTRAINT-ONE-OF" |
 
     Scenario Outline: A claim with <count> constraints
       When the user creates the ResourceClaim "two-gpus-same-numa" from the manifests with:

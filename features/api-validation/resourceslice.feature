@@ -12,8 +12,13 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
       Examples:
         | driver                                                            | outcome                                                          |
         | gpu.example.com                                                   | accepted                                                         |
-        | GPU.example.com                                                   | rejected at "spec.driver" by rule "DRA-API/SLICE-DRIVER-NAME"    |
         | a012345678901234567890123456789012345678901234567891.example.com | rejected at "spec.driver" by rule "DRA-API/SLICE-DRIVER-NAME"    |
+
+      # Upstream lower-cases the name before it checks it (the rule's upstream_divergences).
+      @upstream-differs:slice-driver-name-case
+      Examples: upper case, which upstream accepts
+        | driver          | outcome                                                       |
+        | GPU.example.com | rejected at "spec.driver" by rule "DRA-API/SLICE-DRIVER-NAME" |
 
   Rule: DRA-API/SLICE-POOL  Pool names are DNS subdomains joined by '/'; generation >= 0; resourceSliceCount >= 1
 
@@ -175,8 +180,13 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | model                             | accepted                                                                                      |
         | gpu.example.com/model             | accepted                                                                                      |
         | gpu-model                         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"             |
-        | gpu.example.com/sub/model         | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES"             |
         | a23456789012345678901234567890123 | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" as too long |
+
+      # Upstream lets a name with more than one slash through (the rule's upstream_divergences).
+      @upstream-differs:qualified-name-two-slashes
+      Examples: two slashes, which upstream accepts
+        | attribute                 | outcome                                                                           |
+        | gpu.example.com/sub/model | rejected at "spec.devices[0].attributes" by rule "DRA-API/DEVICE-QUALIFIED-NAMES" |
 
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTES-CAPACITIES  At most 32 attributes and capacities together
 

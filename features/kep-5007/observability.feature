@@ -43,6 +43,8 @@ Feature: Operators see binding conditions at work in the scheduler's metrics (KE
 
   Rule: KEP-5007/METRIC-PREBIND-DURATION  PreBind's duration is observed by outcome and need for conditions
 
+    # Upstream has no such histogram, only the wait's (the rule's upstream_divergences).
+    @upstream-differs:bindingconditions-wait-histogram
     Scenario: A wait of 90 seconds is observed as a successful PreBind that required binding conditions
       Given a pod "trainer" with a claim for one "fabric-gpu" device
       When the scheduler runs
@@ -52,12 +54,14 @@ Feature: Operators see binding conditions at work in the scheduler's metrics (KE
       Then pod "trainer" is bound to node "worker-1"
       And the histogram "scheduler_dra_bindingconditions_prebind_duration_seconds" with labels "status=success, requires_bindingconditions=true" has 1 observation summing to 90 seconds
 
+    @upstream-differs:bindingconditions-wait-histogram
     Scenario: A PreBind without binding conditions is observed with requires_bindingconditions false
       Given a pod "plain" with a claim for one "local-gpu" device
       When the scheduler runs
       Then the histogram "scheduler_dra_bindingconditions_prebind_duration_seconds" with labels "status=success, requires_bindingconditions=false" has 1 observation summing to 0 seconds
       And the histogram "scheduler_dra_bindingconditions_prebind_duration_seconds" with labels "requires_bindingconditions=true" has 0 observations
 
+    @upstream-differs:bindingconditions-wait-histogram
     Scenario: A timed-out wait is observed with status timeout and the full timeout as its duration
       Given a pod "forgotten" with a claim for one "fabric-gpu" device
       When the scheduler runs

@@ -40,6 +40,7 @@ def scenario(
         "failed": (step("it holds", "failed", message="AssertionError: assert 1 == 2"),),
         "error": (step("it holds", "error", message="KeyError: 'x'"),),
         "skipped": (step("it holds", "skipped", message="Unsupported: no clock"),),
+        "upstream divergence": (step("it holds", "failed", message="AssertionError: assert 1 == 2"),),
     }[status]
     values: dict[str, Any] = {
         "feature": "Demo feature",
@@ -57,7 +58,8 @@ def scenario(
         "status": status,
         "duration_s": 0.5,
         "steps": steps,
-        "message": {"failed": "AssertionError: assert 1 == 2", "error": "KeyError: 'x'"}.get(status),
+        "message": {"failed": "AssertionError: assert 1 == 2", "error": "KeyError: 'x'",
+                    "upstream divergence": "AssertionError: assert 1 == 2"}.get(status),
         "skip_reason": "Unsupported: no clock" if status == "skipped" else None,
     }
     return ScenarioRecord(**(values | fields))

@@ -98,7 +98,7 @@ def test_diff_reads_a_version_1_report_without_verdicts(tmp_path: Path, capsys: 
     broken = tmp_path / "broken.json"
     broken.write_text('{"version": 7}')
     assert main(["report", "diff", str(old), str(broken)]) == 2
-    expected = "broken.json: version: expected a draconform report.json of version 1, 2 or 3, found 7"
+    expected = "broken.json: version: expected a draconform report.json of version 1 to 4, found 7"
     assert expected in capsys.readouterr().err
 
 

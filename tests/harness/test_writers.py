@@ -95,8 +95,9 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
     assert untested["decision"].startswith("D-7")
     assert GHOST not in rules  # an uncatalogued ID never becomes a rule; its scenario is an error
     assert data["summary"] == {
-        "scenarios": {"passed": 4, "failed": 1, "error": 2, "skipped": 1, "total": 8},
-        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "untested": 1, "not selected": 0, "not run": 0,
+        "scenarios": {"passed": 4, "failed": 1, "error": 2, "skipped": 1, "upstream divergence": 0, "total": 8},
+        "rules": {"passed": 1, "failed": 1, "error": 1, "skipped": 1, "upstream divergence": 0, "untested": 1,
+                  "not selected": 0, "not run": 0,
                   "total": 5},
         "harness_errors": 1,
     }
@@ -105,6 +106,7 @@ def test_report_json_gives_every_catalogued_rule_a_verdict() -> None:
         "failed": 0,
         "error": 1,
         "skipped": 0,
+        "upstream divergence": 0,
         "untested": 0,
         "not selected": 0,
         "not run": 0,
@@ -193,8 +195,8 @@ def test_cucumber_json_keeps_every_scenario_with_step_results() -> None:
 def test_markdown_summarises_per_kep_and_profile_and_lists_untested_rules() -> None:
     text = render_markdown(_run())
     lines = text.splitlines()
-    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 1 | 0 | 0 | 4 |" in lines
-    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 1 |" in lines
+    assert "| KEP-1 A demo KEP | core | 1 | 1 | 0 | 1 | 0 | 1 | 0 | 0 | 4 |" in lines
+    assert "|  | extended | 0 | 0 | 1 | 0 | 0 | 0 | 0 | 0 | 1 |" in lines
     assert "| KEP-1/D ⚖️ | MUST | core | ⬜ untested | — |" in lines
     assert "| KEP-1/B | MUST | core | ❌ failed | 1 passed, 1 failed |" in lines
     assert "*Why untested:* no kubelet yet" in text
