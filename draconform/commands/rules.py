@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from draconform.catalogue import Catalogue, CatalogueError, Rule, load_catalogue
-from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection, SelectionError
 
