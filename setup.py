@@ -22,7 +22,7 @@ setup(
     package_data={
         # The .proto sources document the wire protocol; the .pyi stubs type the generated modules.
         "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi", "reporting/templates/*",
-                       "serve/kubeproto/*.proto"],
+                       "serve/kubeproto/*.proto", "kube/cel/*.proto", "kube/cel/*.pyi"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },

@@ -12,7 +12,10 @@ import yaml
 from pytest_bdd import parsers, then
 
 from draconform.kube.values import parse_quantity
-from draconform.steps.common import CLAIM, NAMESPACE, ScenarioContext, assert_same, observes, resolve_claim
+from draconform.steps.cluster import assert_same, resolve_claim
+from draconform.steps.manifests import NAMESPACE
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import CLAIM
 from draconform.sut import Obj, SystemUnderTest
 
 

@@ -17,19 +17,11 @@ from pytest_bdd import given, parsers, then, when
 from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
-from draconform.steps.common import (
-    CLAIM,
-    NAMESPACE,
-    ScenarioContext,
-    assert_same,
-    must_get,
-    observes,
-    resolve_claim,
-    rewrite,
-    seam_method,
-    split_names,
-)
+from draconform.steps.cluster import assert_same, must_get, resolve_claim, rewrite, seam_method
 from draconform.steps.drivers import CDI_DEVICE_ID
+from draconform.steps.manifests import NAMESPACE
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import CLAIM, split_names
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
 API_VERSION = "cdi.k8s.io/v1alpha1"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pytest_bdd import parsers, when
 
-from draconform.steps.common import DURATION, ScenarioContext, moves_clock, to_seconds
+from draconform.steps.scenario import ScenarioContext, moves_clock
+from draconform.steps.words import DURATION, to_seconds
 from draconform.sut import SystemUnderTest
 
 

@@ -11,7 +11,9 @@ import yaml
 from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.featuregates import GATE_HISTORY
-from draconform.steps.common import CLAIM, ScenarioContext, configure, observes, resolve_claim, slice_devices
+from draconform.steps.cluster import configure, resolve_claim, slice_devices
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import CLAIM
 from draconform.sut import Obj, SystemUnderTest
 
 COMPONENT = r"(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet|dra-driver)"

@@ -8,7 +8,7 @@ from datetime import UTC
 
 from pytest_bdd import parsers, when
 
-from draconform.steps.common import pod_claim_names, rewrite
+from draconform.steps.cluster import pod_claim_names, rewrite
 from draconform.sut import Obj, SystemUnderTest
 
 

@@ -10,16 +10,9 @@ from typing import Any
 
 from pytest_bdd import given, parsers, when
 
-from draconform.steps.common import (
-    CLAIM,
-    DURATION,
-    ScenarioContext,
-    must_get,
-    pod_claim_names,
-    resolve_claim,
-    rewrite,
-    to_seconds,
-)
+from draconform.steps.cluster import must_get, pod_claim_names, resolve_claim, rewrite
+from draconform.steps.scenario import ScenarioContext
+from draconform.steps.words import CLAIM, DURATION, to_seconds
 from draconform.sut import Obj, SystemUnderTest
 
 BINDING_CONTROLLER = "binding-controller"

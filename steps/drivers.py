@@ -33,20 +33,10 @@ from draconform.kubeletplugin.types import (
     PreparedDevice,
     PrepareResult,
 )
-from draconform.steps.common import (
-    CLAIM,
-    NAMESPACE,
-    ScenarioContext,
-    device_named,
-    generated_claims,
-    load_docstring,
-    manifest,
-    must_get,
-    named,
-    observes,
-    seam_method,
-    split_names,
-)
+from draconform.steps.cluster import device_named, generated_claims, must_get, seam_method
+from draconform.steps.manifests import NAMESPACE, load_docstring, manifest, named
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import CLAIM, split_names
 from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 KUBELET = r'the kubelet on node "(?P<node>[^"]+)" '

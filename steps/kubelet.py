@@ -9,17 +9,9 @@ import itertools
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.common import (
-    NAMESPACE,
-    ScenarioContext,
-    configure,
-    device_named,
-    must_get,
-    named,
-    observes,
-    seam_method,
-    slice_devices,
-)
+from draconform.steps.cluster import configure, device_named, must_get, seam_method, slice_devices
+from draconform.steps.manifests import NAMESPACE, named
+from draconform.steps.scenario import ScenarioContext, observes
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '

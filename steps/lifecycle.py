@@ -11,16 +11,9 @@ from pytest_bdd import given, parsers, then, when
 
 from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.client import PluginCallError, registration_info
-from draconform.steps.common import (
-    NAMESPACE,
-    ScenarioContext,
-    assert_same,
-    manifest,
-    must_get,
-    observes,
-    rewrite,
-    seam_method,
-)
+from draconform.steps.cluster import assert_same, must_get, rewrite, seam_method
+from draconform.steps.manifests import NAMESPACE, manifest
+from draconform.steps.scenario import ScenarioContext, observes
 from draconform.sut import Obj, PluginFault, SystemUnderTest
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import ScenarioContext, observes, split_names
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import split_names
 from draconform.sut import SystemUnderTest
 
 LABELS = r'(?: with labels "(?P<labels>[^"]*)")?'

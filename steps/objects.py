@@ -6,22 +6,11 @@ from __future__ import annotations
 from pytest_bdd import given, parsers, when
 
 from draconform.kube.featuregates import parse_gate_settings
-from draconform.kube.kinds import with_pod_room
-from draconform.steps.common import (
-    DURATION,
-    NAMESPACE,
-    NAMESPACED,
-    ScenarioContext,
-    configure,
-    load_docstring,
-    manifest,
-    manifest_variant,
-    named,
-    rewrite,
-    seam_method,
-    split_names,
-    to_seconds,
-)
+from draconform.kube.kinds import NAMESPACED, with_pod_room
+from draconform.steps.cluster import configure, rewrite, seam_method
+from draconform.steps.manifests import NAMESPACE, load_docstring, manifest, manifest_variant, named
+from draconform.steps.scenario import ScenarioContext
+from draconform.steps.words import DURATION, split_names, to_seconds
 from draconform.sut import COMPONENTS, Obj, SystemUnderTest
 
 

@@ -8,23 +8,18 @@ from datetime import datetime, timedelta
 import yaml
 from pytest_bdd import parsers, then
 
-from draconform.steps.common import (
-    CLAIM,
-    DURATION,
-    NAMESPACE,
-    ScenarioContext,
+from draconform.steps.cluster import (
     assert_same,
     device_named,
     generated_claims,
     must_get,
-    observes,
     resolve_claim,
     seam_method,
     slice_devices,
-    split_names,
-    to_seconds,
-    tolerance,
 )
+from draconform.steps.manifests import NAMESPACE
+from draconform.steps.scenario import ScenarioContext, observes, tolerance
+from draconform.steps.words import CLAIM, DURATION, split_names, to_seconds
 from draconform.sut import Obj, SystemUnderTest, Unsupported
 
 BINDING_FIELDS = ("bindsToNode", "bindingConditions", "bindingFailureConditions")

@@ -5,15 +5,10 @@ from __future__ import annotations
 from pytest_bdd import parsers, then, when
 
 from draconform.kube.featuregates import parse_gate_settings
-from draconform.steps.common import (
-    NAMESPACE,
-    ScenarioContext,
-    configure,
-    must_get,
-    observes,
-    pod_claim_names,
-    split_names,
-)
+from draconform.steps.cluster import configure, must_get, pod_claim_names
+from draconform.steps.manifests import NAMESPACE
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import split_names
 from draconform.sut import Event, SystemUnderTest
 
 # Pod events that say where a scheduling attempt ended up, latest last.

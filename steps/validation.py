@@ -14,24 +14,21 @@ import pytest
 import yaml
 from pytest_bdd import given, parsers, then, when
 
-from draconform.kube.kinds import CLASSIC_KINDS
+from draconform.kube.kinds import CLASSIC_KINDS, NAMESPACED
 from draconform.kube.kinds import KINDS as API_KINDS
-from draconform.steps.common import (
+from draconform.steps.cluster import must_get, rewrite
+from draconform.steps.manifests import (
     NAMESPACE,
-    NAMESPACED,
-    ScenarioContext,
     grow_to,
     load_docstring,
     manifest,
     manifest_variant,
-    must_get,
-    observes,
     pad_to,
     parse_path,
-    rewrite,
     set_fields,
-    split_names,
 )
+from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import split_names
 from draconform.sut import ApiError, Obj, SystemUnderTest
 
 # Every kind of either API a user writes (Nodes are given by the cluster, not created by the scenarios).

@@ -42,19 +42,16 @@ from typing import Any
 
 import yaml
 
-from draconform.commands.common import (
+from draconform.commands.findings import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_UNUSABLE,
     Finding,
-    InputObject,
     UsageError,
-    add_input_options,
     diagnostic,
-    parse_gate_overrides,
     print_findings,
-    read_inputs,
 )
+from draconform.commands.manifests import InputObject, add_input_options, parse_gate_overrides, read_inputs
 from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.kube.kinds import KINDS, NAMESPACED, with_pod_room
 from draconform.sut import Obj, copy_object

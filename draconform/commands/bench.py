@@ -22,7 +22,7 @@ from dataclasses import asdict
 from typing import Any
 
 from draconform.bench.registry import BenchOptions, Measurement, load_workloads
-from draconform.commands.common import EXIT_FINDINGS, EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_FINDINGS, EXIT_UNUSABLE, diagnostic
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

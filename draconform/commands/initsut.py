@@ -11,7 +11,7 @@ import keyword
 import textwrap
 from pathlib import Path
 
-from draconform.commands.common import EXIT_OK, EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_OK, EXIT_UNUSABLE, diagnostic
 from draconform.sut import SEAM_METHODS, SystemUnderTest
 
 HEADER = '''"""{title}: a system under test for draconform (written by `draconform init-sut`).

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from draconform.catalogue import Catalogue, CatalogueError, load_catalogue
-from draconform.commands.common import EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_UNUSABLE, diagnostic
 from draconform.mutation.catalogue import KEPS_WITH_VARIANTS, VARIANTS, must_rules, must_rules_without_variant
 from draconform.mutation.conforming import CONFORMING
 from draconform.mutation.variant import CONFORMING as CONFORMING_KIND

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
 
 if TYPE_CHECKING:  # not imported at run time, so that `draconform --help` does not load gRPC
     from draconform.plugincheck.claims import ClaimSource, Support

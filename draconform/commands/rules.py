@@ -1,6 +1,6 @@
 """`draconform rules`: the rule catalogue with its coverage, found by parsing the feature files
 without running them. Exits 1 if a feature file cites a rule the catalogue lacks (or none), so CI can
-lint feature files cheaply."""
+lint feature files cheaply. `-o markdown` is the user guide's catalogue page (built by docs/hooks/pages.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from draconform.catalogue import CatalogueError, Rule, load_catalogue
-from draconform.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
+from draconform.catalogue import Catalogue, CatalogueError, Rule, load_catalogue
+from draconform.commands.findings import EXIT_FINDINGS, EXIT_OK, EXIT_UNUSABLE, diagnostic
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection, SelectionError
 
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--untested", action="store_true", help="list only the rules no scenario covers")
     parser.add_argument(
-        "-o", "--output", choices=("text", "json"), default="text", help="output format (default: text)"
+        "-o", "--output", choices=("text", "json", "markdown"), default="text", help="output format (default: text)"
     )
     parser.add_argument("--features-dir", type=Path, default=FEATURES_DIR, help=argparse.SUPPRESS)
     parser.set_defaults(handler=handle)
@@ -76,6 +76,40 @@ def _text(entries: list[dict[str, Any]], titles: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _cell(text: str) -> str:
+    """Catalogue prose as one Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;")
+
+
+def _markdown(entries: list[dict[str, Any]], catalogue: Catalogue) -> str:
+    """Every rule by KEP, as a table per catalogue: its words, level, profile, gates and where it is tested."""
+    lines = [f"{len(entries)} rules, generated from `features/*/rules.yaml` and the feature files citing them "
+             "(`draconform rules -o markdown`). "
+             f"{DECISION_MARK} marks a rule resting on a [decision](decisions.md), "
+             f"{DIVERGENCE_MARK} one where upstream Kubernetes is known to differ.", ""]
+    kep = None
+    for entry in entries:
+        rule = catalogue.rules[entry["id"]]
+        if entry["kep"] != kep:
+            kep = entry["kep"]
+            lines += ["", f"## {kep}: {catalogue.titles.get(kep, '')}".rstrip(": "), "",
+                      "| rule | level | profile | gates | what it says | scenarios |",
+                      "|---|---|---|---|---|---|"]
+        marks = (f" {DECISION_MARK}" if rule.decision else "") + (f" {DIVERGENCE_MARK}" if rule.divergences else "")
+        text = _cell(f"{rule.text} ({rule.section})")
+        if rule.decision:
+            text += f"<br>{DECISION_MARK} {_cell(rule.decision)}"
+        if rule.upstream:
+            text += f"<br>upstream: {_cell(rule.upstream)}"
+        if entry["covered"]:
+            where = "<br>".join(f"`{s['feature_file']}:{s['line']}`" for s in entry["scenarios"])
+        else:
+            where = "untested" + (f": {_cell(entry['untested_reason'])}" if "untested_reason" in entry else "")
+        gates = ", ".join(rule.gates) or "-"
+        lines.append(f"| `{rule.id}`{marks} | {rule.level} | {rule.profile} | {gates} | {text} | {where} |")
+    return "\n".join(lines) + "\n"
+
+
 def handle(args: argparse.Namespace) -> int:
     # Imported late: the CLI loads every subcommand module, and pytest-bdd imported before
     # `pytest.main` (in `draconform run`) escapes pytest's assertion rewriting, with a warning.
@@ -93,7 +127,9 @@ def handle(args: argparse.Namespace) -> int:
     covered = sum(entry["covered"] for entry in entries)
     if args.untested:
         entries = [entry for entry in entries if not entry["covered"]]
-    if args.output == "json":
+    if args.output == "markdown":
+        print(_markdown(entries, catalogue), end="")
+    elif args.output == "json":
         print(json.dumps({"rules": entries, "problems": list(inventory.problems)}, indent=2, ensure_ascii=False))
     else:
         print(_text(entries, catalogue.titles))

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from draconform.catalogue import CatalogueError, load_catalogue
 from draconform.claims import REFERENCE_IMPLEMENTATION, Claims, OptionsError, check_features, merge, options_from
-from draconform.commands.common import EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_UNUSABLE, diagnostic
 from draconform.harness.runner import DEFAULT_PLUGINS, LIVE_SUT, RunOptions, run
 from draconform.live.config import ConfigError, LiveOptions
 from draconform.paths import FEATURES_DIR

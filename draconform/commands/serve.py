@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from draconform.commands.common import EXIT_UNUSABLE, diagnostic
+from draconform.commands.findings import EXIT_UNUSABLE, diagnostic
 from draconform.kube.featuregates import CURRENT_RELEASE, parse_gate_settings
 from draconform.live.config import ClusterConfig, ConfigError, OwnDriver
 

@@ -8,7 +8,7 @@ import argparse
 import json
 import re
 
-from draconform.commands.common import EXIT_FINDINGS, EXIT_OK
+from draconform.commands.findings import EXIT_FINDINGS, EXIT_OK
 from draconform.suite.vocabulary import step_definitions
 
 

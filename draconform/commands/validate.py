@@ -25,19 +25,16 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from draconform.commands.common import (
+from draconform.commands.findings import (
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_UNUSABLE,
     Finding,
-    InputObject,
     UsageError,
-    add_input_options,
     diagnostic,
-    parse_gate_overrides,
     print_findings,
-    read_inputs,
 )
+from draconform.commands.manifests import InputObject, add_input_options, parse_gate_overrides, read_inputs
 from draconform.kube.featuregates import CURRENT_RELEASE
 from draconform.validation import Problem, validate_classic_manifest, validate_gates, validate_manifest
 from draconform.validation.versions import APIS, RELEASES, Checked, classify

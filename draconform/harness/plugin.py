@@ -10,7 +10,7 @@ import pytest
 from draconform.sut import DEFAULT_SUT, SystemUnderTest, load_factory
 
 pytest_plugins = [
-    "draconform.steps.common",
+    "draconform.steps.scenario",
     "draconform.steps.objects",
     "draconform.steps.scheduling",
     "draconform.steps.clock",

@@ -1,45 +1,26 @@
 """Regenerate the protobuf and gRPC modules of this package from its .proto files:
 `python -m draconform.kubeletplugin.generate` (needs grpcio-tools, from the `test` extra).
 
-protoc runs with the repository root as its only include path, so each generated module imports its
-siblings as `draconform.kubeletplugin.<name>_pb2`, which is where they are installed. The generated code
-demands grpcio and protobuf runtimes at least as new as the grpcio-tools that produced it: after
-regenerating with a newer grpcio-tools, raise the floors in pyproject.toml to match."""
+protoc runs as draconform/protoc.py runs it, so each generated module imports its siblings as
+`draconform.kubeletplugin.<name>_pb2`, which is where they are installed. The generated code demands grpcio
+and protobuf runtimes at least as new as the grpcio-tools that produced it: after regenerating
+with a newer grpcio-tools, raise the floors in pyproject.toml to match."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 
+from draconform.protoc import ROOT, descriptor_set, run_protoc
+
 PACKAGE_DIR = Path(__file__).resolve().parent
-ROOT = PACKAGE_DIR.parent.parent
 PROTOS = ("dra_v1.proto", "dra_v1beta1.proto", "pluginregistration_v1.proto", "classic_v1alpha1.proto")
 
 
 def proto_paths() -> list[str]:
     """The .proto files as protoc names them: relative to the root, with forward slashes."""
     return [(PACKAGE_DIR / name).relative_to(ROOT).as_posix() for name in PROTOS]
-
-
-def run_protoc(protos: Sequence[str], *options: str) -> None:
-    """protoc over `protos` (paths relative to the repository root, its one include path): the one way this
-    project runs the compiler, for these modules and draconform.serve's."""
-    # Imported here so that using the package needs only the runtimes, never the compiler.
-    from grpc_tools import protoc
-
-    if protoc.main(["protoc", f"-I{ROOT}", *options, *protos]) != 0:
-        raise RuntimeError(f"protoc failed on {', '.join(protos)}")
-
-
-def descriptor_set(protos: Sequence[str]) -> descriptor_pb2.FileDescriptorSet:
-    """What protoc makes of `protos` now, to compare with the committed modules."""
-    with tempfile.TemporaryDirectory() as scratch:
-        out = Path(scratch) / "protos.pb"
-        run_protoc(protos, f"--descriptor_set_out={out}")
-        return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
 
 
 def generate() -> None:

@@ -1,4 +1,4 @@
-"""The one way a command reads a file it is handed besides manifests (those go through `commands/common.py`'s
+"""The one way a command reads a file it is handed besides manifests (those go through `commands/manifests.py`'s
 `read_inputs`): an options file, the live cluster and timeout configs, plugin-check's declaration and claims, a
 submitted or compared report. Each is read by the hardened loader (`loader.py`) and checked against its JSON
 Schema in `schemas/harness/` (or its kind's) by the same compiled schemas and messages `draconform validate`

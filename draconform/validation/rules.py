@@ -65,7 +65,7 @@ def compile_selector(expression: str, consumable_capacity: bool = True,
     """How kube-apiserver compiles a selector in the DRA CEL environment of the given gates: (why it does not
     compile or None, whether that reason is only draconform's CEL library lacking what upstream has, the estimated
     worst-case cost of the checked expression). The allocator compiles with the same environment
-    (draconform/kube/cel.py), so what validation accepts the allocator can evaluate."""
+    (draconform/kube/cel/), so what validation accepts the allocator can evaluate."""
     from draconform.kube.cel import CelError, CelFeatures, CelUnsupported, check
 
     try:

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from draconform.paths import FEATURES_DIR
-from draconform.steps.common import (
+from draconform.steps.manifests import (
     MANIFESTS,
-    ScenarioContext,
     load_docstring,
     manifest,
     manifest_object,
     manifest_variant,
     set_fields,
 )
+from draconform.steps.scenario import ScenarioContext
 
 
 def test_a_manifest_is_read_like_a_docstring_with_kinds_filled_in(tmp_path: Path) -> None:

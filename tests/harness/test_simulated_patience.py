@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from draconform.steps.clock import time_passes
-from draconform.steps.common import ScenarioContext, observes
+from draconform.steps.scenario import ScenarioContext, observes
 from draconform.sut import Patience
 
 

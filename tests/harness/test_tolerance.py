@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from draconform.catalogue import CatalogueError, Tolerance, load_catalogue
-from draconform.steps.common import ScenarioContext, tolerance
+from draconform.steps.scenario import ScenarioContext, tolerance
 
 CATALOGUE = """\
 kep: KEP-9999

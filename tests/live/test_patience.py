@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from draconform.steps import common
-from draconform.steps.common import observes
+from draconform.steps import scenario
+from draconform.steps.scenario import observes
 from draconform.sut import Patience
 from tests.live.helpers import FakeTime
 
@@ -17,7 +17,7 @@ from tests.live.helpers import FakeTime
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime()
-    monkeypatch.setattr(common, "time", fake)
+    monkeypatch.setattr(scenario, "time", fake)
     return fake
 
 

@@ -57,3 +57,30 @@ def test_validation_refuses_too_complex_selectors_with_the_estimate(depth: int, 
         assert problems[0].field == "spec.selectors[0].cel.expression"
         assert f"estimated worst-case cost {estimate_cost(nested(depth)):,} exceeds the limit of 1,000,000" in \
             problems[0].message
+
+
+def test_the_committed_checked_module_matches_its_proto() -> None:
+    """Fails when checked.proto changed without `python -m draconform.kube.cel.generate`."""
+    from google.protobuf import descriptor_pb2
+
+    from draconform.kube.cel import checked_pb2
+    from draconform.kube.cel.generate import compile_descriptors
+
+    (compiled,) = compile_descriptors().file
+    committed = descriptor_pb2.FileDescriptorProto()
+    checked_pb2.DESCRIPTOR.CopyToProto(committed)
+    for proto in (committed, compiled):  # protoc's json_name, derived from the names, is not embedded
+        messages = list(proto.message_type)
+        while messages:
+            message = messages.pop()
+            for field in message.field:
+                field.ClearField("json_name")
+            messages.extend(message.nested_type)
+    assert committed == compiled
+
+
+def test_an_unreadable_checked_expression_is_a_cost_error() -> None:
+    from draconform.validation.celcost import checked_cost
+
+    with pytest.raises(CostError, match="unreadable checked expression"):
+        checked_cost(b"\x12\x05\x22\xff\xff\xff\xff")

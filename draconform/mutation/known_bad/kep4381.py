@@ -408,7 +408,7 @@ VARIANTS: tuple[Variant, ...] = (
         "bare-attributes-outside-driver-domain", "KEP-4381/CEL-ENVIRONMENT",
         "unqualified attributes are not in the driver's domain",
         (
-            Patch("draconform/kube/cel.py",
+            Patch("draconform/kube/cel/library.py",
                   ("        if not domain:\n"
                    "            domain = driver\n"),
                   ""),
@@ -418,7 +418,7 @@ VARIANTS: tuple[Variant, ...] = (
         "cel-errors-mean-no-match", "KEP-4381/CEL-ERRORS",
         "a selector that fails at evaluation means no match",
         (
-            Patch("draconform/kube/cel.py",
+            Patch("draconform/kube/cel/engine.py",
                   "                verdicts = [_verdict(selector.program, item) for item in inputs]\n",
                   ("                verdicts = [_verdict(selector.program, item) for item in inputs]\n"
                    "            verdicts = [False if isinstance(verdict, CelError) else verdict for verdict in verdicts]\n")),

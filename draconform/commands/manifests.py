@@ -1,14 +1,9 @@
-"""What every `draconform` command shares, so they all speak one way:
+"""The manifests a command reads (`validate`, `allocate`), through the hardened loader (`read_inputs`): files,
+directories, `-` for stdin, YAML or JSON, multi-document, `kind: List`, with a size limit (`--max-input-size`) and
+empty input refused unless `--allow-empty`; and the options of those commands (`add_input_options`,
+`--feature-gates` through `parse_gate_overrides`). Problems are `Finding`s naming file, line and object.
 
-- exit status: 0 ok, 1 findings (something in the input is wrong or cannot be done), 2 unusable input or
-  invocation (unreadable file, bad flag);
-- findings on stdout as `FILE:LINE: KIND/NAME: field: message (RULE)` (`Finding`), diagnostics about the
-  run itself on stderr as `draconform COMMAND: message` (`diagnostic`);
-- manifests read through the hardened loader (`read_inputs`): files, directories, `-` for stdin, YAML or
-  JSON, multi-document, `kind: List`, with a size limit (`--max-input-size`) and empty input refused unless
-  `--allow-empty`.
-
-New commands should take their input and report through here rather than grow their own."""
+New commands take their manifests through here rather than grow their own reader."""
 
 from __future__ import annotations
 
@@ -20,61 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from draconform.commands.findings import Finding, UsageError
 from draconform.validation.loader import MAX_BYTES, Document, LoadError, format_size, load_documents, too_large
 from draconform.validation.problems import Path as FieldPath
 from draconform.validation.problems import format_path
 
-EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 SUFFIXES = (".yaml", ".yml", ".json")
 _SIZE = re.compile(r"^\s*(\d+)\s*(|k|ki|m|mi|g|gi|kb|mb|gb|kib|mib|gib)\s*$", re.IGNORECASE)
 _FACTORS = {"": 1, "k": 1000, "kb": 1000, "ki": 1 << 10, "kib": 1 << 10, "m": 1000**2, "mb": 1000**2,
             "mi": 1 << 20, "mib": 1 << 20, "g": 1000**3, "gb": 1000**3, "gi": 1 << 30, "gib": 1 << 30}
-
-
-class UsageError(Exception):
-    """The invocation cannot be carried out (bad flag value, unknown gate): exit status 2."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One finding about the input. `kind` None: about the input itself (it holds no object to name)."""
-
-    file: str
-    line: int
-    kind: str | None
-    name: str
-    field: str
-    message: str
-    rule: str | None = None
-    severity: str = "error"  # "error" or "warning"
-
-    @property
-    def object(self) -> str | None:
-        """KIND/NAME, `?` for what is missing; None for input that holds no object at all."""
-        if self.kind is None:
-            return None
-        return f"{self.kind or '?'}/{self.name or '?'}"
-
-    def text(self) -> str:
-        rule = f" ({self.rule})" if self.rule else ""
-        prefix = "warning: " if self.severity == "warning" else ""
-        subject = "" if self.object is None else f"{self.object}: "
-        where = f"{self.field}: " if self.field else ""
-        return f"{self.file}:{self.line}: {prefix}{subject}{where}{self.message}{rule}"
-
-    def as_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "kind": self.kind, "name": self.name, "field": self.field,
-                "message": self.message, "rule": self.rule, "severity": self.severity}
-
-
-def diagnostic(command: str, message: str) -> None:
-    """A message about the run itself (not a finding about the input): stderr."""
-    print(f"draconform {command}: {message}", file=sys.stderr)
-
-
-def print_findings(findings: list[Finding]) -> None:
-    for finding in findings:
-        print(finding.text())
 
 
 # ----- options ----------------------------------------------------------------------------------------------
