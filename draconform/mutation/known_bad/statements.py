@@ -10,7 +10,6 @@ from draconform.mutation.variant import Patch, Variant
 CLAIM_CONTROLLER = "reference/controllers/resourceclaim.py"
 KUBELET = "reference/kubelet/kubelet.py"
 NODES = "reference/kubelet/nodes.py"
-PLUGIN = "reference/drivers/plugin.py"
 DRIVER = "reference/drivers/driver.py"
 STORE = "reference/apiserver/store.py"
 COLUMNAR = "reference/allocator/columnar/counting.py"
@@ -92,19 +91,6 @@ VARIANTS: tuple[Variant, ...] = (
         (Patch(KUBELET,
                '            self._back_off((namespace, pod["metadata"]["name"]), state)\n',
                "            state.attempts += 1\n"),),
-    ),
-    Variant(
-        "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
-        "unpreparing a claim forgets it but leaves its CDI spec file on the node",
-        (Patch(PLUGIN, "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
-    ),
-    Variant(
-        "unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
-        "a plugin that could not tear a claim down answers success",
-        (Patch(PLUGIN,
-               '                answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim '
-               '{ref.namespace}/{ref.name}"\n',
-               '                answers[ref.uid] = ""  # the failure swallowed\n'),),
     ),
     Variant(
         "pod-claims-count-only-immutable", "KEP-3063/POD-CLAIMS-IMMUTABLE",
