@@ -1,5 +1,6 @@
-"""Known-bad variants of the reference driver's kubelet plugin (reference/drivers/plugin.py and the standalone
-plugin process), each an override of a named method (draconform.mutation.overrides). `PLUGIN_CHECK_DEFECTS`
+"""Known-bad variants of the reference drivers' kubelet plugins (reference/drivers/plugin.py, the standalone
+plugin process, and the classic plugin of reference/drivers/classic_plugin.py), each an override of a named
+method (draconform.mutation.overrides). `PLUGIN_CHECK_DEFECTS`
 names the ones `draconform plugin-check`'s tests plant in the standalone plugin: each breaks exactly one
 DRA-PLUGIN rule a check judges, so the tests show each check catches its defect and no other check blames it.
 The same variants run in `draconform mutants` against the scenarios citing their rule."""
@@ -11,10 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.mutation.overrides import Replace, Wrap
 from draconform.mutation.variant import Variant
 from draconform.reference.allocator.compatibility import EMPTY, SetState
+from draconform.reference.drivers.classic_plugin import ClassicNodePlugin
 from draconform.reference.drivers.plugin import (
     Checkpoint,
     InventoryDevice,
@@ -25,6 +28,7 @@ from draconform.reference.drivers.plugin import (
 from draconform.sut import Obj
 
 PLUGIN = "draconform.reference.drivers.plugin:NodePlugin"
+CLASSIC = "draconform.reference.drivers.classic_plugin:ClassicNodePlugin"
 Original = Callable[..., Any]
 
 
@@ -223,6 +227,51 @@ def _unknown_claim_refused(original: Original, self: NodePlugin, claims: Sequenc
     return original(self, [ref for ref in claims if ref.uid not in unknown]) | unknown  # type: ignore[no-any-return]
 
 
+# --- the classic plugin (KEP-3063-CLASSIC) -------------------------------------------------------------------------
+def _classic_spec(self: ClassicNodePlugin, resource_uid: str) -> str:
+    return f"k8s.{self.driver}-{resource_uid}.json"
+
+
+def _classic_unprepare_keeps_state(original: Original, self: ClassicNodePlugin, resource_uid: str,
+                                   cdi_devices: Sequence[str]) -> None:
+    held, spec = self.prepared.get(resource_uid), self.cdi.get(_classic_spec(self, resource_uid))
+    original(self, resource_uid, cdi_devices)
+    if held is not None:  # answered OK, but the prepared answer and its spec file are kept
+        self.prepared[resource_uid] = held
+        if spec is not None:
+            self.cdi[_classic_spec(self, resource_uid)] = spec
+
+
+def _classic_writes_no_spec(original: Original, self: ClassicNodePlugin, resource_uid: str) -> Sequence[str]:
+    written = _classic_spec(self, resource_uid) in self.cdi
+    devices: Sequence[str] = original(self, resource_uid)
+    if not written:
+        self.cdi.pop(_classic_spec(self, resource_uid), None)
+    return devices
+
+
+def _classic_prepare_not_idempotent(original: Original, self: ClassicNodePlugin, resource_uid: str) -> Sequence[str]:
+    if resource_uid in self.prepared:
+        self._received("prepare", resource_uid)
+        raise ClassicPluginError("ALREADY_EXISTS", f"resource claim {resource_uid} is already prepared")
+    return original(self, resource_uid)  # type: ignore[no-any-return]
+
+
+def _classic_bare_device_names(original: Original, self: ClassicNodePlugin, resource_uid: str) -> Sequence[str]:
+    original(self, resource_uid)
+    self.prepared[resource_uid] = (resource_uid,)
+    return self.prepared[resource_uid]
+
+
+def _classic_unknown_unprepare_ok(original: Original, self: ClassicNodePlugin, resource_uid: str,
+                                  cdi_devices: Sequence[str]) -> None:
+    try:
+        original(self, resource_uid, cdi_devices)
+    except ClassicPluginError as error:
+        if error.code != "NOT_FOUND":
+            raise
+
+
 def plugin(name: str, rule: str, what: str, *overrides: Replace | Wrap) -> Variant:
     return Variant(name, rule, what, overrides=overrides)
 
@@ -297,6 +346,22 @@ VARIANTS: tuple[Variant, ...] = (
     plugin("plugin-checks-only-its-own-claim", "KEP-5963/DRIVER-VALIDATES-AT-PREPARE",
            "the kubelet plugin does not check against claims already prepared",
            Replace(f"{PLUGIN}._check_compatibility", _compatibility_of_own_claim_only)),
+    # --- KEP-3063-CLASSIC: the classic plugin -----------------------------------------------------------------
+    plugin("classic-plugin-unprepare-keeps-state", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-UNDOES",
+           "the kubelet plugin answers unprepare with OK but keeps the prepared answer",
+           Wrap(f"{CLASSIC}.unprepare", _classic_unprepare_keeps_state)),
+    plugin("classic-plugin-writes-no-cdi-spec", "KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-FILES",
+           "the kubelet plugin answers with CDI device names no spec file on the node defines",
+           Wrap(f"{CLASSIC}.prepare", _classic_writes_no_spec)),
+    plugin("classic-plugin-prepare-not-idempotent", "KEP-3063-CLASSIC/PLUGIN-PREPARE-IDEMPOTENT",
+           "the kubelet plugin refuses a second prepare of a prepared claim",
+           Wrap(f"{CLASSIC}.prepare", _classic_prepare_not_idempotent)),
+    plugin("classic-plugin-cdi-names-unqualified", "KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-NAMES",
+           "the kubelet plugin answers with a bare device name, not vendor/class=name",
+           Wrap(f"{CLASSIC}.prepare", _classic_bare_device_names)),
+    plugin("classic-plugin-unknown-unprepare-ok", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-NOT-FOUND",
+           "the kubelet plugin unprepares a UID it never knew with OK",
+           Wrap(f"{CLASSIC}.unprepare", _classic_unknown_unprepare_ok)),
 )
 
 # The variants plugin-check's tests plant in the standalone plugin, one check failing for each.
