@@ -1,6 +1,6 @@
-"""Known-bad variants of the reference drivers' kubelet plugins (reference/drivers/plugin.py, the standalone
-plugin process, and the classic plugin of reference/drivers/classic_plugin.py), each an override of a named
-method (draconform.mutation.overrides). `PLUGIN_CHECK_DEFECTS`
+"""Known-bad variants of the reference drivers (reference/drivers/: the kubelet plugin of plugin.py, the
+standalone plugin process, the classic plugin of classic_plugin.py, the driver of driver.py), each an override
+of a named method (draconform.mutation.overrides). `PLUGIN_CHECK_DEFECTS`
 names the ones `draconform plugin-check`'s tests plant in the standalone plugin: each breaks exactly one
 DRA-PLUGIN rule a check judges, so the tests show each check catches its defect and no other check blames it.
 The same variants run in `draconform mutants` against the scenarios citing their rule."""
@@ -18,6 +18,7 @@ from draconform.mutation.overrides import Replace, Wrap
 from draconform.mutation.variant import Variant
 from draconform.reference.allocator.compatibility import EMPTY, SetState
 from draconform.reference.drivers.classic_plugin import ClassicNodePlugin
+from draconform.reference.drivers.driver import ReferenceDriver
 from draconform.reference.drivers.plugin import (
     Checkpoint,
     InventoryDevice,
@@ -227,6 +228,12 @@ def _unknown_claim_refused(original: Original, self: NodePlugin, claims: Sequenc
     return original(self, [ref for ref in claims if ref.uid not in unknown]) | unknown  # type: ignore[no-any-return]
 
 
+def _take_over_wipes_node_state(original: Original, self: ReferenceDriver, previous: ReferenceDriver) -> None:
+    original(self, previous)
+    for files in self._checkpoint.cdi.values():
+        files.clear()
+
+
 # --- the classic plugin (KEP-3063-CLASSIC) -------------------------------------------------------------------------
 def _classic_spec(self: ClassicNodePlugin, resource_uid: str) -> str:
     return f"k8s.{self.driver}-{resource_uid}.json"
@@ -342,6 +349,9 @@ VARIANTS: tuple[Variant, ...] = (
     plugin("unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
            "a plugin that could not tear a claim down answers success",
            Wrap(f"{PLUGIN}.unprepare", _failures_answered_as_success)),
+    plugin("driver-upgrade-wipes-node-state", "KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS",
+           "a restarted driver clears its state on the nodes, taking away running pods' CDI devices",
+           Wrap("draconform.reference.drivers.driver:ReferenceDriver.take_over", _take_over_wipes_node_state)),
     # --- KEP-5963: the driver validates at prepare ------------------------------------------------------------
     plugin("plugin-checks-only-its-own-claim", "KEP-5963/DRIVER-VALIDATES-AT-PREPARE",
            "the kubelet plugin does not check against claims already prepared",

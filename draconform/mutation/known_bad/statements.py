@@ -10,7 +10,6 @@ from draconform.mutation.variant import Patch, Variant
 CLAIM_CONTROLLER = "reference/controllers/resourceclaim.py"
 KUBELET = "reference/kubelet/kubelet.py"
 NODES = "reference/kubelet/nodes.py"
-DRIVER = "reference/drivers/driver.py"
 STORE = "reference/apiserver/store.py"
 COLUMNAR = "reference/allocator/columnar/counting.py"
 POD_VALIDATION = "draconform/validation/pod.py"
@@ -126,15 +125,6 @@ VARIANTS: tuple[Variant, ...] = (
                '        if self._gates.known("DynamicResourceAllocation") and not self._gates.enabled(\n'
                '                "DynamicResourceAllocation"):\n'
                '            return self._set_phase(pod, "Running")'),),
-    ),
-    Variant(
-        "driver-upgrade-wipes-node-state", "KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS",
-        "a restarted driver clears its state on the nodes, taking away running pods' CDI devices",
-        (Patch(DRIVER,
-               "        self._publisher.tainted |= previous._publisher.tainted\n",
-               "        self._publisher.tainted |= previous._publisher.tainted\n"
-               "        for files in self._checkpoint.cdi.values():\n"
-               "            files.clear()\n"),),
     ),
     # --- KEP-5322: reading a plugin's answer ------------------------------------------------------------------
     Variant(
