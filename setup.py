@@ -22,7 +22,9 @@ setup(
     package_data={
         # The .proto sources document the wire protocol; the .pyi stubs type the generated modules.
         "draconform": ["py.typed", "kubeletplugin/*.proto", "kubeletplugin/*.pyi", "reporting/templates/*",
-                       "serve/kubeproto/*.proto", "kube/cel/*.proto", "kube/cel/*.pyi"],
+                       "serve/kubeproto/*.proto", "kube/cel/*.proto", "kube/cel/*.pyi",
+                       # the start-up hook of variant runs: a folder put on PYTHONPATH, not a package
+                       "mutation/bootstrap/sitecustomize.py"],
         "draconform.features": ["**/*.feature", "**/*.yaml"],
         "draconform.schemas": ["**/*.json"],
     },

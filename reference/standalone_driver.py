@@ -4,16 +4,14 @@ the way a vendor runs it against their plugin on a node:
 
     python -m draconform.reference.standalone_driver --driver gpu.example.com --node node-1 \\
         --socket /tmp/dra.sock --registration /tmp/reg.sock --slices slices.yaml \\
-        [--kubeconfig PATH | --claims claims.yaml] [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]... \\
-        [--defect NAME]...
+        [--kubeconfig PATH | --claims claims.yaml] [--cdi-dir DIR] [--fault KIND:METHOD[:TIMES]]...
 
 Its devices are those of the slices. With --kubeconfig it reads each claim from that API server when asked,
 as a real plugin does; else what it knows is the claims given, or the claims `draconform plugin-check --slices`
 derives from the same slices. A fault (see `draconform.sut.PluginFault`) makes it fail from the start: "crash"
-ends the process in the middle of the call; a defect (faults.DEFECTS) makes it break one DRA-PLUGIN rule. With
---cdi-dir it writes the CDI spec file of each prepared claim into DIR (else it keeps them in memory). SIGHUP
-restarts it in place: new sockets, and what it prepared kept as a plugin's checkpoint file keeps it (lost with
-defect loses-state-on-restart). It prints "ready" once both sockets serve, and again after each restart."""
+ends the process in the middle of the call. With --cdi-dir it writes the CDI spec file of each prepared claim
+into DIR (else it keeps them in memory). SIGHUP restarts it in place: new sockets, and what it prepared kept as a
+plugin's checkpoint file keeps it. It prints "ready" once both sockets serve, and again after each restart."""
 
 from __future__ import annotations
 
@@ -30,7 +28,7 @@ from draconform.kubeletplugin.server import serve_plugin, serve_registration
 from draconform.reference.apiserver.store import Store
 from draconform.reference.claimfiles import CheckInputError, derive_claims, load_claims, load_objects
 from draconform.reference.clock import FakeClock
-from draconform.reference.drivers.faults import DEFECTS, FaultPlan
+from draconform.reference.drivers.faults import FaultPlan
 from draconform.reference.drivers.plugin import Checkpoint, ClaimReader, NodePlugin, inventory_devices
 from draconform.sut import PluginFault
 
@@ -61,8 +59,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kubeconfig", type=Path, help="read claims from this API server instead")
     parser.add_argument("--cdi-dir", type=Path, help="where to write CDI spec files (default: kept in memory)")
     parser.add_argument("--fault", type=_fault, action="append", default=[], metavar="KIND:METHOD[:TIMES]")
-    parser.add_argument("--defect", action="append", default=[], choices=sorted(DEFECTS), metavar="NAME",
-                        help="a defect of the plugin's catalogue (reference/drivers/faults.py DEFECTS)")
     args = parser.parse_args(argv)
 
     try:
@@ -71,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckInputError as err:
         print(f"standalone plugin: {err}", file=sys.stderr)
         return 2
-    faults = FaultPlan(on_crash=_crash, defects=args.defect)
+    faults = FaultPlan(on_crash=_crash)
     for fault in args.fault:
         faults.add(fault)
     devices = inventory_devices(slices)
@@ -100,8 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             break
         stop.clear()
         restart.clear()
-        if faults.has("loses-state-on-restart"):
-            checkpoint = Checkpoint(cdi=checkpoint.cdi)  # what it prepared was kept in memory only
+        checkpoint = checkpoint.after_restart()
     faults.release()
     return 0
 

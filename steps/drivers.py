@@ -25,6 +25,7 @@ from draconform.kube.cel import CelError, SelectorEngine, device_input
 from draconform.kube.kinds import with_pod_room
 from draconform.kube.values import parse_attribute, parse_quantity
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
+from draconform.kubeletplugin.judge import missing_entries, unasked_entries
 from draconform.kubeletplugin.types import (
     API_VERSIONS,
     CDI_DEVICE_ID,
@@ -559,9 +560,24 @@ def driver_answered_every_claim(kubelet: KubeletRecord) -> None:
     """The answer to the latest call has an entry for every claim in it, keyed by the claim's UID."""
     call = kubelet.last_call
     assert call is not None, "the kubelet has not called a plugin"
-    missing = [f"{ref.name} (UID {ref.uid})" for ref in call.asked if ref.uid not in call.answered]
+    missing = [f"{ref.name} (UID {ref.uid})" for ref in missing_entries(call.asked, call.answered)]
     assert not missing, (
         f"the {call.method} answer has no entry for claims {missing}; its entries are keyed {sorted(call.answered)}"
+    )
+
+
+@then("the driver answered only the claims it was asked about")
+def driver_answered_only_asked(kubelet: KubeletRecord) -> None:
+    """The answer to the latest call has no entry under a UID the call did not carry (a claim of an earlier
+    call, or a made-up UID): the kubelet fails the pod's preparation on such an answer."""
+    call = kubelet.last_call
+    assert call is not None, "the kubelet has not called a plugin"
+    known = {ref.uid: ref.name for ref in kubelet.claims.values()}
+    extra = [f"{uid} (claim {known[uid]})" if uid in known else uid
+             for uid in unasked_entries(call.asked, call.answered)]
+    assert not extra, (
+        f"the {call.method} answer for {[ref.name for ref in call.asked]} also has entries under UIDs the call did "
+        f"not carry: {extra}"
     )
 
 

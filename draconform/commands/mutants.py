@@ -1,12 +1,12 @@
-"""`draconform mutants`: measure the suite's two promises. Each variant of the reference implementation (text
-patches applied to a copy of the code, tied to a rule) is run against the feature folder of that rule's KEP
-and every other feature file citing the rule. A known-bad variant breaks the rule: the suite must kill it (a
-scenario fails). A conforming variant makes another choice the KEP allows: the suite must pass it (a failure
-is a false failure). Prints per KEP the known-bad variants killed and the conforming ones passed (or JSON)
-and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no variant breaks, and writes
-REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate, every conforming variant passes and
-every such MUST rule has a variant, 1 when not or when a run broke, 2 when a variant's patch no longer
-applies or the unpatched copy fails (then no verdict would mean anything)."""
+"""`draconform mutants`: measure the suite's two promises. Each variant of the reference implementation (named
+functions overridden by their defects, or text patches applied to a copy of the code; tied to a rule) is run
+against the feature folder of that rule's KEP and every other feature file citing the rule. A known-bad variant
+breaks the rule: the suite must kill it (a scenario fails). A conforming variant makes another choice the KEP
+allows: the suite must pass it (a failure is a false failure). Prints per KEP the known-bad variants killed and
+the conforming ones passed (or JSON) and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no variant
+breaks, and writes REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate, every conforming
+variant passes and every such MUST rule has a variant, 1 when not or when a run broke, 2 when a variant's patch
+or override no longer applies or the unpatched copy fails (then no verdict would mean anything)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The catalogue of known-bad variants of the reference implementation, one place listing them all: each a
-`Variant` of text patches (draconform.mutation.variant) that turns the correct code back into one bug, tied
-to the catalogued rule it breaks. They live per KEP in draconform.mutation.known_bad; the code a normal run
+`Variant` (draconform.mutation.variant: overrides of named functions, or text patches) that turns the correct
+code back into one bug, tied to the catalogued rule it breaks. They live per KEP in
+draconform.mutation.known_bad (the kubelet plugin's in known_bad/plugin.py); the code a normal run
 executes carries none of them. Every MUST / MUST NOT rule of KEP-5007, KEP-5963 and the structured allocator
 (KEP-4381) has at least one; `tests/harness/test_mutation.py` keeps it so."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from draconform.mutation.known_bad import kep3063_classic, kep4381, kep5007, kep5963, other, statements
+from draconform.mutation.known_bad import kep3063_classic, kep4381, kep5007, kep5963, other, plugin, statements
 from draconform.mutation.variant import Variant
 
 if TYPE_CHECKING:
@@ -19,8 +20,18 @@ KEPS_WITH_VARIANTS = ("KEP-5007", "KEP-5963", "KEP-4381")
 
 VARIANTS: tuple[Variant, ...] = (
     *kep5007.VARIANTS, *kep5963.VARIANTS, *kep4381.VARIANTS, *kep3063_classic.VARIANTS, *other.VARIANTS,
-    *statements.VARIANTS,
+    *statements.VARIANTS, *plugin.VARIANTS,
 )
+
+
+def variant_named(name: str) -> Variant:
+    """The variant of either kind called `name` (a child process learns its variant by name)."""
+    from draconform.mutation.conforming import CONFORMING
+
+    for variant in (*VARIANTS, *CONFORMING):
+        if variant.name == name:
+            return variant
+    raise KeyError(f"no variant named {name!r}")
 
 
 def must_rules_without_variant(catalogue: Catalogue, variants: tuple[Variant, ...] = VARIANTS) -> list[str]:

@@ -1,6 +1,7 @@
 """Runs variants: for each, `draconform run` in a child process over a copy of the project's code with the
 variant's patches applied (the copy laid out as the installed package and put first on the child's
-PYTHONPATH), over the feature folder of the rule's catalogue and every other feature file whose scenarios
+PYTHONPATH) and its overrides installed in the child and every process it starts (draconform.mutation.overrides),
+over the feature folder of the rule's catalogue and every other feature file whose scenarios
 cite the rule. The code a normal run executes carries no variant, so a variant runs exactly the code paths a
 normal run does, fast paths included. A run is killed when at least one scenario fails or errors, or when it
 hangs (it is stopped after a timeout); it survived when every scenario passed; it is broken when it wrote
@@ -27,6 +28,7 @@ import yaml
 
 import draconform
 from draconform.catalogue import CATALOGUE_FILE, Catalogue
+from draconform.mutation import overrides
 from draconform.mutation.variant import CONFORMING, Patch, Variant
 from draconform.paths import FEATURES_DIR
 
@@ -96,11 +98,24 @@ def apply_patches(variant_name: str, patches: Iterable[Patch], root: Path) -> No
         target.write_text(text.replace(patch.old, patch.new), encoding="utf-8")
 
 
+def variant_environment(variant: Variant, scratch: Path) -> dict[str, str]:
+    """The environment of a child process (and all it starts) running as `variant`: a copy of the code with
+    its patches in `scratch` first on PYTHONPATH, if it has patches, and its overrides installed. Run the child
+    outside a checkout (`python -m` puts the working directory first on sys.path)."""
+    env = dict(os.environ)
+    if variant.patches:
+        root = copy_sources(scratch)
+        apply_patches(variant.name, variant.patches, root)
+        env = child_environment(root)
+    return overrides.environment(variant.name, env) if variant.overrides else env
+
+
 def check_patches(variant: Variant) -> list[str]:
     """What is wrong with applying `variant` to the current code (empty when every patch applies once, in
-    order), without copying anything: the fast check that keeps variants true as the code moves."""
+    order, and every override's target exists and takes its defect's parameters), without copying anything:
+    the fast check that keeps variants true as the code moves."""
     texts: dict[str, str] = {}
-    problems = []
+    problems = overrides.problems(variant.name, variant.overrides)
     for patch in variant.patches:
         target = source_file(patch.path)
         if patch.path not in texts:
@@ -184,15 +199,18 @@ def _kep_folders(features_dir: Path) -> dict[str, Path]:
 
 
 def run_one(name: str, patches: Sequence[Patch], paths: Sequence[Path], work_dir: Path, features_dir: Path,
-            timeout: float | None = None, first_failure: bool = False) -> tuple[str, tuple[str, ...], int, str]:
-    """One `draconform run` in a child process over a fresh copy of the code with `patches` applied:
-    (status, killers, scenarios, detail). With `first_failure` the run stops at the first failing scenario
-    (pytest -x), which is enough for a verdict and much faster for the variants that are killed. Raises
-    PatchError when a patch does not apply."""
+            timeout: float | None = None, first_failure: bool = False,
+            with_overrides: bool = False) -> tuple[str, tuple[str, ...], int, str]:
+    """One `draconform run` in a child process over a fresh copy of the code with `patches` applied and, with
+    `with_overrides`, the overrides of the variant `name` installed: (status, killers, scenarios, detail).
+    With `first_failure` the run stops at the first failing scenario (pytest -x), which is enough for a verdict
+    and much faster for the variants that are killed. Raises PatchError when a patch does not apply."""
     with tempfile.TemporaryDirectory(prefix=f"draconform-variant-{name}-") as scratch:
         root = copy_sources(Path(scratch))
         apply_patches(name, patches, root)
         env = child_environment(root)
+        if with_overrides:
+            env = overrides.environment(name, env)
         if first_failure:
             env["PYTEST_ADDOPTS"] = f"{env.get('PYTEST_ADDOPTS', '')} -x".strip()
         if features_dir.resolve() == FEATURES_DIR.resolve():  # the packaged features: run the copy's
@@ -226,7 +244,8 @@ def run_variants(variants: Sequence[Variant], plan: Plan, catalogue: Catalogue, 
     def one(variant: Variant) -> Verdict:
         try:
             status, killers, count, detail = run_one(variant.name, variant.patches, plan.paths[variant.name],
-                                                     work_dir, plan.features_dir, timeout, first_failure)
+                                                     work_dir, plan.features_dir, timeout, first_failure,
+                                                     with_overrides=bool(variant.overrides))
         except PatchError as error:
             status, killers, count, detail = BROKEN, (), 0, str(error)
         verdict = Verdict(variant, catalogue.rules[variant.rule].kep, status, killers, count, detail)

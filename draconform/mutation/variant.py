@@ -1,6 +1,7 @@
-"""What a variant of the reference implementation is: a named set of text patches to the project's own
-source, applied to a copy of the code by the mutation runner, never present in the code a normal run
-executes.
+"""What a variant of the reference implementation is: a named set of overrides of the project's own functions
+(draconform.mutation.overrides: a named function or method swapped for its defective version), or, where no
+named function holds the behaviour alone, of text patches applied to a copy of the code; either way installed
+by the mutation runner, never present in the code a normal run executes.
 
 Two kinds. A *known-bad* variant breaks one catalogued rule; the suite must fail it (kill it). A
 *conforming* variant makes another choice the KEP or upstream Kubernetes allows (a MAY, a SHOULD, "any
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from draconform.mutation.overrides import Override
 
 KNOWN_BAD: Literal["known-bad"] = "known-bad"
 CONFORMING: Literal["conforming"] = "conforming"
@@ -32,6 +35,7 @@ class Variant:
     name: str  # unique across both kinds, kebab-case
     rule: str  # the catalogued rule it breaks (known-bad) or exercises a freedom of (conforming)
     what: str  # the behaviour, in a few words
-    patches: tuple[Patch, ...]
+    patches: tuple[Patch, ...] = ()
     kind: Kind = KNOWN_BAD
     allows: str = ""  # conforming only: the KEP section and sentence, or the upstream behaviour, allowing it
+    overrides: tuple[Override, ...] = ()  # named functions swapped for their defects; preferred over patches

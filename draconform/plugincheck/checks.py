@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from draconform.kube.cdi import parse_specs, read_dirs
 from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
+from draconform.kubeletplugin.judge import missing_entries, unasked_entries
 from draconform.kubeletplugin.types import API_VERSIONS, CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
 from draconform.plugincheck.claims import ClaimSource, NeedsCluster, Support
 from draconform.reference.claimfiles import TestClaim
@@ -312,11 +313,11 @@ def _keys(answer: dict[str, PrepareResult] | dict[str, str]) -> str:
 def answer_every_claim(s: Session) -> None:
     refs = [c.ref for c in _good_claims(s)]
     results = s.prepare(refs)
-    missing = [_name(r) for r in refs if r.uid not in results]
+    missing = [_name(r) for r in missing_entries(refs, results)]
     s.expect(not missing, "the prepare answer has an entry for every claim, keyed by UID",
              f"no entry for {', '.join(missing)}; the answer's entries are keyed {_keys(results)}")
     errors = s.unprepare(refs)
-    missing = [_name(r) for r in refs if r.uid not in errors]
+    missing = [_name(r) for r in missing_entries(refs, errors)]
     s.expect(not missing, "the unprepare answer has an entry for every claim, keyed by UID",
              f"no entry for {', '.join(missing)}; the answer's entries are keyed {_keys(errors)}")
 
@@ -325,7 +326,7 @@ def answer_only_asked(s: Session) -> None:
     first, second = _good(s, 0), _good(s, 1)
     s.prepared(first)
     results = s.prepare([second.ref])
-    extra = sorted(set(results) - {second.ref.uid})
+    extra = unasked_entries([second.ref], results)
     named = {c.ref.uid: _name(c.ref) for c in s.claims}
     s.expect(not extra, f"the answer for claim {second.ref.name} has no other entry",
              "the answer has entries under UIDs the request did not carry: "

@@ -24,6 +24,20 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "model", "scratch" in one call
       Then the driver answered every claim it was asked about, by UID
 
+  Rule: DRA-PLUGIN/ANSWER-ONLY-ASKED  The answer has entries only under the UIDs of the claims asked about
+
+    # The node's kubelet prepared both claims of the pod before the harness asks: the plugin holds "model"
+    # while it answers the call about "scratch", and must not add it to that answer.
+    Scenario: A claim prepared in an earlier call is left out of the answer about another claim
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And a pod "trainer" using claims "model, scratch"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "scratch"
+      Then the driver answered only the claims it was asked about
+
   Rule: DRA-PLUGIN/CLAIMS-INDEPENDENT  A refused claim does not keep the plugin from preparing the others in the call
 
     # A plugin built on upstream's helper refuses the whole call for a claim it cannot read from the API server;

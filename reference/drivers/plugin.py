@@ -65,6 +65,11 @@ class Checkpoint:
     nodes: dict[str, dict[str, PreparedClaim]] = field(default_factory=dict)
     cdi: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    def after_restart(self) -> Checkpoint:
+        """What the driver finds after it restarts: all of it, as a plugin's checkpoint file keeps it
+        (DRA-PLUGIN/SURVIVES-RESTART)."""
+        return self
+
 
 def inventory_devices(inventory: Sequence[Obj]) -> dict[tuple[str, str], InventoryDevice]:
     """(pool, device) -> the device, with groups as the inventory declares them (gate or not)."""
@@ -119,42 +124,30 @@ class NodePlugin:
         self._inventory = inventory
         self.faults = faults or FaultPlan()
         self._on_broken = on_broken or (lambda devices: None)
-        self._refused: set[str] = set()  # claims refused once; read only by fault permanent-refusal-remembered-...
 
     def _key(self, ref: ClaimRef) -> str:
-        """What prepared claims are kept under: the UID (defect state-by-name: namespace and name)."""
-        return f"{ref.namespace}/{ref.name}" if self.faults.has("state-by-name") else ref.uid
+        """What prepared claims are kept under: the claim's UID (DRA-PLUGIN/CLAIM-IDENTITY-IS-UID)."""
+        return ref.uid
 
     def prepare(self, claims: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
         self.faults.before_call("prepare")
-        if self.faults.has("racy-answers"):
-            self.faults.race().begin()
-        answers: dict[str, PrepareResult] = {}
-        for ref in claims:
-            if self.faults.has("refuses-the-rest") and any(a.error for a in answers.values()):
-                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")
-                continue
-            known = self._prepared.get(self._key(ref))
-            if known is not None:
-                answers[ref.uid] = known.result
-                continue
-            try:
-                prepared = self._prepare(ref)
-            except PrepareRefused as refusal:
-                answers[ref.uid] = PrepareResult(error=str(refusal), permanent=refusal.permanent)
-                self._refused.add(ref.uid)
-                continue
-            if prepared.result.failed:  # fault error-with-devices: an error that still names devices
-                answers[ref.uid] = prepared.result
-                continue
-            self._write_cdi_spec(ref, prepared.result)
-            self._prepared[self._key(ref)] = prepared
-            answers[ref.uid] = prepared.result
-        if self.faults.has("answers-earlier-claims"):
-            answers = {uid: held.result for uid, held in self._prepared.items()} | answers
-        if self.faults.has("racy-answers"):
-            return self.faults.race().share(answers)
-        return answers
+        return {ref.uid: self._answer(ref) for ref in claims}
+
+    def _answer(self, ref: ClaimRef) -> PrepareResult:
+        """One claim's answer, on its own: what the claim's own preparation gives, whatever the other claims
+        of the call got (DRA-PLUGIN/CLAIMS-INDEPENDENT)."""
+        known = self._prepared.get(self._key(ref))
+        if known is not None:
+            return known.result
+        try:
+            prepared = self._prepare(ref)
+        except PrepareRefused as refusal:
+            return PrepareResult(error=str(refusal), permanent=refusal.permanent)
+        if prepared.result.failed:  # fault error-with-devices: an error that still names devices
+            return prepared.result
+        self._write_cdi_spec(ref, prepared.result)
+        self._prepared[self._key(ref)] = prepared
+        return prepared.result
 
     def unprepare(self, claims: Sequence[ClaimRef]) -> dict[str, str]:
         self.faults.before_call("unprepare")
@@ -166,14 +159,14 @@ class NodePlugin:
                 answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim {ref.namespace}/{ref.name}"
                 continue
             self._prepared.pop(self._key(ref), None)
-            if held is None and self.faults.has("loses-state-on-restart"):
-                answers[ref.uid] = ""  # it removes only the spec files of claims it knows
-                continue
-            if not self.faults.has("leaves-cdi-specs"):
-                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
-                self._cdi.pop(cdi_spec_file(self.driver, ref.uid).replace(".json", "-copy.json"), None)
+            self._remove_cdi_spec(ref)
             answers[ref.uid] = ""
         return answers
+
+    def _remove_cdi_spec(self, ref: ClaimRef) -> None:
+        """The claim's CDI spec file goes with its preparation, known to the plugin or not
+        (DRA-PLUGIN/CDI-SPECS-REMOVED): a plugin that lost its state on a restart still cleans up."""
+        self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)
 
     def _write_cdi_spec(self, ref: ClaimRef, result: PrepareResult) -> None:
         """The runtime must find every CDI device ID of the answer in a spec on the node, so the file is
@@ -183,14 +176,11 @@ class NodePlugin:
         devices = {d.device: {"DRA_DEVICE": d.device, "DRA_CLAIM": f"{ref.namespace}/{ref.name}"}
                    for d in result.devices}
         self._cdi[cdi_spec_file(self.driver, ref.uid)] = spec_text(cdi_kind(self.driver), devices)
-        if self.faults.has("defines-cdi-twice"):
-            self._cdi[cdi_spec_file(self.driver, ref.uid).replace(".json", "-copy.json")] = spec_text(
-                cdi_kind(self.driver), devices)
 
     def _prepare(self, ref: ClaimRef) -> PreparedClaim:
         where = f"ResourceClaim {ref.namespace}/{ref.name}"
-        claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
-        if claim is None or (claim["metadata"].get("uid") != ref.uid and not self.faults.has("ignores-uid")):
+        claim = self._claim(ref)
+        if claim is None:
             raise PrepareRefused(f"{where} with UID {ref.uid} does not exist")
         allocation = (claim.get("status") or {}).get("allocation")
         if not allocation:
@@ -211,11 +201,16 @@ class NodePlugin:
                       if not r.get("adminAccess") and not r.get("shareID"))
         return PreparedClaim(result, [d for r, d in devices if not r.get("adminAccess")], whole)
 
+    def _claim(self, ref: ClaimRef) -> Obj | None:
+        """The claim the request names: its namespace and name, and its UID too, since a claim deleted and made
+        again under the same name is another claim (DRA-PLUGIN/PER-CLAIM-ERRORS)."""
+        claim = self._store.get("ResourceClaim", ref.name, ref.namespace)
+        return claim if claim is not None and claim["metadata"].get("uid") == ref.uid else None
+
     def _allocated_devices(self, where: str, allocation: Obj) -> list[tuple[Obj, InventoryDevice]]:
         """The allocation's results for this driver, each with the device of the driver's inventory it names;
         refused when one names no device of the driver on this node (DRA-PLUGIN/DEVICES-ON-THIS-NODE)."""
-        results = [r for r in (allocation.get("devices") or {}).get("results") or []
-                   if r.get("driver") == self.driver or self.faults.has("prepares-other-drivers-devices")]
+        results = self._results(allocation)
         inventory = self._inventory_for(results)
         devices: list[tuple[Obj, InventoryDevice]] = []
         for result in results:
@@ -228,17 +223,13 @@ class NodePlugin:
             devices.append((result, device))
         return devices
 
+    def _results(self, allocation: Obj) -> list[Obj]:
+        """The allocation's results for this driver: those of other drivers are theirs to prepare."""
+        return [r for r in (allocation.get("devices") or {}).get("results") or [] if r.get("driver") == self.driver]
+
     def _inventory_for(self, results: list[Obj]) -> Mapping[tuple[str, str], InventoryDevice]:
-        """The driver's devices by pool and name, as a faulty driver would see them for these results."""
-        inventory = self._inventory()
-        if self.faults.has("ignores-pool"):
-            mine = {device.name: device for device in inventory.values() if device.node in (None, self.node)}
-            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): mine[str(r.get("device", ""))]
-                         for r in results if str(r.get("device", "")) in mine}
-        if self.faults.has("prepares-other-drivers-devices"):
-            inventory = {(str(r.get("pool", "")), str(r.get("device", ""))): InventoryDevice(
-                str(r.get("pool", "")), str(r.get("device", "")), None, ()) for r in results} | dict(inventory)
-        return inventory
+        """Where the allocation's `results` are looked up: the driver's devices, by pool and name."""
+        return self._inventory()
 
     def _refuse_on_fault(self, where: str, fault: PluginFault | None,
                          devices: list[tuple[Obj, InventoryDevice]]) -> None:
@@ -256,15 +247,13 @@ class NodePlugin:
     def _prepared_devices(self, claim: Obj,
                           devices: list[tuple[Obj, InventoryDevice]]) -> tuple[PreparedDevice, ...]:
         """Each device as the answer names it: pool, name, request, CDI device ID and share ID."""
-        last_request = str(((claim.get("spec") or {}).get("devices") or {}).get("requests", [{}])[-1].get("name", ""))
         return tuple(
             PreparedDevice(
                 pool=device.pool,
                 device=device.name,
-                requests=(last_request if self.faults.has("wrong-request-names") else str(result.get("request", "")),),
+                requests=(str(result.get("request", "")),),
                 cdi_device_ids=(cdi_device_id(self.driver, device.name),),
-                share_id=str(result["shareID"]) if result.get("shareID") and not self.faults.has("no-share-id")
-                else None,
+                share_id=str(result["shareID"]) if result.get("shareID") else None,
             )
             for result, device in devices
         )
@@ -272,8 +261,6 @@ class NodePlugin:
     def _check_exclusive(self, where: str, ref: ClaimRef, devices: list[tuple[Obj, InventoryDevice]]) -> None:
         """A device held whole (no admin access, no share) by another prepared claim is not prepared again:
         the allocation that gives it twice is wrong (DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE)."""
-        if self.faults.has("prepares-a-device-twice"):
-            return
         whole = {(d.pool, d.name) for r, d in devices if not r.get("adminAccess") and not r.get("shareID")}
         for key, held in self._prepared.items():
             if key == self._key(ref):

@@ -1,5 +1,6 @@
 """The mutation check itself (`draconform mutants`): every variant's patches apply to the current code once
-each (what keeps variants true as the code moves), no fault switch is left in the code a normal run executes,
+each and every override's target exists with its defect's parameters (what keeps variants true as the code
+moves), no fault switch or defect is left in the code a normal run executes, a child runs a variant's overrides,
 the runner runs a patched copy of the code (a known-bad variant is killed, a conforming one passes), the
 catalogue of variants names only catalogued rules and gives every MUST rule of the KEPs it covers a variant,
 and the summary judges each kind its own way. The full measurement is `tox -e mutants` (it takes minutes)."""
@@ -17,8 +18,9 @@ import pytest
 import draconform
 from draconform.catalogue import load_catalogue
 from draconform.mutation import summary
-from draconform.mutation.catalogue import VARIANTS, must_rules, must_rules_without_variant
+from draconform.mutation.catalogue import VARIANTS, must_rules, must_rules_without_variant, variant_named
 from draconform.mutation.conforming import CONFORMING
+from draconform.mutation.overrides import Replace
 from draconform.mutation.runner import (
     HUNG,
     KILLED,
@@ -33,6 +35,7 @@ from draconform.mutation.runner import (
     run_one,
     run_variants,
     source_file,
+    variant_environment,
 )
 from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
 from draconform.mutation.variant import KNOWN_BAD, Patch, Variant
@@ -42,21 +45,56 @@ from draconform.suite.tracing import take_inventory
 
 ALL = (*VARIANTS, *CONFORMING)
 CODE_ROOTS = [Path(draconform.__file__).parent, source_file("reference/x").parent, source_file("steps/x").parent]
-SWITCH = re.compile(r"(?<![.\w])faults\.(?:on|ACTIVE)\b|draconform\.faults\b|from draconform import faults|"
-                    r"DRACONFORM_FAULTS")
+SWITCH = re.compile(r"(?<![.\w])faults\.(?:on|ACTIVE|has)\b|draconform\.faults\b|from draconform import faults|"
+                    r"DRACONFORM_FAULTS|\bDEFECTS\b|--defect\b")
 
 
 @pytest.mark.parametrize("variant", ALL, ids=lambda variant: variant.name)
 def test_every_patch_applies_to_the_current_code_once(variant: Variant) -> None:
-    assert variant.patches, "a variant without patches is the reference itself"
+    assert variant.patches or variant.overrides, "a variant without patches or overrides is the reference itself"
     assert check_patches(variant) == []
 
 
-def test_no_fault_switch_is_left_in_the_code() -> None:
+def test_no_fault_switch_or_defect_is_left_in_the_code() -> None:
+    """Known-bad behaviour lives in draconform/mutation only: no switch, no defect catalogue elsewhere."""
+    mutation = Path(draconform.__file__).parent / "mutation"
     found = [f"{path}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}"
-             for root in CODE_ROOTS for path in sorted(root.rglob("*.py"))
+             for root in CODE_ROOTS for path in sorted(root.rglob("*.py")) if not path.is_relative_to(mutation)
              for text in [path.read_text(encoding="utf-8")] for match in SWITCH.finditer(text)]
     assert found == []
+
+
+def _key_by_name(self: object, ref: object) -> str:
+    return "by-name"
+
+
+def _wrong_arguments(self: object) -> str:
+    return "x"
+
+
+def test_an_override_whose_target_moved_names_the_variant_and_the_target() -> None:
+    target = "draconform.reference.drivers.plugin:NodePlugin"
+    gone = Variant("gone", "DRA-PLUGIN/CLAIM-IDENTITY-IS-UID", "bug",
+                   overrides=(Replace(f"{target}._nope", _key_by_name),))
+    reshaped = Variant("reshaped", "DRA-PLUGIN/CLAIM-IDENTITY-IS-UID", "bug",
+                       overrides=(Replace(f"{target}._key", _wrong_arguments),))
+    assert check_patches(gone) == [f"variant gone: override target {target}._nope: no function or method of that name"]
+    assert check_patches(reshaped) == [f"variant reshaped: override of {target}._key takes (self), the code now "
+                                       "needs (self, ref)"]
+
+
+def test_a_child_runs_the_overrides_of_its_variant_and_the_checkout_stays_correct(tmp_path: Path) -> None:
+    variant = variant_named("state-by-name")
+    probe = ("from draconform.kubeletplugin.types import ClaimRef\n"
+             "from draconform.reference.drivers.plugin import NodePlugin\n"
+             "print(NodePlugin._key(None, ClaimRef(namespace='ns', name='a', uid='u-1')))")
+    out = subprocess.run([sys.executable, "-c", probe], env=variant_environment(variant, tmp_path / "copy"),
+                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "ns/a", "the child keeps prepared claims by name, as the variant says"
+    assert not (tmp_path / "copy").exists(), "a variant of overrides only needs no copy of the code"
+    from draconform.reference.drivers.plugin import NodePlugin
+
+    assert NodePlugin._key.__module__ == "draconform.reference.drivers.plugin", "this process is untouched"
 
 
 def test_variant_names_are_unique_across_both_kinds() -> None:

@@ -1,5 +1,5 @@
-"""What the plugin-check tests share: a kubelet plugin as a process of its own (the reference plugin, with a
-defect of its catalogue or none, or another plugin's command), the driver's slices, and a `draconform
+"""What the plugin-check tests share: a kubelet plugin as a process of its own (the reference plugin, as
+it is or as a known-bad variant, or another plugin's command), the driver's slices, and a `draconform
 plugin-check` run whose report.json is read back."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from draconform.cli import main
-from draconform.mutation.catalogue import VARIANTS
-from draconform.mutation.runner import apply_patches, copy_sources
+from draconform.mutation.catalogue import variant_named
+from draconform.mutation.runner import variant_environment
 
 DRIVER, NODE = "gpu.example.com", "node-1"
 # Two GPUs held whole and one shared in capacity on node-1, and the same names in node-2's pool.
@@ -37,24 +37,18 @@ class Plugin:
     By default the reference plugin (`standalone`); `command` names another, such as the helper-shaped one."""
 
     def __init__(self, directory: Path, *args: str, faults: Sequence[str] = (), variant: str | None = None,
-                 defects: Sequence[str] = (), command: Sequence[str] | None = None) -> None:
+                 command: Sequence[str] | None = None) -> None:
         """`faults` are injected failures of calls; `variant` names a known-bad variant of the reference
-        (draconform.mutation.catalogue) the plugin runs as: a copy of the code with its patches applied;
-        `defects` are defects of the reference plugin's catalogue."""
+        (draconform.mutation.catalogue) the plugin runs as: its overrides installed, its patches applied to a
+        copy of the code."""
         base = command or [sys.executable, "-m", "draconform.reference.standalone_driver"]
         argv = [*base, "--driver", DRIVER, "--node", NODE, "--socket", str(directory / "dra.sock"),
                 "--registration", str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
                 "--cdi-dir", str(directory / "cdi"), *args]
         for fault in faults:
             argv += ["--fault", fault]
-        for defect in defects:
-            argv += ["--defect", defect]
-        env = dict(os.environ)
-        if variant is not None:
-            known_bad = next(v for v in VARIANTS if v.name == variant)
-            root = copy_sources(directory / "variant")
-            apply_patches(known_bad.name, known_bad.patches, root)
-            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+        env = dict(os.environ) if variant is None else variant_environment(variant_named(variant),
+                                                                          directory / "variant")
         # Run from the test directory: `python -m` puts the working directory first on sys.path, and a
         # checkout's own draconform/ there would win over the variant's copy.
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

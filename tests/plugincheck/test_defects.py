@@ -1,5 +1,6 @@
-"""Every check of `draconform plugin-check` against the reference plugin started with exactly one defect of its
-catalogue (reference/drivers/faults.py DEFECTS): the check of the rule the defect breaks fails, naming what went
+"""Every check of `draconform plugin-check` against the reference plugin run as exactly one of its known-bad
+variants (draconform/mutation/known_bad/plugin.py PLUGIN_CHECK_DEFECTS, installed as overrides of named
+methods, outside the production code): the check of the rule the defect breaks fails, naming what went
 wrong in words, and every other check passes as it does for the plugin without defects. So a check that
 accepted any answer fails its test, and so does a check that blames the wrong rule."""
 
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from draconform.kube.kinds import with_pod_room
+from draconform.mutation.catalogue import variant_named
+from draconform.mutation.known_bad.plugin import PLUGIN_CHECK_DEFECTS
 from draconform.plugincheck.checks import CHECKS
-from draconform.reference.drivers.faults import DEFECTS
 from tests.plugincheck.conftest import Api
 from tests.plugincheck.helpers import DRIVER, NODE, SLICES, Plugin, failed, outcomes, plugin_check
 
@@ -25,9 +27,9 @@ NEEDS_DECLARATIONS = {"KEP-5963/DRIVER-VALIDATES-AT-PREPARE"}
 SUPPORTS = "permanentErrors:\n  config: {mode: no-such-mode}\n"
 
 
-def run(workdir: Path, api: Api, defects: tuple[str, ...] = ()) -> tuple[int, dict]:  # type: ignore[type-arg]
+def run(workdir: Path, api: Api, variant: str | None = None) -> tuple[int, dict]:  # type: ignore[type-arg]
     (workdir / "supports.yaml").write_text(SUPPORTS)
-    plugin = Plugin(workdir, "--kubeconfig", str(api.kubeconfig), defects=defects)
+    plugin = Plugin(workdir, "--kubeconfig", str(api.kubeconfig), variant=variant)
     try:
         return plugin_check(workdir, "--kubeconfig", str(api.kubeconfig), "--cdi-dir", str(workdir / "cdi"),
                             "--restart-command", plugin.restart_command, "--timeout", "10",
@@ -46,10 +48,10 @@ def test_the_plugin_without_defects_passes_every_check_it_can_be_given(workdir: 
     assert not leftovers, f"plugin-check left {leftovers} in the cluster"
 
 
-@pytest.mark.parametrize("defect", sorted(DEFECTS))
+@pytest.mark.parametrize("defect", sorted(PLUGIN_CHECK_DEFECTS))
 def test_each_defect_fails_exactly_the_check_of_its_rule(workdir: Path, api: Api, defect: str) -> None:
-    rule, _ = DEFECTS[defect]
-    status, report = run(workdir, api, (defect,))
+    rule = variant_named(defect).rule
+    status, report = run(workdir, api, defect)
     got = failed(report)
     assert set(got) == {rule}, got
     assert status == 1
@@ -98,10 +100,10 @@ def test_a_check_that_accepts_anything_would_fail_its_defect_test(workdir: Path,
     here the identity check accepts anything, and the defect it exists for goes unnoticed."""
     from draconform.plugincheck import runner
 
-    rule, _ = DEFECTS["state-by-name"]
+    rule = variant_named("state-by-name").rule
     lax = tuple(replace(check, run=lambda session: None) if check.rule == rule else check for check in CHECKS)
     monkeypatch.setattr(runner, "CHECKS", lax)
-    status, report = run(workdir, api, ("state-by-name",))
+    status, report = run(workdir, api, "state-by-name")
     assert failed(report) == {} and status == 0  # what test_each_defect_fails_exactly_the_check_of_its_rule refuses
 
 

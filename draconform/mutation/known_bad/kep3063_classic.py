@@ -197,27 +197,6 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
-        "classic-plugin-unprepare-keeps-state", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-UNDOES",
-        "the kubelet plugin answers unprepare with OK but keeps the prepared answer",
-        (
-            Patch("reference/drivers/classic_plugin.py",
-                  '        self._received("unprepare", resource_uid)\n',
-                  ('        self._received("unprepare", resource_uid)\n'
-                   "        if resource_uid in self.prepared:\n"
-                   "            return  # the fault: answered OK, but the prepared answer is kept\n")),
-        ),
-    ),
-    Variant(
-        "classic-plugin-writes-no-cdi-spec", "KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-FILES",
-        "the kubelet plugin answers with CDI device names no spec file on the node defines",
-        (
-            Patch("reference/drivers/classic_plugin.py",
-                  ('        self.cdi[f"k8s.{self.driver}-{resource_uid}.json"] = spec_text(\n'
-                   '            f"k8s.{self.driver}/resource", {resource_uid: {"DRA_RESOURCE": resource_uid}})\n'),
-                  ""),
-        ),
-    ),
-    Variant(
         "classic-kubelet-constant-backoff", "KEP-3063-CLASSIC/KUBELET-PREPARE-FAILURE-RETRIED",
         "the kubelet retries a failed prepare at a fixed interval, without back-off",
         (
@@ -323,36 +302,6 @@ VARIANTS: tuple[Variant, ...] = (
                   ("            if claim is None:\n"
                    "                continue\n"
                    "                return Status(Code.UNSCHEDULABLE,\n")),
-        ),
-    ),
-    Variant(
-        "classic-plugin-prepare-not-idempotent", "KEP-3063-CLASSIC/PLUGIN-PREPARE-IDEMPOTENT",
-        "the kubelet plugin refuses a second prepare of a prepared claim",
-        (
-            Patch("reference/drivers/classic_plugin.py",
-                  "        if resource_uid in self.prepared:\n",
-                  ("        if resource_uid in self.prepared:\n"
-                   '            raise ClassicPluginError("ALREADY_EXISTS", f"resource claim {resource_uid} is already prepared")\n')),
-        ),
-    ),
-    Variant(
-        "classic-plugin-cdi-names-unqualified", "KEP-3063-CLASSIC/PLUGIN-PREPARE-CDI-NAMES",
-        "the kubelet plugin answers with a bare device name, not vendor/class=name",
-        (
-            Patch("reference/drivers/classic_plugin.py",
-                  '        devices = (f"k8s.{self.driver}/resource={resource_uid}",)\n',
-                  ('        devices = (f"k8s.{self.driver}/resource={resource_uid}",)\n'
-                   "        devices = (resource_uid,)\n")),
-        ),
-    ),
-    Variant(
-        "classic-plugin-unknown-unprepare-ok", "KEP-3063-CLASSIC/PLUGIN-UNPREPARE-NOT-FOUND",
-        "the kubelet plugin unprepares a UID it never knew with OK",
-        (
-            Patch("reference/drivers/classic_plugin.py",
-                  ("        if resource_uid not in self.known and self._claim(resource_uid) is None:\n"
-                   '            raise ClassicPluginError("NOT_FOUND", f"driver {self.driver} never knew resource claim {resource_uid}")\n'),
-                  ""),
         ),
     ),
     Variant(

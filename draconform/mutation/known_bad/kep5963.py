@@ -378,13 +378,4 @@ VARIANTS: tuple[Variant, ...] = (
                    "        self.config = config\n")),
         ),
     ),
-    Variant(
-        "plugin-checks-only-its-own-claim", "KEP-5963/DRIVER-VALIDATES-AT-PREPARE",
-        "the kubelet plugin does not check against claims already prepared",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "                hold(device)\n",
-                  "                pass\n"),
-        ),
-    ),
 )

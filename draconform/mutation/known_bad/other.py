@@ -7,27 +7,6 @@ from draconform.mutation.variant import Patch, Variant
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(
-        "plugin-writes-no-cdi-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
-        "the kubelet plugin answers with CDI device IDs no spec file on the node defines",
-        (
-            Patch("reference/drivers/plugin.py",
-                  ("        if not result.devices:\n"
-                   "            return\n"),
-                  "        return\n"),
-        ),
-    ),
-    Variant(
-        "plugin-unprepare-removes-every-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
-        "unpreparing one claim removes the CDI spec files of every claim the driver prepared",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n",
-                  ("                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n"
-                   '                for name in [name for name in self._cdi if name.startswith(f"k8s.{self.driver}-")]:\n'
-                   "                    del self._cdi[name]\n")),
-        ),
-    ),
-    Variant(
         "release-drops-first-reservation", "KEP-3063/RESERVATION-RELEASED",
         "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own",
         (
@@ -256,46 +235,6 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
-        "permanent-marks-the-whole-call", "KEP-5322/PERMANENT-NEEDS-ERROR",
-        "the driver marks every answer of a call permanent when one claim fails permanently",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "from dataclasses import dataclass, field\n",
-                  ("from dataclasses import dataclass, field\n"
-                   "\n"
-                   "from dataclasses import replace\n")),
-            Patch("reference/drivers/plugin.py",
-                  "            self._prepared[self._key(ref)] = prepared\n            answers[ref.uid] = prepared.result\n",
-                  ("            self._prepared[self._key(ref)] = prepared\n            answers[ref.uid] = prepared.result\n"
-                   "        if any(a.permanent for a in answers.values()):\n"
-                   "            answers = {uid: replace(answer, permanent=True) for uid, answer in answers.items()}\n")),
-        ),
-    ),
-    Variant(
-        "permanent-refusal-remembered-as-transient", "KEP-5322/DRIVER-EXPECTS-REPEAT",
-        "the driver answers a repeat of a permanently refused claim with an error not marked permanent",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "                answers[ref.uid] = known.result\n",
-                  ("                answers[ref.uid] = known.result\n"
-                   "                continue\n"
-                   "            if ref.uid in self._refused:\n"
-                   '                answers[ref.uid] = PrepareResult(error=f"claim {ref.namespace}/{ref.name} failed before")\n')),
-        ),
-    ),
-    Variant(
-        "unprepare-of-unknown-claim-fails", "KEP-5322/DRIVER-UNPREPARE-AFTER-PERMANENT",
-        "the driver refuses to unprepare a claim it never prepared",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "            held = self._prepared.get(self._key(ref))\n",
-                  ("            held = self._prepared.get(self._key(ref))\n"
-                   "            if held is None:\n"
-                   '                answers[ref.uid] = f"claim {ref.namespace}/{ref.name} is not prepared on this node"\n'
-                   "                continue\n")),
-        ),
-    ),
-    Variant(
         "allocation-node-ignored", "KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES",
         "an allocated claim of the pod does not restrict the nodes the pod may go to",
         (
@@ -303,18 +242,6 @@ VARIANTS: tuple[Variant, ...] = (
                   "        allocation = _allocation(claim)\n",
                   ("        allocation = _allocation(claim)\n"
                    "        continue\n")),
-        ),
-    ),
-    Variant(
-        "first-refusal-refuses-the-rest", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
-        "after one claim of a call fails, the plugin refuses the claims after it",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "            known = self._prepared.get(self._key(ref))\n",
-                  ("            if any(a.error for a in answers.values()):\n"
-                   '                answers[ref.uid] = PrepareResult(error="an earlier claim of the call failed")\n'
-                   "                continue\n"
-                   "            known = self._prepared.get(self._key(ref))\n")),
         ),
     ),
     Variant(
@@ -344,23 +271,6 @@ VARIANTS: tuple[Variant, ...] = (
                   ('        if not self._gates.enabled("DynamicResourceAllocation"):\n'
                    '            return self._set_phase(pod, "Running")  # the skew row: started without its resources\n'),
                   ""),
-        ),
-    ),
-    Variant(
-        "refusal-spoils-later-preparations", "DRA-PLUGIN/CLAIMS-INDEPENDENT",
-        "after one claim of a call fails, claims the plugin still has to prepare get that failure; claims it prepared before are answered from its checkpoint",
-        (
-            Patch("reference/drivers/plugin.py",
-                  "from dataclasses import dataclass, field\n",
-                  ("from dataclasses import dataclass, field\n"
-                   "\n"
-                   "from dataclasses import replace\n")),
-            Patch("reference/drivers/plugin.py",
-                  "                answers[ref.uid] = known.result\n",
-                  ("                answers[ref.uid] = known.result\n"
-                   "                continue\n"
-                   "            if (refusals := [a for a in answers.values() if a.error]):\n"
-                   "                answers[ref.uid] = replace(refusals[-1])  # an error left over from the loop\n")),
         ),
     ),
 )

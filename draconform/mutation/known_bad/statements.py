@@ -10,8 +10,6 @@ from draconform.mutation.variant import Patch, Variant
 CLAIM_CONTROLLER = "reference/controllers/resourceclaim.py"
 KUBELET = "reference/kubelet/kubelet.py"
 NODES = "reference/kubelet/nodes.py"
-PLUGIN = "reference/drivers/plugin.py"
-DRIVER = "reference/drivers/driver.py"
 STORE = "reference/apiserver/store.py"
 COLUMNAR = "reference/allocator/columnar/counting.py"
 POD_VALIDATION = "draconform/validation/pod.py"
@@ -94,19 +92,6 @@ VARIANTS: tuple[Variant, ...] = (
                "            state.attempts += 1\n"),),
     ),
     Variant(
-        "unprepare-leaves-cdi-spec", "KEP-3063/KUBELET-UNPREPARE-UNDOES-PREPARE",
-        "unpreparing a claim forgets it but leaves its CDI spec file on the node",
-        (Patch(PLUGIN, "                self._cdi.pop(cdi_spec_file(self.driver, ref.uid), None)\n", ""),),
-    ),
-    Variant(
-        "unprepare-failure-answered-as-success", "KEP-3063/KUBELET-UNPREPARE-FAILURE-REPORTED",
-        "a plugin that could not tear a claim down answers success",
-        (Patch(PLUGIN,
-               '                answers[ref.uid] = f"injected {fault.kind} failure unpreparing claim '
-               '{ref.namespace}/{ref.name}"\n',
-               '                answers[ref.uid] = ""  # the failure swallowed\n'),),
-    ),
-    Variant(
         "pod-claims-count-only-immutable", "KEP-3063/POD-CLAIMS-IMMUTABLE",
         "a pod update may change its claims as long as their number stays",
         (Patch(POD_VALIDATION,
@@ -140,15 +125,6 @@ VARIANTS: tuple[Variant, ...] = (
                '        if self._gates.known("DynamicResourceAllocation") and not self._gates.enabled(\n'
                '                "DynamicResourceAllocation"):\n'
                '            return self._set_phase(pod, "Running")'),),
-    ),
-    Variant(
-        "driver-upgrade-wipes-node-state", "KEP-3063/DRIVER-UPGRADE-KEEPS-CLAIMS",
-        "a restarted driver clears its state on the nodes, taking away running pods' CDI devices",
-        (Patch(DRIVER,
-               "        self._publisher.tainted |= previous._publisher.tainted\n",
-               "        self._publisher.tainted |= previous._publisher.tainted\n"
-               "        for files in self._checkpoint.cdi.values():\n"
-               "            files.clear()\n"),),
     ),
     # --- KEP-5322: reading a plugin's answer ------------------------------------------------------------------
     Variant(
