@@ -89,6 +89,7 @@ class LiveSystem:
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
+        self._since = ""  # the resourceVersion of the scenario's namespace, written before anything in it
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
         # The scenario's names for the cluster's own driver under test, its node and class -> the cluster's names.
@@ -201,8 +202,10 @@ class LiveSystem:
 
     def _ensure_namespace(self) -> None:
         if not self._namespace_created:
-            self.client.create({"apiVersion": "v1", "kind": "Namespace",
-                                "metadata": {"name": self.namespace, "labels": self._labels()}})
+            created = self.client.create({"apiVersion": "v1", "kind": "Namespace",
+                                          "metadata": {"name": self.namespace, "labels": self._labels()}})
+            # every object of the scenario's namespace is written after this version: object_writes replays from it
+            self._since = str(created["metadata"].get("resourceVersion") or "")
             self._namespace_created = True
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -623,8 +626,26 @@ class LiveSystem:
         return False if cluster.metrics_insecure else (cluster.metrics_ca or True)
 
     def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
-        raise Unsupported("a live run does not see every version of an object, only its current state (that needs "
-                          "the API server's audit log, or a watch opened before the scenario's first write)")
+        """The versions of an object of the scenario's namespace as the API server's watch replays them from the
+        namespace's creation on (kube-apiserver's watch cache keeps each change for a while, minutes on a quiet
+        cluster); a cluster-scoped object, or one whose history the server no longer holds, is `Unsupported`."""
+        if not KINDS[kind].namespaced:
+            raise Unsupported(f"a live run sees the earlier versions of objects in its own namespace only, not of the "
+                              f"cluster-scoped {kind} {name!r}")
+        if not self._namespace_created:
+            return []
+        real, where = self._where(kind, name, namespace)
+        api_version = self._release().api_version(kind)
+        current = self.client.get(kind, real, where, api_version)
+        until = None if current is None else current["metadata"].get("resourceVersion")
+        try:
+            events = self.client.history(kind, real, where, self._since, until, api_version)
+        except ApiError as error:
+            if error.reason in ("Expired", "Gone") or "too old" in error.message:
+                raise Unsupported(f"the API server no longer holds the earlier versions of {kind} {name!r} (its "
+                                  f"watch cache has moved past the scenario's start: {error.message})") from None
+            raise
+        return [self._read(obj) for event, obj in events if event != "DELETED"]
 
     def metrics_text(self) -> str:
         """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the

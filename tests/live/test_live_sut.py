@@ -124,7 +124,7 @@ def test_what_a_live_cluster_cannot_do_is_unsupported_with_the_reason(api: Path,
         (lambda: live.metrics_text(), "no scheduler metrics address"),
         (lambda: live.run_controller("binding-controller", {}), "binding-controller"),
         (lambda: live.run_driver("gpu.example.com", []), "inventory"),
-        (lambda: live.object_writes("Pod", "trainer"), "only its current state"),
+        (lambda: live.object_writes("Node", "worker-1"), "cluster-scoped Node"),
     ]
     for call, reason in refusals:
         with pytest.raises(Unsupported, match=reason.replace("(", r"\(").replace(".", r"\.")):
@@ -317,3 +317,24 @@ def test_no_wait_for_the_plugin_socket_of_a_driver_the_scenario_never_started(tm
     endpoint = system.kubelet_plugin_registration_endpoint("gpu.example.com", "node-1")
     assert endpoint == f"unix://{tmp_path}/{system.scenario}-node-1/gpu.example.com-reg.sock"
     assert clock.now == 1000.0
+
+
+def test_object_writes_replays_each_stored_version_of_a_scenario_object(api: Path, tmp_path: Path) -> None:
+    """A claim allocated, cleared and allocated again: its current state shows none of the clearing, the versions
+    the API server's watch replays from the scenario's start show each step (the `was cleared` step on a live
+    cluster); a deletion adds no version, and another scenario's object of the same name is not among them."""
+    live, other = _live(api, tmp_path), _live(api, tmp_path)
+    other.create(_claim("c", "gpu"))
+    claim = live.create(_claim("c", "gpu"))
+    allocated = {"allocation": {"devices": {"results": [{"request": "r", "driver": "gpu.example.com",
+                                                          "pool": "p", "device": "d0"}]}}}
+    for status in (allocated, {}, allocated):
+        claim = live.update_status({**live.get("ResourceClaim", "c"), "status": status})
+    versions = live.object_writes("ResourceClaim", "c")
+    assert [bool((v.get("status") or {}).get("allocation")) for v in versions] == [False, True, False, True]
+    assert {v["metadata"]["uid"] for v in versions} == {claim["metadata"]["uid"]}
+    assert all(v["metadata"]["namespace"] == "default" for v in versions)
+    live.delete("ResourceClaim", "c")
+    assert len(live.object_writes("ResourceClaim", "c")) == 4
+    live.close()
+    other.close()
