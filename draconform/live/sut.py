@@ -100,6 +100,7 @@ class LiveSystem:
         self._journal: list[Callable[[], Any]] | None = []
         self._replaying = False  # replaying the journal on another cluster (draconform/live/releases.py)
         self._baseline = ""
+        self._baseline_error: ConnectionError | None = None  # the scrape at connection failed
         self._programs = ProgramsLock(Path(options.lock_dir)) if options.lock_dir else None
 
     @property
@@ -119,7 +120,14 @@ class LiveSystem:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
             self._client = _shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
-            self._baseline = self._scrape() if self.metrics_url else ""
+            self._baseline, self._baseline_error = "", None
+            if self.metrics_url:
+                # a scenario that never reads metrics does not depend on the endpoint (a scheduler restarting
+                # just now): the failure is raised by metrics_text(), which needs the baseline
+                try:
+                    self._baseline = self._scrape()
+                except ConnectionError as error:
+                    self._baseline_error = error
         return self._client
 
     @classmethod
@@ -654,6 +662,9 @@ class LiveSystem:
         if not self.metrics_url:
             raise Unsupported("no scheduler metrics address was given (--metrics-url, or schedulerMetricsURL in "
                               "the cluster config)")
+        if self._baseline_error is not None:
+            raise ConnectionError(f"no baseline of the scheduler's metrics for this scenario: "
+                                  f"{self._baseline_error}") from None
         return _metrics_delta(self._baseline, self._scrape())
 
     def patience(self, observation: str) -> Patience:

@@ -338,3 +338,18 @@ def test_object_writes_replays_each_stored_version_of_a_scenario_object(api: Pat
     assert len(live.object_writes("ResourceClaim", "c")) == 4
     live.close()
     other.close()
+
+
+def test_an_unreachable_metrics_endpoint_fails_only_the_metrics_reading(api: Path, tmp_path: Path) -> None:
+    """kube-scheduler restarting (as v1.36.2's does after a panic) leaves its /metrics refusing connections for a
+    moment: a scenario that never reads metrics does not depend on it; one that does fails on reading them."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]  # nothing listens here once the probe is closed
+    live = LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path),
+                                  metrics_url=f"http://127.0.0.1:{closed}/metrics"))
+    live.create(_node("worker-1"))
+    assert live.get("Node", "worker-1") is not None
+    with pytest.raises(ConnectionError, match="no baseline of the scheduler's metrics"):
+        live.metrics_text()
+    live.close()
