@@ -416,9 +416,10 @@ def _request_range(valid_range: Obj, default: Fraction | None, total: Fraction, 
 
 def _node_allocatable_mappings(device: Obj, path: Path) -> Iterator[Problem]:
     """Kubernetes 1.36's alpha form (`nodeAllocatableResourceMappings`, a release that has it only; newer ones
-    drop it first): keyed by a native resource name (no domain, or a kubernetes.io one), each entry says how with
-    a positive `allocationMultiplier`, a `capacityKey` naming one of the device's capacities, or both. Upstream
-    reports a bad name and an entry saying neither at the entry."""
+    drop it first): keyed by a native resource name (no domain, or a kubernetes.io one; upstream reports a bad
+    one at the entry), each entry with a positive `allocationMultiplier`, a `capacityKey` naming one of the
+    device's capacities, or both. An entry with neither cannot reach validation: 1.36 defaults the multiplier to
+    1 (`apply_device_defaults`)."""
     capacity = _dict(device.get("capacity"))
     for name, entry in _dict(device.get("nodeAllocatableResourceMappings")).items():
         if not isinstance(entry, dict):
@@ -427,10 +428,6 @@ def _node_allocatable_mappings(device: Obj, path: Path) -> Iterator[Problem]:
         if "/" in name and "kubernetes.io/" not in name:
             yield Problem(where, f"Invalid value: {name!r}: must be a node allocatable resource name",
                           "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES")
-        if not _set(entry, "allocationMultiplier") and not _set(entry, "capacityKey"):
-            yield Problem(where, "Invalid value: at least one of allocationMultiplier or capacityKey must be set",
-                          "DRA-API/NODE-ALLOCATABLE-MAPPING-OR-OVERHEAD")
-            continue
         multiplier = _quantity(entry.get("allocationMultiplier"))
         if multiplier is not None and multiplier <= 0:
             yield Problem((*where, "allocationMultiplier"), "Invalid value: must be positive",

@@ -28,17 +28,18 @@ def _store(release: str, on: bool = True) -> Store:
     return store
 
 
-def test_a_1_36_api_server_keeps_the_mappings_it_knows() -> None:
+def test_a_1_36_api_server_keeps_the_mappings_it_knows_and_defaults_the_multiplier() -> None:
     mappings = {"cpu": {"capacityKey": "cores", "allocationMultiplier": "2"}, "memory": {"allocationMultiplier": "1Gi"},
-                "hugepages-2Mi": {"capacityKey": "cores"}}
+                "hugepages-2Mi": {"capacityKey": "cores"}, "kubernetes.io/batch": {}}
     stored = _store("1.36").create(_slice(mappings))
-    assert stored["spec"]["devices"][0]["nodeAllocatableResourceMappings"] == mappings
+    assert stored["spec"]["devices"][0]["nodeAllocatableResourceMappings"] == {
+        **mappings, "hugepages-2Mi": {"capacityKey": "cores", "allocationMultiplier": "1"},
+        "kubernetes.io/batch": {"allocationMultiplier": "1"}}
 
 
 @pytest.mark.parametrize(("mappings", "field"), [
     ({"example.com/gpu-memory": {"allocationMultiplier": "1"}},
      "spec.devices[0].nodeAllocatableResourceMappings[example.com/gpu-memory]"),
-    ({"cpu": {}}, "spec.devices[0].nodeAllocatableResourceMappings[cpu]"),
     ({"cpu": {"allocationMultiplier": "0"}},
      "spec.devices[0].nodeAllocatableResourceMappings[cpu].allocationMultiplier"),
     ({"cpu": {"capacityKey": "threads"}}, "spec.devices[0].nodeAllocatableResourceMappings[cpu].capacityKey"),
