@@ -960,3 +960,33 @@ def run_leftovers(options: LiveOptions) -> builtins.list[str]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(timeouts.poll_interval)
+
+
+# kube-scheduler's gauge of its running binding cycles (PreBind included); a cycle waiting for binding conditions
+# polls every few seconds and ends, and is counted in the metrics, some seconds after its pod is gone.
+_BINDING_CYCLES = re.compile(r'^scheduler_goroutines\{[^}]*operation="binding"[^}]*\}\s+(\S+)', re.MULTILINE)
+
+
+def wait_for_idle_schedulers(options: LiveOptions) -> None:
+    """Before a scenario that runs alone (`draconform.live.isolation`): wait, up to the cleanup timeout, until no
+    binding cycle of an earlier scenario's pods is running in any cluster's kube-scheduler, so that what those
+    cycles count when they end does not land in this scenario's metrics. A scheduler whose metrics cannot be read
+    is not waited for (the scenario reading them says why)."""
+    timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
+    first = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
+    clusters = [(options.metrics_url or first.metrics_url, first),
+                *((c.metrics_url, c) for c in map(ClusterConfig.load, map(Path, options.also_clusters)))]
+    deadline = time.monotonic() + timeouts.cleanup_timeout
+    for url, cluster in clusters:
+        if not url:
+            continue
+        verify = False if cluster.metrics_insecure else (cluster.metrics_ca or True)
+        while True:
+            try:
+                text = _metrics_client(verify).get(url, timeout=timeouts.request_timeout).text
+            except httpx2.HTTPError:
+                break
+            running = sum(float(value) for value in _BINDING_CYCLES.findall(text))
+            if running <= 0 or time.monotonic() > deadline:
+                break
+            time.sleep(timeouts.poll_interval)
