@@ -97,8 +97,9 @@ def claim_was_cleared(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | N
     "cleared", allocated to nothing (with "with its per-device status", its `status.devices` empty too): judged
     from what happened, not from the moment the step looks. After a binding failure or timeout upstream's
     scheduler clears the claim and tries the pod again within seconds, so the claim may already be allocated and
-    reserved anew; its stored versions (`object_writes`) show the cleared one. Without that record (a live
-    cluster) only a claim cleared right now can be judged; one allocated again is reported as unsupported."""
+    reserved anew; its stored versions (`object_writes`: a live cluster replays them from the API server's watch
+    cache) show the cleared one. Without that record only a claim cleared right now can be judged; one allocated
+    again is reported as unsupported."""
     obj = resolve_claim(sut, ctx, claim, pod)
     name, uid = obj["metadata"]["name"], obj["metadata"]["uid"]
 

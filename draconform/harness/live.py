@@ -60,7 +60,12 @@ class LivePlugin:
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
         if not self.options.lock_dir:
             return (yield)
-        with turn(Path(self.options.lock_dir), bool(item.stash.get(ALONE, []))):
+        alone = bool(item.stash.get(ALONE, []))
+        with turn(Path(self.options.lock_dir), alone):
+            if alone:
+                from draconform.live.sut import wait_for_idle_schedulers
+
+                wait_for_idle_schedulers(self.options)  # earlier scenarios' binding cycles end outside its metrics
             return (yield)
 
     @pytest.hookimpl(tryfirst=True)  # before the recorder writes the reports

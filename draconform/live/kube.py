@@ -17,6 +17,7 @@ from lightkube import ApiError as LightkubeApiError
 from lightkube import Client, KubeConfig
 from lightkube.core import decoders
 from lightkube.core import resource as lk_resource
+from lightkube.core.generic_client import WatchDriver
 from lightkube.core.internal_models import meta_v1
 from lightkube.generic_resource import Generic, create_global_resource, create_namespaced_resource
 
@@ -239,6 +240,42 @@ class KubeClient:
             plain.setdefault("kind", kind)
             plain.setdefault("apiVersion", KINDS[kind].api_version)
             yield event_type, plain
+
+    def history(self, kind: str, name: str, namespace: str | None, since: str, until: str | None,
+                api_version: str | None = None, wait: float = 5.0) -> builtins.list[tuple[str, Obj]]:
+        """Every stored version of one object after resourceVersion `since`, oldest first, as (event type, object):
+        one watch from `since` (the API server's watch cache replays each change since then), read until the
+        version `until` (the object's current resourceVersion; None: deleted, read to its DELETED event) or until
+        the server closes the stream after `wait` seconds. A `since` the server no longer remembers raises
+        ApiError Expired (410)."""
+        generic = self._client._client
+        scope = {"namespace": namespace} if KINDS[kind].namespaced else {}
+        request = generic.prepare_request(
+            "list", res=_resource(kind, api_version), watch=True, **scope,
+            params={"resourceVersion": since, "timeoutSeconds": max(1, round(wait)),
+                    "fieldSelector": f"metadata.name={name}"})
+        driver = WatchDriver(request, generic._client.build_request)
+        events: builtins.list[tuple[str, Obj]] = []
+        response = generic.send(driver.get_request(timeout=httpx2.Timeout(self.request_timeout + wait)), stream=True)
+        try:
+            response.raise_for_status()
+            for line in response.iter_lines():
+                try:
+                    event_type, obj = driver.process_one_line(line)
+                except LightkubeApiError as error:
+                    raise api_error(error) from None
+                plain = _plain(obj)
+                plain.setdefault("kind", kind)
+                plain.setdefault("apiVersion", api_version or KINDS[kind].api_version)
+                events.append((event_type, plain))
+                version = plain["metadata"].get("resourceVersion")
+                if (until is not None and version == until) or (until is None and event_type == "DELETED"):
+                    break
+        except LightkubeApiError as error:
+            raise api_error(error) from None
+        finally:
+            response.close()
+        return events
 
     def _write(self, method: str, obj: Any, name: str | None = None, namespace: str | None = None,
                validation: str | None = None) -> Any:

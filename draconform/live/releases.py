@@ -169,7 +169,7 @@ class ReleaseView:
         version = self.served_version(kind)
         if version is not None and kind in SERVED and not self._serves(kind, str(version_of(obj))):
             obj = from_v1(to_v1(obj)[0], version)
-        if kind == "ResourceSlice" and release_tuple(self.release) < release_tuple(RENAMED_UNTIL):
+        if kind == "ResourceSlice" and self._renaming:
             obj = copy_object(obj)
             for device in _devices(obj):
                 if NODE_ALLOCATABLE in device:
@@ -182,7 +182,7 @@ class ReleaseView:
         if self.current or version_of(obj) is None:
             return obj
         obj = to_v1(obj)[0] if version_of(obj) != "v1" else obj
-        if obj.get("kind") == "ResourceSlice":
+        if obj.get("kind") == "ResourceSlice" and self._renaming:
             obj = copy_object(obj)
             for device in _devices(obj):
                 if NODE_ALLOCATABLE_BEFORE in device:
@@ -190,9 +190,15 @@ class ReleaseView:
                                                 in (device.pop(NODE_ALLOCATABLE_BEFORE) or {}).items()}
         return obj
 
+    @property
+    def _renaming(self) -> bool:
+        """Fields are carried between the current names and the release's: not for a scenario pinning the
+        cluster's release, which writes and reads that release's names itself."""
+        return not self.current and not self.pinned and release_tuple(self.release) < release_tuple(RENAMED_UNTIL)
+
     def error_from_cluster(self, error: ApiError) -> ApiError:
         """A refusal with its field paths under the current names."""
-        if self.current or not any(_renamed_path(cause.field) != cause.field for cause in error.causes):
+        if not self._renaming or not any(_renamed_path(cause.field) != cause.field for cause in error.causes):
             return error
         return ApiError(error.reason, error.message.replace(NODE_ALLOCATABLE_BEFORE, NODE_ALLOCATABLE),
                         [FieldCause(_renamed_path(c.field), c.message, c.rule) for c in error.causes])

@@ -89,6 +89,7 @@ class LiveSystem:
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
         self._prefix = f"{self.scenario}-"
         self._namespace_created = False
+        self._since = ""  # the resourceVersion of the scenario's namespace, written before anything in it
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
         # The scenario's names for the cluster's own driver under test, its node and class -> the cluster's names.
@@ -99,6 +100,7 @@ class LiveSystem:
         self._journal: list[Callable[[], Any]] | None = []
         self._replaying = False  # replaying the journal on another cluster (draconform/live/releases.py)
         self._baseline = ""
+        self._baseline_error: ConnectionError | None = None  # the scrape at connection failed
         self._programs = ProgramsLock(Path(options.lock_dir)) if options.lock_dir else None
 
     @property
@@ -118,7 +120,14 @@ class LiveSystem:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
             self._client = _shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
-            self._baseline = self._scrape() if self.metrics_url else ""
+            self._baseline, self._baseline_error = "", None
+            if self.metrics_url:
+                # a scenario that never reads metrics does not depend on the endpoint (a scheduler restarting
+                # just now): the failure is raised by metrics_text(), which needs the baseline
+                try:
+                    self._baseline = self._scrape()
+                except ConnectionError as error:
+                    self._baseline_error = error
         return self._client
 
     @classmethod
@@ -201,8 +210,10 @@ class LiveSystem:
 
     def _ensure_namespace(self) -> None:
         if not self._namespace_created:
-            self.client.create({"apiVersion": "v1", "kind": "Namespace",
-                                "metadata": {"name": self.namespace, "labels": self._labels()}})
+            created = self.client.create({"apiVersion": "v1", "kind": "Namespace",
+                                          "metadata": {"name": self.namespace, "labels": self._labels()}})
+            # every object of the scenario's namespace is written after this version: object_writes replays from it
+            self._since = str(created["metadata"].get("resourceVersion") or "")
             self._namespace_created = True
 
     # --- set-up -------------------------------------------------------------------------------------
@@ -623,8 +634,26 @@ class LiveSystem:
         return False if cluster.metrics_insecure else (cluster.metrics_ca or True)
 
     def object_writes(self, kind: str, name: str, namespace: str | None = None) -> builtins.list[Obj]:
-        raise Unsupported("a live run does not see every version of an object, only its current state (that needs "
-                          "the API server's audit log, or a watch opened before the scenario's first write)")
+        """The versions of an object of the scenario's namespace as the API server's watch replays them from the
+        namespace's creation on (kube-apiserver's watch cache keeps each change for a while, minutes on a quiet
+        cluster); a cluster-scoped object, or one whose history the server no longer holds, is `Unsupported`."""
+        if not KINDS[kind].namespaced:
+            raise Unsupported(f"a live run sees the earlier versions of objects in its own namespace only, not of the "
+                              f"cluster-scoped {kind} {name!r}")
+        if not self._namespace_created:
+            return []
+        real, where = self._where(kind, name, namespace)
+        api_version = self._release().api_version(kind)
+        current = self.client.get(kind, real, where, api_version)
+        until = None if current is None else current["metadata"].get("resourceVersion")
+        try:
+            events = self.client.history(kind, real, where, self._since, until, api_version)
+        except ApiError as error:
+            if error.reason in ("Expired", "Gone") or "too old" in error.message:
+                raise Unsupported(f"the API server no longer holds the earlier versions of {kind} {name!r} (its "
+                                  f"watch cache has moved past the scenario's start: {error.message})") from None
+            raise
+        return [self._read(obj) for event, obj in events if event != "DELETED"]
 
     def metrics_text(self) -> str:
         """The scheduler's metrics as this scenario changed them: counters, histograms and summaries as the
@@ -633,6 +662,9 @@ class LiveSystem:
         if not self.metrics_url:
             raise Unsupported("no scheduler metrics address was given (--metrics-url, or schedulerMetricsURL in "
                               "the cluster config)")
+        if self._baseline_error is not None:
+            raise ConnectionError(f"no baseline of the scheduler's metrics for this scenario: "
+                                  f"{self._baseline_error}") from None
         return _metrics_delta(self._baseline, self._scrape())
 
     def patience(self, observation: str) -> Patience:
@@ -928,3 +960,33 @@ def run_leftovers(options: LiveOptions) -> builtins.list[str]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(timeouts.poll_interval)
+
+
+# kube-scheduler's gauge of its running binding cycles (PreBind included); a cycle waiting for binding conditions
+# polls every few seconds and ends, and is counted in the metrics, some seconds after its pod is gone.
+_BINDING_CYCLES = re.compile(r'^scheduler_goroutines\{[^}]*operation="binding"[^}]*\}\s+(\S+)', re.MULTILINE)
+
+
+def wait_for_idle_schedulers(options: LiveOptions) -> None:
+    """Before a scenario that runs alone (`draconform.live.isolation`): wait, up to the cleanup timeout, until no
+    binding cycle of an earlier scenario's pods is running in any cluster's kube-scheduler, so that what those
+    cycles count when they end does not land in this scenario's metrics. A scheduler whose metrics cannot be read
+    is not waited for (the scenario reading them says why)."""
+    timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
+    first = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
+    clusters = [(options.metrics_url or first.metrics_url, first),
+                *((c.metrics_url, c) for c in map(ClusterConfig.load, map(Path, options.also_clusters)))]
+    deadline = time.monotonic() + timeouts.cleanup_timeout
+    for url, cluster in clusters:
+        if not url:
+            continue
+        verify = False if cluster.metrics_insecure else (cluster.metrics_ca or True)
+        while True:
+            try:
+                text = _metrics_client(verify).get(url, timeout=timeouts.request_timeout).text
+            except httpx2.HTTPError:
+                break
+            running = sum(float(value) for value in _BINDING_CYCLES.findall(text))
+            if running <= 0 or time.monotonic() > deadline:
+                break
+            time.sleep(timeouts.poll_interval)

@@ -3,7 +3,8 @@ exact request or a subrequest without an allocation mode is ExactCount, and one 
 count (or count 0, which Go cannot tell from unset) asks for one device; a device taint (in a ResourceSlice
 or a DeviceTaintRule) without timeAdded gets the time of the write, to the second; a Pod's container with a
 limit and no request of a resource asks for its limit (core/v1 SetDefaults_Pod; pods only, not the templates
-of workloads). A client reading the object back sees these fields, as from a real cluster."""
+of workloads); a Kubernetes 1.36 device's nodeAllocatableResourceMappings entry without allocationMultiplier
+gets 1 (1.36's SetDefaults_Device). A client reading the object back sees these fields, as from a real cluster."""
 
 from __future__ import annotations
 
@@ -83,3 +84,17 @@ def apply_taint_defaults(obj: Obj, now: str) -> None:
     for taint in taints:
         if isinstance(taint, dict) and not taint.get("timeAdded"):
             taint["timeAdded"] = now
+
+
+def apply_device_defaults(obj: Obj) -> None:
+    """Give every `nodeAllocatableResourceMappings` entry (Kubernetes 1.36's alpha field, present only where the
+    release keeps it) without an allocationMultiplier the multiplier 1, in place."""
+    if obj.get("kind") != "ResourceSlice" or obj.get("apiVersion") != "resource.k8s.io/v1":
+        return
+    spec = obj.get("spec")
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    for device in devices if isinstance(devices, list) else []:
+        mappings = device.get("nodeAllocatableResourceMappings") if isinstance(device, dict) else None
+        for entry in mappings.values() if isinstance(mappings, dict) else ():
+            if isinstance(entry, dict) and entry.get("allocationMultiplier") is None:
+                entry["allocationMultiplier"] = "1"

@@ -35,6 +35,9 @@ class GatedField:
     # The first release with the field under this name and shape, when later than its gates (an alpha field
     # reshaped while its gate stayed): an older release does not know it, whatever its gates say.
     since: str | None = None
+    # The first release without it (an alpha field renamed and reshaped later): that release and newer ones do not
+    # know it.
+    until: str | None = None
     steps: tuple[str, ...] = field(init=False, repr=False, compare=False)  # `path` split once: read on every write
 
     def __post_init__(self) -> None:
@@ -77,8 +80,10 @@ GATED_FIELDS: tuple[GatedField, ...] = (
     # Only the list value is dropped: an attribute that had nothing else is then left without a value.
     *(GatedField("ResourceSlice", ("DRAListTypeAttributes",), f"{_DEVICE}.attributes.*.{form}")
       for form in ("ints", "bools", "strings", "versions")),
-    # 1.36's alpha field of the same gate was `nodeAllocatableResourceMappings`, of another shape
+    # 1.36's alpha field of the same gate was `nodeAllocatableResourceMappings`, of another shape (1.36 only)
     GatedField("ResourceSlice", ("DRANodeAllocatableResources",), f"{_DEVICE}.nodeAllocatableResources", "1.37"),
+    GatedField("ResourceSlice", ("DRANodeAllocatableResources",), f"{_DEVICE}.nodeAllocatableResourceMappings",
+               until="1.37"),
     GatedField("ResourceSlice", ("DRAPartitionableDevicesType",), "spec.partitionTypeAttribute"),
     GatedField("ResourceSlice", ("DRAOptionalNodeOperations",), "spec.skipNodeOperations"),
     *_claim_spec("ResourceClaim", "spec"),
@@ -148,6 +153,8 @@ def known_to(gated: GatedField, gates: FeatureGates) -> bool:
     release (whatever its value), and so does the field itself."""
     if gated.since is not None and release_tuple(gates.release) < release_tuple(gated.since):
         return False
+    if gated.until is not None and release_tuple(gates.release) >= release_tuple(gated.until):
+        return False
     return all(gates.known(gate) for gate in gated.gates)
 
 
@@ -209,6 +216,8 @@ def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> b
 def _dropped_message(gated: GatedField, gates: FeatureGates) -> str:
     missing = [gate for gate in gated.gates if not gates.enabled(gate)]
     unknown = [gate for gate in missing if not gates.known(gate)]
+    if not missing and gated.until is not None and release_tuple(gates.release) >= release_tuple(gated.until):
+        return f"dropped: Kubernetes {gates.release} does not have this field (releases before {gated.until} only)"
     if not missing:  # the gates are on, the field came later (`since`)
         return f"dropped: Kubernetes {gates.release} does not have this field (from {gated.since})"
     if unknown:
@@ -222,6 +231,8 @@ def default_off_warnings(obj: dict[str, Any], gates: FeatureGates) -> list[Probl
     warnings: list[Problem] = []
     defaults = FeatureGates(release=gates.release)
     for gated in _BY_KIND.get(obj.get("kind", ""), ()):
+        if not known_to(gated, gates):
+            continue  # dropped as unknown to the release, which says so itself
         off = [gate for gate in gated.gates if defaults.known(gate) and not defaults.enabled(gate)]
         if not off or not gates.enabled(*gated.gates):
             continue

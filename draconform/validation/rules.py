@@ -271,6 +271,7 @@ def _device_rules(device: Obj, path: Path, gates: FeatureGates,
     """Returns (as the generator's value) how many counters the device consumes, for 1.34's slice total."""
     yield from _device_sizes(device, path)
     yield from _node_allocatable(device, path)
+    yield from _node_allocatable_mappings(device, path)
     yield from _capacity_policies(device, path, gates)
     consumed = yield from _counter_consumptions(device, path, gates)
     taints = device.get("taints")
@@ -411,6 +412,32 @@ def _request_range(valid_range: Obj, default: Fraction | None, total: Fraction, 
     for field, broken, message in bounds:
         if broken:
             yield Problem((*path, field), f"Invalid value: {message}", rule)
+
+
+def _node_allocatable_mappings(device: Obj, path: Path) -> Iterator[Problem]:
+    """Kubernetes 1.36's alpha form (`nodeAllocatableResourceMappings`, a release that has it only; newer ones
+    drop it first): keyed by a native resource name (no domain, or a kubernetes.io one; upstream reports a bad
+    one at the entry), each entry with a positive `allocationMultiplier`, a `capacityKey` naming one of the
+    device's capacities, or both. An entry with neither cannot reach validation: 1.36 defaults the multiplier to
+    1 (`apply_device_defaults`)."""
+    capacity = _dict(device.get("capacity"))
+    for name, entry in _dict(device.get("nodeAllocatableResourceMappings")).items():
+        if not isinstance(entry, dict):
+            continue
+        where = (*path, "nodeAllocatableResourceMappings", MapKey(name))
+        if "/" in name and "kubernetes.io/" not in name:
+            yield Problem(where, f"Invalid value: {name!r}: must be a node allocatable resource name",
+                          "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES")
+        multiplier = _quantity(entry.get("allocationMultiplier"))
+        if multiplier is not None and multiplier <= 0:
+            yield Problem((*where, "allocationMultiplier"), "Invalid value: must be positive",
+                          "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF")
+        key = entry.get("capacityKey")
+        if isinstance(key, str) and key == "":
+            yield Problem((*where, "capacityKey"), "Invalid value: capacityKey must not be an empty string",
+                          "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF")
+        elif isinstance(key, str) and key not in capacity:
+            yield Problem((*where, "capacityKey"), f"Not found: {key!r}", "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF")
 
 
 def _node_allocatable(device: Obj, path: Path) -> Iterator[Problem]:

@@ -242,18 +242,27 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
           taint: {key: example.com/maintenance, value: planned, effect: NoSchedule}
         """
 
+    # kube-scheduler v1.36.2 takes DeviceTaintRules at v1beta2 for v1alpha3 ones: it ignores every rule and
+    # panics when it syncs a slice while one exists (the rule's upstream_divergences).
+    @upstream-differs:taint-rules-ignored-by-scheduler
     Scenario: The device a rule taints is passed over for an untainted one
       Given a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then claim "training" is allocated device "gpu-1"
 
+    # kube-scheduler v1.36.2 takes DeviceTaintRules at v1beta2 for v1alpha3 ones: it ignores every rule and
+    # panics when it syncs a slice while one exists (the rule's upstream_divergences).
+    @upstream-differs:taint-rules-ignored-by-scheduler
     Scenario: A claim for both devices cannot be allocated while one of them is tainted by a rule
       Given the objects of manifest "two-gpus.yaml"
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then pod "trainer" is not scheduled
 
+    # kube-scheduler v1.36.2 takes DeviceTaintRules at v1beta2 for v1alpha3 ones: it ignores every rule and
+    # panics when it syncs a slice while one exists (the rule's upstream_divergences).
+    @upstream-differs:taint-rules-ignored-by-scheduler
     # The taint lasts as long as the rule: an allocator that caches rules must also forget a deleted one.
     Scenario: Once the rule is deleted, the claim for both devices is allocated
       Given the objects of manifest "two-gpus.yaml"
@@ -265,6 +274,9 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Then claim "training" is allocated devices "gpu-0, gpu-1"
       And pod "trainer" is bound to node "worker-1"
 
+    # kube-scheduler v1.36.2 takes DeviceTaintRules at v1beta2 for v1alpha3 ones: it ignores every rule and
+    # panics when it syncs a slice while one exists (the rule's upstream_divergences).
+    @upstream-differs:taint-rules-ignored-by-scheduler
     Scenario: A toleration of the rule's taint admits the device and is copied into the result
       Given the ResourceClaim:
         """yaml
@@ -283,6 +295,9 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "both" is allocated devices "gpu-0, gpu-1"
 
+    # kube-scheduler v1.36.2 takes DeviceTaintRules at v1beta2 for v1alpha3 ones: it ignores every rule and
+    # panics when it syncs a slice while one exists (the rule's upstream_divergences).
+    @upstream-differs:taint-rules-ignored-by-scheduler
     Scenario: A rule whose selector names another pool leaves the device of that name here untainted
       Given the DeviceTaintRule:
         """yaml

@@ -14,7 +14,12 @@ from draconform.sut import ApiError, FieldCause, Obj
 from draconform.validation import errors, is_validated, validate_object
 from draconform.validation.adminaccess import admin_access_problems
 from draconform.validation.core import decode_by_value, drop_nulls
-from draconform.validation.defaults import apply_pod_defaults, apply_request_defaults, apply_taint_defaults
+from draconform.validation.defaults import (
+    apply_device_defaults,
+    apply_pod_defaults,
+    apply_request_defaults,
+    apply_taint_defaults,
+)
 from draconform.validation.gates import strip_disabled
 
 
@@ -24,6 +29,7 @@ def drop_disabled_fields(operation: Operation, new: Obj, old: Obj | None, gates:
         decode_by_value(new)
         strip_disabled(new, old, gates)
         apply_request_defaults(new)
+        apply_device_defaults(new)
         apply_pod_defaults(new)
     return new
 

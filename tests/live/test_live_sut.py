@@ -126,7 +126,7 @@ def test_what_a_live_cluster_cannot_do_is_unsupported_with_the_reason(api: Path,
         (lambda: live.metrics_text(), "no scheduler metrics address"),
         (lambda: live.run_controller("binding-controller", {}), "binding-controller"),
         (lambda: live.run_driver("gpu.example.com", []), "inventory"),
-        (lambda: live.object_writes("Pod", "trainer"), "only its current state"),
+        (lambda: live.object_writes("Node", "worker-1"), "cluster-scoped Node"),
     ]
     for call, reason in refusals:
         with pytest.raises(Unsupported, match=reason.replace("(", r"\(").replace(".", r"\.")):
@@ -319,3 +319,39 @@ def test_no_wait_for_the_plugin_socket_of_a_driver_the_scenario_never_started(tm
     endpoint = system.kubelet_plugin_registration_endpoint("gpu.example.com", "node-1")
     assert endpoint == f"unix://{tmp_path}/{system.scenario}-node-1/gpu.example.com-reg.sock"
     assert clock.now == 1000.0
+
+
+def test_object_writes_replays_each_stored_version_of_a_scenario_object(api: Path, tmp_path: Path) -> None:
+    """A claim allocated, cleared and allocated again: its current state shows none of the clearing, the versions
+    the API server's watch replays from the scenario's start show each step (the `was cleared` step on a live
+    cluster); a deletion adds no version, and another scenario's object of the same name is not among them."""
+    live, other = _live(api, tmp_path), _live(api, tmp_path)
+    other.create(_claim("c", "gpu"))
+    claim = live.create(_claim("c", "gpu"))
+    allocated = {"allocation": {"devices": {"results": [{"request": "r", "driver": "gpu.example.com",
+                                                          "pool": "p", "device": "d0"}]}}}
+    for status in (allocated, {}, allocated):
+        claim = live.update_status({**live.get("ResourceClaim", "c"), "status": status})
+    versions = live.object_writes("ResourceClaim", "c")
+    assert [bool((v.get("status") or {}).get("allocation")) for v in versions] == [False, True, False, True]
+    assert {v["metadata"]["uid"] for v in versions} == {claim["metadata"]["uid"]}
+    assert all(v["metadata"]["namespace"] == "default" for v in versions)
+    live.delete("ResourceClaim", "c")
+    assert len(live.object_writes("ResourceClaim", "c")) == 4
+    live.close()
+    other.close()
+
+
+def test_an_unreachable_metrics_endpoint_fails_only_the_metrics_reading(api: Path, tmp_path: Path) -> None:
+    """kube-scheduler restarting (as v1.36.2's does after a panic) leaves its /metrics refusing connections for a
+    moment: a scenario that never reads metrics does not depend on it; one that does fails on reading them."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]  # nothing listens here once the probe is closed
+    live = LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path),
+                                  metrics_url=f"http://127.0.0.1:{closed}/metrics"))
+    live.create(_node("worker-1"))
+    assert live.get("Node", "worker-1") is not None
+    with pytest.raises(ConnectionError, match="no baseline of the scheduler's metrics"):
+        live.metrics_text()
+    live.close()
