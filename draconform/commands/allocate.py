@@ -28,17 +28,14 @@ line, object and field)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import gc
 import json
 import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -58,6 +55,11 @@ from draconform.sut import Obj, copy_object
 from draconform.validation.problems import Path as FieldPath
 from draconform.validation.problems import Problem
 from draconform.validation.versions import RELEASES
+
+if TYPE_CHECKING:  # the reference is imported when the command runs, so that `draconform --help` stays fast
+    from draconform.kube.featuregates import FeatureGates
+    from draconform.reference.allocator.interface import Allocator
+    from draconform.reference.scheduler.oneshot import Cycle
 
 EXIT_ALLOCATED, EXIT_UNALLOCATABLE, EXIT_INVALID_INPUT = EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE
 
@@ -96,6 +98,8 @@ def handle(args: argparse.Namespace) -> int:
     # The allocation core's modules (polars, the CEL runtime) are imported before reading, so the timings keep
     # starting the program apart from reading the input and from answering. Imported here so that
     # `draconform --help` stays fast.
+    from draconform.reference.scheduler.oneshot import allocator_class
+
     allocator_class(args.allocator)
     imported = time.perf_counter()
     loaded: list[float] = []
@@ -167,33 +171,13 @@ def run(args: argparse.Namespace, work: Counter[str], loaded: list[float] | None
         gc.unfreeze()
 
 
-@dataclass
-class Cycle:
-    """What one scheduling cycle over the nodes found (see `_cycle`)."""
+def _answer(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates, work: Counter[str]) -> int:
+    from draconform.reference.scheduler.oneshot import make_allocator
 
-    chosen: tuple[Obj, list[Obj], list[Obj] | None] | None = None  # node, its claims, allocations (None: not made)
-    error_node: str | None = None  # the node whose allocation error stopped the cycle
-    error_message: str | None = None  # that error
-    reasons: dict[tuple[str, str], list[str]] = dataclasses.field(default_factory=dict)  # (kind, shown) -> why
-
-    @property
-    def error(self) -> str | None:
-        """"node N: allocation error: ...", where the cycle ended in an error."""
-        return None if self.error_message is None else f"node {self.error_node}: allocation error: {self.error_message}"
-
-    @property
-    def verdict(self) -> str:
-        """How kube-scheduler's cycle ends: allocated, does-not-fit (unschedulable) or error."""
-        if self.error_message is not None:
-            return "error"
-        return "does-not-fit" if self.chosen is None else "allocated"
-
-
-def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any, work: Counter[str]) -> int:
     if not cluster.pending and not cluster.extended_pods(gates):
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
-    allocator = make_allocator(args.allocator, cluster, gates)
+    allocator = make_allocator(args.allocator, cluster.stored, gates)
     try:
         return _answer_with(args, cluster, gates, allocator)
     finally:
@@ -201,14 +185,16 @@ def _answer(args: argparse.Namespace, cluster: Inputs, gates: Any, work: Counter
         work.update(getattr(getattr(allocator, "store", None), "work", {}))
 
 
-def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: Any, allocator: Any) -> int:
+def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates, allocator: Allocator) -> int:
+    from draconform.reference.scheduler.oneshot import attempt_message, walk
+
     nodes = cluster.nodes(args.node)
     if not nodes:
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
     # One node (--node) is judged on its own: the core's pass over every node would judge the whole input.
     batch = len(nodes) > 1 and not cluster.extended_pods(gates)
-    found = _cycle(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
+    found = walk(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
     if found.chosen is not None and found.error is None:
         node, claims, allocations = found.chosen
         if not claims:  # every extended resource is served by the node's device plugin (KEP-5004)
@@ -220,7 +206,7 @@ def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: Any, allocato
                             for claim, allocation in zip(claims, allocations or [], strict=True)])
         return EXIT_ALLOCATED
     findings = _failures(allocator, nodes, cluster, gates, found)
-    attempt = _attempt_message(found, len(nodes))
+    attempt = attempt_message(found, len(nodes))
     if args.output == "json":
         sys.stdout.write(json.dumps({"allocated": False, "attempt": found.verdict, "attemptMessage": attempt,
                                      "exitStatus": EXIT_UNALLOCATABLE,
@@ -232,94 +218,21 @@ def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: Any, allocato
     return EXIT_UNALLOCATABLE
 
 
-def _attempt_message(found: Cycle, nodes: int) -> str:
-    """What ended the attempt for all claims, as kube-scheduler's cycle ends."""
-    if found.error is not None:
-        return f"the scheduling cycle ended at {found.error}"
-    return f"no node visited ({nodes} known) fits all claims together; the pod stays unschedulable"
-
-
-def _cycle(allocator: Any, nodes: list[Obj], claims_for: Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]],
-           batch: bool) -> Cycle:
-    """kube-scheduler's Filter walk over the nodes, in name order: it stops once percentageOfNodesToScore's
-    share of feasible nodes is found, and at the first node whose Filter fails with an error (an allocation
-    error aborts the whole cycle, even when some node fits). The chosen node is the first feasible one by
-    name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at once where it can, as
-    the DRA plugin asks it; a node it cannot judge is allocated on."""
-    from draconform.reference.allocator.interface import AllocationError, feasible_on
-    from draconform.reference.scheduler.scheduler import feasible_nodes_to_find
-
-    found = Cycle()
-    wanted, feasible, checked = feasible_nodes_to_find(len(nodes)), 0, 0
-    while checked < len(nodes) and feasible < wanted:
-        group = nodes[checked:checked + wanted - feasible]  # no node the one-by-one walk would not reach
-        checked += len(group)
-        verdicts: list[Any] = [None] * len(group)
-        if batch:
-            with contextlib.suppress(AllocationError):  # else node by node: the first node asked reports it
-                verdicts = feasible_on(allocator, group, claims_for(group[0])[0])
-        for node, verdict in zip(group, verdicts, strict=True):
-            name = node["metadata"]["name"]
-            claims, unserved = claims_for(node)
-            for pod_name, extended in unserved:
-                found.reasons.setdefault(("Pod", pod_name), []).append(
-                    f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
-            if unserved:
-                continue
-            allocations: list[Obj] | None = None
-            if claims and (verdict is None or not verdict.fits):
-                try:
-                    answer = allocator.allocate(node, claims) if verdict is None else verdict
-                except AllocationError as error:
-                    found.error_node, found.error_message = name, str(error)
-                    return found
-                if not answer.fits:
-                    for claim in claims:
-                        why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other "
-                                                                            "claims")
-                        found.reasons.setdefault(("ResourceClaim", _display(claim)), []).append(f"node {name}: {why}")
-                    continue
-                allocations = getattr(answer, "allocations", None)
-            feasible += 1
-            if found.chosen is None:
-                found.chosen = (node, claims, allocations)
-            if feasible >= wanted:
-                break
-    return found
-
-
-def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
+def _failures(allocator: Allocator, nodes: list[Obj], cluster: Inputs, gates: FeatureGates,
               together: Cycle) -> list[tuple[Finding, str, str]]:
-    """One finding per claim that cannot be allocated, with its own reason (and the reason's short name):
-    `missing-class` (a request names a DeviceClass the input lacks), `error` (its own allocation error, in an
-    attempt that ended in an error), `own-error` (the same, where the attempt for all claims did not fit and
-    so never met it: kube-scheduler stops at the first claim that fails), `shortage` (on its own it fits on no
-    node), `together` (it fits on its own, not beside the other claims) or `attempt-error` (it fits on its own,
-    but the one attempt for all claims stopped at another claim's error). Each pending claim is tried on its own
-    to tell these apart; pods and the claims made for their extended resources keep the reasons the attempt
-    for all claims gave. A finding says "allocation error" only when the attempt ended in one."""
+    """One finding per claim that cannot be allocated, with its own reason (and the reason's short name, see
+    `oneshot.classify`). Each pending claim is tried on its own to tell these apart; pods and the claims made for
+    their extended resources keep the reasons the attempt for all claims gave. A finding says "allocation error"
+    only when the attempt ended in one."""
+    from draconform.reference.scheduler.oneshot import classify, missing_classes, only, walk
+
     known_classes = {obj["metadata"]["name"] for obj in cluster.classes}
     out: list[tuple[Finding, str, str]] = []
     explained: set[tuple[str, str]] = set()
     for claim in cluster.pending:
         shown = _display(claim)
-        alone = _cycle(allocator, nodes, _only(claim), len(nodes) > 1)
-        missing = _missing_classes(claim, known_classes)
-        if missing:
-            reason, message = "missing-class", _own_error(alone, together) or "; ".join(missing)
-        elif alone.error is not None and together.error is not None:
-            reason, message = "error", alone.error
-        elif alone.error is not None:
-            reason, message = "own-error", _own_error(alone, together) or ""
-        elif alone.chosen is None:
-            reason, message = "shortage", "; ".join(alone.reasons.get(("ResourceClaim", shown), ["no node fits it"]))
-        elif together.error is not None:
-            reason, message = "attempt-error", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), but "
-                                                f"the attempt for all claims failed: {together.error}")
-        else:
-            why = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
-            reason, message = "together", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), not "
-                                           "together with the other claims" + (f": {why}" if why else ""))
+        alone = walk(allocator, nodes, only(claim), len(nodes) > 1)
+        reason, message = classify(claim, alone, together, missing_classes(claim, known_classes))
         explained.add(("ResourceClaim", shown))
         out.append((cluster.finding("ResourceClaim", shown, f"cannot be allocated ({reason}): {message}"),
                     claim["metadata"].get("namespace", ""), reason))
@@ -338,66 +251,6 @@ def _failures(allocator: Any, nodes: list[Obj], cluster: Inputs, gates: Any,
                                                  f"failed: {together.error}"), shown.rpartition("/")[0], "error"))
     return out
 
-
-def _own_error(alone: Cycle, together: Cycle) -> str | None:
-    """A claim's error on its own, worded as the attempt for all claims ended: an allocation error only when that
-    attempt ended in one too."""
-    if alone.error is None or together.error is not None:
-        return alone.error
-    return (f"the attempt for all claims does not fit (it stopped before reaching this claim); tried on its own, "
-            f"this claim would end an attempt on node {alone.error_node} with: {alone.error_message}")
-
-
-def _only(claim: Obj) -> Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]:
-    """The claims to allocate on any node when one claim is tried on its own."""
-    def claims_for(node: Obj) -> tuple[list[Obj], list[tuple[str, str]]]:
-        return [claim], []
-    return claims_for
-
-
-def _missing_classes(claim: Obj, known: set[str]) -> list[str]:
-    """`request R: device class C does not exist` for each request or alternative naming a class not given."""
-    found: list[str] = []
-    for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
-        subs = [(request.get("name", ""), request.get("exactly") or {})] if "exactly" in request else [
-            (f"{request.get('name', '')}/{sub.get('name', '')}", sub) for sub in request.get("firstAvailable") or []]
-        found.extend(f"request {name}: device class {spec.get('deviceClassName')} does not exist"
-                     for name, spec in subs if spec.get("deviceClassName") not in known)
-    return found
-
-
-def allocator_class(kind: str) -> Callable[..., Any]:
-    """The core `--allocator` names (importing it is most of the command's start-up: polars, the CEL runtime)."""
-    if kind == "oracle":
-        from draconform.reference.allocator.oracle import OracleAllocator
-
-        return OracleAllocator
-    from draconform.reference.allocator.columnar import ColumnarAllocator
-
-    return ColumnarAllocator
-
-
-def make_allocator(kind: str, cluster: Inputs, gates: Any) -> Any:
-    """A store holding the objects exactly as given, and an allocator over it."""
-    from draconform.reference.apiserver.store import Store
-    from draconform.reference.clock import FakeClock
-
-    factory = allocator_class(kind)
-    store = Store(FakeClock())
-    if kind == "oracle":
-        for obj in cluster.stored:
-            store.load(obj)
-        return factory(store, gates)
-    # The columnar core reads the slices as they are: a dump of thousands of nodes is not copied into a store
-    # (twice) for a core that never changes them and a command that watches nothing.
-    slices = [obj for obj in cluster.stored if obj["kind"] == "ResourceSlice"]
-    for obj in cluster.stored:
-        if obj["kind"] != "ResourceSlice":
-            store.load(obj)
-    return factory(store, gates, slices)
-
-
-# ----- input ------------------------------------------------------------------------------------------------
 
 class Inputs:
     """The objects read, checked, converted to v1, and sorted into what the store holds and what is to be
@@ -443,7 +296,7 @@ class Inputs:
         self.pods = [pod for _, pod in pods]
         self.classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
 
-    def extended_pods(self, gates: Any) -> list[tuple[Obj, dict[str, int]]]:
+    def extended_pods(self, gates: FeatureGates) -> list[tuple[Obj, dict[str, int]]]:
         """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
         from draconform.reference.scheduler.extendedresources import backed_requests
 
@@ -453,7 +306,7 @@ class Inputs:
         found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
         return [(pod, requests) for pod, requests in found if requests]
 
-    def claims_for(self, node: Obj, gates: Any) -> tuple[list[Obj], list[tuple[str, str]]]:
+    def claims_for(self, node: Obj, gates: FeatureGates) -> tuple[list[Obj], list[tuple[str, str]]]:
         """The claims to allocate on `node`: the pending ones, then a special claim per pod whose extended
         resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
         from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
@@ -540,8 +393,9 @@ def _bare_node(name: str) -> Obj:
 
 
 def _display(obj: Obj) -> str:
-    meta = obj.get("metadata") or {}
-    return f"{meta['namespace']}/{meta.get('name')}" if meta.get("namespace") else str(meta.get("name"))
+    from draconform.reference.scheduler.oneshot import display
+
+    return display(obj)
 
 
 # ----- checks -----------------------------------------------------------------------------------------------

@@ -178,8 +178,8 @@ CONFORMING: tuple[Variant, ...] = (
         "KEP-5007 Goals 3: the scheduler should prefer devices without binding conditions over those with "
         "them (a per-device order; upstream orders whole pools, D-5007-8 accepts both)",
         Patch("reference/allocator/columnar/selection.py",
-              "late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]",
-              "late = [bool(self._devices[d].binding_conditions) for d in merged]"),
+              "late = [(devices[d].driver, devices[d].pool) in last for d in merged]",
+              "late = [bool(devices[d].binding_conditions) for d in merged]"),
     ),
     conforming(
         "no-binding-conditions-node-score", "KEP-5007/PREFER-NO-CONDITIONS",

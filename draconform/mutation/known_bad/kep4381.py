@@ -19,10 +19,10 @@ VARIANTS: tuple[Variant, ...] = (
                   '        newest = [b for b in slices if b.slice["generation"][0] == generation]\n',
                   "        newest = list(slices)\n"),
             Patch("reference/allocator/columnar/allocator.py",
-                  ("        if self._mixed_pools():\n"
+                  ("        if self.frames.mixed_pools():\n"
                    "            groups: dict[Choice, list[int]] = {}\n"
                    "            for i, node in enumerate(nodes):\n"
-                   "                groups.setdefault(self._choice(node), []).append(i)\n"
+                   "                groups.setdefault(self.frames.choice(node), []).append(i)\n"
                    "        else:\n"
                    "            groups = {(): list(range(len(nodes)))}\n"),
                   "        groups = {(): list(range(len(nodes)))}\n"),
@@ -81,7 +81,7 @@ VARIANTS: tuple[Variant, ...] = (
         "the allocator keeps a DeviceClass after it is deleted",
         (
             Patch("reference/allocator/columnar/frames.py",
-                  "                self._classes.pop(name, None)\n",
+                  "                self.classes.pop(name, None)\n",
                   "                pass\n"),
         ),
     ),
@@ -256,7 +256,7 @@ VARIANTS: tuple[Variant, ...] = (
         "the allocator keeps the taint of a DeviceTaintRule after the rule is deleted",
         (
             Patch("reference/allocator/columnar/frames.py",
-                  "                self._taint_rules.pop(name, None)\n",
+                  "                self.taint_rules.pop(name, None)\n",
                   "                pass\n"),
         ),
     ),

@@ -264,7 +264,7 @@ VARIANTS: tuple[Variant, ...] = (
                   ("        fitted = search.run()\n"
                    "        if not fitted:  # a tracker without a base admits all\n"
                    "            from draconform.reference.allocator.compatibility import Mode\n"
-                   "            search = Search(attempt, lists, errors, self._devices, Tracker(Mode.SKIP), available, self.gates,\n"
+                   "            search = Search(attempt, lists, errors, devices, Tracker(Mode.SKIP), available, self.gates,\n"
                    "                             self._consumption_of, taints)\n"
                    "            fitted = search.run()\n")),
         ),

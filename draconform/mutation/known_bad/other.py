@@ -31,11 +31,11 @@ VARIANTS: tuple[Variant, ...] = (
         (
             Patch("reference/allocator/columnar/frames.py",
                   ("            self._put_claim(obj)\n"
-                   "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n"),
+                   "        self.view()  # built now, like a filled informer cache; again only when a slice changes\n"),
                   ("            self._put_claim(obj)\n"
                    "        self._sharing.clear()\n"
-                   "        self._shared_total.clear()\n"
-                   "        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes\n")),
+                   "        self.shared_total.clear()\n"
+                   "        self.view()  # built now, like a filled informer cache; again only when a slice changes\n")),
         ),
     ),
     # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,

@@ -13,7 +13,7 @@ import polars as pl
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.capacity import add_usage
 from draconform.reference.allocator.columnar.counting import Counting
-from draconform.reference.allocator.columnar.frames import held_devices
+from draconform.reference.allocator.columnar.frames import Frames, held_devices
 from draconform.reference.allocator.columnar.model import (
     HELD_SCHEMA,
     POOL_KEY,
@@ -26,6 +26,7 @@ from draconform.reference.allocator.columnar.model import (
     PoolView,
 )
 from draconform.reference.allocator.columnar.search import Search
+from draconform.reference.allocator.columnar.selection import Selection
 from draconform.reference.allocator.common import (
     AllocatedState,
     Alternative,
@@ -53,43 +54,49 @@ from draconform.sut import Obj
 NODES_ONE_BY_ONE = 8  # allocate judges this many nodes' devices on their own before judging all nodes at once
 
 
-class ColumnarAllocator(Counting):
-    """Implements `Allocator`; build one per scheduler, it follows the store through a watch."""
+class ColumnarAllocator:
+    """Implements `Allocator`; build one per scheduler, it follows the store through a watch. Composed of the
+    long-lived `Frames` (what the store publishes and holds), the `Selection` and `Counting` reading them, and per
+    scheduling attempt an `Attempt` (model.py) that they fill in; a node's exact search is a `Search` fed from it."""
 
     def __init__(self, store: ApiReader, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
         """`slices`: ResourceSlices published besides the store's, read as they are (never changed), for a
         one-shot reader such as `draconform allocate` that holds them parsed already and has nothing to watch."""
-        super().__init__(store, gates, slices)
+        self.frames = Frames(store, gates, slices)
+        self.selection = Selection(self.frames)
+        self.counting = Counting(self.frames)
+        self.store, self.gates, self.work = store, self.frames.gates, self.frames.work
         self._consumption: dict[tuple[tuple[tuple[str, Fraction], ...], int], dict[str, Fraction] | None] = {}
         self._compat_base: tuple[tuple[Any, ...], dict[tuple[str, str, str], SetState]] | None = None
         self._compat_published: tuple[Any, dict[DeviceKey, list[str]]] | None = None
         self._attempt: Attempt | None = None
         self._attempt_key: tuple[Any, ...] = ()
-        everything = self._pool_view().everything
+        everything = self.frames.view().everything
         if everything is not None:  # per node, how many devices are held: kept like an informer's cache
-            self._held_counts(everything)
+            self.counting.held_counts(everything)
 
     def _begin(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj], whole: bool = True) -> Attempt:
         """The attempt for these claims: the scheduler asks node after node with the same claim objects, so
         they are recognised by identity (the attempt keeps them alive) and by the store's state. Nodes that see
         another generation of some pool (rare: while a driver republishes) get an attempt of their own. With
         `whole`, the candidates of every node are known (the columnar pass); otherwise they come node by node."""
-        choice = self._choice(node)
-        key = (self._slice_version, self._claim_version, choice, tuple(map(id, claims)), tuple(map(id, assumed)))
+        frames = self.frames
+        choice = frames.choice(node)
+        key = (frames.slice_version, frames.claim_version, choice, tuple(map(id, claims)), tuple(map(id, assumed)))
         if self._attempt is not None and key == self._attempt_key:
             if whole and not self._attempt.whole:
                 self._complete(self._attempt)
             return self._attempt
         self._attempt = None
-        view = self._pool_view(choice)
-        plans = plan_claims(claims, self._classes, self.gates)
+        view = self.frames.view(choice)
+        plans = plan_claims(claims, self.frames.classes, self.gates)
         assumed_held = [d for claim in assumed for d in held_devices(claim, self.gates)]
-        held = Held(self._held_count, frozenset(assumed_held))
-        shared = {device: dict(usage) for device, usage in self._shared_total.items()}
+        held = Held(self.frames.held_count, frozenset(assumed_held))
+        shared = {device: dict(usage) for device, usage in self.frames.shared_total.items()}
         assumed_state = AllocatedState.of(assumed, self.gates)
         for device, usage in assumed_state.shared.items():
             add_usage(shared.setdefault(device, {}), usage, device[0])
-        measured = frozenset(self._measured_count) | assumed_state.measured
+        measured = frozenset(self.frames.measured_count) | assumed_state.measured
         attempt = Attempt(plans, held, {}, view, shared=shared, measured=measured,
                           keep=(tuple(claims), tuple(assumed)))
         if whole:
@@ -101,7 +108,7 @@ class ColumnarAllocator(Counting):
         """Every node's candidates at once. They depend on the published devices only (what is held is the
         search's business), so they are computed once per pool view and selector list: a new pod of the same
         kind costs no query."""
-        attempt.candidates = {(alt.claim_index, alt.name): self._alt_candidates(attempt.view, alt)
+        attempt.candidates = {(alt.claim_index, alt.name): self.selection.alt_candidates(attempt.view, alt)
                               for plan in attempt.plans for alts in plan.requests for alt in alts}
         attempt.whole = True
         self._shortcut(attempt, attempt.view)
@@ -146,7 +153,7 @@ class ColumnarAllocator(Counting):
         ledger = CapacityLedger(attempt.shared, attempt.measured)
         kept = []
         for device_id in ids:
-            device = self._devices[device_id]
+            device = self.frames.devices[device_id]
             shared = is_shared(device, self.gates)
             consumption = self._consumption_of(alt, device_id) if alt.capacity or shared else {}
             if consumption is not None and (not shared or ledger.admits(device, consumption)):
@@ -157,14 +164,14 @@ class ColumnarAllocator(Counting):
         """KEP-5075: what one allocation of the device consumes for these amounts, computed once."""
         key = (alt.capacity, device_id)
         if key not in self._consumption:
-            self._consumption[key] = capacity_consumption(alt, self._devices[device_id], self.gates)
+            self._consumption[key] = capacity_consumption(alt, self.frames.devices[device_id], self.gates)
         return self._consumption[key]
 
     def _available(self, attempt: Attempt) -> dict[CounterKey, Fraction]:
         """Counter values minus what allocated devices of the pool consume: a join and a group-by."""
         if attempt.available is None:
             view = attempt.view
-            held = self._held_devices_frame()
+            held = self.frames.held_devices_frame()
             extra = list(attempt.held.assumed) + list(attempt.shared)  # a shared device consumes its counters once
             if extra:
                 held = pl.concat([held, pl.DataFrame(extra, schema=HELD_SCHEMA, orient="row")])
@@ -180,6 +187,12 @@ class ColumnarAllocator(Counting):
         return attempt.available
 
     # --- the seam ----------------------------------------------------------------------------------------
+    def close(self) -> None:
+        self.frames.close()
+
+    def follow(self) -> None:
+        self.frames.follow()
+
     def feasible(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> Feasibility | None:
         """Whether `allocate` would fit these claims on this node, settled by counting where counting is exact:
         every request asks for a number of devices (no All, admin access, capacity, alternatives or
@@ -198,21 +211,22 @@ class ColumnarAllocator(Counting):
         if not nodes:
             return [None] * len(nodes)
         self.work["nodes judged"] += len(nodes)
-        self._sync()
-        if self._mixed_pools():
+        self.frames.sync()
+        if self.frames.mixed_pools():
             groups: dict[Choice, list[int]] = {}
             for i, node in enumerate(nodes):
-                groups.setdefault(self._choice(node), []).append(i)
+                groups.setdefault(self.frames.choice(node), []).append(i)
         else:
             groups = {(): list(range(len(nodes)))}
         answers: list[Feasibility | None] = [None] * len(nodes)
         for indices in groups.values():
             attempt = self._begin(nodes[indices[0]], claims, assumed)
             if attempt.countable is None:
-                self._countable(attempt)
+                self.counting.countable(attempt)
             names: list[str] = (node_names(nodes) if len(indices) == len(nodes)
                                 else [nodes[i]["metadata"]["name"] for i in indices])
-            found: list[Feasibility | None] = self._count(attempt, names) if attempt.countable else [None] * len(names)
+            found: list[Feasibility | None] = (self.counting.count(attempt, names) if attempt.countable
+                                               else [None] * len(names))
             relevant, problems, nowhere = attempt.relevant_nodes, attempt.problem_nodes, attempt.nowhere
             if attempt.countable and problems:  # the search decides where a problem pool reaches
                 found = [None if name in problems else answer for name, answer in zip(names, found, strict=True)]
@@ -228,7 +242,7 @@ class ColumnarAllocator(Counting):
 
     def allocate(self, node: Obj, claims: Sequence[Obj], assumed: Sequence[Obj] = ()) -> NodeAllocation:
         self.work["nodes searched"] += 1
-        self._sync()
+        self.frames.sync()
         attempt = self._begin(node, claims, assumed, whole=False)
         if not attempt.whole:
             attempt.asked += 1
@@ -237,21 +251,22 @@ class ColumnarAllocator(Counting):
         node_name = str(node["metadata"]["name"])
         if attempt.relevant_nodes is not None and node_name not in attempt.relevant_nodes:
             return NodeAllocation(None, dict(attempt.nothing_here))
-        candidates = attempt.candidates if attempt.whole else self._node_candidates(attempt, node)
+        candidates = attempt.candidates if attempt.whole else self.selection.node_candidates(attempt, node)
         view = attempt.view
-        problems = [p for p in view.problem_slices if self._slice_on_node(p, node)]
+        problems = [p for p in view.problem_slices if self.frames.slice_on_node(p, node)]
         lists = self._lists(attempt, candidates, node, problems)
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
         errors = {key: found.errors for key, found in candidates.items() if found.errors}
         available = self._available(attempt) if view.any_consumes else {}
-        taints = DeviceTaints(tuple(self._taint_rules.values()) if self.gates.taint_rules else ())
-        search = Search(attempt, lists, errors, self._devices, self._compat_tracker(attempt, assumed), available,
+        taints = DeviceTaints(tuple(self.frames.taint_rules.values()) if self.gates.taint_rules else ())
+        devices = self.frames.devices
+        search = Search(attempt, lists, errors, devices, self._compat_tracker(attempt, assumed), available,
                         self.gates, self._consumption_of, taints)
         fitted = search.run()
         if fitted:
             return NodeAllocation([
-                build_allocation(plan, [Pick(alt, self._devices[d], consumed) for alt, d, consumed in search.chosen[i]],
+                build_allocation(plan, [Pick(alt, devices[d], consumed) for alt, d, consumed in search.chosen[i]],
                                  node, self.gates)
                 for i, plan in enumerate(attempt.plans)])
         return self._no_fit(attempt, problems, lists)
@@ -261,13 +276,13 @@ class ColumnarAllocator(Counting):
         """Per alternative, the node's candidate list in search order. An All request lists its devices before the
         search, so a problem pool or a selector error on the node surfaces now, as an error."""
         view = attempt.view
-        last = self._pools_last(view, node)
+        last = self.selection.pools_last(view, node)
         lists: dict[tuple[int, str], list[int]] = {}
         for plan in attempt.plans:
             for alts in plan.requests:
                 for alt in alts:
                     found = candidates[(alt.claim_index, alt.name)]
-                    ids = self._merge(found, node, last, view)
+                    ids = self.selection.merge(found, node, last, view)
                     if alt.all_mode:
                         ids = self._all_list(attempt, plan, alt, found, ids, problems)
                     lists[(alt.claim_index, alt.name)] = ids
@@ -309,15 +324,15 @@ class ColumnarAllocator(Counting):
         view = attempt.view
         if not view.any_consumes:  # no candidate consumes a counter set, so no candidate is ever judged
             return Tracker(mode)
-        key = (attempt, view, self._claim_results.version)
+        key = (attempt, view, self.frames.claim_results.version)
         base = self._compat_base
         if base is None or base[0][0] is not attempt or base[0][1] is not view or base[0][2] != key[2]:
             if self._compat_published is None or self._compat_published[0] is not view:
                 consuming = view.newest_devices.filter(pl.col("consumes")).get_column("device_id").to_list()
-                facts = (self._devices[d] for d in consuming)
+                facts = (self.frames.devices[d] for d in consuming)
                 self._compat_published = (view, {f.key: [s for s, _ in f.consumes] for f in facts if f.consumes})
             published = self._compat_published[1]
-            results = [*self._claim_results.results(), *holding_results(assumed)]
+            results = [*self.frames.claim_results.results(), *holding_results(assumed)]
             base = (key, allocated_states(results, published.get))
             self._compat_base = base
         return Tracker(mode, base[1])

@@ -9,8 +9,8 @@ from itertools import repeat
 from operator import add, sub
 from typing import Any
 
+from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, DeviceKey, HeldCounts
-from draconform.reference.allocator.columnar.selection import Selection
 from draconform.reference.allocator.common import (
     Alternative,
     DeviceTaints,
@@ -20,10 +20,14 @@ from draconform.reference.allocator.common import (
 from draconform.reference.allocator.interface import AllocationError, Feasibility
 
 
-class Counting(Selection):
-    """Verdicts for many nodes at once by counting free candidates, where counting settles a node."""
+class Counting:
+    """Verdicts for many nodes at once by counting free candidates, where counting settles a node; it reads the
+    devices and what is held from `frames`, and keeps its per-attempt results in the `Attempt` it is given."""
 
-    def _count(self, attempt: Attempt, names: list[str]) -> list[Feasibility | None]:
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+
+    def count(self, attempt: Attempt, names: list[str]) -> list[Feasibility | None]:
         """The nodes' verdicts by counting their free candidates (see `feasible`): per node and request, how many
         candidates it has (NOT_PLAIN where one is not a plain device: the search decides) and how many of them
         are free; a request with too few free ones makes the node "does not fit", enough free ones for every
@@ -76,25 +80,26 @@ class Counting(Selection):
             found.plain = {name: len(ids) if self._plain(ids) else NOT_PLAIN for name, (_, ids) in found.local.items()}
         return found.plain
 
-    def _held_counts(self, found: AltCandidates) -> dict[str, int]:
+    def held_counts(self, found: AltCandidates) -> dict[str, int]:
         """Per node, how many of the alternative's local candidates allocated claims hold (see `HeldCounts`)."""
         counts = found.held
         if counts is None:
             node_of = found.node_of
             if node_of is None:
-                node_of = found.node_of = {self._keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
+                keys = self.frames.keys
+                node_of = found.node_of = {keys[d]: node for node, (_, ids) in found.local.items() for d in ids}
             on_node: dict[str, int] = {}
-            for device in self._held_count:
+            for device in self.frames.held_count:
                 node = node_of.get(device)
                 if node is not None:
                     on_node[node] = on_node.get(node, 0) + 1
-            counts = found.held = HeldCounts(node_of, on_node, len(self._held_log))
-        elif counts.seen < len(self._held_log):
-            for device, change in self._held_log[counts.seen:]:
+            counts = found.held = HeldCounts(node_of, on_node, len(self.frames.held_log))
+        elif counts.seen < len(self.frames.held_log):
+            for device, change in self.frames.held_log[counts.seen:]:
                 node = counts.node_of.get(device)
                 if node is not None:
                     counts.on_node[node] = counts.on_node.get(node, 0) + change
-            counts.seen = len(self._held_log)
+            counts.seen = len(self.frames.held_log)
         return counts.on_node
 
     def _short(self, attempt: Attempt, counts: tuple[int, ...]) -> Feasibility:
@@ -113,7 +118,7 @@ class Counting(Selection):
                                                                     for plan in attempt.plans})
         return verdict
 
-    def _countable(self, attempt: Attempt) -> None:
+    def countable(self, attempt: Attempt) -> None:
         """Whether counting free candidates can settle a node for these claims (see `feasible`)."""
         attempt.countable = False
         for plan in attempt.plans:
@@ -145,7 +150,7 @@ class Counting(Selection):
         """One request's row of `Attempt.counting`: its candidates, how many it asks for, and per node how many of
         its candidates allocated claims hold, and how many more only assumed claims hold."""
         found = attempt.candidates[(alt.claim_index, alt.name)]
-        allocated = self._held_counts(found)
+        allocated = self.held_counts(found)
         assumed: dict[str, int] = {}
         for device in only_assumed:
             node = found.held.node_of.get(device) if found.held is not None else None
@@ -156,8 +161,8 @@ class Counting(Selection):
     def _plain(self, ids: Sequence[int]) -> bool:
         """Whether these devices' only question is whether they are free: no counters, share, taint (their own
         or a DeviceTaintRule's) or binding condition the search would look at."""
-        if not self._special.isdisjoint(ids):
+        if not self.frames.special.isdisjoint(ids):
             return False
-        rules = tuple(self._taint_rules.values()) if self.gates.taint_rules else ()
-        return not rules or not any(DeviceTaints(rules).of(self._devices[d]) for d in ids)
+        rules = tuple(self.frames.taint_rules.values()) if self.frames.gates.taint_rules else ()
+        return not rules or not any(DeviceTaints(rules).of(self.frames.devices[d]) for d in ids)
 

@@ -86,8 +86,9 @@ def _counter_rows(spec: Obj, name: str, driver: str, pool: str) -> Columns:
 
 
 class Frames:
-    """The published slices, classes, taint rules and allocated claims of one store, kept from its watch; the base
-    of `ColumnarAllocator`, whose other parts read what this one keeps."""
+    """The published slices, classes, taint rules and allocated claims of one store, kept from its watch: the
+    long-lived state of `ColumnarAllocator`, handed to its selection and counting, which read what this one keeps
+    (its public members) and never change it."""
 
     def __init__(self, store: ApiReader, gates: FeatureGates, slices: Iterable[Obj] = ()) -> None:
         """`slices`: ResourceSlices published besides the store's (see `ColumnarAllocator`)."""
@@ -97,28 +98,28 @@ class Frames:
         # rows joined into pool views, devices run through selectors, nodes judged by Filter or searched.
         self.work: Counter[str] = Counter()
         self._watch = store.watch("ResourceSlice", "DeviceClass", "ResourceClaim", "DeviceTaintRule")
-        self._taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
-        self._blocks: dict[str, SliceBlock] = {}
-        self._devices = Devices()
-        self._keys: dict[int, DeviceKey] = {}  # device id -> (driver, pool, name), without parsing the device
-        self._special: set[int] = set()  # devices whose counters, share, taints or binding conditions count
-        self._classes: dict[str, Obj] = {}
+        self.taint_rules: dict[str, Obj] = {obj["metadata"]["name"]: obj for obj in store.list("DeviceTaintRule")}
+        self.blocks: dict[str, SliceBlock] = {}
+        self.devices = Devices()
+        self.keys: dict[int, DeviceKey] = {}  # device id -> (driver, pool, name), without parsing the device
+        self.special: set[int] = set()  # devices whose counters, share, taints or binding conditions count
+        self.classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
-        self._held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
-        self._held_log: list[tuple[DeviceKey, int]] = []  # devices becoming held (+1) or free (-1), in order
+        self.held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
+        self.held_log: list[tuple[DeviceKey, int]] = []  # devices becoming held (+1) or free (-1), in order
         # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
         self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
-        self._shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
+        self.shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
         # D-4381-16: per claim its shares that record consumedCapacity, and per device how many claims have one
         self._measuring: dict[tuple[str, str], frozenset[DeviceKey]] = {}
-        self._measured_count: dict[DeviceKey, int] = {}
-        self._claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
+        self.measured_count: dict[DeviceKey, int] = {}
+        self.claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
         self._selector_objs: list[Obj] = []
         self._selector_verdicts: dict[tuple[int, str, str], bool] = {}
         self._next_id = 0
-        self._slice_version = 0
-        self._claim_version = 0
+        self.slice_version = 0
+        self.claim_version = 0
         self._views: dict[Choice, PoolView] = {}  # per generation choice (almost always only the empty one)
         self._view_version = -1
         self._mixed: dict[tuple[str, str], list[dict[str, Any]]] = {}  # pools whose generation depends on the node
@@ -129,11 +130,11 @@ class Frames:
         for obj in itertools.chain(store.view("ResourceSlice"), slices):
             self._put_slice(obj)
         for obj in store.view("DeviceClass"):
-            self._classes[obj["metadata"]["name"]] = obj
+            self.classes[obj["metadata"]["name"]] = obj
         for obj in store.view("ResourceClaim"):
             self._put_claim(obj)
-        self._pool_view()  # built now, like a filled informer cache; again only when a slice changes
-        self._mixed_pools()
+        self.view()  # built now, like a filled informer cache; again only when a slice changes
+        self.mixed_pools()
 
     # --- following the store -----------------------------------------------------------------------------
 
@@ -144,9 +145,9 @@ class Frames:
     def follow(self) -> None:
         """Take in the store's changes now (the scheduler does while the cluster settles, as an informer would),
         so the next pod does not pay for them."""
-        self._sync()
+        self.sync()
 
-    def _sync(self) -> None:
+    def sync(self) -> None:
         if self._watch.pending():  # the usual case within one scheduling attempt: nothing new
             for event in self._watch.drain():
                 self._apply(event)
@@ -161,20 +162,20 @@ class Frames:
                 self._put_slice(obj)
         elif kind == "DeviceClass":
             if event.type == "DELETED":
-                self._classes.pop(name, None)
+                self.classes.pop(name, None)
             else:
-                self._classes[name] = obj
-            self._slice_version += 1
+                self.classes[name] = obj
+            self.slice_version += 1
         elif kind == "DeviceTaintRule":
             if event.type == "DELETED":
-                self._taint_rules.pop(name, None)
+                self.taint_rules.pop(name, None)
             else:
-                self._taint_rules[name] = obj
-            self._slice_version += 1
+                self.taint_rules[name] = obj
+            self.slice_version += 1
         elif kind == "ResourceClaim":
             key = (obj["metadata"].get("namespace", ""), name)
             if event.type == "DELETED":
-                self._claim_results.drop(key)
+                self.claim_results.drop(key)
                 self._set_held(key, [])
                 self._set_sharing(key, {})
                 self._set_measured(key, frozenset())
@@ -183,7 +184,7 @@ class Frames:
 
     def _put_claim(self, claim: Obj) -> None:
         key = (claim["metadata"].get("namespace", ""), claim["metadata"]["name"])
-        self._claim_results.put(key, claim)
+        self.claim_results.put(key, claim)
         state = AllocatedState.of([claim], self.gates)  # read once for what it holds whole and its shares
         self._set_held(key, held_devices(claim, self.gates, state))
         self._set_sharing(key, state.shared)
@@ -194,16 +195,16 @@ class Frames:
         if before == measured:
             return
         for device in before:
-            self._measured_count[device] -= 1
-            if not self._measured_count[device]:
-                del self._measured_count[device]
+            self.measured_count[device] -= 1
+            if not self.measured_count[device]:
+                del self.measured_count[device]
         for device in measured:
-            self._measured_count[device] = self._measured_count.get(device, 0) + 1
+            self.measured_count[device] = self.measured_count.get(device, 0) + 1
         if measured:
             self._measuring[key] = measured
         else:
             self._measuring.pop(key, None)
-        self._claim_version += 1
+        self.claim_version += 1
 
     def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
         """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""
@@ -211,16 +212,16 @@ class Frames:
         if before == shared:
             return
         for device, usage in before.items():
-            add_usage(self._shared_total.setdefault(device, {}), usage, device[0], -1)
-            if not self._shared_total[device]:
-                del self._shared_total[device]
+            add_usage(self.shared_total.setdefault(device, {}), usage, device[0], -1)
+            if not self.shared_total[device]:
+                del self.shared_total[device]
         for device, usage in shared.items():
-            add_usage(self._shared_total.setdefault(device, {}), usage, device[0])
+            add_usage(self.shared_total.setdefault(device, {}), usage, device[0])
         if shared:
             self._sharing[key] = shared
         else:
             self._sharing.pop(key, None)
-        self._claim_version += 1
+        self.claim_version += 1
 
     def _set_held(self, key: tuple[str, str], held: list[DeviceKey]) -> None:
         """What one claim holds now; the per-device counts follow so an attempt need not rescan every claim."""
@@ -228,28 +229,28 @@ class Frames:
         if before == held:
             return
         for device in before:
-            self._held_count[device] -= 1
-            if not self._held_count[device]:
-                del self._held_count[device]
-                self._held_log.append((device, -1))
+            self.held_count[device] -= 1
+            if not self.held_count[device]:
+                del self.held_count[device]
+                self.held_log.append((device, -1))
         for device in held:
-            self._held_count[device] = self._held_count.get(device, 0) + 1
-            if self._held_count[device] == 1:
-                self._held_log.append((device, 1))
+            self.held_count[device] = self.held_count.get(device, 0) + 1
+            if self.held_count[device] == 1:
+                self.held_log.append((device, 1))
         if held:
             self._held[key] = held
         else:
             self._held.pop(key, None)
-        self._claim_version += 1
+        self.claim_version += 1
 
     def _drop_slice(self, name: str) -> None:
-        block = self._blocks.pop(name, None)
+        block = self.blocks.pop(name, None)
         if block is not None:
             for device_id in block.device_ids:
-                self._devices.drop(device_id)
-                self._keys.pop(device_id, None)
-                self._special.discard(device_id)
-        self._slice_version += 1
+                self.devices.drop(device_id)
+                self.keys.pop(device_id, None)
+                self.special.discard(device_id)
+        self.slice_version += 1
 
     def _selector_id(self, selector: Obj | None) -> int | None:
         if selector is None:
@@ -287,7 +288,7 @@ class Frames:
         count, version = len(entries), obj["metadata"].get("resourceVersion", "")
         ids = list(range(self._next_id, self._next_id + count))
         self._next_id += count
-        self._devices.add_slice(ids, spec, name, version, entries)
+        self.devices.add_slice(ids, spec, name, version, entries)
         self.work["device rows"] += count
         node_name, sel_id, all_nodes = slice_row["node_name"], slice_row["sel_id"], slice_row["all_nodes"]
         devices: Columns = {
@@ -301,16 +302,16 @@ class Frames:
         parsed = range(count) if slice_row["per_device"] else [
             i for i, raw in enumerate(entries) if raw.get("consumesCounters")]
         consumption = self._parse_devices(devices, ids, parsed)
-        self._keys.update(zip(ids, ((driver, pool, device) for device in devices["name"]), strict=True))
+        self.keys.update(zip(ids, ((driver, pool, device) for device in devices["name"]), strict=True))
         self._mark_special(ids, entries, devices)
-        self._blocks[name] = SliceBlock(
+        self.blocks[name] = SliceBlock(
             slice={column: [value] for column, value in slice_row.items()},
             devices=devices,
             counters=_counter_rows(spec, name, driver, pool),
             consumption=consumption,
             device_ids=ids,
         )
-        self._slice_version += 1
+        self.slice_version += 1
 
     def _parse_devices(self, devices: Columns, ids: list[int], parsed: Iterable[int]) -> Columns:
         """Parse the devices at these positions now, filling their columns from the facts; their counter
@@ -318,7 +319,7 @@ class Frames:
         consumption: Columns = {column: [] for column in CONSUMPTION_SCHEMA}
         for index in parsed:
             device_id = ids[index]
-            facts = self._devices[device_id]
+            facts = self.devices[device_id]
             devices["node_name"][index] = facts.node_name
             devices["sel_id"][index] = self._selector_id(facts.node_selector)
             devices["all_nodes"][index] = facts.all_nodes
@@ -335,24 +336,24 @@ class Frames:
     def _mark_special(self, ids: list[int], entries: list[Obj], devices: Columns) -> None:
         """Note the devices counting cannot settle: counters, taints, binding conditions or shares under the gates."""
         gates = self.gates
-        self._special.update(itertools.compress(ids, (
+        self.special.update(itertools.compress(ids, (
             consumes or (tainted and gates.taints) or (binding and gates.binding)
             for consumes, tainted, binding in zip(devices["consumes"], devices["has_taints"], devices["has_binding"],
                                                   strict=True))))
         if gates.consumable_capacity:  # KEP-5075: a device allocated in shares (see is_shared)
-            self._special.update(d for d, raw in zip(ids, entries, strict=True)
+            self.special.update(d for d, raw in zip(ids, entries, strict=True)
                                  if raw.get("allowMultipleAllocations") is True)
 
     # --- the pool view -----------------------------------------------------------------------------------
-    def _mixed_pools(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    def mixed_pools(self) -> dict[tuple[str, str], list[dict[str, Any]]]:
         """The pools where a node may see another generation, completeness or validity than the whole cluster:
         several generations, more slices than a count says, or a device name in more than one place (D-4381-18:
         upstream checks names among the slices gathered for the node only). Every other pool looks the same from
         each node."""
-        if self._mixed_version != self._slice_version:
+        if self._mixed_version != self.slice_version:
             rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
             names: dict[tuple[str, str], list[tuple[int, str]]] = {}
-            for block in self._blocks.values():
+            for block in self.blocks.values():
                 row = {column: values[0] for column, values in block.slice.items()}
                 key = (row["driver"], row["pool"])
                 rows.setdefault(key, []).append(row)
@@ -360,16 +361,16 @@ class Frames:
             self._named_twice = {key for key, found in names.items() if len(set(found)) < len(found)}
             self._mixed = {key: pool for key, pool in rows.items() if len({r["generation"] for r in pool}) > 1
                            or any(len(pool) > r["slice_count"] for r in pool) or key in self._named_twice}
-            self._mixed_version = self._slice_version
+            self._mixed_version = self.slice_version
         return self._mixed
 
-    def _choice(self, node: Obj) -> Choice:
+    def choice(self, node: Obj) -> Choice:
         """Upstream picks a pool's generation per node: the newest among the slices reaching it. That one is
         complete when the node's own slices of it number resourceSliceCount, else when all its slices do; a newer
         generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""
         entries = []
-        for (driver, pool), rows in sorted(self._mixed_pools().items()):
-            mine = [r for r in rows if self._slice_on_node(r, node)]
+        for (driver, pool), rows in sorted(self.mixed_pools().items()):
+            mine = [r for r in rows if self.slice_on_node(r, node)]
             if not mine:
                 continue
             here = frozenset(r["slice"] for r in mine) if (driver, pool) in self._named_twice else None
@@ -385,25 +386,25 @@ class Frames:
                 entries.append((driver, pool, seen, False, here))
         return tuple(entries)
 
-    def _pool_view(self, choice: Choice = ()) -> PoolView:
-        if self._view_version != self._slice_version:
+    def view(self, choice: Choice = ()) -> PoolView:
+        if self._view_version != self.slice_version:
             self._views = {}
-            self._view_version = self._slice_version
+            self._view_version = self.slice_version
         if choice not in self._views:
-            blocks = list(self._blocks.values())
+            blocks = list(self.blocks.values())
             self.work["pool view rows"] += sum(len(block.device_ids) for block in blocks)
             self._views[choice] = pool_view(blocks, self.gates, choice)
         return self._views[choice]
 
-    def _held_devices_frame(self) -> pl.DataFrame:
-        if self._held_frame is None or self._held_frame_version != self._claim_version:
-            devices = list(self._held_count)
+    def held_devices_frame(self) -> pl.DataFrame:
+        if self._held_frame is None or self._held_frame_version != self.claim_version:
+            devices = list(self.held_count)
             self._held_frame = pl.DataFrame({"driver": [d[0] for d in devices], "pool": [d[1] for d in devices],
                                              "name": [d[2] for d in devices]}, schema=HELD_SCHEMA)
-            self._held_frame_version = self._claim_version
+            self._held_frame_version = self.claim_version
         return self._held_frame
 
-    def _on_node(self, sel_id: int | None, node: Obj) -> bool:
+    def on_node(self, sel_id: int | None, node: Obj) -> bool:
         """allNodes (None) reaches every node; a node selector is matched once per node state."""
         if sel_id is None:
             return True
@@ -415,20 +416,20 @@ class Frames:
             self._selector_verdicts[key] = verdict
         return verdict
 
-    def _slice_on_node(self, row: dict[str, Any], node: Obj) -> bool:
+    def slice_on_node(self, row: dict[str, Any], node: Obj) -> bool:
         if row["per_device"]:
-            block = self._blocks.get(row["slice"])
-            return block is not None and any(self._device_on_node(self._devices[d], node) for d in block.device_ids)
+            block = self.blocks.get(row["slice"])
+            return block is not None and any(self.device_on_node(self.devices[d], node) for d in block.device_ids)
         if row["node_name"] is not None:
             return bool(row["node_name"] == node["metadata"]["name"])
         if row["sel_id"] is not None:
-            return self._on_node(row["sel_id"], node)
+            return self.on_node(row["sel_id"], node)
         return bool(row["all_nodes"])
 
-    def _device_on_node(self, device: DeviceFacts, node: Obj) -> bool:
+    def device_on_node(self, device: DeviceFacts, node: Obj) -> bool:
         if device.node_name is not None:
             return bool(device.node_name == node["metadata"]["name"])
         if device.node_selector is not None:
-            return self._on_node(self._selector_id(device.node_selector), node)
+            return self.on_node(self._selector_id(device.node_selector), node)
         return bool(device.all_nodes)
 

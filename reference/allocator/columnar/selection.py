@@ -40,10 +40,13 @@ def _string_attribute(attributes: Obj, driver: str, domain: str, ident: str) -> 
     return value[1] if value is not None and value[0] == "string" else None
 
 
-class Selection(Frames):
-    """Which devices each request could take, per node, from the selectors of its class and its own."""
+class Selection:
+    """Which devices each request could take, per node, from the selectors of its class and its own, judged on
+    the devices `frames` keeps (selector verdicts are cached in the pool view)."""
 
-    _engine: SelectorEngine | None = None  # made at the first selector that needs the CEL runtime
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+        self._engine: SelectorEngine | None = None  # made at the first selector that needs the CEL runtime
 
     @property
     def engine(self) -> SelectorEngine:
@@ -84,9 +87,9 @@ class Selection(Frames):
         if (attribute_is := _ATTRIBUTE_IS.match(expression)) is not None:
             self._read_attribute(attribute_is, missing, outcomes)
         rest = [index for index, outcome in enumerate(outcomes) if outcome is None]
-        facts = {index: self._devices[missing[index]] for index in rest}
+        facts = {index: self.frames.devices[missing[index]] for index in rest}
         try:
-            shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
+            shown = not self.frames.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input
             found = self.engine.evaluate_many(expression, [(facts[i].cel_key, partial(facts[i].cel_input, shown))
                                                            for i in rest])
         except CelError as exc:  # a compile error: it counts for each device the selector is applied to
@@ -96,7 +99,7 @@ class Selection(Frames):
         for device_id, outcome in zip(missing, outcomes, strict=True):
             if isinstance(outcome, Exception):
                 known[device_id] = -1
-                driver, pool, name = self._keys[device_id]
+                driver, pool, name = self.frames.keys[device_id]
                 view.errors[(expression, device_id)] = (f"device {driver}/{pool}/{name}: "
                                                         f"selector {abbreviate(expression)}: {outcome}")
             else:
@@ -108,7 +111,7 @@ class Selection(Frames):
         parsed for it; only devices without it (a CEL error) or with another type are left (None) to the CEL
         runtime."""
         domain, ident, operator, literal = attribute_is.groups()
-        published, qualified, equal = self._devices.published, f"{domain}/{ident}", operator == "=="
+        published, qualified, equal = self.frames.devices.published, f"{domain}/{ident}", operator == "=="
         for index, device_id in enumerate(missing):
             driver, raw = published(device_id)
             attributes = raw.get("attributes") or {}
@@ -121,7 +124,7 @@ class Selection(Frames):
             if value is not None:
                 outcomes[index] = (value == literal) == equal
 
-    def _node_candidates(self, attempt: Attempt, node: Obj) -> dict[tuple[int, str], AltCandidates]:
+    def node_candidates(self, attempt: Attempt, node: Obj) -> dict[tuple[int, str], AltCandidates]:
         """The candidates a search on one node can reach, judged for that node only: a single allocation (as
         `draconform allocate` makes it, node after node until one fits) evaluates selectors on the devices of the
         nodes it tries, as upstream's allocator does, not on the whole cluster's."""
@@ -136,7 +139,7 @@ class Selection(Frames):
                     found[(alt.claim_index, alt.name)] = by_selectors[alt.selectors]
         return found
 
-    def _alt_candidates(self, view: PoolView, alt: Alternative) -> AltCandidates:
+    def alt_candidates(self, view: PoolView, alt: Alternative) -> AltCandidates:
         """Class selectors, then request selectors: the first false one drops the device, the first error marks
         it (later selectors are not evaluated for it). Use and taints are the search's business, as upstream."""
         found = view.candidates.get(alt.selectors)
@@ -159,7 +162,7 @@ class Selection(Frames):
             columns = {column: frame.get_column(column).to_list()
                        for column in ("rank", "device_id", "node_name", "sel_id", "all_nodes")}
         ids = columns["device_id"]
-        self.work["devices selected"] += len(ids)
+        self.frames.work["devices selected"] += len(ids)
         keep = list(range(len(ids)))  # positions in rank order
         failed: dict[int, str] = {}  # position -> the error of the selector that failed on it
         for expression in selectors:
@@ -176,20 +179,21 @@ class Selection(Frames):
             return view.everything  # every device passes: the candidates grouped once per view
         return by_node(columns, keep, failed)
 
-    def _merge(self, found: AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
-               view: PoolView | None = None) -> list[int]:
+    def merge(self, found: AltCandidates, node: Obj, last: frozenset[tuple[str, str]],
+              view: PoolView | None = None) -> list[int]:
         """This node's candidates: its own devices and the shared ones it can reach, in rank order, the pools in
         `last` moved behind the others. D-4381-9: a device of another node in a per-device slice reaching this
         node is in the list where its selectors fail with an error (the search reports it when it gets there)."""
+        frames, devices = self.frames, self.frames.devices
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
-        shared = [(rank, d) for rank, d, sel_id in found.shared if self._on_node(sel_id, node)]
+        shared = [(rank, d) for rank, d, sel_id in found.shared if frames.on_node(sel_id, node)]
         if view is not None and view.per_device and found.errors:
             elsewhere = [(rank, d) for name in self._per_device_here(view, node) for rank, d in view.per_device[name]
-                         if d in found.errors and not self._device_on_node(self._devices[d], node)]
+                         if d in found.errors and not frames.device_on_node(devices[d], node)]
             shared = sorted(shared + elsewhere) if elsewhere else shared
         merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
         if last:
-            late = [(self._devices[d].driver, self._devices[d].pool) in last for d in merged]
+            late = [(devices[d].driver, devices[d].pool) in last for d in merged]
             if any(late):
                 merged = [d for d, x in zip(merged, late, strict=True) if not x] + [
                     d for d, x in zip(merged, late, strict=True) if x]
@@ -197,11 +201,11 @@ class Selection(Frames):
 
     def _per_device_here(self, view: PoolView, node: Obj) -> list[str]:
         """The slices with perDeviceNodeSelection that reach the node: some device of theirs is usable there."""
-        return [name for name in view.per_device if name in self._blocks and any(
-            self._device_on_node(self._devices[d], node) for d in self._blocks[name].device_ids)]
+        return [name for name in view.per_device if name in self.frames.blocks and any(
+            self.frames.device_on_node(self.frames.devices[d], node) for d in self.frames.blocks[name].device_ids)]
 
-    def _pools_last(self, view: PoolView, node: Obj) -> frozenset[tuple[str, str]]:
+    def pools_last(self, view: PoolView, node: Obj) -> frozenset[tuple[str, str]]:
         """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
         return frozenset(pool for pool, rows in view.binding_slices.items()
-                         if any(self._slice_on_node(row, node) for row in rows))
+                         if any(self.frames.slice_on_node(row, node) for row in rows))
 
