@@ -85,7 +85,7 @@ def write_claims(claims: Sequence[TestClaim], path: Path) -> None:
 
 
 def load_support(path: Path | None, claims: Sequence[TestClaim]) -> Support:
-    """The driver's declaration (a small YAML; see the README), checked against the claims passed."""
+    """The driver's declaration (a small YAML; see docs/testing-a-driver.md), checked against the claims passed."""
     if path is None:
         return Support()
     from draconform.validation.inputs import InputError, read_input
