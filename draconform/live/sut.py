@@ -537,7 +537,7 @@ class LiveSystem:
         it; waits (bounded) for a socket the driver has not served yet."""
         if not self.cluster.kubelet_plugin_dir:
             raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
-                              "with a SUT on that node (see the guide, docs/testing-a-driver.md: Live, in a cluster running your driver)")
+                              "with a SUT on that node (docs/testing-a-driver.md)")
         path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{self._driver_out(driver)}{suffix}"
         # Only a driver the scenario started or adopted will serve one: none comes for any other driver.
         wait = wait and (driver in self._drivers or driver in self._driver_aliases)

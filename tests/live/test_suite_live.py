@@ -1,7 +1,7 @@
 """The whole conformance suite through the live system under test against `draconform serve` (the reference
 store behind the Kubernetes API; its scheduler, resourceclaim controller, kubelet, driver and external
 controllers as separate processes), each scenario needing alpha gates on a second served cluster
-(--also-cluster), as the guide's live run (docs/testing-a-cluster.md): every scenario passes live or is skipped with the SUT's reason, none
+(--also-cluster), as the guide's live run: every scenario passes live or is skipped with the SUT's reason, none
 fails, and none leaves an object behind. That every scenario passes in process is the in-process suite's
 check (draconform/suite), so what passes live is what passes in process minus what is skipped live.
 
