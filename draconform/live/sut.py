@@ -94,6 +94,7 @@ class LiveSystem:
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
         # The scenario's names for the cluster's own driver under test, its node and class -> the cluster's names.
         self._aliases: dict[str, str] = {}
+        self._own_node: str | None = None  # the driver under test's node, which the scenario's pods are kept to
         self._driver_aliases: dict[str, str] = {}
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
@@ -175,6 +176,11 @@ class LiveSystem:
             selector = mapped["spec"].get("nodeSelector")
             if selector is None or isinstance(selector, dict):
                 mapped["spec"]["nodeSelector"] = {**(selector or {}), SCENARIO_LABEL: self.scenario}
+        elif (mapped.get("kind") == "Pod" and self._own_node is not None and isinstance(mapped.get("spec"), dict)
+              and not mapped["spec"].get("nodeName") and "affinity" not in mapped["spec"]):
+            # A real driver publishes on every node (a DaemonSet): the scenario's pods stay on the node under
+            # test, whose devices and plugin the scenario reads, as its own nodes would (issue 42)
+            mapped["spec"]["affinity"] = _pinned(self._own_node)
         return mapped
 
     def _labels(self) -> dict[str, str]:
@@ -191,6 +197,9 @@ class LiveSystem:
             labels.pop(RUN_LABEL, None)
             if not labels:
                 del mapped["metadata"]["labels"]
+        if (mapped.get("kind") == "Pod" and self._own_node is not None
+                and (obj.get("spec") or {}).get("affinity") == _pinned(self._own_node)):  # as stored, unrenamed
+            del mapped["spec"]["affinity"]
         selector = (mapped.get("spec") or {}).get("nodeSelector") if mapped.get("kind") == "Pod" else None
         if isinstance(selector, dict) and selector.get(SCENARIO_LABEL) == self.scenario:
             del selector[SCENARIO_LABEL]
@@ -249,6 +258,7 @@ class LiveSystem:
         self.close()
         self._cluster, self._client, self._namespace_created = cluster, None, False
         self._cluster_kinds, self._drivers, self._aliases, self._driver_aliases = set(), {}, {}, {}
+        self._own_node = None
         self.metrics_url = cluster.metrics_url
         if self._deleting().pop(self.namespace, None) is not None:
             # the same cluster under another config (as tests have it): the namespace's name comes free first
@@ -502,6 +512,7 @@ class LiveSystem:
             real_node = own.node or self._first_node(own.name)
             self._ensure_namespace()
             self._aliases[node] = real_node
+            self._own_node = real_node
             self._driver_aliases[driver] = own.name
             if own.device_class is not None:
                 self._aliases[device_class] = own.device_class
@@ -990,3 +1001,9 @@ def wait_for_idle_schedulers(options: LiveOptions) -> None:
             if running <= 0 or time.monotonic() > deadline:
                 break
             time.sleep(timeouts.poll_interval)
+
+
+def _pinned(node: str) -> Obj:
+    """A pod's affinity to one node by name (nodes need no label for it)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}

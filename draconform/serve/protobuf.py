@@ -45,7 +45,10 @@ KEEP_ZERO = frozenset({
     "NodeRuntimeHandlerFeatures.userNamespaces",
     "NodeRuntimeHandlerFeatures.recursiveReadOnlyMounts", "NodeFeatures.supplementalGroupsPolicy",
     "NodeFeatures.containerUlimits", "NodeSwapStatus.capacity", "CSIVolumeSource.readOnly",
-    "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName", "FCVolumeSource.lun"})
+    "AzureDiskVolumeSource.readOnly", "PersistentVolumeClaimSpec.storageClassName", "FCVolumeSource.lun",
+    # resource.k8s.io's *bool fields: a driver on upstream's helper publishes allowMultipleAllocations: false,
+    # which kube-apiserver keeps (the helper reads it back and logs the field dropped otherwise)
+    "allowMultipleAllocations", "allNodes", "perDeviceNodeSelection", "bindsToNode"})
 # Plain Go fields without omitempty whose zero clients read (a container's exit code 0, uid 0, a kubelet's empty
 # kubeProxyVersion): JSON writes them whenever their message is there, so decoding writes them too
 WRITE_ZERO: dict[str, frozenset[str]] = {

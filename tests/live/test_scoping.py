@@ -323,3 +323,20 @@ def test_clean_up_leaves_the_configmaps_the_cluster_publishes_in_every_namespace
     live.close()
     assert ("ConfigMap", live.namespace, "kube-root-ca.crt") in api.objects
     assert ("ConfigMap", "kube-root-ca.crt", None) not in api.deleted
+
+
+def test_pods_of_a_driver_under_test_scenario_stay_on_its_node(tmp_path: Path) -> None:
+    """Issue 42: a real driver publishes on every node; a scenario's pod must run on the node under test (whose
+    plugin and CDI files the scenario reads), not on another node the same driver serves."""
+    live = _system(tmp_path)
+    live._aliases["worker-1"] = "node-a"
+    live._own_node = "node-a"
+    pod: Obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    stored = live._to_cluster(pod)
+    terms = stored["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert terms["nodeSelectorTerms"] == [{"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                            "values": ["node-a"]}]}]
+    assert live._from_cluster(stored) == pod
+    bound = live._to_cluster({**pod, "spec": {**pod["spec"], "nodeName": "worker-1"}})
+    assert "affinity" not in bound["spec"]

@@ -287,3 +287,16 @@ def test_a_node_as_a_kubelet_registers_it_round_trips_through_serve_in_protobuf(
     got = http.request("GET", f"{NODES}/worker-9", headers=ACCEPT)
     assert got.headers["Content-Type"] == PROTOBUF and _read(got) == stored
     assert http.request("GET", f"{NODES}/worker-9").json()["status"] == sent["status"]
+
+
+def test_a_slices_pointer_bools_set_to_false_survive_protobuf_as_kube_apiserver_keeps_them() -> None:
+    """Issue 42: upstream's kubeletplugin helper publishes `allowMultipleAllocations: false` in protobuf and
+    compares the slice read back; kube-apiserver keeps a *bool set to false, so serve must too (dropping it made
+    the helper log "some fields were dropped ... DRAConsumableCapacity")."""
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+              "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                       "allNodes": False, "perDeviceNodeSelection": True,
+                       "devices": [{"name": "gpu-0", "allowMultipleAllocations": False, "bindsToNode": False,
+                                    "allNodes": True},
+                                   {"name": "gpu-1", "allowMultipleAllocations": True}]}}
+    assert decode(encode(slice_, kube_pb2.ResourceSlice)) == slice_

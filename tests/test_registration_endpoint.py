@@ -1,0 +1,27 @@
+"""Issue 42: a live layout's link to a real plugin's socket names the socket the plugin registered."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from steps.drivers import same_socket
+
+
+def test_a_link_to_the_registered_socket_is_the_same_socket_and_another_socket_is_not(tmp_path: Path) -> None:
+    real, other = tmp_path / "dra.sock", tmp_path / "other.sock"
+    servers = []
+    for path in (real, other):
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        servers.append(server)
+    link = tmp_path / "gpu.example.com.sock"
+    link.symlink_to(real)
+    try:
+        assert same_socket(str(real), str(real))
+        assert same_socket(str(real), str(link))
+        assert not same_socket(str(real), str(other))
+        assert not same_socket(str(real), str(tmp_path / "missing.sock"))
+    finally:
+        for server in servers:
+            server.close()
