@@ -287,8 +287,18 @@ CONFORMING: tuple[Variant, ...] = (
               "            split[name] = slice_\n"
               "        for slice_ in split.values():\n"
               "            pool = slice_[\"spec\"][\"pool\"]\n"
-              "            pool[\"resourceSliceCount\"] = pool.get(\"resourceSliceCount\", 1) + extra.get(pool[\"name\"], 0)\n"
+              "            pool[\"resourceSliceCount\"] = (pool.get(\"resourceSliceCount\", 1)\n"
+              "                                          + extra.get(pool[\"name\"], 0))\n"
               "        return split\n"),
+    ),
+    conforming(
+        "request-mappings-reversed", "KEP-5004/POD-STATUS",
+        "the scheduler writes a pod's requestMappings in the reverse of its own order",
+        "KEP-5004 pod status: each mapping names a container, an extended resource and the claim's request; "
+        "the list's order is not given",
+        Patch("reference/scheduler/dynamicresources.py",
+              '"requestMappings": [mapping.as_obj() for mapping in mappings],',
+              '"requestMappings": [mapping.as_obj() for mapping in reversed(mappings)],'),
     ),
     conforming(
         "kubelet-own-failure-wording", "KEP-5322/EVENT-SAYS-PERMANENT",

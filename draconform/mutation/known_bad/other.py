@@ -70,6 +70,16 @@ VARIANTS: tuple[Variant, ...] = (
                   "            shown = self.gates.consumable_capacity\n"),
         ),
     ),
+    Variant(
+        "sidecar-counted-as-init-container", "KEP-5004/INIT-CONTAINERS",
+        "the scheduler counts a sidecar's extended resources as an ordinary init container's, reused by the "
+        "containers after it",
+        (
+            Patch("reference/scheduler/extendedresources.py",
+                  '    return index >= init_count or container.get("restartPolicy") == "Always"  # regular or sidecar\n',
+                  "    return index >= init_count\n"),
+        ),
+    ),
     # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,
     # DRA-API (docs/suite-power.md, "P5: the other catalogues") ------------------------------------------
     Variant(
