@@ -301,6 +301,15 @@ CONFORMING: tuple[Variant, ...] = (
               '"requestMappings": [mapping.as_obj() for mapping in reversed(mappings)],'),
     ),
     conforming(
+        "scheduler-backoff-starts-at-four-seconds", "KEP-5007/TIMEOUT",
+        "kube-scheduler backs a pod off for 4 seconds after a failed attempt (a binding timeout among them), not 1",
+        "KEP-5007 timeout: the pod is tried again after the claim is cleared, with no bound on how soon; "
+        "upstream's podInitialBackoffSeconds is a setting of the scheduler",
+        Patch("reference/scheduler/queue.py",
+              "INITIAL_BACKOFF = timedelta(seconds=1)",
+              "INITIAL_BACKOFF = timedelta(seconds=4)"),
+    ),
+    conforming(
         "kubelet-own-failure-wording", "KEP-5322/EVENT-SAYS-PERMANENT",
         "the kubelet words its failed-prepare messages its own way (a permanent one still says permanent)",
         "KEP-5322 Diagnosing Permanent Errors: the event refers to the permanent error; the wording is the "
