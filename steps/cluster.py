@@ -41,15 +41,17 @@ def slice_devices(sut: SystemUnderTest, ctx: ScenarioContext, name: str) -> list
     """The devices of the ResourceSlice a scenario calls `name`: the slice stored under that name, or, for a slice
     the scenario handed a driver (whose slice names are its own), every stored slice of that driver and pool.
     None when there is none."""
-    obj = sut.get("ResourceSlice", name)
-    if obj is not None:
-        return list(obj["spec"].get("devices") or [])
     if name not in ctx.driver_slices:
-        return None
+        obj = sut.get("ResourceSlice", name)
+        return None if obj is None else list(obj["spec"].get("devices") or [])
+    # A driver may publish a pool as several slices, one of which may carry the name it was handed: read them
+    # all, at the pool's newest generation (older slices are on their way out).
     driver, pool = ctx.driver_slices[name]
     found = [s for s in sut.list("ResourceSlice")
              if s["spec"].get("driver") == driver and (s["spec"].get("pool") or {}).get("name") == pool]
-    return [device for s in found for device in s["spec"].get("devices") or []] if found else None
+    newest = max((int(s["spec"]["pool"].get("generation") or 0) for s in found), default=0)
+    return [device for s in found if int(s["spec"]["pool"].get("generation") or 0) == newest
+            for device in s["spec"].get("devices") or []] if found else None
 
 
 def must_get(sut: SystemUnderTest, kind: str, name: str) -> Obj:

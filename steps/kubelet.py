@@ -6,6 +6,7 @@ in front of a plugin's socket sees), and faults a test driver's plugin is told t
 from __future__ import annotations
 
 import itertools
+import re
 
 from pytest_bdd import given, parsers, then, when
 
@@ -98,15 +99,26 @@ def event_says_permanent(sut: SystemUnderTest, reason: str, pod: str) -> None:
     """KEP-5322 "Diagnosing Permanent Errors": the kubelet's event about the failure says it is permanent."""
     events = [e for e in _pod_events(sut, pod, reason) if e.type == "Warning"]
     assert events, f"no Warning {reason} event for pod {pod!r}"
-    assert any("permanent" in e.message.lower() for e in events), (
+    assert any(calls_permanent(e.message) for e in events), (
         f"no {reason} event for pod {pod!r} says the error is permanent: {[e.message for e in events]}"
     )
+
+
+# "permanent" said of an error, not denied of it: "not a permanent error", "non-permanent", "no permanent
+# failure" tell a human the opposite, and a kubelet may word a transient failure that way (the wording is its own).
+_PERMANENT = re.compile(r"permanent", re.IGNORECASE)
+_DENIED = re.compile(r"(?:\bnot(?:\s+an?)?|\bnon|\bno)[\s-]*$", re.IGNORECASE)
+
+
+def calls_permanent(message: str) -> bool:
+    """Whether `message` calls an error permanent: the word, with no negation right before it."""
+    return any(not _DENIED.search(message[:m.start()]) for m in _PERMANENT.finditer(message))
 
 
 @then(parsers.re(r'no event for pod "(?P<pod>[^"]+)" calls an error permanent'))
 @observes("event", eventually=False)
 def no_event_says_permanent(sut: SystemUnderTest, pod: str) -> None:
-    said = [e.message for e in _pod_events(sut, pod) if "permanent" in e.message.lower()]
+    said = [e.message for e in _pod_events(sut, pod) if calls_permanent(e.message)]
     assert not said, f"events for pod {pod!r} call an error permanent: {said}"
 
 

@@ -4,6 +4,7 @@ exist, published slices, and events."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import yaml
 from pytest_bdd import parsers, then
@@ -383,7 +384,14 @@ def pod_request_mappings(sut: SystemUnderTest, ctx: ScenarioContext, pod: str, d
     status = (must_get(sut, "Pod", pod).get("status") or {}).get("extendedResourceClaimStatus")
     assert status, f"pod {pod!r} has no status.extendedResourceClaimStatus"
     assert status.get("resourceClaimName") == resolve_claim(sut, ctx, None, pod)["metadata"]["name"], status
-    assert_same(status.get("requestMappings"), yaml.load(docstring, Loader=yaml.CSafeLoader), "requestMappings")
+    # No rule orders the mappings (KEP-5004 names what each says, not their order): compared as a multiset.
+    got = sorted(status.get("requestMappings") or [], key=_mapping_key)
+    expected = sorted(yaml.load(docstring, Loader=yaml.CSafeLoader) or [], key=_mapping_key)
+    assert_same(got, expected, "requestMappings (in any order)")
+
+
+def _mapping_key(mapping: Any) -> str:
+    return yaml.safe_dump(mapping, sort_keys=True)
 
 
 @then(parsers.parse('pod "{pod}" is bound to node "{node}" with no extended resource claim'))

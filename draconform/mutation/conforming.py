@@ -264,6 +264,52 @@ CONFORMING: tuple[Variant, ...] = (
               '            wanted[slice_["metadata"]["name"]] = slice_'),
     ),
     conforming(
+        "driver-splits-pools-over-slices", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the reference driver publishes each pool of several devices as two ResourceSlices: the first device "
+        "under the slice's name, the rest in a second slice of the same pool",
+        "KEP-4381 ResourceSlice: a pool may span several slices (resourceSliceCount); how a driver splits its "
+        "devices is its own choice",
+        Patch("reference/drivers/publisher.py",
+              "            wanted[slice_[\"metadata\"][\"name\"]] = slice_\n"
+              "        return wanted\n",
+              "            wanted[slice_[\"metadata\"][\"name\"]] = slice_\n"
+              "        split: dict[str, Obj] = {}\n"
+              "        extra: dict[str, int] = {}\n"
+              "        for name, slice_ in wanted.items():\n"
+              "            spec = slice_[\"spec\"]\n"
+              "            devices = spec.get(\"devices\") or []\n"
+              "            if len(devices) > 1 and not spec.get(\"sharedCounters\"):\n"
+              "                second = copy_object(slice_)\n"
+              "                second[\"metadata\"][\"name\"] = f\"{name}-part-2\"\n"
+              "                spec[\"devices\"], second[\"spec\"][\"devices\"] = devices[:1], devices[1:]\n"
+              "                split[second[\"metadata\"][\"name\"]] = second\n"
+              "                extra[spec[\"pool\"][\"name\"]] = extra.get(spec[\"pool\"][\"name\"], 0) + 1\n"
+              "            split[name] = slice_\n"
+              "        for slice_ in split.values():\n"
+              "            pool = slice_[\"spec\"][\"pool\"]\n"
+              "            pool[\"resourceSliceCount\"] = (pool.get(\"resourceSliceCount\", 1)\n"
+              "                                          + extra.get(pool[\"name\"], 0))\n"
+              "        return split\n"),
+    ),
+    conforming(
+        "request-mappings-reversed", "KEP-5004/POD-STATUS",
+        "the scheduler writes a pod's requestMappings in the reverse of its own order",
+        "KEP-5004 pod status: each mapping names a container, an extended resource and the claim's request; "
+        "the list's order is not given",
+        Patch("reference/scheduler/dynamicresources.py",
+              '"requestMappings": [mapping.as_obj() for mapping in mappings],',
+              '"requestMappings": [mapping.as_obj() for mapping in reversed(mappings)],'),
+    ),
+    conforming(
+        "scheduler-backoff-starts-at-four-seconds", "KEP-5007/TIMEOUT",
+        "kube-scheduler backs a pod off for 4 seconds after a failed attempt (a binding timeout among them), not 1",
+        "KEP-5007 timeout: the pod is tried again after the claim is cleared, with no bound on how soon; "
+        "upstream's podInitialBackoffSeconds is a setting of the scheduler",
+        Patch("reference/scheduler/queue.py",
+              "INITIAL_BACKOFF = timedelta(seconds=1)",
+              "INITIAL_BACKOFF = timedelta(seconds=4)"),
+    ),
+    conforming(
         "kubelet-own-failure-wording", "KEP-5322/EVENT-SAYS-PERMANENT",
         "the kubelet words its failed-prepare messages its own way (a permanent one still says permanent)",
         "KEP-5322 Diagnosing Permanent Errors: the event refers to the permanent error; the wording is the "
@@ -274,6 +320,16 @@ CONFORMING: tuple[Variant, ...] = (
         Patch("reference/kubelet/kubelet.py",
               'transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")',
               'transient.append(f"{where} not ready yet, driver {driver} answered: {result.error}")'),
+    ),
+    conforming(
+        "transient-failure-says-not-permanent", "KEP-5322/EVENT-SAYS-PERMANENT",
+        "the kubelet's message for a transient failure says in words that it is not a permanent error",
+        "KEP-5322 Diagnosing Permanent Errors: only a permanent error's event must say so; a transient one's "
+        "wording is the kubelet's, and denying permanence is not calling the error permanent",
+        Patch("reference/kubelet/kubelet.py",
+              'transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")',
+              'transient.append(f"DRA driver {driver} failed to prepare {where} (not a permanent error, '
+              'will retry): {result.error}")'),
     ),
     conforming(
         "driver-own-taint-key", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",

@@ -18,7 +18,7 @@ Feature: The classic API that kube-apiserver serves (KEP-3063 Design Details / A
           initCommand: [/usr/local/bin/acme-gpu-init, --cluster, my-cluster]
         """
       Then the request is accepted
-      And the stored ResourceClass "acme-gpu" has field "parameters.initCommand[2]"
+      And the stored ResourceClass "acme-gpu" has field "parameters" set to {initCommand: [/usr/local/bin/acme-gpu-init, --cluster, my-cluster]}
 
     Scenario: A class without a driver is refused
       When the user creates the ResourceClass:
@@ -60,7 +60,7 @@ Feature: The classic API that kube-apiserver serves (KEP-3063 Design Details / A
             layout: [{slice: 0, share: 0.5}, null]
         """
       Then the request is accepted
-      And the stored ResourceClaim "partial" has field "spec.parameters.layout[0].share"
+      And the stored ResourceClaim "partial" has field "spec.parameters" set to {memory: 2Gi, layout: [{slice: 0, share: 0.5}, null]}
 
   Rule: KEP-3063-CLASSIC/CLAIM-SHAPE  A claim names its class and a known allocation mode
 

@@ -92,7 +92,7 @@ Feature: kube-controller-manager makes claims from a pod's templates (KEP-3063 k
         """
       When the scheduler runs
       Then pod "rebuilt" is bound to node "worker-1"
-      And the stored ResourceClaim "rebuilt-res" has field "spec.parameters.restoredFrom"
+      And the stored ResourceClaim "rebuilt-res" has field "spec.parameters" set to {restoredFrom: backup}
       And the metric "resource_controller_create_total" is 0
 
   Rule: KEP-3063-CLASSIC/TEMPLATE-CLAIM-NOT-CHANGED  A generated claim's spec is not rewritten from the template

@@ -139,6 +139,35 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
         - {containerName: warmup, resourceName: example.com/gpu, requestName: container-0-request-0}
         """
 
+    # A sidecar (an init container with restartPolicy Always) runs beside the containers after it, so its GPU is
+    # never reused: with the node's two GPUs, a sidecar's one and the main container's one fit, one more does not.
+    # A scheduler that treats the sidecar as an ordinary init container (reused by the main container) binds
+    # the second row's pod.
+    Scenario Outline: A sidecar asking for one GPU beside a main container asking for <main>: <verdict>
+      Given the Pod:
+        """yaml
+        metadata: {name: job}
+        spec:
+          initContainers:
+          - name: proxy
+            image: registry.example/cuda:12
+            restartPolicy: Always
+            resources:
+              limits: {example.com/gpu: "1"}
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "<main>"}
+        """
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | main | verdict                | outcome                                                  |
+        | 1    | both GPUs are taken    | the claim of pod "job" is allocated devices "gpu-0, gpu-1" |
+        | 2    | three do not fit       | pod "job" is not scheduled                               |
+
   Rule: KEP-5004/DEVICE-PLUGIN-FIRST  A node advertising the resource is served by its device plugin
 
     Scenario Outline: worker-1 advertises <advertised> example.com/gpu

@@ -103,6 +103,7 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then the claim of pod "trainer" is allocated device "local-0"
       And pod "trainer" is bound to node "worker-1"
 
+    # slow-0 leads the first pool by name: an allocator ignoring binding conditions takes it.
     Scenario: A plain device is chosen before a device with conditions, whichever pool it is in
       Given the ResourceSlice:
         """yaml
@@ -112,8 +113,8 @@ Feature: Allocation records what binding needs and prefers devices that need not
           pool: {name: a-mixed, generation: 1, resourceSliceCount: 1}
           allNodes: true
           devices:
-          - {name: ready-a}
           - {name: slow-0, bindingConditions: [dra.example.com/attached], bindingFailureConditions: [dra.example.com/attach-failed]}
+          - {name: ready-a}
         """
       And the ResourceSlice:
         """yaml

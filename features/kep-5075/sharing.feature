@@ -145,8 +145,11 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
 
   Rule: KEP-5075/CEL  Selectors read device.allowMultipleAllocations
 
-    Scenario Outline: A request selecting devices whose allowMultipleAllocations is <wanted>
-      Given the ResourceSlice:
+    # The scheduler's gate off too: upstream's newer allocators, which the other gates still select, show the
+    # device's own value to CEL whatever DRAConsumableCapacity says (D-4381-8: only the stable one shows false).
+    Scenario Outline: A request selecting devices whose allowMultipleAllocations is <wanted> (scheduler's DRAConsumableCapacity <capacity>)
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=<capacity>"
+      And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-more-nics}
         spec:
@@ -173,6 +176,8 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
       Then claim "pick" is allocated device "<device>"
 
       Examples:
-        | wanted | device      |
-        | true   | eth1        |
-        | false  | exclusive-0 |
+        | wanted | capacity | device      |
+        | true   | on       | eth1        |
+        | false  | on       | exclusive-0 |
+        | true   | off      | eth1        |
+        | false  | off      | exclusive-0 |

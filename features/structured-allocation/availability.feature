@@ -311,6 +311,28 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "training" is allocated device "gpu-1"
 
+    # The selector's forms: empty (the API says it matches every device), one field, several; a rule for another
+    # driver is the row that must leave gpu-1 free. With gpu-0 tainted by the Background's rule, gpu-1 decides.
+    Scenario Outline: A second rule selecting <selector> <verdict>
+      Given the DeviceTaintRule:
+        """yaml
+        metadata: {name: second}
+        spec:
+          deviceSelector: <selector>
+          taint: {key: example.com/maintenance, effect: NoSchedule}
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | selector                                               | verdict                      | outcome                                     |
+        | {}                                                     | taints every device          | pod "trainer" is not scheduled              |
+        | {driver: gpu.example.com}                              | taints the driver's devices  | pod "trainer" is not scheduled              |
+        | {driver: gpu.example.com, pool: worker-1, device: gpu-1} | taints gpu-1               | pod "trainer" is not scheduled              |
+        | {driver: other.example.com}                            | leaves gpu-1 free            | claim "training" is allocated device "gpu-1" |
+
     Scenario: With DRADeviceTaintRules off in the scheduler the rule is ignored
       Given kube-scheduler with feature gates "DRADeviceTaintRules=off"
       And the objects of manifest "two-gpus.yaml"

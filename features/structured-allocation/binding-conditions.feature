@@ -52,8 +52,12 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
 
   Rule: KEP-4381/BINDING-CONDITIONS-LAST  Devices with binding conditions are tried after plain ones, per device or per pool
 
-    Scenario: A plain device of either pool is chosen before the device with conditions
-      Given the ResourceSlice:
+    # The device with conditions comes first in the first pool by name, so an allocator that ignores binding
+    # conditions takes it; a plain device of either pool is what a per-device or a per-pool order gives. The
+    # rows: upstream runs a newer allocator for the binding gates whether DRAConsumableCapacity is on or off.
+    Scenario Outline: A plain device of either pool is chosen before the device with conditions listed first (DRAConsumableCapacity <capacity>)
+      Given kube-scheduler with feature gates "DRAConsumableCapacity=<capacity>"
+      And the ResourceSlice:
         """yaml
         metadata: {name: a-mixed}
         spec:
@@ -61,10 +65,10 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
           pool: {name: a-mixed, generation: 1, resourceSliceCount: 1}
           allNodes: true
           devices:
-          - name: gpu-plain-a
           - name: gpu-attachable
             bindingConditions: [dra.example.com/attached]
             bindingFailureConditions: [dra.example.com/attach-failed]
+          - name: gpu-plain-a
         """
       And the ResourceSlice:
         """yaml
@@ -81,6 +85,11 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       When the scheduler runs
       Then claim "training" is allocated one of devices "gpu-plain-a, gpu-plain-b"
       And pod "trainer" is bound to a node
+
+      Examples:
+        | capacity |
+        | on       |
+        | off      |
 
     Scenario: A device with conditions is taken once the other pools are used up
       Given the ResourceSlice:

@@ -167,8 +167,10 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         | matchAttribute    | 2     | claim "cores" is allocated devices "ccx-0, ccx-1"    |
         | distinctAttribute | 2     | claim "cores" is allocated devices "ccx-0, ccx-2"    |
 
-    # D-4381-15: kube-scheduler without the gate compares scalars only; a list after the first device fails.
-    Scenario: With DRAListTypeAttributes off in kube-scheduler, distinctAttribute refuses a second list value
+    # D-4381-15 and D-4381-10: kube-scheduler without the gate compares scalars only; a list value after the
+    # first device breaks either constraint. The rows: each list type the API has, and a scalar, which both
+    # constraints still compare.
+    Scenario Outline: With DRAListTypeAttributes off in kube-scheduler, <constraint> over <first> and <second>: <verdict>
       Given a cluster with feature gates "DRAListTypeAttributes" on
       And kube-scheduler with feature gates "DRAListTypeAttributes=off"
       And the ResourceSlice:
@@ -180,9 +182,9 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
           nodeName: worker-1
           devices:
           - name: ccx-0
-            attributes: {numaNodes: {ints: [0]}}
+            attributes: {level: <first>}
           - name: ccx-2
-            attributes: {numaNodes: {ints: [1]}}
+            attributes: {level: <second>}
         """
       And the device class "cpu" selecting driver "cpu.example.com"
       And the ResourceClaim:
@@ -194,12 +196,20 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
             - name: ccx
               exactly: {deviceClassName: cpu, count: 2}
             constraints:
-            - distinctAttribute: cpu.example.com/numaNodes
+            - <constraint>: cpu.example.com/level
         """
       And a pod "app" using claim "cores"
       When the scheduler runs
-      Then pod "app" is not scheduled
-      And claim "cores" is not allocated
+      Then <outcome>
+
+      Examples:
+        | constraint        | first                | second               | verdict            | outcome                                           |
+        | distinctAttribute | {ints: [0]}          | {ints: [1]}          | refused            | pod "app" is not scheduled                        |
+        | distinctAttribute | {strings: [a]}       | {strings: [b]}       | refused            | pod "app" is not scheduled                        |
+        | distinctAttribute | {versions: [1.0.0]}  | {versions: [2.0.0]}  | refused            | pod "app" is not scheduled                        |
+        | distinctAttribute | {int: 0}             | {int: 1}             | allocated          | claim "cores" is allocated devices "ccx-0, ccx-2" |
+        | matchAttribute    | {versions: [1.0.0]}  | {versions: [1.0.0]}  | refused            | pod "app" is not scheduled                        |
+        | matchAttribute    | {version: 1.0.0}     | {version: 1.0.0}     | allocated          | claim "cores" is allocated devices "ccx-0, ccx-2" |
 
   Rule: KEP-4381/SEARCH-ORDER  First fit, depth first: pools by driver and name, slices by name, devices in order
 

@@ -379,4 +379,18 @@ VARIANTS: tuple[Variant, ...] = (
                    '            try:  # conditioned on the resourceVersion read in Pre-filter: another scheduler may have won\n')),
         ),
     ),
+    Variant(
+        "classic-parameters-lose-null-entries", "KEP-3063-CLASSIC/PARAMETERS-OPAQUE",
+        "the API server drops null entries from the lists of a claim's parameters, which are opaque to it",
+        (
+            Patch("reference/apiserver/classic.py",
+                  "    if new[\"kind\"] == \"ResourceClaim\" and operation == \"CREATE\":\n"
+                  "        spec = new.setdefault(\"spec\", {})\n",
+                  "    if new[\"kind\"] == \"ResourceClaim\" and operation == \"CREATE\":\n"
+                  "        spec = new.setdefault(\"spec\", {})\n"
+                  "        if isinstance(spec.get(\"parameters\"), dict):\n"
+                  "            spec[\"parameters\"] = {k: [x for x in v if x is not None] if isinstance(v, list) else v\n"
+                  "                                  for k, v in spec[\"parameters\"].items()}\n"),
+        ),
+    ),
 )

@@ -346,6 +346,50 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
+        "binding-devices-last-only-with-consumable-capacity", "KEP-4381/BINDING-CONDITIONS-LAST",
+        "pools with binding-condition devices are moved last only while DRAConsumableCapacity is on, though the "
+        "binding gates alone select the newer allocator",
+        (
+            Patch("reference/allocator/columnar/pools.py",
+                  "        if not gates.stable_allocator:  # D-5007-8, per pool\n",
+                  "        if gates.consumable_capacity:  # D-5007-8, per pool\n"),
+        ),
+    ),
+    Variant(
+        "empty-taint-selector-selects-nothing", "KEP-4381/DEVICE-TAINT-RULES",
+        "a DeviceTaintRule whose deviceSelector is empty taints no device (the API says it matches every device)",
+        (
+            Patch("reference/allocator/common.py",
+                  '    """A rule without a selector matches no device; each field set must equal the device\'s."""\n'
+                  "    if not isinstance(selector, dict):\n",
+                  '    """A rule without a selector matches no device; each field set must equal the device\'s."""\n'
+                  "    if not isinstance(selector, dict) or not selector:\n"),
+        ),
+    ),
+    Variant(
+        "gate-off-compares-version-lists", "KEP-4381/DISTINCT-ATTRIBUTE",
+        "with DRAListTypeAttributes off the scheduler still compares lists of versions as sets (it knows the "
+        "other list types only)",
+        (
+            Patch("reference/allocator/columnar/search.py",
+                  "                    holds = value[0] not in LIST_KINDS and constraint_admits(\n"
+                  '                        "distinct", value, [v for v in present if v[0] not in LIST_KINDS])\n',
+                  '                    holds = value[0] not in ("ints", "bools", "strings") and constraint_admits(\n'
+                  '                        "distinct", value, [v for v in present if v[0] not in ("ints", "bools", '
+                  '"strings")])\n'),
+        ),
+    ),
+    Variant(
+        "gate-off-refuses-distinct-scalars", "KEP-4381/DISTINCT-ATTRIBUTE",
+        "with DRAListTypeAttributes off the scheduler refuses every second device under distinctAttribute, "
+        "scalars too",
+        (
+            Patch("reference/allocator/columnar/search.py",
+                  "                    holds = value[0] not in LIST_KINDS and constraint_admits(\n",
+                  "                    holds = False and constraint_admits(\n"),
+        ),
+    ),
+    Variant(
         "conditions-copied-to-every-result", "KEP-4381/BINDING-CONDITIONS-COPIED",
         "every result of a claim gets the conditions of one of its devices",
         (

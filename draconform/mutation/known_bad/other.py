@@ -38,6 +38,27 @@ VARIANTS: tuple[Variant, ...] = (
                    "        self.view()  # built now, like a filled informer cache; again only when a slice changes\n")),
         ),
     ),
+    # --- issue 39: rules checked under one gate setting only ------------------------------------------------
+    Variant(
+        "cel-multiple-allocations-false-without-capacity-gate", "KEP-5075/CEL",
+        "CEL sees allowMultipleAllocations as false whenever the scheduler's DRAConsumableCapacity is off, though "
+        "the newer allocator the other gates select shows the device's own value",
+        (
+            Patch("reference/allocator/columnar/selection.py",
+                  "            shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input\n",
+                  "            shown = self.gates.consumable_capacity\n"),
+        ),
+    ),
+    Variant(
+        "sidecar-counted-as-init-container", "KEP-5004/INIT-CONTAINERS",
+        "the scheduler counts a sidecar's extended resources as an ordinary init container's, reused by the "
+        "containers after it",
+        (
+            Patch("reference/scheduler/extendedresources.py",
+                  '    return index >= init_count or container.get("restartPolicy") == "Always"  # regular or sidecar\n',
+                  "    return index >= init_count\n"),
+        ),
+    ),
     # --- second angles of single-scenario MUST rules: KEP-5322, KEP-3063, KEP-5075, KEP-5004, DRA-PLUGIN,
     # DRA-API (docs/suite-power.md, "P5: the other catalogues") ------------------------------------------
     Variant(
