@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import builtins
 
-from draconform.kube.featuregates import FeatureGates
+from draconform.kube.featuregates import FeatureGates, release_tuple
 from draconform.reference.apiserver.interface import ApiReader, Watch, WatchEvent
 from draconform.sut import Obj
 from draconform.validation.gates import GatedField, unknown_fields, without_fields
 
 
 def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
-    """The fields a scheduler with `gates` cannot see: those its release does not know."""
-    return tuple(unknown_fields(gates))
+    """The fields a scheduler with `gates` cannot see: those its release does not know yet. A field a later
+    release removed (`until`) is not hidden: the API server of the scheduler's release, never older than the
+    scheduler under the skew policy, does not store it, so the current release reads the store itself."""
+    return tuple(gated for gated in unknown_fields(gates)
+                 if gated.until is None or release_tuple(gates.release) < release_tuple(gated.until))
 
 
 class _DecodingWatch(Watch):
