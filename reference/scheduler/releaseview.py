@@ -22,11 +22,14 @@ from draconform.validation.gates import GatedField, unknown_fields, without_fiel
 
 
 def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:
-    """The fields a scheduler with `gates` cannot see: those its release does not know yet. A field a later
-    release removed (`until`) is not hidden: the API server of the scheduler's release, never older than the
-    scheduler under the skew policy, does not store it, so the current release reads the store itself."""
-    return tuple(gated for gated in unknown_fields(gates)
-                 if gated.until is None or release_tuple(gates.release) < release_tuple(gated.until))
+    """The fields a scheduler with `gates` cannot see: those its release does not know."""
+    return tuple(unknown_fields(gates))
+
+
+def _removed_before(gated: GatedField, gates: FeatureGates) -> bool:
+    """A field a release up to the scheduler's removed (`until`): the API server of the scheduler's release, never
+    older than the scheduler under the skew policy, does not store it, so there is nothing to hide."""
+    return gated.until is not None and release_tuple(gates.release) >= release_tuple(gated.until)
 
 
 class _DecodingWatch(Watch):
@@ -79,7 +82,7 @@ class _OlderReleaseStore:
 def as_seen_by(store: ApiReader, gates: FeatureGates) -> ApiReader:
     """The store itself for a scheduler that knows every field, else the decoding view: the reads an allocation
     core makes, which is all the allocator seam takes."""
-    hidden = hidden_fields(gates)
+    hidden = tuple(gated for gated in hidden_fields(gates) if not _removed_before(gated, gates))
     if not hidden:
         return store
     return _OlderReleaseStore(store, hidden)

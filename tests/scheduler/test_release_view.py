@@ -48,7 +48,9 @@ def test_the_current_release_reads_the_store_itself_even_with_every_gate_off() -
     store = Store(FakeClock())
     assert as_seen_by(store, FeatureGates()) is store
     assert as_seen_by(store, FeatureGates(dict.fromkeys(GATE_HISTORY, False))) is store
-    assert hidden_fields(FeatureGates(release=CURRENT_RELEASE)) == ()
+    # what the current release does not know is only what an earlier release had and it removed (1.36's alpha
+    # nodeAllocatableResourceMappings), which its API server never stores
+    assert all(gated.until is not None for gated in hidden_fields(FeatureGates(release=CURRENT_RELEASE)))
 
 
 def test_an_older_scheduler_reads_slices_and_claims_without_newer_fields() -> None:

@@ -45,8 +45,8 @@ VARIANTS: tuple[Variant, ...] = (
         "the newer allocator the other gates select shows the device's own value",
         (
             Patch("reference/allocator/columnar/selection.py",
-                  "            shown = not self.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input\n",
-                  "            shown = self.gates.consumable_capacity\n"),
+                  "            shown = not self.frames.gates.stable_allocator  # D-4381-8: the stable allocator's CEL input\n",
+                  "            shown = self.frames.gates.consumable_capacity\n"),
         ),
     ),
     Variant(
