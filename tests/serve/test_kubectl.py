@@ -84,8 +84,13 @@ def test_apply_get_describe_explain_and_delete(kubectl: Kubectl, tmp_path: Path)
     explained = kubectl.run("explain", "pods.spec.resourceClaims").stdout
     assert "resourceClaimTemplateName" in explained
     assert kubectl.run("apply", "-f", str(manifest)).stdout.count("unchanged") == 3
-    deleted = kubectl.run("delete", "-f", str(manifest)).stdout
+    # The namespace last: deleting it first lets the namespace controller remove the pod before kubectl asks to
+    # (an unscheduled pod goes at once, as on a real cluster), and kubectl then reports NotFound.
+    objects = tmp_path / "objects.yaml"
+    objects.write_text(MANIFEST.split("---\n", 1)[1])
+    deleted = kubectl.run("delete", "-f", str(objects)).stdout
     assert "pod \"web\" deleted" in deleted and "configmap \"settings\" deleted" in deleted
+    assert "namespace \"demo\" deleted" in kubectl.run("delete", "namespace", "demo").stdout
 
 
 def test_patches_keep_what_they_do_not_name(kubectl: Kubectl, tmp_path: Path) -> None:
