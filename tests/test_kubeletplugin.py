@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.protobuf import descriptor_pb2
 
 from draconform.kubeletplugin import (
     ClaimRef,
@@ -31,6 +30,7 @@ from draconform.kubeletplugin import (
 )
 from draconform.kubeletplugin.generate import PROTOS, compile_descriptors
 from draconform.kubeletplugin.types import CallFailed
+from tests.descriptors import committed_descriptor, without_json_names
 
 GPU = ClaimRef(namespace="default", name="gpu", uid="uid-gpu")
 BROKEN = ClaimRef(namespace="default", name="broken", uid="uid-broken")
@@ -265,20 +265,6 @@ def test_registration_call_failure_names_the_method(socket_dir: Path) -> None:
     assert (failure.value.method, failure.value.code) == ("GetInfo", "UNAVAILABLE")
 
 
-def _without_json_names(file: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDescriptorProto:
-    # protoc fills in json_name in a descriptor set, but the Python generator leaves it out of the descriptor
-    # it embeds; it is derived from the field name, so dropping it hides no difference.
-    copy = descriptor_pb2.FileDescriptorProto()
-    copy.CopyFrom(file)
-    messages = list(copy.message_type)
-    while messages:
-        message = messages.pop()
-        for field in message.field:
-            field.ClearField("json_name")
-        messages.extend(message.nested_type)
-    return copy
-
-
 class _RecordingChannel:
     def __init__(self) -> None:
         self.methods: set[str] = set()
@@ -293,9 +279,8 @@ def test_generated_modules_match_the_proto_files() -> None:
     assert len(compiled) == len(PROTOS)
     for file in compiled:
         module = f"draconform.kubeletplugin.{Path(file.name).stem}"
-        committed = descriptor_pb2.FileDescriptorProto()
-        importlib.import_module(f"{module}_pb2").DESCRIPTOR.CopyToProto(committed)
-        assert _without_json_names(committed) == _without_json_names(file), file.name
+        committed = committed_descriptor(importlib.import_module(f"{module}_pb2"))
+        assert without_json_names(committed) == without_json_names(file), file.name
 
         # The gRPC module's stubs must call exactly the methods the .proto declares.
         declared = {f"/{file.package}.{s.name}/{m.name}" for s in file.service for m in s.method}

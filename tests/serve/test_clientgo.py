@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.protobuf import descriptor_pb2
-
 from draconform.serve.kubeproto import kube_pb2, openapiv2_pb2
 from draconform.serve.kubeproto.generate import compile_descriptors
 from draconform.serve.protobuf import LISTS, MESSAGES, encode, message_type, to_json
 from draconform.sut import Obj
+from tests.descriptors import committed_descriptor, without_json_names
 from tests.serve.conftest import Http, Reply
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -108,16 +107,7 @@ def _taint_rule(name: str) -> Obj:
 def test_the_committed_module_matches_kube_proto() -> None:
     """Fails when a .proto file changed without `python -m draconform.serve.kubeproto.generate`."""
     for compiled, module in zip(compile_descriptors().file, (kube_pb2, openapiv2_pb2), strict=True):
-        committed = descriptor_pb2.FileDescriptorProto()
-        module.DESCRIPTOR.CopyToProto(committed)
-        for proto in (committed, compiled):  # protoc's json_name, derived from the names, is not embedded
-            messages = list(proto.message_type)
-            while messages:
-                message = messages.pop()
-                for field in message.field:
-                    field.ClearField("json_name")
-                messages.extend(message.nested_type)
-        assert committed == compiled, compiled.name
+        assert without_json_names(committed_descriptor(module)) == without_json_names(compiled), compiled.name
 
 
 def test_a_driver_publishes_a_slice_in_protobuf_and_reads_it_back(http: Http) -> None:

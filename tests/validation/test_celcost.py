@@ -61,22 +61,12 @@ def test_validation_refuses_too_complex_selectors_with_the_estimate(depth: int, 
 
 def test_the_committed_checked_module_matches_its_proto() -> None:
     """Fails when checked.proto changed without `python -m draconform.kube.cel.generate`."""
-    from google.protobuf import descriptor_pb2
-
     from draconform.kube.cel import checked_pb2
     from draconform.kube.cel.generate import compile_descriptors
+    from tests.descriptors import committed_descriptor, without_json_names
 
     (compiled,) = compile_descriptors().file
-    committed = descriptor_pb2.FileDescriptorProto()
-    checked_pb2.DESCRIPTOR.CopyToProto(committed)
-    for proto in (committed, compiled):  # protoc's json_name, derived from the names, is not embedded
-        messages = list(proto.message_type)
-        while messages:
-            message = messages.pop()
-            for field in message.field:
-                field.ClearField("json_name")
-            messages.extend(message.nested_type)
-    assert committed == compiled
+    assert without_json_names(committed_descriptor(checked_pb2)) == without_json_names(compiled)
 
 
 def test_an_unreadable_checked_expression_is_a_cost_error() -> None:
