@@ -109,3 +109,22 @@ def left_on(cluster: Path) -> list[str]:
                 if not (kind == "Namespace" and obj["metadata"]["name"] in STANDARD_NAMESPACES)]
     finally:
         client.close()
+
+
+def metrics_server(body: Callable[[], str]) -> Any:
+    """A threading HTTP server on loopback (not yet serving) whose every GET answers `body()` as a /metrics page,
+    as kube-scheduler's endpoint does; the caller may wrap its socket in TLS, starts it and shuts it down."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Metrics(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            page = body().encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    return ThreadingHTTPServer(("127.0.0.1", 0), Metrics)

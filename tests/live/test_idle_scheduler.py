@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import yaml
 
 from draconform.live.config import LiveOptions
 from draconform.live.sut import wait_for_idle_schedulers
+from tests.live.helpers import metrics_server
 
 
 @pytest.fixture
@@ -22,21 +22,13 @@ def scheduler() -> Iterator[tuple[str, list[int]]]:
     gauge values served."""
     served: list[int] = []
 
-    class Metrics(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            running = max(0, 2 - len(served))
-            served.append(running)
-            body = (f'scheduler_goroutines{{operation="binding"}} {running}\n'
-                    'scheduler_goroutines{operation="Filter"} 3\n').encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def page() -> str:
+        running = max(0, 2 - len(served))
+        served.append(running)
+        return (f'scheduler_goroutines{{operation="binding"}} {running}\n'
+                'scheduler_goroutines{operation="Filter"} 3\n')
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Metrics)
+    server = metrics_server(page)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/metrics", served
     server.shutdown()

@@ -5,7 +5,6 @@ on the first scrape)."""
 
 from __future__ import annotations
 
-import http.server
 import ssl
 import subprocess
 import threading
@@ -17,20 +16,9 @@ import pytest
 
 from draconform.live.config import ClusterConfig
 from draconform.live.sut import _metrics_client
+from tests.live.helpers import metrics_server
 
 METRICS = "# TYPE scheduler_schedule_attempts_total counter\nscheduler_schedule_attempts_total 3\n"
-
-
-class _Metrics(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = METRICS.encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +29,7 @@ def self_signed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
                     str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
                    check=True, capture_output=True)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Metrics)
+    server = metrics_server(lambda: METRICS)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)
