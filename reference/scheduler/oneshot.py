@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.interface import AllocationError, Allocator, Feasibility, feasible_on
-from draconform.reference.scheduler.scheduler import feasible_nodes_to_find
+from draconform.reference.scheduler.framework import Code, Status
+from draconform.reference.scheduler.scheduler import filter_walk
 from draconform.sut import Obj
 
 # per node: the claims to allocate there, and (pod, extended resource) pairs the node cannot serve
 ClaimsFor = Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]
+_FITS, _DOES_NOT_FIT = Status(), Status(Code.UNSCHEDULABLE)  # a node's verdict in the walk; the reasons are kept
 
 
 @dataclass
@@ -42,48 +44,57 @@ class Cycle:
 
 
 def walk(allocator: Allocator, nodes: list[Obj], claims_for: ClaimsFor, batch: bool) -> Cycle:
-    """kube-scheduler's Filter walk over the nodes, in name order: it stops once percentageOfNodesToScore's
-    share of feasible nodes is found, and at the first node whose Filter fails with an error (an allocation
-    error aborts the whole cycle, even when some node fits). The chosen node is the first feasible one by
-    name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at once where it can, as
-    the DRA plugin asks it; a node it cannot judge is allocated on."""
+    """kube-scheduler's Filter walk over the nodes (`scheduler.filter_walk`, the scheduler's own), in name order:
+    it stops once percentageOfNodesToScore's share of feasible nodes is found, and at the first node whose Filter
+    fails with an error (an allocation error aborts the whole cycle, even when some node fits). The chosen node is
+    the first feasible one by name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at
+    once where it can, as the DRA plugin asks it; a node it cannot judge is allocated on."""
     found = Cycle()
-    wanted, feasible, checked = feasible_nodes_to_find(len(nodes)), 0, 0
-    while checked < len(nodes) and feasible < wanted:
-        group = nodes[checked:checked + wanted - feasible]  # no node the one-by-one walk would not reach
-        checked += len(group)
+
+    def judge(low: int, high: int) -> list[Status]:
+        group = nodes[low:high]
         verdicts: list[Feasibility | None] = [None] * len(group)
         if batch:
             with contextlib.suppress(AllocationError):  # else node by node: the first node asked reports it
                 verdicts = feasible_on(allocator, group, claims_for(group[0])[0])
+        statuses: list[Status] = []
         for node, verdict in zip(group, verdicts, strict=True):
-            name = node["metadata"]["name"]
-            claims, unserved = claims_for(node)
-            for pod_name, extended in unserved:
-                found.reasons.setdefault(("Pod", pod_name), []).append(
-                    f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
-            if unserved:
-                continue
-            allocations: list[Obj] | None = None
-            if claims and (verdict is None or not verdict.fits):
-                try:
-                    answer = allocator.allocate(node, claims) if verdict is None else verdict
-                except AllocationError as error:
-                    found.error_node, found.error_message = name, str(error)
-                    return found
-                if not answer.fits:
-                    for claim in claims:
-                        why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other "
-                                                                            "claims")
-                        found.reasons.setdefault(("ResourceClaim", display(claim)), []).append(f"node {name}: {why}")
-                    continue
-                allocations = getattr(answer, "allocations", None)
-            feasible += 1
-            if found.chosen is None:
-                found.chosen = (node, claims, allocations)
-            if feasible >= wanted:
-                break
+            statuses.append(_judge_node(allocator, node, verdict, claims_for, found))
+            if statuses[-1].code is Code.ERROR:
+                break  # the walk ends here: no later node is tried
+        return statuses
+
+    filter_walk(len(nodes), judge)
     return found
+
+
+def _judge_node(allocator: Allocator, node: Obj, verdict: Feasibility | None, claims_for: ClaimsFor,
+                found: Cycle) -> Status:
+    """One node's Filter verdict for the claims to allocate there (the core's `verdict` where it gave one, else
+    an allocation), noting in `found` why it does not fit, the error, or the first node that fits."""
+    name = node["metadata"]["name"]
+    claims, unserved = claims_for(node)
+    for pod_name, extended in unserved:
+        found.reasons.setdefault(("Pod", pod_name), []).append(
+            f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
+    if unserved:
+        return _DOES_NOT_FIT
+    allocations: list[Obj] | None = None
+    if claims and (verdict is None or not verdict.fits):
+        try:
+            answer = allocator.allocate(node, claims) if verdict is None else verdict
+        except AllocationError as error:
+            found.error_node, found.error_message = name, str(error)
+            return Status(Code.ERROR, str(error))
+        if not answer.fits:
+            for claim in claims:
+                why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
+                found.reasons.setdefault(("ResourceClaim", display(claim)), []).append(f"node {name}: {why}")
+            return _DOES_NOT_FIT
+        allocations = getattr(answer, "allocations", None)
+    if found.chosen is None:
+        found.chosen = (node, claims, allocations)
+    return _FITS
 
 
 def attempt_message(found: Cycle, nodes: int) -> str:
@@ -173,8 +184,6 @@ def make_allocator(kind: str, stored: Sequence[Obj], gates: FeatureGates) -> All
         if obj["kind"] != "ResourceSlice":
             store.load(obj)
     return factory(store, gates, slices)
-
-
 
 
 def display(obj: Obj) -> str:

@@ -253,7 +253,7 @@ class ColumnarAllocator:
             return NodeAllocation(None, dict(attempt.nothing_here))
         candidates = attempt.candidates if attempt.whole else self.selection.node_candidates(attempt, node)
         view = attempt.view
-        problems = [p for p in view.problem_slices if self.frames.slice_on_node(p, node)]
+        problems = [p for p in view.problem_slices if self.frames.reach.slice_on_node(p, node)]
         lists = self._lists(attempt, candidates, node, problems)
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})
