@@ -27,27 +27,17 @@ from draconform.reference.allocator.columnar.model import (
 )
 from draconform.reference.allocator.columnar.search import Search
 from draconform.reference.allocator.columnar.selection import Selection
-from draconform.reference.allocator.common import (
-    AllocatedState,
-    Alternative,
-    CapacityLedger,
-    ClaimPlan,
-    DeviceTaints,
-    Pick,
-    build_allocation,
-    capacity_consumption,
-    check_claim_size,
-    failure_reason,
-    is_shared,
-    plan_claims,
-)
 from draconform.reference.allocator.compatibility import (
     SetState,
     Tracker,
     allocated_states,
     holding_results,
 )
+from draconform.reference.allocator.devices import DeviceTaints
+from draconform.reference.allocator.holdings import AllocatedState, CapacityLedger, capacity_consumption, is_shared
 from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation, node_names
+from draconform.reference.allocator.plans import Alternative, ClaimPlan, check_claim_size, failure_reason, plan_claims
+from draconform.reference.allocator.results import Pick, build_allocation
 from draconform.reference.apiserver.interface import ApiReader
 from draconform.sut import Obj
 

@@ -29,8 +29,9 @@ from draconform.reference.allocator.columnar.model import (
 )
 from draconform.reference.allocator.columnar.pools import pool_view
 from draconform.reference.allocator.columnar.reach import NodeReach
-from draconform.reference.allocator.common import AllocatedState, Gates
 from draconform.reference.allocator.compatibility import ClaimResults
+from draconform.reference.allocator.gates import Gates
+from draconform.reference.allocator.holdings import AllocatedState
 from draconform.reference.apiserver.interface import ApiReader, WatchEvent
 from draconform.sut import Obj
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from draconform.reference.allocator.columnar.model import Devices, SliceBlock
-from draconform.reference.allocator.common import DeviceFacts, node_selector_matches
+from draconform.reference.allocator.devices import DeviceFacts, node_selector_matches
 from draconform.sut import Obj
 
 

@@ -16,9 +16,7 @@ from draconform.kube.values import parse_attribute
 from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import AltCandidates, Attempt, PoolView
 from draconform.reference.allocator.columnar.pools import by_node
-from draconform.reference.allocator.common import (
-    Alternative,
-)
+from draconform.reference.allocator.plans import Alternative
 from draconform.sut import Obj
 
 # `device.driver == "name"` (or !=) with a literal CEL reads the same in any escaping
