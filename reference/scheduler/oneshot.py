@@ -1,7 +1,7 @@
 """One scheduling attempt over given objects, as `draconform allocate` makes it (KEP-4381): the claims of one pod
-allocated together in kube-scheduler's Filter walk over the nodes (`walk`), the core built over the objects exactly
-as given (`make_allocator`), and why a claim cannot be allocated (`classify`). The command reads and checks the
-input and prints; this module holds what the attempt decides."""
+allocated together in kube-scheduler's Filter walk over the nodes (`walk`, the scheduler's `filter_walk`), the core
+built over the objects exactly as given (`make_allocator`), and why each claim cannot be allocated (`explain`,
+`classify`). The command reads and checks the input and prints; this module holds what the attempt decides."""
 
 from __future__ import annotations
 
@@ -126,6 +126,31 @@ def classify(claim: Obj, alone: Cycle, together: Cycle, missing: list[str]) -> t
     why = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
     return "together", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), not together with the "
                         "other claims" + (f": {why}" if why else ""))
+
+
+def explain(allocator: Allocator, nodes: list[Obj], pending: Sequence[Obj], classes: set[str],
+            extended_pods: Sequence[Obj], together: Cycle) -> list[tuple[str, str, str, str]]:
+    """Why each claim cannot be allocated, as (kind, namespace/name, reason, message) (see `classify` for the
+    reasons). Each pending claim is tried on its own to tell these apart; pods and the claims made for their
+    extended resources keep the reasons the attempt for all claims (`together`) gave. "error" is said only when
+    that attempt ended in one."""
+    out: list[tuple[str, str, str, str]] = []
+    explained: set[tuple[str, str]] = set()
+    for claim in pending:
+        alone = walk(allocator, nodes, only(claim), len(nodes) > 1)
+        reason, message = classify(claim, alone, together, missing_classes(claim, classes))
+        explained.add(("ResourceClaim", display(claim)))
+        out.append(("ResourceClaim", display(claim), reason, message))
+    for (kind, shown), lines in together.reasons.items():
+        if (kind, shown) not in explained:
+            out.append((kind, shown, "shortage" if kind == "Pod" else "together", "; ".join(lines)))
+    if together.error is not None and not any(reason in ("error", "missing-class", "attempt-error")
+                                              for _, _, reason, _ in out):
+        # only the attempt for all claims met the error (a claim made for a pod's extended resources, or a
+        # device the search reached only beside the other claims): said once, at the first pod or claim
+        kind, shown = ("Pod", display(extended_pods[0])) if extended_pods else ("ResourceClaim", display(pending[0]))
+        out.append((kind, shown, "error", f"the attempt for all claims failed: {together.error}"))
+    return out
 
 
 def own_error(alone: Cycle, together: Cycle) -> str | None:
