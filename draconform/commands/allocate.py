@@ -220,36 +220,15 @@ def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates,
 
 def _failures(allocator: Allocator, nodes: list[Obj], cluster: Inputs, gates: FeatureGates,
               together: Cycle) -> list[tuple[Finding, str, str]]:
-    """One finding per claim that cannot be allocated, with its own reason (and the reason's short name, see
-    `oneshot.classify`). Each pending claim is tried on its own to tell these apart; pods and the claims made for
-    their extended resources keep the reasons the attempt for all claims gave. A finding says "allocation error"
-    only when the attempt ended in one."""
-    from draconform.reference.scheduler.oneshot import classify, missing_classes, only, walk
+    """One finding per claim that cannot be allocated, with its own reason (and the reason's short name), as
+    `oneshot.explain` tells them apart."""
+    from draconform.reference.scheduler.oneshot import explain
 
-    known_classes = {obj["metadata"]["name"] for obj in cluster.classes}
-    out: list[tuple[Finding, str, str]] = []
-    explained: set[tuple[str, str]] = set()
-    for claim in cluster.pending:
-        shown = _display(claim)
-        alone = walk(allocator, nodes, only(claim), len(nodes) > 1)
-        reason, message = classify(claim, alone, together, missing_classes(claim, known_classes))
-        explained.add(("ResourceClaim", shown))
-        out.append((cluster.finding("ResourceClaim", shown, f"cannot be allocated ({reason}): {message}"),
-                    claim["metadata"].get("namespace", ""), reason))
-    for (kind, shown), lines in together.reasons.items():
-        if (kind, shown) not in explained:
-            reason = "shortage" if kind == "Pod" else "together"
-            out.append((cluster.finding(kind, shown, f"cannot be allocated ({reason}): " + "; ".join(lines)),
-                        shown.rpartition("/")[0], reason))
-    if together.error is not None and not any(reason in ("error", "missing-class", "attempt-error")
-                                              for _, _, reason in out):
-        # only the attempt for all claims met the error (a claim made for a pod's extended resources, or a
-        # device the search reached only beside the other claims): said once, at the first pod or claim
-        pods = [pod for pod, _ in cluster.extended_pods(gates)]
-        kind, shown = ("Pod", _display(pods[0])) if pods else ("ResourceClaim", _display(cluster.pending[0]))
-        out.append((cluster.finding(kind, shown, f"cannot be allocated (error): the attempt for all claims "
-                                                 f"failed: {together.error}"), shown.rpartition("/")[0], "error"))
-    return out
+    classes = {obj["metadata"]["name"] for obj in cluster.classes}
+    pods = [pod for pod, _ in cluster.extended_pods(gates)]
+    return [(cluster.finding(kind, shown, f"cannot be allocated ({reason}): {message}"), shown.rpartition("/")[0],
+             reason) for kind, shown, reason, message in explain(allocator, nodes, cluster.pending, classes, pods,
+                                                                  together)]
 
 
 class Inputs:

@@ -63,7 +63,7 @@ class LivePlugin:
         alone = bool(item.stash.get(ALONE, []))
         with turn(Path(self.options.lock_dir), alone):
             if alone:
-                from draconform.live.sut import wait_for_idle_schedulers
+                from draconform.live.metrics import wait_for_idle_schedulers
 
                 wait_for_idle_schedulers(self.options)  # earlier scenarios' binding cycles end outside its metrics
             return (yield)
@@ -72,7 +72,7 @@ class LivePlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput") or not self.options.run_id:
             return
-        from draconform.live.sut import run_leftovers
+        from draconform.live.cleanup import run_leftovers
 
         try:
             left = run_leftovers(self.options)

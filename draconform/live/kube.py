@@ -304,3 +304,18 @@ def _ns(kind: str, namespace: str | None) -> dict[str, str]:
 def _plain(obj: Any) -> Obj:
     """A decoded generic resource as a plain JSON-like dict."""
     return copy_object(obj.to_dict() if hasattr(obj, "to_dict") else dict(obj))  # type: ignore[no-any-return]
+
+
+# One client per cluster for the whole process (a run's scenarios follow one another in it): building one costs
+# tens of milliseconds of CPU (its TLS context reads the CA bundle), once per scenario a sizeable part of a run's
+# CPU on a loaded machine; sharing also keeps its connections open from one scenario to the next.
+_CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
+
+
+def shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
+    key = (kubeconfig, context, request_timeout)
+    if key not in _CLIENTS:
+        # kubectl's default: a field the API server does not know refuses the write (DRA-API/OBJECT-SCHEMA)
+        _CLIENTS[key] = KubeClient(load_config(Path(kubeconfig), context), context, request_timeout,
+                                   field_validation="Strict")
+    return _CLIENTS[key]

@@ -18,7 +18,6 @@ import builtins
 import dataclasses
 import functools
 import json
-import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -26,12 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx2
-from prometheus_client.parser import text_string_to_metric_families
-
 from draconform.kube.cdi import read_dirs
 from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
-from draconform.live import cleanup
+from draconform.live import cleanup, metrics
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
     DRIVER_PROGRAM,
@@ -42,7 +38,13 @@ from draconform.live.config import (
     TimeoutConfig,
 )
 from draconform.live.isolation import ProgramsLock
-from draconform.live.kube import KINDS, KubeClient, is_older_version, load_config
+from draconform.live.kube import KINDS, KubeClient, is_older_version, shared_client
+from draconform.live.names import (
+    CLUSTER_KINDS,
+    SCENARIO_LABEL,
+    STEPS_NAMESPACE,
+    ScenarioNames,
+)
 from draconform.live.releases import ReleaseView
 from draconform.live.releases import view as release_view
 from draconform.sut import (
@@ -58,16 +60,7 @@ from draconform.sut import (
     copy_object,
 )
 
-SCENARIO_LABEL = "draconform.io/scenario"
-RUN_LABEL = "draconform.io/run"  # the run a scenario's objects belong to: what the run's final check looks for
-STEPS_NAMESPACE = "default"  # the namespace the steps write; each scenario's own namespace in the cluster
-# Cluster-scoped kinds a scenario may create (all but Namespace): named and cleaned up per scenario.
-CLUSTER_KINDS = frozenset(kind for kind, info in KINDS.items() if not info.namespaced and kind != "Namespace")
-HOSTNAME_LABEL = "kubernetes.io/hostname"
-CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"  # + a class name: the class as a resource
-MAX_NAME = 253
 SCHEDULER_DEFAULTS = {"bindingTimeout": 600.0}  # kube-scheduler's DRA plugin defaults
-COUNTING_TYPES = ("counter", "histogram", "summary")  # read as the change since the scenario began
 
 
 class LiveSystem:
@@ -87,15 +80,11 @@ class LiveSystem:
         self.scenario = secrets.token_hex(3)
         self.run = options.run_id or secrets.token_hex(4)
         self.namespace = f"{options.namespace_prefix}-{self.scenario}"
-        self._prefix = f"{self.scenario}-"
         self._namespace_created = False
         self._since = ""  # the resourceVersion of the scenario's namespace, written before anything in it
         self._cluster_kinds: set[str] = set()  # what clean-up looks for (a cluster may not serve every kind)
         self._drivers: dict[str, dict[str, Any]] = {}  # what each reference driver was programmed with
-        # The scenario's names for the cluster's own driver under test, its node and class -> the cluster's names.
-        self._aliases: dict[str, str] = {}
-        self._own_node: str | None = None  # the driver under test's node, which the scenario's pods are kept to
-        self._driver_aliases: dict[str, str] = {}
+        self.names = ScenarioNames(self.scenario, self.run, self.namespace)  # the steps' names <-> the cluster's
         # What the scenario did so far, while it has only created objects and programmed components: it can then
         # move to another cluster when it asks for gates this one does not run (None once it did anything else).
         self._journal: list[Callable[[], Any]] | None = []
@@ -120,7 +109,7 @@ class LiveSystem:
         if self._client is None:
             cluster = self.cluster
             assert cluster.kubeconfig is not None  # every cluster here has one (LiveOptions.check)
-            self._client = _shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
+            self._client = shared_client(cluster.kubeconfig, cluster.context, self.timeouts.request_timeout)
             self._baseline, self._baseline_error = "", None
             if self.metrics_url:
                 # a scenario that never reads metrics does not depend on the endpoint (a scheduler restarting
@@ -135,81 +124,9 @@ class LiveSystem:
     def from_environ(cls) -> LiveSystem:
         return cls(LiveOptions.from_environ())
 
-    # --- names: the steps' view <-> the cluster's ----------------------------------------------------
-    def _out(self, name: str) -> str:
-        if name in self._aliases:
-            return self._aliases[name]
-        return self._prefix + name if name and len(self._prefix + name) <= MAX_NAME else name
-
-    def _back(self, name: str) -> str:
-        for alias, real in self._aliases.items():
-            if name == real:
-                return alias
-        return name.removeprefix(self._prefix)
-
-    def _driver_out(self, driver: str) -> str:
-        return self._driver_aliases.get(driver, driver)
-
-    def _driver_back(self, driver: str) -> str:
-        return next((alias for alias, real in self._driver_aliases.items() if real == driver), driver)
-
-    def _map(self, obj: Obj, rename: Callable[[str], str], namespace: str,
-             rename_driver: Callable[[str], str]) -> Obj:
-        """Every field naming a cluster-scoped object or the driver under test renamed, and the namespace set."""
-        obj = copy_object(obj)
-        meta = obj.setdefault("metadata", {})
-        kind = obj.get("kind", "")
-        if kind in CLUSTER_KINDS and meta.get("name"):
-            meta["name"] = rename(meta["name"])
-        if KINDS.get(kind) is not None and KINDS[kind].namespaced:
-            meta["namespace"] = namespace
-        own_drivers = frozenset(self._driver_aliases) | frozenset(self._driver_aliases.values())
-        _rename_references(obj, rename, rename_driver if self._driver_aliases else None, own_drivers)
-        return obj
-
-    def _to_cluster(self, obj: Obj) -> Obj:
-        mapped = self._map(obj, self._out, self.namespace, self._driver_out)
-        mapped["metadata"].setdefault("labels", {}).update(self._labels())
-        if mapped.get("kind") == "Pod" and not self._aliases and isinstance(mapped.get("spec"), dict):
-            # Scheduled only onto the scenario's own nodes (they carry its label), never onto a node of a
-            # scenario running beside it; a scenario on the cluster's own driver's node runs alone instead.
-            selector = mapped["spec"].get("nodeSelector")
-            if selector is None or isinstance(selector, dict):
-                mapped["spec"]["nodeSelector"] = {**(selector or {}), SCENARIO_LABEL: self.scenario}
-        elif (mapped.get("kind") == "Pod" and self._own_node is not None and isinstance(mapped.get("spec"), dict)
-              and not mapped["spec"].get("nodeName") and "affinity" not in mapped["spec"]):
-            # A real driver publishes on every node (a DaemonSet): the scenario's pods stay on the node under
-            # test, whose devices and plugin the scenario reads, as its own nodes would (issue 42)
-            mapped["spec"]["affinity"] = _pinned(self._own_node)
-        return mapped
-
-    def _labels(self) -> dict[str, str]:
-        return {SCENARIO_LABEL: self.scenario, RUN_LABEL: self.run}
-
-    def _from_cluster(self, obj: Obj) -> Obj:
-        namespace = (obj.get("metadata") or {}).get("namespace")
-        mapped = self._map(obj, self._back, STEPS_NAMESPACE if namespace == self.namespace else namespace or "",
-                           self._driver_back)
-        _unprefix_messages(mapped, self._prefix)
-        labels = mapped["metadata"].get("labels")
-        if labels is not None:
-            labels.pop(SCENARIO_LABEL, None)
-            labels.pop(RUN_LABEL, None)
-            if not labels:
-                del mapped["metadata"]["labels"]
-        if (mapped.get("kind") == "Pod" and self._own_node is not None
-                and (obj.get("spec") or {}).get("affinity") == _pinned(self._own_node)):  # as stored, unrenamed
-            del mapped["spec"]["affinity"]
-        selector = (mapped.get("spec") or {}).get("nodeSelector") if mapped.get("kind") == "Pod" else None
-        if isinstance(selector, dict) and selector.get(SCENARIO_LABEL) == self.scenario:
-            del selector[SCENARIO_LABEL]
-            if not selector:
-                del mapped["spec"]["nodeSelector"]
-        return mapped
-
     def _where(self, kind: str, name: str, namespace: str | None) -> tuple[str, str | None]:
         if kind in CLUSTER_KINDS:
-            return self._out(name), None
+            return self.names.out(name), None
         return name, self._namespace(namespace)
 
     def _namespace(self, namespace: str | None) -> str:
@@ -220,7 +137,7 @@ class LiveSystem:
     def _ensure_namespace(self) -> None:
         if not self._namespace_created:
             created = self.client.create({"apiVersion": "v1", "kind": "Namespace",
-                                          "metadata": {"name": self.namespace, "labels": self._labels()}})
+                                          "metadata": {"name": self.namespace, "labels": self.names.labels()}})
             # every object of the scenario's namespace is written after this version: object_writes replays from it
             self._since = str(created["metadata"].get("resourceVersion") or "")
             self._namespace_created = True
@@ -257,10 +174,10 @@ class LiveSystem:
         journal, self._journal = self._journal or [], []
         self.close()
         self._cluster, self._client, self._namespace_created = cluster, None, False
-        self._cluster_kinds, self._drivers, self._aliases, self._driver_aliases = set(), {}, {}, {}
-        self._own_node = None
+        self._cluster_kinds, self._drivers, self.names.aliases, self.names.driver_aliases = set(), {}, {}, {}
+        self.names.own_node = None
         self.metrics_url = cluster.metrics_url
-        if self._deleting().pop(self.namespace, None) is not None:
+        if cleanup.deleting(self.cluster).pop(self.namespace, None) is not None:
             # the same cluster under another config (as tests have it): the namespace's name comes free first
             deadline = time.monotonic() + self.timeouts.cleanup_timeout
             while self.client.get("Namespace", self.namespace) is not None and time.monotonic() < deadline:
@@ -292,9 +209,10 @@ class LiveSystem:
         release = self._release(obj)
         if obj.get("kind") in CLUSTER_KINDS:
             self._cluster_kinds.add(obj["kind"])
-        out = release.to_cluster(self._to_cluster(obj))
+        out = release.to_cluster(self.names.to_cluster(obj))
         try:
-            return self._from_cluster(release.from_cluster(self.client.create(out, self._validation(release, obj))))
+            created = self.client.create(out, self._validation(release, obj))
+            return self.names.from_cluster(release.from_cluster(created))
         except ApiError as error:
             if error.reason == "NotFound" and is_older_version(out):
                 self._cluster_kinds.discard(obj["kind"])  # nothing to clean up where nothing is served
@@ -338,7 +256,7 @@ class LiveSystem:
         return None if release.strict(obj) else "Warn"
 
     def _read(self, obj: Obj) -> Obj:
-        return self._from_cluster(self._release().from_cluster(obj))
+        return self.names.from_cluster(self._release().from_cluster(obj))
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         found = self.client.get(kind, *self._where(kind, name, namespace), self._release().api_version(kind))
@@ -361,20 +279,20 @@ class LiveSystem:
         self._acted()
         release = self._release(obj)
         try:
-            written = self.client.update(release.to_cluster(self._to_cluster(obj)), self._validation(release, obj))
+            written = self.client.update(release.to_cluster(self.names.to_cluster(obj)), self._validation(release, obj))
         except ApiError as error:
             raise release.error_from_cluster(error) from None
-        return self._from_cluster(release.from_cluster(written))
+        return self.names.from_cluster(release.from_cluster(written))
 
     def update_status(self, obj: Obj) -> Obj:
         self._acted()
         release = self._release(obj)
         try:
-            written = self.client.update_status(release.to_cluster(self._to_cluster(obj)),
+            written = self.client.update_status(release.to_cluster(self.names.to_cluster(obj)),
                                                 self._validation(release, obj))
         except ApiError as error:
             raise release.error_from_cluster(error) from None
-        return self._from_cluster(release.from_cluster(written))
+        return self.names.from_cluster(release.from_cluster(written))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
@@ -407,7 +325,7 @@ class LiveSystem:
 
     def _on_own_node(self, pod: Obj) -> bool:
         """Bound to a Node object this scenario created: no kubelet will ever finish the pod's deletion."""
-        return str(pod["spec"].get("nodeName") or "").startswith(self._prefix)
+        return str(pod["spec"].get("nodeName") or "").startswith(self.names.prefix)
 
     # --- the control plane at work --------------------------------------------------------------------
     def _snapshot(self) -> builtins.list[tuple[str, str, str]]:
@@ -461,7 +379,7 @@ class LiveSystem:
         self._ensure_namespace()
         config_map: Obj = {"apiVersion": "v1", "kind": "ConfigMap",
                            "metadata": {"name": name, "namespace": self.namespace,
-                                        "labels": {**self._labels(), PROGRAM_LABEL: program}},
+                                        "labels": {**self.names.labels(), PROGRAM_LABEL: program}},
                            "data": {PROGRAM_DATA: json.dumps(data, sort_keys=True)}}
         existing = self.client.get("ConfigMap", name, self.namespace)
         if existing is None:
@@ -487,7 +405,7 @@ class LiveSystem:
     # --- a DRA driver ---------------------------------------------------------------------------------
     def run_driver(self, name: str, inventory: Sequence[Obj]) -> None:
         own = self.cluster.own_driver
-        if own is not None and (name in self._driver_aliases or not self.cluster.reference_programs):
+        if own is not None and (name in self.names.driver_aliases or not self.cluster.reference_programs):
             raise Unsupported(f"the scenario needs driver {name!r} to publish devices it is handed; the cluster's "
                               f"driver under test {own.name!r} publishes its own (cluster config driverUnderTest)")
         if not self.cluster.reference_programs:
@@ -496,7 +414,7 @@ class LiveSystem:
             self._journal.append(functools.partial(self.run_driver, name, [copy_object(o) for o in inventory]))
         self._cluster_kinds.add("ResourceSlice")  # what it publishes carries the scenario's label
         faults = self._drivers.get(name, {}).get("faults", [])
-        self._drivers[name] = {"name": name, "inventory": [self._to_cluster(obj) for obj in inventory],
+        self._drivers[name] = {"name": name, "inventory": [self.names.to_cluster(obj) for obj in inventory],
                                "faults": faults}
         self._program(f"driver-{name}", DRIVER_PROGRAM, self._drivers[name])
 
@@ -511,17 +429,17 @@ class LiveSystem:
         try:
             real_node = own.node or self._first_node(own.name)
             self._ensure_namespace()
-            self._aliases[node] = real_node
-            self._own_node = real_node
-            self._driver_aliases[driver] = own.name
+            self.names.aliases[node] = real_node
+            self.names.own_node = real_node
+            self.names.driver_aliases[driver] = own.name
             if own.device_class is not None:
-                self._aliases[device_class] = own.device_class
+                self.names.aliases[device_class] = own.device_class
             else:
                 assert own.selector is not None  # the schema asks for one of the two
                 self.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                              "metadata": {"name": device_class},
                              "spec": {"selectors": [{"cel": {"expression": own.selector}}]}})
-            answer = DriverUnderTest(own.name, real_node, self._out(device_class), self.namespace)
+            answer = DriverUnderTest(own.name, real_node, self.names.out(device_class), self.namespace)
         finally:
             self._journal = journal
         if journal is not None:
@@ -549,9 +467,9 @@ class LiveSystem:
         if not self.cluster.kubelet_plugin_dir:
             raise Unsupported("the kubelet-plugin scenarios reach a plugin's socket on the node itself: run them "
                               "with a SUT on that node (docs/testing-a-driver.md)")
-        path = Path(self.cluster.kubelet_plugin_dir) / self._out(node) / f"{self._driver_out(driver)}{suffix}"
+        path = Path(self.cluster.kubelet_plugin_dir) / self.names.out(node) / f"{self.names.driver_out(driver)}{suffix}"
         # Only a driver the scenario started or adopted will serve one: none comes for any other driver.
-        wait = wait and (driver in self._drivers or driver in self._driver_aliases)
+        wait = wait and (driver in self._drivers or driver in self.names.driver_aliases)
         deadline = time.monotonic() + self.timeouts.observations["object"]
         while wait and not path.exists() and time.monotonic() < deadline:
             time.sleep(self.timeouts.poll_interval)
@@ -566,12 +484,12 @@ class LiveSystem:
         return f"unix://{self._plugin_file(driver, node, '-reg.sock')}"
 
     def pool_name(self, driver: str, pool: str) -> str:
-        """The cluster's name of a scenario's pool (prefixed, see `_rename_pool`) back as the scenario names it;
-        the pools of the cluster's driver under test are its own and keep their names, as in the objects read
-        back (`_rename_references`)."""
-        if driver in self._driver_aliases or driver in self._driver_aliases.values():
+        """The cluster's name of a scenario's pool (prefixed, see `names.rename_references`) back as the scenario
+        names it; the pools of the cluster's driver under test are its own and keep their names, as in the objects
+        read back."""
+        if driver in self.names.driver_aliases or driver in self.names.driver_aliases.values():
             return pool
-        return self._back(pool)
+        return self.names.back(pool)
 
     def kubelet_plugin_calls(self, driver: str, node: str) -> builtins.list[PluginCall]:
         """What the recording proxy in front of the plugin logged, as the steps name things."""
@@ -592,7 +510,7 @@ class LiveSystem:
         if not self.cluster.kubelet_plugin_dir:
             raise Unsupported("a live run cannot read a node's CDI spec files; run `draconform plugin-check "
                               "--cdi-dir /etc/cdi --cdi-dir /var/run/cdi` on the node instead")
-        return read_dirs([Path(self.cluster.kubelet_plugin_dir) / self._out(node) / "cdi"])
+        return read_dirs([Path(self.cluster.kubelet_plugin_dir) / self.names.out(node) / "cdi"])
 
     def inject_plugin_fault(self, driver: str, node: str, fault: PluginFault | None) -> None:
         self._acted()
@@ -600,7 +518,7 @@ class LiveSystem:
             raise Unsupported(f"a live run cannot make driver {driver!r}'s kubelet plugin fail on purpose; only a "
                               "driver built for testing can")
         self._drivers[driver]["faults"].append(
-            {"node": self._out(node), "fault": None if fault is None else dataclasses.asdict(fault)})
+            {"node": self.names.out(node), "fault": None if fault is None else dataclasses.asdict(fault)})
         self._program(f"driver-{driver}", DRIVER_PROGRAM, self._drivers[driver])
 
     # --- observation ----------------------------------------------------------------------------------
@@ -618,25 +536,16 @@ class LiveSystem:
             found.append(Event(
                 kind=kind,
                 namespace=STEPS_NAMESPACE if involved.get("namespace") == self.namespace else involved.get("namespace"),
-                name=self._back(name) if kind in CLUSTER_KINDS else name,
+                name=self.names.back(name) if kind in CLUSTER_KINDS else name,
                 type=item.get("type", ""), reason=item.get("reason", ""),
-                message=item.get("message", "").replace(self._prefix, ""),
+                message=item.get("message", "").replace(self.names.prefix, ""),
                 timestamp=_parse_time(stamp),
             ))
         return found
 
     def _scrape(self) -> str:
         assert self.metrics_url is not None
-        try:
-            response = _metrics_client(self._metrics_verify()).get(self.metrics_url,
-                                                                   timeout=self.timeouts.request_timeout)
-            response.raise_for_status()
-        except httpx2.HTTPError as error:
-            hint = ("; kube-scheduler serves /metrics with a self-signed certificate unless given one: name its CA "
-                    "with schedulerMetricsCA in the cluster config, or set schedulerMetricsInsecureSkipVerify: true"
-                    if "CERTIFICATE_VERIFY_FAILED" in str(error) else "")
-            raise ConnectionError(f"scraping {self.metrics_url}: {type(error).__name__}: {error}{hint}") from None
-        return response.text
+        return metrics.scrape(self.metrics_url, self._metrics_verify(), self.timeouts.request_timeout)
 
     def _metrics_verify(self) -> str | bool:
         """How the metrics endpoint's certificate is checked: the cluster config's CA bundle, not at all, or
@@ -676,134 +585,25 @@ class LiveSystem:
         if self._baseline_error is not None:
             raise ConnectionError(f"no baseline of the scheduler's metrics for this scenario: "
                                   f"{self._baseline_error}") from None
-        return _metrics_delta(self._baseline, self._scrape())
+        return metrics.metrics_delta(self._baseline, self._scrape())
 
     def patience(self, observation: str) -> Patience:
         return Patience(self.timeouts.observations[observation], self.timeouts.poll_interval)
 
     # --- clean-up -------------------------------------------------------------------------------------
-    def _cleanup_plan(self) -> builtins.list[cleanup.Removal]:
-        # ConfigMaps: only the scenario's own; a real cluster publishes its own into every namespace (kube-root-ca.crt,
-        # which kube-controller-manager writes again at once, or a distribution's CA bundle), gone with the namespace.
-        namespaced = {kind: self.client.list(kind, self.namespace,
-                                             labels={SCENARIO_LABEL: self.scenario} if kind == "ConfigMap" else None)[0]
-                      for kind in cleanup.NAMESPACED} if self._namespace_created else {}
-        release = self._release()
-        labelled = {kind: self.client.list(kind, labels={SCENARIO_LABEL: self.scenario},
-                                           api_version=release.api_version(kind))[0]
-                    for kind in self._cluster_kinds}
-        return cleanup.plan(namespaced, labelled)
-
-    def _remove(self, removal: cleanup.Removal) -> str | None:
-        """Remove one object; the API server's refusal, if it refused (the others are removed all the same)."""
-        try:
-            # again when its deletion began already: a pod deleted gracefully waits for a kubelet that may never come
-            _ignore_missing(functools.partial(self.client.delete, removal.kind, removal.name, removal.namespace,
-                                              removal.grace_period_seconds,
-                                              self._release().api_version(removal.kind)))
-            if removal.finalizers:
-                self._drop_finalizers(removal.kind, removal.name, removal.namespace)
-        except ApiError as error:
-            return str(error)
-        return None
-
-    def _drop_finalizers(self, kind: str, name: str, namespace: str | None) -> None:
-        """Take every finalizer off an object being deleted: nothing else will once the scenario is over."""
-        for _ in range(3):  # a controller may write the object in between: read it again
-            obj = self.client.get(kind, name, namespace, self._release().api_version(kind))
-            if obj is None or not obj["metadata"].get("finalizers"):
-                return
-            obj["metadata"]["finalizers"] = []
-            try:
-                self.client.update(obj)
-                return
-            except ApiError as error:
-                if error.reason == "NotFound":
-                    return
-                if error.reason != "Conflict":
-                    raise
-
     def close(self) -> None:
-        """Remove everything the scenario created (see `cleanup`) and check it is gone; start the deletion of
-        its namespace without waiting for the cluster's namespace controller, and fail on an earlier scenario's
-        namespace that is still there cleanupTimeout after its deletion began."""
+        """Remove everything the scenario created and check it is gone (`cleanup.ScenarioCleanup`); the shared
+        client stays open for the process's next scenario."""
         if self._client is None:
             return  # never connected: nothing was created
         try:
-            deadline = time.monotonic() + self.timeouts.cleanup_timeout
-            first = True
-            refused: dict[cleanup.Removal, str] = {}
-            while left := self._cleanup_plan():
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the scenario's objects still exist {self.timeouts.cleanup_timeout:g}s after "
-                                       f"clean-up began: {cleanup.left_over(left, refused)}")
-                if not first:
-                    time.sleep(self.timeouts.poll_interval)
-                first = False
-                for removal in left:  # a program the scenario started may have written one since the last look
-                    if (refusal := self._remove(removal)) is not None:
-                        refused[removal] = refusal
-            if self._namespace_created:
-                _ignore_missing(lambda: self.client.delete("Namespace", self.namespace))
-                self._deleting()[self.namespace] = (time.monotonic(), self.scenario)
-            self._check_earlier_namespaces()
+            cleanup.ScenarioCleanup(self.client, self._release(), self.timeouts, self.scenario,
+                                    self.namespace if self._namespace_created else None, self._cluster_kinds,
+                                    cleanup.deleting(self.cluster)).run()
         finally:
             self._client = None  # the shared client stays open for the process's next scenario
             if self._programs is not None:
                 self._programs.give_back()  # once its programs' ConfigMaps are gone
-
-    def _deleting(self) -> dict[str, tuple[float, str]]:
-        """The namespaces this process's scenarios on this cluster left to the namespace controller."""
-        cluster = self.cluster
-        return _DELETING.setdefault((str(cluster.kubeconfig), cluster.context), {})
-
-    def _check_earlier_namespaces(self) -> None:
-        """Forget the namespaces gone; fail, naming them and what they still hold, on those still there
-        cleanupTimeout after their deletion began (the run's end waits for the rest: `run_leftovers`)."""
-        deleting = self._deleting()
-        now = time.monotonic()
-        if len(deleting) < OVERDUE_BATCH and all(now - since <= self.timeouts.cleanup_timeout
-                                                 for since, _ in deleting.values()):
-            return  # nothing to look at yet: one list per scenario would only cost
-        present = {obj["metadata"]["name"] for obj in self.client.list("Namespace")[0]}
-        for name in [name for name in deleting if name not in present]:
-            del deleting[name]
-        overdue = sorted(name for name, (since, _) in deleting.items() if now - since > self.timeouts.cleanup_timeout)
-        if not overdue:
-            return
-        for name in overdue:
-            del deleting[name]  # named once, in this error
-        held = [removal.describe() for name in overdue for kind in cleanup.NAMESPACED
-                for removal in cleanup.plan({kind: self.client.list(kind, name)[0]}, {})]
-        raise RuntimeError(f"namespaces of earlier scenarios still exist {self.timeouts.cleanup_timeout:g}s after "
-                           f"their deletion began: {', '.join(overdue)}"
-                           f"{'; they hold ' + ', '.join(held) if held else ''}")
-
-
-# One client per cluster for the whole process (a run's scenarios follow one another in it): building one costs
-# tens of milliseconds of CPU (its TLS context reads the CA bundle), once per scenario a sizeable part of a run's
-# CPU on a loaded machine; sharing also keeps its connections open from one scenario to the next.
-_CLIENTS: dict[tuple[str, str | None, float], KubeClient] = {}
-# Per cluster (kubeconfig, context): namespace -> (when its deletion began, its scenario), until seen gone.
-_DELETING: dict[tuple[str, str | None], dict[str, tuple[float, str]]] = {}
-OVERDUE_BATCH = 8  # look for gone namespaces once this many wait (and whenever one is overdue)
-_METRICS: dict[str | bool, httpx2.Client] = {}
-
-
-def _shared_client(kubeconfig: str, context: str | None, request_timeout: float) -> KubeClient:
-    key = (kubeconfig, context, request_timeout)
-    if key not in _CLIENTS:
-        # kubectl's default: a field the API server does not know refuses the write (DRA-API/OBJECT-SCHEMA)
-        _CLIENTS[key] = KubeClient(load_config(Path(kubeconfig), context), context, request_timeout,
-                                   field_validation="Strict")
-    return _CLIENTS[key]
-
-
-def _metrics_client(verify: str | bool = True) -> httpx2.Client:
-    """One client per way of checking the endpoint's certificate, for the whole process."""
-    if verify not in _METRICS:
-        _METRICS[verify] = httpx2.Client(trust_env=False, verify=verify)
-    return _METRICS[verify]
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:
@@ -829,89 +629,6 @@ def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -
     return None
 
 
-def _ignore_missing(delete: Callable[[], None]) -> None:
-    try:
-        delete()
-    except ApiError as error:
-        if error.reason != "NotFound":
-            raise
-
-
-def _rename_references(value: Any, rename: Callable[[str], str],
-                       rename_driver: Callable[[str], str] | None = None,
-                       own_drivers: frozenset[str] = frozenset()) -> None:
-    """Rename, in place, every field below `value` that names a node, a device class or a pool (and, with
-    `rename_driver`, a driver: of a slice, an allocation result, a device status, a configuration). The pools
-    of `own_drivers` (the cluster's driver under test, by either name) are the cluster's own: kept."""
-    if isinstance(value, list):
-        for item in value:
-            _rename_references(item, rename, rename_driver, own_drivers)
-        return
-    if not isinstance(value, dict):
-        return
-    if rename_driver is not None and isinstance(value.get("driver"), str):
-        value["driver"] = rename_driver(value["driver"])
-    _rename_own_fields(value, rename)
-    if value.get("driver") not in own_drivers:
-        _rename_pool(value, rename)
-    for key, item in value.items():
-        if key != "metadata":
-            _rename_references(item, rename, rename_driver, own_drivers)
-    if isinstance(value.get("metadata"), dict):
-        _rename_references({k: v for k, v in value["metadata"].items() if k == "labels"}, rename)
-
-
-def _rename_pool(value: dict[str, Any], rename: Callable[[str], str]) -> None:
-    """A pool is cluster-wide (a driver's pool of one name gathers the slices of every scenario): its name in a
-    slice (`spec.pool.name`) and where a device is named by driver, pool and device (allocation results, device
-    statuses, a DeviceTaintRule's selector) is the scenario's own."""
-    pool = value.get("pool")
-    if isinstance(pool, str):
-        value["pool"] = rename(pool)
-    elif isinstance(pool, dict) and isinstance(pool.get("name"), str):
-        pool["name"] = rename(pool["name"])
-
-
-def _rename_own_fields(value: dict[str, Any], rename: Callable[[str], str]) -> None:
-    """Rename the fields of this one object (not those below it) that name a node or a device class: class and
-    node names, extended resources named after a class, hostname labels and selector terms on node names."""
-    for key in ("deviceClassName", "nodeName"):
-        if isinstance(value.get(key), str):
-            value[key] = rename(value[key])
-    for key in ("requests", "limits"):  # a container's resources may name a class (KEP-5004)
-        amounts = value.get(key)
-        if isinstance(amounts, dict):
-            value[key] = {_rename_resource(name, rename): amount for name, amount in amounts.items()}
-    if isinstance(value.get("resourceName"), str):
-        value["resourceName"] = _rename_resource(value["resourceName"], rename)
-    for key in ("labels", "nodeSelector", "matchLabels"):
-        labels = value.get(key)
-        if isinstance(labels, dict) and isinstance(labels.get(HOSTNAME_LABEL), str):
-            labels[HOSTNAME_LABEL] = rename(labels[HOSTNAME_LABEL])
-    if value.get("key") in ("metadata.name", HOSTNAME_LABEL) and isinstance(value.get("values"), list):
-        value["values"] = [rename(v) if isinstance(v, str) else v for v in value["values"]]
-
-
-def _rename_resource(name: str, rename: Callable[[str], str]) -> str:
-    """The extended resource a device class stands for implicitly is named after the class."""
-    if name.startswith(CLASS_RESOURCE_PREFIX):
-        return CLASS_RESOURCE_PREFIX + rename(name.removeprefix(CLASS_RESOURCE_PREFIX))
-    return name
-
-
-def _unprefix_messages(value: Any, prefix: str) -> None:
-    """Messages (of conditions, say) name cluster-scoped objects as the cluster calls them; show the
-    scenario's names instead."""
-    if isinstance(value, list):
-        for item in value:
-            _unprefix_messages(item, prefix)
-    elif isinstance(value, dict):
-        if isinstance(value.get("message"), str):
-            value["message"] = value["message"].replace(prefix, "")
-        for item in value.values():
-            _unprefix_messages(item, prefix)
-
-
 def _creation_order(obj: Obj) -> tuple[int, str]:
     version = obj["metadata"].get("resourceVersion", "")
     return (int(version), "") if version.isdigit() else (0, version)
@@ -923,87 +640,6 @@ def _parse_time(text: str | None) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], tuple[float, str]]:
-    return {(s.name, tuple(sorted(s.labels.items()))): (s.value, family.type)
-            for family in text_string_to_metric_families(text) for s in family.samples}
-
-
-def _metrics_delta(baseline: str, current: str) -> str:
-    before = _samples(baseline)
-    lines = []
-    for (name, labels), (value, kind) in _samples(current).items():
-        if kind in COUNTING_TYPES:
-            value -= before.get((name, labels), (0.0, kind))[0]
-        rendered = ",".join(f'{k}="{_escape(v)}"' for k, v in labels)
-        lines.append(f"{name}{{{rendered}}} {value!r}" if labels else f"{name} {value!r}")
-    return "\n".join(lines) + "\n"
-
-
-def _escape(value: str) -> str:
-    return re.sub(r'(["\\])', r"\\\1", value).replace("\n", "\\n")
-
-
 def live_system() -> LiveSystem:
     """The factory `draconform run --kubeconfig` names as its SUT; the options come from the environment."""
     return LiveSystem.from_environ()
-
-
-def run_leftovers(options: LiveOptions) -> builtins.list[str]:
-    """What a run left on its clusters (namespaces and cluster-scoped objects labelled with its ID), once the
-    cleanup timeout has passed without it going: every scenario's clean-up checked its own objects, but its
-    namespace was only being deleted."""
-    timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
-    clusters = [(options.kubeconfig, options.context)] + [
-        (str(c.kubeconfig), c.context) for c in map(ClusterConfig.load, map(Path, options.also_clusters))]
-    deadline = time.monotonic() + timeouts.cleanup_timeout
-    while True:
-        left = []
-        for kubeconfig, context in clusters:
-            client = _shared_client(kubeconfig, context, timeouts.request_timeout)
-            for kind in ("Namespace", *sorted(CLUSTER_KINDS)):
-                try:
-                    items = client.list(kind, labels={RUN_LABEL: options.run_id})[0]
-                except ApiError as error:
-                    if error.reason == "NotFound":
-                        continue  # a kind the cluster does not serve
-                    raise
-                left += [cleanup.plan({}, {kind: [item]})[0].describe() for item in items]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(timeouts.poll_interval)
-
-
-# kube-scheduler's gauge of its running binding cycles (PreBind included); a cycle waiting for binding conditions
-# polls every few seconds and ends, and is counted in the metrics, some seconds after its pod is gone.
-_BINDING_CYCLES = re.compile(r'^scheduler_goroutines\{[^}]*operation="binding"[^}]*\}\s+(\S+)', re.MULTILINE)
-
-
-def wait_for_idle_schedulers(options: LiveOptions) -> None:
-    """Before a scenario that runs alone (`draconform.live.isolation`): wait, up to the cleanup timeout, until no
-    binding cycle of an earlier scenario's pods is running in any cluster's kube-scheduler, so that what those
-    cycles count when they end does not land in this scenario's metrics. A scheduler whose metrics cannot be read
-    is not waited for (the scenario reading them says why)."""
-    timeouts = TimeoutConfig.load(Path(options.timeout_config)) if options.timeout_config else TimeoutConfig()
-    first = ClusterConfig.load(Path(options.cluster_config)) if options.cluster_config else ClusterConfig()
-    clusters = [(options.metrics_url or first.metrics_url, first),
-                *((c.metrics_url, c) for c in map(ClusterConfig.load, map(Path, options.also_clusters)))]
-    deadline = time.monotonic() + timeouts.cleanup_timeout
-    for url, cluster in clusters:
-        if not url:
-            continue
-        verify = False if cluster.metrics_insecure else (cluster.metrics_ca or True)
-        while True:
-            try:
-                text = _metrics_client(verify).get(url, timeout=timeouts.request_timeout).text
-            except httpx2.HTTPError:
-                break
-            running = sum(float(value) for value in _BINDING_CYCLES.findall(text))
-            if running <= 0 or time.monotonic() > deadline:
-                break
-            time.sleep(timeouts.poll_interval)
-
-
-def _pinned(node: str) -> Obj:
-    """A pod's affinity to one node by name (nodes need no label for it)."""
-    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
-    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}

@@ -248,7 +248,7 @@ CONFORMING: tuple[Variant, ...] = (
         "share-ids-time-based", "KEP-5075/SHARE-ID",
         "the scheduler gives each share a time-based UUID instead of a random one",
         "KEP-5075: each share of a device gets its own shareID, a UUID; which kind of UUID is not given",
-        Patch("reference/allocator/common.py",
+        Patch("reference/allocator/results.py",
               '            result["shareID"] = str(uuid4())',
               '            result["shareID"] = str(__import__("uuid").uuid1())'),
     ),

@@ -18,7 +18,7 @@ from typing import Any
 from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL, OwnDriver
 from draconform.live.kube import KINDS
-from draconform.live.sut import STEPS_NAMESPACE
+from draconform.live.names import STEPS_NAMESPACE
 from draconform.reference import components
 from draconform.reference.apiserver.interface import Watch, WatchEvent
 from draconform.reference.components import EXTERNAL_CONTROLLERS
@@ -60,7 +60,7 @@ class ScopedStore:
         self._labels = dict(labels)
 
     def _scope(self, kind: str, namespace: str | None) -> str | None:
-        """A live run's steps call its own namespace "default" (draconform.live.sut), also in the claim
+        """A live run's steps call its own namespace "default" (draconform.live.names), also in the claim
         references they send a kubelet plugin when they play the kubelet; so "default" means this one."""
         if not KINDS[kind].namespaced:
             return None

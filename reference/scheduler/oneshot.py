@@ -1,7 +1,7 @@
 """One scheduling attempt over given objects, as `draconform allocate` makes it (KEP-4381): the claims of one pod
-allocated together in kube-scheduler's Filter walk over the nodes (`walk`), the core built over the objects exactly
-as given (`make_allocator`), and why a claim cannot be allocated (`classify`). The command reads and checks the
-input and prints; this module holds what the attempt decides."""
+allocated together in kube-scheduler's Filter walk over the nodes (`walk`, the scheduler's `filter_walk`), the core
+built over the objects exactly as given (`make_allocator`), and why each claim cannot be allocated (`explain`,
+`classify`). The command reads and checks the input and prints; this module holds what the attempt decides."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.allocator.interface import AllocationError, Allocator, Feasibility, feasible_on
-from draconform.reference.scheduler.scheduler import feasible_nodes_to_find
+from draconform.reference.scheduler.framework import Code, Status
+from draconform.reference.scheduler.scheduler import filter_walk
 from draconform.sut import Obj
 
 # per node: the claims to allocate there, and (pod, extended resource) pairs the node cannot serve
 ClaimsFor = Callable[[Obj], tuple[list[Obj], list[tuple[str, str]]]]
+_FITS, _DOES_NOT_FIT = Status(), Status(Code.UNSCHEDULABLE)  # a node's verdict in the walk; the reasons are kept
 
 
 @dataclass
@@ -42,48 +44,57 @@ class Cycle:
 
 
 def walk(allocator: Allocator, nodes: list[Obj], claims_for: ClaimsFor, batch: bool) -> Cycle:
-    """kube-scheduler's Filter walk over the nodes, in name order: it stops once percentageOfNodesToScore's
-    share of feasible nodes is found, and at the first node whose Filter fails with an error (an allocation
-    error aborts the whole cycle, even when some node fits). The chosen node is the first feasible one by
-    name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at once where it can, as
-    the DRA plugin asks it; a node it cannot judge is allocated on."""
+    """kube-scheduler's Filter walk over the nodes (`scheduler.filter_walk`, the scheduler's own), in name order:
+    it stops once percentageOfNodesToScore's share of feasible nodes is found, and at the first node whose Filter
+    fails with an error (an allocation error aborts the whole cycle, even when some node fits). The chosen node is
+    the first feasible one by name (the DRA plugin scores nothing). With `batch`, the core judges many nodes at
+    once where it can, as the DRA plugin asks it; a node it cannot judge is allocated on."""
     found = Cycle()
-    wanted, feasible, checked = feasible_nodes_to_find(len(nodes)), 0, 0
-    while checked < len(nodes) and feasible < wanted:
-        group = nodes[checked:checked + wanted - feasible]  # no node the one-by-one walk would not reach
-        checked += len(group)
+
+    def judge(low: int, high: int) -> list[Status]:
+        group = nodes[low:high]
         verdicts: list[Feasibility | None] = [None] * len(group)
         if batch:
             with contextlib.suppress(AllocationError):  # else node by node: the first node asked reports it
                 verdicts = feasible_on(allocator, group, claims_for(group[0])[0])
+        statuses: list[Status] = []
         for node, verdict in zip(group, verdicts, strict=True):
-            name = node["metadata"]["name"]
-            claims, unserved = claims_for(node)
-            for pod_name, extended in unserved:
-                found.reasons.setdefault(("Pod", pod_name), []).append(
-                    f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
-            if unserved:
-                continue
-            allocations: list[Obj] | None = None
-            if claims and (verdict is None or not verdict.fits):
-                try:
-                    answer = allocator.allocate(node, claims) if verdict is None else verdict
-                except AllocationError as error:
-                    found.error_node, found.error_message = name, str(error)
-                    return found
-                if not answer.fits:
-                    for claim in claims:
-                        why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other "
-                                                                            "claims")
-                        found.reasons.setdefault(("ResourceClaim", display(claim)), []).append(f"node {name}: {why}")
-                    continue
-                allocations = getattr(answer, "allocations", None)
-            feasible += 1
-            if found.chosen is None:
-                found.chosen = (node, claims, allocations)
-            if feasible >= wanted:
-                break
+            statuses.append(_judge_node(allocator, node, verdict, claims_for, found))
+            if statuses[-1].code is Code.ERROR:
+                break  # the walk ends here: no later node is tried
+        return statuses
+
+    filter_walk(len(nodes), judge)
     return found
+
+
+def _judge_node(allocator: Allocator, node: Obj, verdict: Feasibility | None, claims_for: ClaimsFor,
+                found: Cycle) -> Status:
+    """One node's Filter verdict for the claims to allocate there (the core's `verdict` where it gave one, else
+    an allocation), noting in `found` why it does not fit, the error, or the first node that fits."""
+    name = node["metadata"]["name"]
+    claims, unserved = claims_for(node)
+    for pod_name, extended in unserved:
+        found.reasons.setdefault(("Pod", pod_name), []).append(
+            f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
+    if unserved:
+        return _DOES_NOT_FIT
+    allocations: list[Obj] | None = None
+    if claims and (verdict is None or not verdict.fits):
+        try:
+            answer = allocator.allocate(node, claims) if verdict is None else verdict
+        except AllocationError as error:
+            found.error_node, found.error_message = name, str(error)
+            return Status(Code.ERROR, str(error))
+        if not answer.fits:
+            for claim in claims:
+                why = answer.reasons.get(claim["metadata"]["name"], "does not fit together with the other claims")
+                found.reasons.setdefault(("ResourceClaim", display(claim)), []).append(f"node {name}: {why}")
+            return _DOES_NOT_FIT
+        allocations = getattr(answer, "allocations", None)
+    if found.chosen is None:
+        found.chosen = (node, claims, allocations)
+    return _FITS
 
 
 def attempt_message(found: Cycle, nodes: int) -> str:
@@ -115,6 +126,31 @@ def classify(claim: Obj, alone: Cycle, together: Cycle, missing: list[str]) -> t
     why = "; ".join(together.reasons.get(("ResourceClaim", shown), []))
     return "together", (f"fits on its own (node {alone.chosen[0]['metadata']['name']}), not together with the "
                         "other claims" + (f": {why}" if why else ""))
+
+
+def explain(allocator: Allocator, nodes: list[Obj], pending: Sequence[Obj], classes: set[str],
+            extended_pods: Sequence[Obj], together: Cycle) -> list[tuple[str, str, str, str]]:
+    """Why each claim cannot be allocated, as (kind, namespace/name, reason, message) (see `classify` for the
+    reasons). Each pending claim is tried on its own to tell these apart; pods and the claims made for their
+    extended resources keep the reasons the attempt for all claims (`together`) gave. "error" is said only when
+    that attempt ended in one."""
+    out: list[tuple[str, str, str, str]] = []
+    explained: set[tuple[str, str]] = set()
+    for claim in pending:
+        alone = walk(allocator, nodes, only(claim), len(nodes) > 1)
+        reason, message = classify(claim, alone, together, missing_classes(claim, classes))
+        explained.add(("ResourceClaim", display(claim)))
+        out.append(("ResourceClaim", display(claim), reason, message))
+    for (kind, shown), lines in together.reasons.items():
+        if (kind, shown) not in explained:
+            out.append((kind, shown, "shortage" if kind == "Pod" else "together", "; ".join(lines)))
+    if together.error is not None and not any(reason in ("error", "missing-class", "attempt-error")
+                                              for _, _, reason, _ in out):
+        # only the attempt for all claims met the error (a claim made for a pod's extended resources, or a
+        # device the search reached only beside the other claims): said once, at the first pod or claim
+        kind, shown = ("Pod", display(extended_pods[0])) if extended_pods else ("ResourceClaim", display(pending[0]))
+        out.append((kind, shown, "error", f"the attempt for all claims failed: {together.error}"))
+    return out
 
 
 def own_error(alone: Cycle, together: Cycle) -> str | None:
@@ -173,8 +209,6 @@ def make_allocator(kind: str, stored: Sequence[Obj], gates: FeatureGates) -> All
         if obj["kind"] != "ResourceSlice":
             store.load(obj)
     return factory(store, gates, slices)
-
-
 
 
 def display(obj: Obj) -> str:

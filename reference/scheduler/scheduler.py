@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
@@ -202,46 +203,32 @@ class Scheduler:
         if self._sorted_nodes is None:
             self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
             self._sorted_names = [node_name(node) for node in self._sorted_nodes]
-        nodes = self._sorted_nodes
-        feasible: list[Obj] = []
-        feasible_names: list[str] = []
-        filtered: list[tuple[list[Obj], list[Status]]] = []  # each batch with its verdicts
-        wanted = feasible_nodes_to_find(len(nodes))
+        nodes, names = self._sorted_nodes, self._sorted_names
         start = self._next_start_node % len(nodes) if nodes else 0
-        # The walk goes through the sorted nodes from `start`, wrapping around; each batch is cut from them where
-        # it lies, so a pod's cost follows the nodes it visits, not the cluster's size.
-        names = self._sorted_names  # each batch carries its nodes' names
-        wrapped = len(nodes) - start  # nodes from this position on come before the others by name
-        before_wrap = 0  # feasible nodes found before it
-        checked = 0
-        # The nodes are asked in batches (one call per plugin) no larger than the number of feasible nodes still
-        # wanted, so no node is filtered that the node-by-node walk would not have reached.
-        while checked < len(nodes) and len(feasible) < wanted:
-            end = min(len(nodes), checked + wanted - len(feasible))
-            batch = Nodes(_rotated(nodes, start, checked, end), _rotated(names, start, checked, end))
+
+        def judge(low: int, high: int) -> list[Status]:
+            # The walk goes through the sorted nodes from `start`, wrapping around; each batch is cut from them
+            # where it lies, so a pod's cost follows the nodes it visits, not the cluster's size.
+            batch = Nodes(_rotated(nodes, start, low, high), _rotated(names, start, low, high))
             self.work["nodes filtered"] += len(batch)
-            verdicts = filter_nodes(self.plugins, state, pod, batch)
-            passed = list(map(_OK, verdicts))
-            if not all(passed) and Code.ERROR in map(_CODE, verdicts):
-                # the walk stops at the first node whose Filter broke
-                self._fail(pod, next(verdict for verdict in verdicts if verdict.code is Code.ERROR))
-                return
-            feasible.extend(itertools.compress(batch, passed))
-            feasible_names.extend(itertools.compress(batch.names, passed))
-            before_wrap += sum(passed[:max(0, wrapped - checked)])
-            filtered.append((batch, verdicts))
-            checked += len(batch)
+            return filter_nodes(self.plugins, state, pod, batch)
+
+        walk = filter_walk(len(nodes), judge)
+        if walk.error is not None:
+            self._fail(pod, walk.error)
+            return
         # The next pod starts where this one stopped, so a large cluster is searched evenly.
-        self._next_start_node = (start + checked) % len(nodes) if nodes and wanted < len(nodes) else 0
-        if not feasible:
-            rejections = {node_name(node): verdict for batch, verdicts in filtered
-                          for node, verdict in zip(batch, verdicts, strict=True)}
+        wanted = feasible_nodes_to_find(len(nodes))
+        self._next_start_node = (start + walk.checked) % len(nodes) if nodes and wanted < len(nodes) else 0
+        if not walk.passed:
+            rejections = dict(zip(_rotated(names, start, 0, walk.checked), walk.verdicts, strict=True))
             call_point(self.plugins, "post_filter", state, pod, rejections)
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         # By name: the walk went through the sorted nodes from `start`, so those found after the wrap come first.
-        feasible = Nodes(feasible[before_wrap:] + feasible[:before_wrap],
-                         feasible_names[before_wrap:] + feasible_names[:before_wrap])
+        wrapped = len(nodes) - start  # walk positions from here on are the nodes before `start`
+        order = [p - wrapped for p in walk.passed if p >= wrapped] + [start + p for p in walk.passed if p < wrapped]
+        feasible = Nodes([nodes[i] for i in order], [names[i] for i in order])
         call_point(self.plugins, "pre_score", state, pod, feasible)
         self.work["nodes scored"] += len(feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)
@@ -367,6 +354,38 @@ def feasible_nodes_to_find(node_count: int) -> int:
         return node_count
     percentage = max(MIN_FEASIBLE_NODES_PERCENTAGE, 50 - node_count // 125)
     return max(MIN_FEASIBLE_NODES_TO_FIND, node_count * percentage // 100)
+
+
+@dataclass
+class Walk:
+    """What kube-scheduler's Filter walk over the nodes found (`filter_walk`); positions are in walk order."""
+
+    passed: list[int] = field(default_factory=list)  # the positions of the feasible nodes
+    verdicts: list[Status] = field(default_factory=list)  # every node's verdict, up to the last batch judged whole
+    error: Status | None = None  # the first verdict that broke the walk (Code.ERROR)
+    checked: int = 0  # how many nodes were judged, before an error
+
+
+def filter_walk(count: int, judge: Callable[[int, int], Sequence[Status]]) -> Walk:
+    """kube-scheduler's Filter walk over `count` nodes, the one body of the scheduler's cycles and of the one-shot
+    attempt `draconform allocate` makes (oneshot.py): `judge(low, high)` gives the verdicts of the nodes at walk
+    positions low to high - 1 (it may stop after an error). The nodes are asked in batches no larger than the
+    number of feasible nodes still wanted (percentageOfNodesToScore's share, `feasible_nodes_to_find`), so no node
+    is judged that the node-by-node walk would not have reached; the walk stops at the first node whose Filter
+    broke (an error), even when some node fits."""
+    walk = Walk()
+    wanted = feasible_nodes_to_find(count)
+    while walk.checked < count and len(walk.passed) < wanted:
+        end = min(count, walk.checked + wanted - len(walk.passed))
+        verdicts = judge(walk.checked, end)
+        passed = list(map(_OK, verdicts))
+        if not all(passed) and Code.ERROR in map(_CODE, verdicts):
+            walk.error = next(verdict for verdict in verdicts if verdict.code is Code.ERROR)
+            return walk
+        walk.passed.extend(itertools.compress(range(walk.checked, end), passed))
+        walk.verdicts.extend(verdicts)
+        walk.checked = end
+    return walk
 
 
 def _rotated(items: list[Any], start: int, low: int, high: int) -> list[Any]:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from draconform.live.config import LiveOptions
-from draconform.live.sut import wait_for_idle_schedulers
+from draconform.live.metrics import wait_for_idle_schedulers
 from tests.live.helpers import metrics_server
 
 

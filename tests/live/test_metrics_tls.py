@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from draconform.live.config import ClusterConfig
-from draconform.live.sut import _metrics_client
+from draconform.live.metrics import metrics_client
 from tests.live.helpers import metrics_server
 
 METRICS = "# TYPE scheduler_schedule_attempts_total counter\nscheduler_schedule_attempts_total 3\n"
@@ -54,7 +54,7 @@ def test_the_cluster_config_names_the_ca_relative_to_itself_or_skips_verificatio
 
 def test_a_self_signed_endpoint_is_read_with_its_ca_or_without_checking(self_signed: tuple[str, Path]) -> None:
     url, cert = self_signed
-    assert _metrics_client(str(cert)).get(url, timeout=30).text == METRICS
-    assert _metrics_client(False).get(url, timeout=30).text == METRICS
+    assert metrics_client(str(cert)).get(url, timeout=30).text == METRICS
+    assert metrics_client(False).get(url, timeout=30).text == METRICS
     with pytest.raises(httpx2.HTTPError, match="CERTIFICATE_VERIFY_FAILED"):
-        _metrics_client(True).get(url, timeout=30)
+        metrics_client(True).get(url, timeout=30)

@@ -18,7 +18,8 @@ import pytest
 from draconform.live import cleanup
 from draconform.live.config import ClusterConfig, LiveOptions
 from draconform.live.isolation import ALONE_TAG, alone_reasons, manifest_names, turn
-from draconform.live.sut import RUN_LABEL, SCENARIO_LABEL, LiveSystem
+from draconform.live.names import RUN_LABEL, SCENARIO_LABEL
+from draconform.live.sut import LiveSystem
 from draconform.sut import ApiError, Obj
 from tests.live.helpers import FakeTime, wait_until
 
@@ -34,10 +35,10 @@ def test_pools_are_the_scenarios_own_in_slices_results_statuses_and_taint_rules(
     written: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
                     "spec": {"driver": "gpu.example.com", "nodeName": "worker-1",
                              "pool": {"name": "worker-1", "generation": 1, "resourceSliceCount": 1}}}
-    slice_ = live._to_cluster(written)
+    slice_ = live.names.to_cluster(written)
     assert slice_["spec"]["pool"]["name"] == prefix + "worker-1"
     assert slice_["metadata"]["labels"] == {SCENARIO_LABEL: live.scenario, RUN_LABEL: "run1"}
-    assert live._from_cluster(slice_) == written
+    assert live.names.from_cluster(slice_) == written
 
     result = {"request": "r", "driver": "gpu.example.com", "pool": "worker-1", "device": "gpu-0"}
     claim: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
@@ -45,45 +46,45 @@ def test_pools_are_the_scenarios_own_in_slices_results_statuses_and_taint_rules(
                   "status": {"allocation": {"devices": {"results": [result]}},
                              "devices": [{"driver": "gpu.example.com", "pool": "worker-1", "device": "gpu-0"}],
                              "conditions": [{"type": "X", "message": f"device {prefix}worker-1/gpu-0 gone"}]}}
-    stored = live._to_cluster(claim)
+    stored = live.names.to_cluster(claim)
     assert stored["status"]["allocation"]["devices"]["results"][0]["pool"] == prefix + "worker-1"
     assert stored["status"]["devices"][0]["pool"] == prefix + "worker-1"
-    back = live._from_cluster(stored)
+    back = live.names.from_cluster(stored)
     assert back["status"]["allocation"] == claim["status"]["allocation"]
     assert back["status"]["conditions"][0]["message"] == "device worker-1/gpu-0 gone"  # messages read back too
 
     rule: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "t"},
                  "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "worker-1"},
                           "taint": {"key": "k", "effect": "NoSchedule"}}}
-    stored_rule = live._to_cluster(rule)
+    stored_rule = live.names.to_cluster(rule)
     assert stored_rule["metadata"]["name"] == prefix + "t"
     assert stored_rule["spec"]["deviceSelector"]["pool"] == prefix + "worker-1"
-    assert live._from_cluster(stored_rule) == rule
+    assert live.names.from_cluster(stored_rule) == rule
 
 
 def test_the_pools_of_the_clusters_own_driver_keep_their_names(tmp_path: Path) -> None:
     live = _system(tmp_path)
-    live._driver_aliases["gpu.example.com"] = "real.vendor.com"
-    live._aliases["worker-1"] = "node-a"
+    live.names.driver_aliases["gpu.example.com"] = "real.vendor.com"
+    live.names.aliases["worker-1"] = "node-a"
     result = {"request": "r", "driver": "gpu.example.com", "pool": "node-a", "device": "dev-0"}
     claim: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                   "metadata": {"name": "c", "namespace": "default"},
                   "status": {"allocation": {"devices": {"results": [result]}}}}
-    stored = live._to_cluster(claim)
+    stored = live.names.to_cluster(claim)
     assert stored["status"]["allocation"]["devices"]["results"][0] == {**result, "driver": "real.vendor.com"}
-    assert live._from_cluster(stored)["status"] == claim["status"]
+    assert live.names.from_cluster(stored)["status"] == claim["status"]
 
 
 def test_pods_are_scheduled_onto_the_scenarios_nodes_only(tmp_path: Path) -> None:
     live = _system(tmp_path)
     pod: Obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
                 "spec": {"nodeSelector": {"zone": "a"}, "containers": [{"name": "c", "image": "i"}]}}
-    stored = live._to_cluster(pod)
+    stored = live.names.to_cluster(pod)
     assert stored["spec"]["nodeSelector"] == {"zone": "a", SCENARIO_LABEL: live.scenario}
-    assert live._from_cluster(stored) == pod
-    bare = live._to_cluster({**pod, "spec": {"containers": []}})
-    assert live._from_cluster(bare)["spec"] == {"containers": []}
-    node = live._to_cluster({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
+    assert live.names.from_cluster(stored) == pod
+    bare = live.names.to_cluster({**pod, "spec": {"containers": []}})
+    assert live.names.from_cluster(bare)["spec"] == {"containers": []}
+    node = live.names.to_cluster({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}})
     assert node["metadata"]["labels"][SCENARIO_LABEL] == live.scenario  # what the pods' selector picks
 
 
@@ -162,7 +163,8 @@ class FakeApi:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeTime]:
     fake = FakeTime()
     monkeypatch.setattr("draconform.live.sut.time", fake)
-    monkeypatch.setattr("draconform.live.sut._DELETING", {})
+    monkeypatch.setattr("draconform.live.cleanup.time", fake)
+    monkeypatch.setattr("draconform.live.cleanup._DELETING", {})
     yield fake
 
 
@@ -329,14 +331,14 @@ def test_pods_of_a_driver_under_test_scenario_stay_on_its_node(tmp_path: Path) -
     """Issue 42: a real driver publishes on every node; a scenario's pod must run on the node under test (whose
     plugin and CDI files the scenario reads), not on another node the same driver serves."""
     live = _system(tmp_path)
-    live._aliases["worker-1"] = "node-a"
-    live._own_node = "node-a"
+    live.names.aliases["worker-1"] = "node-a"
+    live.names.own_node = "node-a"
     pod: Obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
                 "spec": {"containers": [{"name": "c", "image": "i"}]}}
-    stored = live._to_cluster(pod)
+    stored = live.names.to_cluster(pod)
     terms = stored["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
     assert terms["nodeSelectorTerms"] == [{"matchFields": [{"key": "metadata.name", "operator": "In",
                                                             "values": ["node-a"]}]}]
-    assert live._from_cluster(stored) == pod
-    bound = live._to_cluster({**pod, "spec": {**pod["spec"], "nodeName": "worker-1"}})
+    assert live.names.from_cluster(stored) == pod
+    bound = live.names.to_cluster({**pod, "spec": {**pod["spec"], "nodeName": "worker-1"}})
     assert "affinity" not in bound["spec"]

@@ -60,7 +60,7 @@ VARIANTS: tuple[Variant, ...] = (
         "class-selectors-ignored", "KEP-4381/SELECTORS",
         "the DeviceClass's selectors are not applied",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '    class_selectors = (device_class.get("spec") or {}).get("selectors")\n',
                   "    class_selectors = []\n"),
         ),
@@ -69,7 +69,7 @@ VARIANTS: tuple[Variant, ...] = (
         "missing-class-matches-everything", "KEP-4381/CLASS-MISSING",
         "a missing DeviceClass selects every device",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   "    device_class = classes.get(class_name)\n",
                   ("    device_class = classes.get(class_name)\n"
                    "    if device_class is None:\n"
@@ -89,7 +89,7 @@ VARIANTS: tuple[Variant, ...] = (
         "count-ignored", "KEP-4381/EXACT-COUNT",
         "ExactCount gives one device whatever the count",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n',
                   ('    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n'
                    "    count = 1\n")),
@@ -99,7 +99,7 @@ VARIANTS: tuple[Variant, ...] = (
         "all-mode-takes-one", "KEP-4381/ALL-MODE",
         "All mode gives one device",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n',
                   ('    count = int(spec.get("count") or 1) if mode == "ExactCount" else 0\n'
                    '    if mode == "All":\n'
@@ -110,7 +110,7 @@ VARIANTS: tuple[Variant, ...] = (
         "subrequests-tried-last-first", "KEP-4381/FIRST-AVAILABLE",
         "firstAvailable is tried from the end",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '                        for sub in request["firstAvailable"]]\n',
                   ('                        for sub in request["firstAvailable"]]\n'
                    "                alts.reverse()\n")),
@@ -120,7 +120,7 @@ VARIANTS: tuple[Variant, ...] = (
         "only-first-subrequest-tried", "KEP-4381/FIRST-AVAILABLE",
         "only the first subrequest is tried",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '                        for sub in request["firstAvailable"]]\n',
                   ('                        for sub in request["firstAvailable"]]\n'
                    "                alts = alts[:1]\n")),
@@ -187,7 +187,7 @@ VARIANTS: tuple[Variant, ...] = (
         "admin-access-ignored", "KEP-4381/ADMIN-ACCESS",
         "adminAccess is treated as an ordinary request",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '    admin = bool(spec.get("adminAccess")) and allow_admin\n',
                   "    admin = False\n"),
         ),
@@ -216,7 +216,7 @@ VARIANTS: tuple[Variant, ...] = (
         "toleration-effect-ignored", "KEP-4381/TAINTS",
         "a toleration's effect is not compared",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/devices.py",
                   ('        if effect and effect != taint.get("effect"):\n'
                    "            continue\n"),
                   ""),
@@ -226,7 +226,7 @@ VARIANTS: tuple[Variant, ...] = (
         "no-execute-taints-ignored", "KEP-4381/TAINTS",
         "NoExecute taints do not block",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/devices.py",
                   '    blocking = ("NoSchedule", "NoExecute")\n',
                   '    blocking = ("NoSchedule",)\n'),
         ),
@@ -235,7 +235,7 @@ VARIANTS: tuple[Variant, ...] = (
         "tolerations-not-copied", "KEP-4381/TAINTS",
         "results do not carry the request's tolerations",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   ("        if pick.alt.tolerations:\n"
                    '            result["tolerations"] = [dict(t) for t in pick.alt.tolerations]\n'),
                   ""),
@@ -245,7 +245,7 @@ VARIANTS: tuple[Variant, ...] = (
         "device-taint-rules-ignored", "KEP-4381/DEVICE-TAINT-RULES",
         "the allocator sees only the taints drivers publish, not those of DeviceTaintRules",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/devices.py",
                   "    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:\n",
                   ("    def of(self, device: DeviceFacts) -> tuple[Obj, ...]:\n"
                    "        return device.taints\n")),
@@ -274,7 +274,7 @@ VARIANTS: tuple[Variant, ...] = (
         "match-constraints-dropped", "KEP-4381/MATCH-ATTRIBUTE",
         "matchAttribute constraints are ignored",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '            if raw.get("matchAttribute"):\n',
                   ('            if raw.get("matchAttribute"):\n'
                    "                continue\n")),
@@ -284,7 +284,7 @@ VARIANTS: tuple[Variant, ...] = (
         "distinct-constraints-dropped", "KEP-4381/DISTINCT-ATTRIBUTE",
         "distinctAttribute constraints are ignored",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")\n',
                   ('                                          "DRAListTypeAttributes and DRADeviceCompatibilityGroups all off")\n'
                    "                continue\n")),
@@ -313,7 +313,7 @@ VARIANTS: tuple[Variant, ...] = (
         "claim-limit-unchecked", "KEP-4381/CLAIM-LIMIT",
         "claims needing more than 32 devices are not refused",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   ("    if least > MAX_DEVICES_PER_CLAIM:\n"
                    '        raise AllocationError(f"claim {plan.name}: needs at least {least} devices, which exceeds the claim limit "\n'
                    '                              f"of {MAX_DEVICES_PER_CLAIM}")\n'),
@@ -328,7 +328,7 @@ VARIANTS: tuple[Variant, ...] = (
         "gate-off-honours-binds-to-node", "KEP-4381/BINDING-CONDITIONS-GATED",
         "with a binding gate off, bindsToNode still pins the allocation",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   "    binds_to_node = gates.binding\n",
                   "    binds_to_node = True\n"),
         ),
@@ -359,7 +359,7 @@ VARIANTS: tuple[Variant, ...] = (
         "empty-taint-selector-selects-nothing", "KEP-4381/DEVICE-TAINT-RULES",
         "a DeviceTaintRule whose deviceSelector is empty taints no device (the API says it matches every device)",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/devices.py",
                   '    """A rule without a selector matches no device; each field set must equal the device\'s."""\n'
                   "    if not isinstance(selector, dict):\n",
                   '    """A rule without a selector matches no device; each field set must equal the device\'s."""\n'
@@ -393,7 +393,7 @@ VARIANTS: tuple[Variant, ...] = (
         "conditions-copied-to-every-result", "KEP-4381/BINDING-CONDITIONS-COPIED",
         "every result of a claim gets the conditions of one of its devices",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   "        device = pick.device\n",
                   ("        device = pick.device\n"
                    "        device = next((p.device for p in picks if p.device.binding_conditions), device)\n")),
@@ -403,7 +403,7 @@ VARIANTS: tuple[Variant, ...] = (
         "admin-access-false-written", "KEP-4381/RESULT-FIELDS",
         "results say adminAccess: false",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   ("        if pick.alt.admin_access:\n"
                    '            result["adminAccess"] = pick.alt.admin_access\n'),
                   '        result["adminAccess"] = pick.alt.admin_access\n'),
@@ -413,7 +413,7 @@ VARIANTS: tuple[Variant, ...] = (
         "allocation-always-pinned", "KEP-4381/RESULT-NODE-SELECTOR",
         "every allocation is pinned to the node, even of devices usable everywhere",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   ("    if any(\n"
                    "            p.device.node_name is not None or (binds_to_node and p.device.binds_to_node) for p in picks):\n"
                    "        pinned: Obj = pinned_to(node_name)\n"
@@ -426,7 +426,7 @@ VARIANTS: tuple[Variant, ...] = (
         "claim-config-for-every-request", "KEP-4381/RESULT-CONFIG",
         "claim configs for requests that got nothing are copied too",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   ("        if not wanted or any(name in allocated for name in wanted):\n"
                    '            item: Obj = {"source": "FromClaim", **_config_body(entry)}\n'
                    "            if wanted:\n"
@@ -442,7 +442,7 @@ VARIANTS: tuple[Variant, ...] = (
         "config-requests-cleared-by-count", "KEP-4381/RESULT-CONFIG",
         "a config naming as many entries as the claim has requests loses its requests (upstream's old check)",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   "        reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)\n",
                   ("        reaches_all = all(r in names or chosen.get(r, r) in names for r in top_level)\n"
                    "        reaches_all = len(names) == len(top_level)\n")),

@@ -58,7 +58,7 @@ VARIANTS: tuple[Variant, ...] = (
         "failure-conditions-not-copied", "KEP-5007/RESULT-COPIES-CONDITIONS",
         "the result copies bindingConditions but not bindingFailureConditions",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   '            result["bindingFailureConditions"] = list(device.binding_failure_conditions)\n',
                   ""),
         ),
@@ -81,7 +81,7 @@ VARIANTS: tuple[Variant, ...] = (
         "binding-needs-one-gate", "KEP-5007/GATES-BOTH-REQUIRED",
         "DRADeviceBindingConditions alone turns the feature on",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/gates.py",
                   '            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),\n',
                   '            binding=gates.enabled("DRADeviceBindingConditions", *()),\n'),
             Patch("reference/scheduler/dynamicresources.py",
@@ -93,7 +93,7 @@ VARIANTS: tuple[Variant, ...] = (
         "binds-to-node-ignored", "KEP-5007/BINDS-TO-NODE",
         "bindsToNode does not pin the allocation",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/results.py",
                   "    binds_to_node = gates.binding\n",
                   "    binds_to_node = False\n"),
         ),

@@ -79,11 +79,11 @@ VARIANTS: tuple[Variant, ...] = (
         "candidate-groups-from-first-publication", "KEP-5963/CANDIDATES-FROM-CURRENT-SLICE",
         "a candidate is judged by the groups it was first published with",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   "MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim\n",
                   ("MAX_DEVICES_PER_CLAIM = 32  # AllocationResultsMaxSize: results of one claim\n"
                    "_FIRST_DECLARED: dict[tuple[str, str, str], Declared] = {}\n")),
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/devices.py",
                   '    declared = declared_groups(raw.get("consumesCounters") or [])\n',
                   ('    declared = declared_groups(raw.get("consumesCounters") or [])\n'
                    '    key = (str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(raw.get("name", "")))\n'
@@ -273,7 +273,7 @@ VARIANTS: tuple[Variant, ...] = (
         "groups-replace-match-constraints", "KEP-5963/MATCH-ATTRIBUTE-CONJUNCTION",
         "with the gate on, matchAttribute constraints are dropped",
         (
-            Patch("reference/allocator/common.py",
+            Patch("reference/allocator/plans.py",
                   '            if raw.get("matchAttribute"):\n',
                   ('            if raw.get("matchAttribute"):\n'
                    "                if gates.compatibility is Mode.ENFORCE:\n"

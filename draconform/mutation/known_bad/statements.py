@@ -14,7 +14,7 @@ STORE = "reference/apiserver/store.py"
 COLUMNAR = "reference/allocator/columnar/counting.py"
 POD_VALIDATION = "draconform/validation/pod.py"
 VERSIONS = "draconform/validation/versions.py"
-ALLOCATOR_COMMON = "reference/allocator/common.py"
+ALLOCATOR_RESULTS = "reference/allocator/results.py"
 BINDING = "reference/scheduler/bindingconditions.py"
 
 VARIANTS: tuple[Variant, ...] = (
@@ -145,7 +145,7 @@ VARIANTS: tuple[Variant, ...] = (
     Variant(
         "binds-to-node-needs-conditions", "KEP-5007/BINDS-TO-NODE",
         "bindsToNode pins the allocation only when the device also has binding conditions",
-        (Patch(ALLOCATOR_COMMON,
+        (Patch(ALLOCATOR_RESULTS,
                "(binds_to_node and p.device.binds_to_node) for p in picks):\n",
                "(binds_to_node and p.device.binds_to_node\n"
                "                 and bool(p.device.binding_conditions)) for p in picks):\n"),),

@@ -27,27 +27,17 @@ from draconform.reference.allocator.columnar.model import (
 )
 from draconform.reference.allocator.columnar.search import Search
 from draconform.reference.allocator.columnar.selection import Selection
-from draconform.reference.allocator.common import (
-    AllocatedState,
-    Alternative,
-    CapacityLedger,
-    ClaimPlan,
-    DeviceTaints,
-    Pick,
-    build_allocation,
-    capacity_consumption,
-    check_claim_size,
-    failure_reason,
-    is_shared,
-    plan_claims,
-)
 from draconform.reference.allocator.compatibility import (
     SetState,
     Tracker,
     allocated_states,
     holding_results,
 )
+from draconform.reference.allocator.devices import DeviceTaints
+from draconform.reference.allocator.holdings import AllocatedState, CapacityLedger, capacity_consumption, is_shared
 from draconform.reference.allocator.interface import AllocationError, Feasibility, NodeAllocation, node_names
+from draconform.reference.allocator.plans import Alternative, ClaimPlan, check_claim_size, failure_reason, plan_claims
+from draconform.reference.allocator.results import Pick, build_allocation
 from draconform.reference.apiserver.interface import ApiReader
 from draconform.sut import Obj
 
@@ -250,7 +240,7 @@ class ColumnarAllocator:
             return NodeAllocation(None, dict(attempt.nothing_here))
         candidates = attempt.candidates if attempt.whole else self.selection.node_candidates(attempt, node)
         view = attempt.view
-        problems = [p for p in view.problem_slices if self.frames.slice_on_node(p, node)]
+        problems = [p for p in view.problem_slices if self.frames.reach.slice_on_node(p, node)]
         lists = self._lists(attempt, candidates, node, problems)
         for plan in attempt.plans:
             check_claim_size(plan, {key: len(ids) for key, ids in lists.items()})

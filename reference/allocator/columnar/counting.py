@@ -11,13 +11,9 @@ from typing import Any
 
 from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, DeviceKey, HeldCounts
-from draconform.reference.allocator.common import (
-    Alternative,
-    DeviceTaints,
-    check_claim_size,
-    failure_reason,
-)
+from draconform.reference.allocator.devices import DeviceTaints
 from draconform.reference.allocator.interface import AllocationError, Feasibility
+from draconform.reference.allocator.plans import Alternative, check_claim_size, failure_reason
 
 
 class Counting:

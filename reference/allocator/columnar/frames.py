@@ -1,11 +1,10 @@
 """The columnar core's frames kept from store watch events (KEP-4381 structured parameters): slices into rows,
-classes and taint rules, what allocated claims hold whole or in shares (KEP-5075), which generation of a pool a node
-sees, and whether a slice or device reaches a node."""
+classes and taint rules, what allocated claims hold whole or in shares (KEP-5075), and which generation of a pool
+a node sees; where a slice or device reaches is its `NodeReach` (reach.py)."""
 
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
@@ -29,15 +28,10 @@ from draconform.reference.allocator.columnar.model import (
     SliceBlock,
 )
 from draconform.reference.allocator.columnar.pools import pool_view
-from draconform.reference.allocator.common import (
-    AllocatedState,
-    DeviceFacts,
-    Gates,
-    node_selector_matches,
-)
-from draconform.reference.allocator.compatibility import (
-    ClaimResults,
-)
+from draconform.reference.allocator.columnar.reach import NodeReach
+from draconform.reference.allocator.compatibility import ClaimResults
+from draconform.reference.allocator.gates import Gates
+from draconform.reference.allocator.holdings import AllocatedState
 from draconform.reference.apiserver.interface import ApiReader, WatchEvent
 from draconform.sut import Obj
 
@@ -103,6 +97,7 @@ class Frames:
         self.devices = Devices()
         self.keys: dict[int, DeviceKey] = {}  # device id -> (driver, pool, name), without parsing the device
         self.special: set[int] = set()  # devices whose counters, share, taints or binding conditions count
+        self.reach = NodeReach(self.blocks, self.devices)  # where each slice and device reaches
         self.classes: dict[str, Obj] = {}
         self._held: dict[tuple[str, str], list[DeviceKey]] = {}
         self.held_count: dict[DeviceKey, int] = {}  # device -> how many allocated claims hold it
@@ -111,9 +106,6 @@ class Frames:
         self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
         self.shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
         self.claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
-        self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
-        self._selector_objs: list[Obj] = []
-        self._selector_verdicts: dict[tuple[int, str, str], bool] = {}
         self._next_id = 0
         self.slice_version = 0
         self.claim_version = 0
@@ -231,15 +223,6 @@ class Frames:
                 self.special.discard(device_id)
         self.slice_version += 1
 
-    def _selector_id(self, selector: Obj | None) -> int | None:
-        if selector is None:
-            return None
-        text = json.dumps(selector, sort_keys=True)
-        if text not in self._selectors:
-            self._selectors[text] = len(self._selector_objs)
-            self._selector_objs.append(selector)
-        return self._selectors[text]
-
     def _put_slice(self, obj: Obj) -> None:
         """Turn one slice into its rows. Slices this scheduler's gates do not understand contribute nothing."""
         self._drop_slice(obj["metadata"]["name"])
@@ -258,7 +241,8 @@ class Frames:
             "slice": name, "driver": driver, "pool": pool,
             "generation": int((spec.get("pool") or {}).get("generation", 0)),
             "slice_count": int((spec.get("pool") or {}).get("resourceSliceCount", 0)),
-            "node_name": spec.get("nodeName") or None, "sel_id": self._selector_id(spec.get("nodeSelector") or None),
+            "node_name": spec.get("nodeName") or None,
+            "sel_id": self.reach.selector_id(spec.get("nodeSelector") or None),
             "all_nodes": bool(spec.get("allNodes")), "per_device": bool(spec.get("perDeviceNodeSelection")),
         }
         # Column by column: a device's flags are read from its entry, and only devices the frames need more of
@@ -300,7 +284,7 @@ class Frames:
             device_id = ids[index]
             facts = self.devices[device_id]
             devices["node_name"][index] = facts.node_name
-            devices["sel_id"][index] = self._selector_id(facts.node_selector)
+            devices["sel_id"][index] = self.reach.selector_id(facts.node_selector)
             devices["all_nodes"][index] = facts.all_nodes
             devices["consumes"][index] = bool(facts.consumes)
             devices["has_groups"][index] = facts.has_compatibility_groups
@@ -349,7 +333,7 @@ class Frames:
         generation elsewhere then means the driver is replacing it, and the pool is left out on this node."""
         entries = []
         for (driver, pool), rows in sorted(self.mixed_pools().items()):
-            mine = [r for r in rows if self.slice_on_node(r, node)]
+            mine = [r for r in rows if self.reach.slice_on_node(r, node)]
             if not mine:
                 continue
             here = frozenset(r["slice"] for r in mine) if (driver, pool) in self._named_twice else None
@@ -382,33 +366,3 @@ class Frames:
                                              "name": [d[2] for d in devices]}, schema=HELD_SCHEMA)
             self._held_frame_version = self.claim_version
         return self._held_frame
-
-    def on_node(self, sel_id: int | None, node: Obj) -> bool:
-        """allNodes (None) reaches every node; a node selector is matched once per node state."""
-        if sel_id is None:
-            return True
-        meta = node["metadata"]
-        key = (sel_id, str(meta["name"]), json.dumps(meta.get("labels") or {}, sort_keys=True))
-        verdict = self._selector_verdicts.get(key)
-        if verdict is None:
-            verdict = bool(node_selector_matches(self._selector_objs[sel_id], node))
-            self._selector_verdicts[key] = verdict
-        return verdict
-
-    def slice_on_node(self, row: dict[str, Any], node: Obj) -> bool:
-        if row["per_device"]:
-            block = self.blocks.get(row["slice"])
-            return block is not None and any(self.device_on_node(self.devices[d], node) for d in block.device_ids)
-        if row["node_name"] is not None:
-            return bool(row["node_name"] == node["metadata"]["name"])
-        if row["sel_id"] is not None:
-            return self.on_node(row["sel_id"], node)
-        return bool(row["all_nodes"])
-
-    def device_on_node(self, device: DeviceFacts, node: Obj) -> bool:
-        if device.node_name is not None:
-            return bool(device.node_name == node["metadata"]["name"])
-        if device.node_selector is not None:
-            return self.on_node(self._selector_id(device.node_selector), node)
-        return bool(device.all_nodes)
-

@@ -9,12 +9,9 @@ from typing import Any
 
 import polars as pl
 
-from draconform.reference.allocator.common import (
-    ClaimPlan,
-    DeviceFacts,
-    parse_device,
-)
+from draconform.reference.allocator.devices import DeviceFacts, parse_device
 from draconform.reference.allocator.interface import Feasibility
+from draconform.reference.allocator.plans import ClaimPlan
 from draconform.sut import Obj
 
 DeviceKey = tuple[str, str, str]

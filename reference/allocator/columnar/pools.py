@@ -22,12 +22,10 @@ from draconform.reference.allocator.columnar.model import (
     PoolView,
     SliceBlock,
 )
-from draconform.reference.allocator.common import (
-    Gates,
-)
 from draconform.reference.allocator.compatibility import (
     Mode,
 )
+from draconform.reference.allocator.gates import Gates
 
 
 def _row(block: SliceBlock) -> dict[str, Any]:

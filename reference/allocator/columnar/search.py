@@ -9,20 +9,14 @@ from fractions import Fraction
 
 from draconform.kube.values import LIST_KINDS, constraint_admits, lookup_attribute
 from draconform.reference.allocator.columnar.model import Attempt, CounterKey, DeviceKey, Devices
-from draconform.reference.allocator.common import (
-    MAX_DEVICES_PER_CLAIM,
-    Alternative,
-    CapacityLedger,
-    DeviceFacts,
-    DeviceTaints,
-    Gates,
-    blocking_taints,
-    is_shared,
-)
 from draconform.reference.allocator.compatibility import (
     Tracker,
 )
+from draconform.reference.allocator.devices import DeviceFacts, DeviceTaints, blocking_taints
+from draconform.reference.allocator.gates import Gates
+from draconform.reference.allocator.holdings import CapacityLedger, is_shared
 from draconform.reference.allocator.interface import AllocationError
+from draconform.reference.allocator.plans import MAX_DEVICES_PER_CLAIM, Alternative
 
 
 class Search:

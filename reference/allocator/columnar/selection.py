@@ -16,9 +16,7 @@ from draconform.kube.values import parse_attribute
 from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import AltCandidates, Attempt, PoolView
 from draconform.reference.allocator.columnar.pools import by_node
-from draconform.reference.allocator.common import (
-    Alternative,
-)
+from draconform.reference.allocator.plans import Alternative
 from draconform.sut import Obj
 
 # `device.driver == "name"` (or !=) with a literal CEL reads the same in any escaping
@@ -186,10 +184,10 @@ class Selection:
         node is in the list where its selectors fail with an error (the search reports it when it gets there)."""
         frames, devices = self.frames, self.frames.devices
         ranks, ids = found.local.get(str(node["metadata"]["name"]), ((), ()))
-        shared = [(rank, d) for rank, d, sel_id in found.shared if frames.on_node(sel_id, node)]
+        shared = [(rank, d) for rank, d, sel_id in found.shared if frames.reach.on_node(sel_id, node)]
         if view is not None and view.per_device and found.errors:
             elsewhere = [(rank, d) for name in self._per_device_here(view, node) for rank, d in view.per_device[name]
-                         if d in found.errors and not frames.device_on_node(devices[d], node)]
+                         if d in found.errors and not frames.reach.device_on_node(devices[d], node)]
             shared = sorted(shared + elsewhere) if elsewhere else shared
         merged = list(ids) if not shared else [d for _, d in heapq.merge(zip(ranks, ids, strict=True), shared)]
         if last:
@@ -201,11 +199,12 @@ class Selection:
 
     def _per_device_here(self, view: PoolView, node: Obj) -> list[str]:
         """The slices with perDeviceNodeSelection that reach the node: some device of theirs is usable there."""
-        return [name for name in view.per_device if name in self.frames.blocks and any(
-            self.frames.device_on_node(self.frames.devices[d], node) for d in self.frames.blocks[name].device_ids)]
+        frames = self.frames
+        return [name for name in view.per_device if name in frames.blocks and any(
+            frames.reach.device_on_node(frames.devices[d], node) for d in frames.blocks[name].device_ids)]
 
     def pools_last(self, view: PoolView, node: Obj) -> frozenset[tuple[str, str]]:
         """D-5007-8: the pools holding a device with binding conditions in a slice reaching the node."""
         return frozenset(pool for pool, rows in view.binding_slices.items()
-                         if any(self.frames.slice_on_node(row, node) for row in rows))
+                         if any(self.frames.reach.slice_on_node(row, node) for row in rows))
 
