@@ -487,7 +487,7 @@ def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None, p
             f"{_device_names(answer.result.devices)}"
         )
         if permanently:
-            assert answer.result.permanent, (
+            assert judge.refused_permanently(answer.result), (
                 f"driver {answer.driver!r} refused claim {answer.ref.name!r} over DRAPlugin {answer.api_version} "
                 f"without marking the error permanent: {answer.result.error}"
             )
@@ -716,7 +716,7 @@ def registration_names(ctx: ScenarioContext, kubelet: KubeletRecord, kind: str, 
     _, _, info = _registration(kubelet)
     if ctx.own_driver is not None and name == ctx.own_driver_alias:
         name = ctx.own_driver.driver
-    assert (info.type, info.name) == (kind, name), (
+    assert judge.registered_as(info, kind, name), (
         f"the plugin registers with type {info.type!r} and name {info.name!r}"
     )
 
@@ -738,7 +738,7 @@ def registration_endpoint(sut: SystemUnderTest, kubelet: KubeletRecord) -> None:
 @then(parsers.re(r"the registration advertises " + QUOTED_NAMES))
 def registration_advertises(kubelet: KubeletRecord, names: str) -> None:
     _, _, info = _registration(kubelet)
-    missing = [name for name in split_names(names) if name not in info.supported_versions]
+    missing = judge.not_advertised(info.supported_versions, split_names(names))
     assert not missing, f"the registration advertises {list(info.supported_versions)}, without {missing}"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin import judge
 from draconform.kubeletplugin.client import PluginCallError
-from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
+from draconform.kubeletplugin.types import ClaimRef, PluginInfo, PreparedDevice, PrepareResult
 
 MODEL = ClaimRef("default", "model", "uid-model")
 SCRATCH = ClaimRef("default", "scratch", "uid-scratch")
@@ -148,3 +148,15 @@ def test_a_registration_notification_may_be_refused_only_when_it_says_failed() -
 def test_only_successes_marked_permanent_are_wrong() -> None:
     good, bad = PrepareResult(error="no", permanent=True), PrepareResult(devices=(GPU0,), permanent=True)
     assert judge.permanent_without_error([good, bad, PrepareResult()]) == [bad]
+    assert judge.refused_permanently(good)
+    assert not judge.refused_permanently(bad) and not judge.refused_permanently(PrepareResult(error="no"))
+    assert not judge.refused_permanently(None)
+
+
+def test_the_registration_names_and_lists() -> None:
+    info = PluginInfo("DRAPlugin", "gpu.example.com", "/dra.sock", ("v1.DRAPlugin",))
+    assert judge.registered_as(info, "DRAPlugin", "gpu.example.com")
+    assert not judge.registered_as(info, "DRAPlugin", "nic.example.com")
+    assert not judge.registered_as(PluginInfo("CSIPlugin", "gpu.example.com", "/dra.sock", ()), "DRAPlugin",
+                                   "gpu.example.com")
+    assert judge.not_advertised(info.supported_versions, ["v1.DRAPlugin", "v1beta1.DRAPlugin"]) == ["v1beta1.DRAPlugin"]

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.client import PluginCallError
-from draconform.kubeletplugin.types import API_VERSIONS, CDI_DEVICE_ID, ClaimRef, PrepareResult
+from draconform.kubeletplugin.types import API_VERSIONS, CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
 
 # A prepared claim's devices, independent of the order the plugin listed them in: (pool, device, requests,
 # CDI device IDs). share_id is left out: only v1 carries it (PREPARED-DEVICES-MATCH-ALLOCATION judges it).
@@ -201,6 +201,17 @@ def endpoint_problem(registered: str, socket: str) -> Literal["not a path", "ano
     return None if same_socket(registered, socket) else "another socket"
 
 
+def registered_as(info: PluginInfo, kind: str, name: str) -> bool:
+    """DRA-PLUGIN/REGISTRATION-INFO: the registration names the plugin type ("DRAPlugin") and the driver."""
+    return (info.type, info.name) == (kind, name)
+
+
+def not_advertised(supported: Sequence[str], services: Iterable[str]) -> list[str]:
+    """DRA-PLUGIN/SERVES-V1, SERVES-V1BETA1, REGISTRATION-VERSIONS: the services ("v1.DRAPlugin") the
+    registration does not list."""
+    return [service for service in services if service not in supported]
+
+
 def known_versions(supported: Sequence[str]) -> list[str]:
     """DRA-PLUGIN/REGISTRATION-VERSIONS: the services a registration lists that current kubelets know as
     DRAPlugin versions ("v1.DRAPlugin"), in the plugin's order."""
@@ -221,6 +232,11 @@ def notification_refused_wrongly(registered: bool, failure: PluginCallError | No
 
 
 # --- KEP-5322 --------------------------------------------------------------------------------------------------------
+def refused_permanently(result: PrepareResult | None) -> bool:
+    """KEP-5322/WIRE-FIELD, DRIVER-EXPECTS-REPEAT: refused in the claim's entry, marked permanent_error."""
+    return refused(result) and result is not None and result.permanent
+
+
 def permanent_without_error(results: Iterable[PrepareResult]) -> list[PrepareResult]:
     """KEP-5322/PERMANENT-NEEDS-ERROR: answers marked permanent that are successes."""
     return [r for r in results if r.permanent and not r.failed]

@@ -491,8 +491,8 @@ def _serves(version: str) -> Callable[[Session], None]:
     def check(s: Session) -> None:
         if version == "v1" and s.target.registration is not None:
             info = s.registration()
-            s.expect("v1.DRAPlugin" in info.supported_versions, "the registration advertises v1",
-                     f"advertised: {', '.join(info.supported_versions) or 'nothing'}")
+            s.expect(not judge.not_advertised(info.supported_versions, ["v1.DRAPlugin"]),
+                     "the registration advertises v1", f"advertised: {', '.join(info.supported_versions) or 'nothing'}")
         _needs_version(s, version)
         claim = _good(s)
         over = s.prepared(claim, version)
@@ -505,7 +505,7 @@ def _serves(version: str) -> Callable[[Session], None]:
 
 def registration_info_check(s: Session) -> None:
     info = s.registration()
-    s.expect((info.type, info.name) == ("DRAPlugin", s.target.driver), "type DRAPlugin and the driver's name",
+    s.expect(judge.registered_as(info, "DRAPlugin", s.target.driver), "type DRAPlugin and the driver's name",
              f'registered type "{info.type}" and name "{info.name}", expected DRAPlugin and {s.target.driver}')
     path = s.target.endpoint.removeprefix("unix://")
     s.expect(judge.endpoint_problem(info.endpoint, path) is None, "the endpoint is the path of the DRAPlugin socket",
@@ -519,7 +519,8 @@ def registration_versions(s: Session) -> None:
     s.expect(bool(known), "the registration lists a DRAPlugin version current kubelets know",
              f"advertised {', '.join(versions) or 'nothing'}; kubelets know "
              f"{', '.join(v + '.DRAPlugin' for v in API_VERSIONS)}")
-    declared = [v for v in s.support.versions or () if f"{v}.DRAPlugin" not in versions]
+    declared = [v.removesuffix(".DRAPlugin") for v in
+                judge.not_advertised(versions, [f"{v}.DRAPlugin" for v in s.support.versions or ()])]
     s.expect(not declared, "every version the driver declares is advertised",
              f"--supports declares {', '.join(declared)}, the registration advertises {', '.join(versions)}")
     if "v1.DRAPlugin" in versions and "v1beta1.DRAPlugin" in versions:
@@ -654,7 +655,7 @@ def wire_field(s: Session) -> None:
     claim = _needs_permanent(s)
     for version in s.versions:
         result = s.prepare([claim.ref], version).get(claim.ref.uid)
-        s.expect(result is not None and result.failed and result.permanent,
+        s.expect(judge.refused_permanently(result),
                  f"over DRAPlugin {version} claim {claim.ref.name} is refused with permanent_error",
                  f"over DRAPlugin {version} claim {_name(claim.ref)} was {_describe(result)}")
 
@@ -673,7 +674,7 @@ def expects_repeat(s: Session) -> None:
     claim = _needs_permanent(s)
     for attempt in ("first", "second"):
         result = s.prepare([claim.ref]).get(claim.ref.uid)
-        s.expect(result is not None and result.failed and result.permanent,
+        s.expect(judge.refused_permanently(result),
                  f"the {attempt} request is refused permanently", f"claim {_name(claim.ref)} was {_describe(result)}")
     s.prepared(_good(s))
 
