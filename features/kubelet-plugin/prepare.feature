@@ -85,6 +85,16 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
         | whose UID is not the one the kubelet has | claim "model" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a52" | model |
         | that is not allocated                    | claim "idle"                                                  | idle  |
 
+    # Above, the node's kubelet has prepared claim "model" for its pod, so its GPU is held when the other UID is
+    # asked about. Here no pod uses the claim: nothing but the UID keeps the plugin from preparing it.
+    Scenario: A claim nobody prepared yet, asked about under another UID than its own, is refused
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a52"
+      Then the driver refused to prepare claim "model"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-0"
+
   Rule: DRA-PLUGIN/PREPARE-IDEMPOTENT  Preparing a prepared claim again answers as before
 
     Scenario: The kubelet asks twice and gets the same devices twice
