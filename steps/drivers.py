@@ -4,7 +4,8 @@ DRAPlugin service (`kubelet_plugin_endpoint`) and the plugin-registration servic
 watcher reads (`kubelet_plugin_registration_endpoint`), the way csi-sanity drives a CSI plugin. The driver's
 gates are set with the component steps, as component "dra-driver".
 
-`When` steps make the calls and record the answers in the `kubelet` fixture; `Then` steps judge them. A
+`When` steps make the calls and record the answers in the `kubelet` fixture; `Then` steps judge them, each rule
+through draconform.kubeletplugin.judge, the code plugin-check's checks judge it with. A
 call that fails as a whole (no socket, a crashed or hung plugin, a gRPC error status) fails its `When`
 step with the endpoint, method and gRPC status, because the kubelet would discard everything in it; except
 that a prepare the plugin refuses with an error status of its own is recorded as a refusal of each of its
