@@ -129,6 +129,8 @@ class ReferenceCluster:
         elif component == "dra-driver":
             for name, previous in list(self.drivers.items()):
                 previous.stop()
+                # What the restarted driver finds on the nodes, as the standalone driver's restart does.
+                self._checkpoints[name] = self._checkpoints.setdefault(name, Checkpoint()).after_restart()
                 self.drivers[name] = self._new_driver(name)
                 self.drivers[name].take_over(previous)
         elif component == "kubelet":

@@ -17,8 +17,8 @@ from pytest_bdd import given, parsers, then, when
 from draconform.kube.cdi import parse_specs
 from draconform.kubeletplugin.classic import ClassicPluginClient
 from draconform.kubeletplugin.client import PluginCallError
+from draconform.kubeletplugin.judge import unqualified_cdi_ids
 from draconform.steps.cluster import assert_same, must_get, resolve_claim, rewrite, seam_method
-from draconform.steps.drivers import CDI_DEVICE_ID
 from draconform.steps.manifests import NAMESPACE
 from draconform.steps.scenario import ScenarioContext, observes
 from draconform.steps.words import CLAIM, split_names
@@ -394,7 +394,7 @@ def classic_prepared(classic_kubelet: ClassicKubelet, claim: str) -> None:
     for answer in classic_kubelet.of(claim, "prepare"):
         assert answer.error is None, f"the plugin refused to prepare claim {claim!r} with {answer.error}"
         assert answer.devices, f"the plugin prepared claim {claim!r} without naming a device"
-        bad = [name for name in answer.devices if not CDI_DEVICE_ID.fullmatch(name)]
+        bad = unqualified_cdi_ids(answer.devices)
         assert not bad, f"not fully qualified CDI device names: {bad}"
 
 

@@ -70,16 +70,18 @@ def pod_status_names_claim(sut: SystemUnderTest, pod: str, claim: str, entry: st
 
 
 ALLOCATED = (r'claim "(?P<claim>[^"]+)" is allocated device "(?P<device>[^"]+)" of driver "(?P<driver>[^"]+)" '
-             r'on node "(?P<node>[^"]+)"(?: and reserved for pod "(?P<pod>[^"]+)")?$')
+             r'(?:from pool "(?P<pool>[^"]+)" )?on node "(?P<node>[^"]+)"(?: and reserved for pod "(?P<pod>[^"]+)")?$')
 
 
 @given(parsers.re(ALLOCATED))
 @when(parsers.re(ALLOCATED))
 def claim_allocated_and_reserved(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device: str, driver: str,
-                                 node: str, pod: str | None) -> None:
+                                 pool: str | None, node: str, pod: str | None) -> None:
     """As a scheduler would have left it: allocated on the node (pool named after the node, or the pool of the
-    driver under test's device the scenario's name stands for) and, with a pod, reserved for it by its UID."""
-    pool, device = ctx.devices.get(device, (node, device))
+    driver under test's device the scenario's name stands for) and, with a pod, reserved for it by its UID. With
+    a pool, as someone else wrote it wrongly: the device's name (as the driver publishes it) in that pool."""
+    found_pool, device = ctx.devices.get(device, (node, device))
+    pool = pool or found_pool
     uid = must_get(sut, "Pod", pod)["metadata"]["uid"] if pod is not None else None
 
     def change(obj: Obj) -> None:

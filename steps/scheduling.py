@@ -22,7 +22,7 @@ def scheduler_runs(sut: SystemUnderTest) -> None:
 
 
 @when(parsers.re(
-    r'(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet) restarts'
+    r'(?P<component>kube-apiserver|kube-scheduler|kube-controller-manager|kubelet|dra-driver) restarts'
     r'(?: as version "(?P<version>[^"]+)")?(?: with feature gates "(?P<gates>[^"]*)")?'
 ))
 def component_restarts(sut: SystemUnderTest, ctx: ScenarioContext, component: str, version: str | None,

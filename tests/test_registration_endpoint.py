@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from steps.drivers import same_socket
+from draconform.kubeletplugin.judge import same_socket
 
 
 def test_a_link_to_the_registered_socket_is_the_same_socket_and_another_socket_is_not(tmp_path: Path) -> None:

@@ -3,6 +3,8 @@ way the kubelet does."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -100,6 +102,41 @@ class KubeletPluginClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def prepare_at_once(endpoint: str, calls: Sequence[Sequence[ClaimRef]], *, api_version: str = "v1",
+                    timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, PrepareResult] | PluginCallError]:
+    """NodePrepareResources for each of `calls`, each over its own connection and all at once, as the kubelet's
+    pod workers prepare the claims of several pods; per call its answer, or how it failed as a whole. Each
+    connection is opened first, so that the calls leave together even on a loaded machine."""
+    start = threading.Barrier(len(calls))
+    answers: list[dict[str, PrepareResult] | PluginCallError | None] = [None] * len(calls)
+
+    def call(index: int, claims: Sequence[ClaimRef]) -> None:
+        with KubeletPluginClient(endpoint, api_version=api_version, timeout=timeout) as client:
+            try:
+                client.connect()
+            except PluginCallError as err:
+                answers[index] = err
+                start.abort()
+                return
+            # When another call could not connect, this one is still made and judged.
+            with contextlib.suppress(threading.BrokenBarrierError):
+                start.wait(timeout)
+            try:
+                answers[index] = client.prepare(claims)
+            except PluginCallError as err:
+                answers[index] = err
+
+    threads = [threading.Thread(target=call, args=(index, claims)) for index, claims in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done = [answer for answer in answers if answer is not None]
+    if len(done) != len(calls):  # a thread died of something other than the call failing
+        raise RuntimeError(f"{len(calls) - len(done)} of {len(calls)} calls to {endpoint} ended without an answer")
+    return done
 
 
 def _registration_call(endpoint: str, method: str, request: Any, timeout: float) -> Any:

@@ -12,19 +12,24 @@ import contextlib
 import os
 import shlex
 import subprocess
-import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from draconform.kube.cdi import parse_specs, read_dirs
-from draconform.kubeletplugin.client import KubeletPluginClient, PluginCallError, notify_registration, registration_info
-from draconform.kubeletplugin.judge import missing_entries, unasked_entries
-from draconform.kubeletplugin.types import API_VERSIONS, CDI_DEVICE_ID, ClaimRef, PluginInfo, PrepareResult
+from draconform.kube.cdi import read_dirs
+from draconform.kubeletplugin import judge
+from draconform.kubeletplugin.client import (
+    KubeletPluginClient,
+    PluginCallError,
+    notify_registration,
+    prepare_at_once,
+    registration_info,
+)
+from draconform.kubeletplugin.judge import missing_entries, signature_text, unasked_entries
+from draconform.kubeletplugin.types import API_VERSIONS, ClaimRef, PluginInfo, PrepareResult
 from draconform.plugincheck.claims import ClaimSource, NeedsCluster, Support
 from draconform.reference.claimfiles import TestClaim
 from draconform.reporting.records import Outcome, StepRecord
@@ -130,7 +135,7 @@ class Session:
     def unprepare(self, refs: Sequence[ClaimRef], version: str = "v1") -> dict[str, str]:
         errors = self._call("NodeUnprepareResources", refs, version, lambda client: client.unprepare(refs))
         for ref in refs:
-            if errors.get(ref.uid) == "":
+            if judge.unprepare_failure(errors, ref.uid) is None:
                 self.held.pop(ref.uid, None)
         return errors
 
@@ -145,7 +150,7 @@ class Session:
         self.expect(result is not None, f"the answer has an entry for claim {claim.ref.name}",
                     f"the plugin left claim {_name(claim.ref)} (UID {claim.ref.uid}) out of its answer")
         assert result is not None
-        self.expect(not result.failed, f"the plugin prepared claim {claim.ref.name}",
+        self.expect(judge.prepared(result), f"the plugin prepared claim {claim.ref.name}",
                     f"the plugin refused claim {_name(claim.ref)}: {result.error}")
         return result
 
@@ -155,7 +160,7 @@ class Session:
             result = self.prepare([claim], refusal_allowed=True).get(claim.uid)
         except WholeCallRefused:
             return
-        self.expect(result is not None and result.failed, f"claim {claim.name} ({why}) is refused",
+        self.expect(judge.refused(result), f"claim {claim.name} ({why}) is refused",
                     f"claim {_name(claim)} ({why}) was {_describe(result)}")
 
     def cleanup(self) -> None:
@@ -219,17 +224,6 @@ def _unknown(session: Session) -> ClaimRef:
     return ClaimRef(namespace="default", name="draconform-plugin-check-no-such-claim", uid=str(uuid.uuid4()))
 
 
-def _signature(result: PrepareResult) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...]]]:
-    return sorted((d.pool, d.device, tuple(sorted(d.requests)), tuple(sorted(d.cdi_device_ids)))
-                  for d in result.devices)
-
-
-def _signature_text(result: PrepareResult) -> str:
-    parts = [f"{pool}/{device} for requests {', '.join(requests) or '(all)'} with CDI {', '.join(ids) or '(none)'}"
-             for pool, device, requests, ids in _signature(result)]
-    return "; ".join(parts) or "no devices"
-
-
 def _needs_version(session: Session, version: str) -> None:
     if version not in session.versions:
         raise CheckSkipped(f"the plugin does not serve DRAPlugin {version}: its registration or --supports "
@@ -257,52 +251,7 @@ def _good(session: Session, index: int = 0) -> TestClaim:
 
 
 def _allocation_problems(claim: TestClaim, driver: str, result: PrepareResult, version: str) -> list[str]:
-    """How a successful answer differs from the claim's allocation (DRA-PLUGIN/PREPARED-DEVICES-MATCH-ALLOCATION),
-    in words; empty when it matches or lists no device at all."""
-    if not result.devices:
-        return []
-    allocated = claim.results(driver)
-    expected = Counter(f"{r.get('pool')}/{r.get('device')}" for r in allocated)
-    got = Counter(f"{d.pool}/{d.device}" for d in result.devices)
-    problems = []
-    if got - expected:
-        problems.append(f"prepared {', '.join(sorted((got - expected).elements()))}, which the allocation of claim "
-                        f"{claim.ref.name} does not give driver {driver}")
-    if expected - got:
-        problems.append(f"left out {', '.join(sorted((expected - got).elements()))} of the allocation")
-    if version == "v1":  # only v1 carries share_id
-        problems += _share_id_problems(allocated, result, sorted(set(expected) & set(got)))
-    return problems + _request_name_problems(allocated, result)
-
-
-def _share_id_problems(allocated: list[dict[str, Any]], result: PrepareResult, devices: list[str]) -> list[str]:
-    """Devices ("pool/device") answered with other share IDs than they were allocated with."""
-    problems = []
-    for device in devices:
-        allocated_shares = sorted(str(r.get("shareID") or "none") for r in allocated
-                                  if f"{r.get('pool')}/{r.get('device')}" == device)
-        answered = sorted(d.share_id or "none" for d in result.devices if f"{d.pool}/{d.device}" == device)
-        if allocated_shares != answered:
-            problems.append(f"device {device} was answered with share ID {', '.join(answered)}, allocated with "
-                            f"share ID {', '.join(allocated_shares)}")
-    return problems
-
-
-def _request_name_problems(allocated: list[dict[str, Any]], result: PrepareResult) -> list[str]:
-    """Answered devices naming a request they were not allocated for."""
-    # A firstAvailable device may name its subrequest or the parent request (upstream's helper strips it).
-    requests: dict[tuple[str, str], set[str]] = {}
-    for r in allocated:
-        requests.setdefault((str(r.get("pool")), str(r.get("device"))), set()).add(str(r.get("request", "")))
-    problems = []
-    for d in result.devices:
-        allocated_for = requests.get((d.pool, d.device), set())
-        allowed = allocated_for | {name.split("/")[0] for name in allocated_for}
-        wrong = [name for name in d.requests if name not in allowed]
-        if wrong and allocated_for:
-            problems.append(f"device {d.pool}/{d.device} names request {', '.join(wrong)}, but was allocated for "
-                            f"request {', '.join(sorted(allocated_for))}")
-    return problems
+    return judge.allocation_problems(claim.ref.name, driver, claim.results(driver), result, version)
 
 
 def _keys(answer: dict[str, PrepareResult] | dict[str, str]) -> str:
@@ -343,10 +292,10 @@ def claims_independent(s: Session) -> None:
         # must then be prepared.
         s.prepared(good)
         return
-    s.expect(ghost.uid in results and results[ghost.uid].failed, "the unknown claim is refused in its own entry",
+    s.expect(judge.refused(results.get(ghost.uid)), "the unknown claim is refused in its own entry",
              f"the unknown claim {_name(ghost)} was {_describe(results.get(ghost.uid))}")
     answer = results.get(good.ref.uid)
-    s.expect(answer is not None and not answer.failed, f"claim {good.ref.name} is prepared all the same",
+    s.expect(judge.prepared(answer), f"claim {good.ref.name} is prepared all the same",
              f"claim {_name(good.ref)} was {_describe(answer)}")
 
 
@@ -367,8 +316,8 @@ def prepare_idempotent(s: Session) -> None:
     claim = _good(s)
     first = s.prepared(claim)
     second = s.prepared(claim)
-    s.expect(_signature(first) == _signature(second), "the repeat answers with the same devices and CDI IDs",
-             f"first {_signature_text(first)}; then {_signature_text(second)}")
+    s.expect(judge.answered_alike(first, second), "the repeat answers with the same devices and CDI IDs",
+             f"first {signature_text(first)}; then {signature_text(second)}")
 
 
 def devices_match_allocation(s: Session) -> None:
@@ -417,19 +366,19 @@ def claim_identity_is_uid(s: Session) -> None:
     s.expect(not problems, f"the re-created claim {new.ref.name} is prepared with its own allocation",
              f"claim {_name(new.ref)} with UID {new.ref.uid}: " + "; ".join(problems))
     errors = s.unprepare([old.ref])
-    s.expect(errors.get(old.ref.uid) == "", "unpreparing the old UID succeeds",
-             f"unpreparing UID {old.ref.uid}: {errors.get(old.ref.uid, 'left out of the answer')}")
+    s.expect(judge.unprepare_failure(errors, old.ref.uid) is None, "unpreparing the old UID succeeds",
+             f"unpreparing UID {old.ref.uid}: {judge.unprepare_failure(errors, old.ref.uid)}")
     again = s.prepared(new)
-    s.expect(_signature(again) == _signature(result), "the re-created claim is still prepared as before",
-             f"before unpreparing the old UID {_signature_text(result)}; after {_signature_text(again)}")
+    s.expect(judge.answered_alike(again, result), "the re-created claim is still prepared as before",
+             f"before unpreparing the old UID {signature_text(result)}; after {signature_text(again)}")
 
 
 def cdi_syntax(s: Session) -> None:
     result = s.prepared(_good(s))
-    ids = [i for d in result.devices for i in d.cdi_device_ids]
+    ids = judge.cdi_ids(result)
     if not ids:
         raise CheckSkipped("the plugin returned no CDI device ID to check")
-    bad = [i for i in ids if not CDI_DEVICE_ID.fullmatch(i)]
+    bad = judge.unqualified_cdi_ids(ids)
     s.expect(not bad, "every CDI device ID is vendor/class=name", f"not fully qualified: {', '.join(bad)}")
 
 
@@ -437,12 +386,12 @@ def cdi_per_device(s: Session) -> None:
     result = s.prepared(_good(s))
     if not result.devices:
         raise CheckSkipped("the plugin prepared the claim with no devices, which the API allows")
-    missing = [f"{d.pool}/{d.device}" for d in result.devices if not d.cdi_device_ids]
+    missing = judge.devices_without_cdi_id(result)
     s.expect(not missing, "every prepared device has a CDI device ID", f"devices without one: {', '.join(missing)}")
 
 
 def _returned_ids(s: Session, result: PrepareResult) -> list[str]:
-    ids = [i for d in result.devices for i in d.cdi_device_ids]
+    ids = judge.cdi_ids(result)
     if not ids:
         raise CheckSkipped("the plugin returned no CDI device ID to check")
     return ids
@@ -451,9 +400,8 @@ def _returned_ids(s: Session, result: PrepareResult) -> list[str]:
 def cdi_spec_files(s: Session) -> None:
     s.spec_files()
     ids = _returned_ids(s, s.prepared(_good(s)))
-    specs = parse_specs(read_dirs(s.target.cdi_dirs))
-    missing = specs.undefined(ids)
-    refused = f"; spec files a runtime would refuse: {'; '.join(specs.problems)}" if specs.problems else ""
+    missing, problems = judge.undefined_cdi_ids(ids, read_dirs(s.target.cdi_dirs))
+    refused = f"; spec files a runtime would refuse: {'; '.join(problems)}" if problems else ""
     absent = [str(d) for d in s.target.cdi_dirs if not d.is_dir()]
     absent_text = f"; no such directory: {', '.join(absent)}" if absent else ""
     s.expect(not missing, f"every CDI device ID is defined in a spec file in {', '.join(map(str, s.target.cdi_dirs))}",
@@ -482,10 +430,8 @@ def cdi_defined_once(s: Session) -> None:
     counted = set(s.static_specs) | set(_written(before, _spec_stamps(s)))
     twice = []
     for directory in s.target.cdi_dirs:
-        files = {name: text for name, text in read_dirs([directory]).items() if name in counted}
-        defining = {device_id: [name for name, text in files.items() if device_id in parse_specs({name: text}).defined]
-                    for device_id in ids}
-        twice += [f"{device_id} in {' and '.join(names)}" for device_id, names in defining.items() if len(names) > 1]
+        twice += judge.defined_twice(ids, {name: text for name, text in read_dirs([directory]).items()
+                                           if name in counted})
     s.expect(not twice, "each CDI device ID is defined by one spec file",
              f"defined by two spec files of one directory, which a runtime refuses as a conflict: {'; '.join(twice)}")
 
@@ -499,22 +445,16 @@ def _fresh(s: Session) -> TestClaim:
         return _good(s)
 
 
-def _new_files(before: dict[str, int], after: dict[str, int]) -> list[str]:
-    """The spec files that appeared between the two listings (a file rewritten may be the driver's own, such as
-    one it keeps for all its devices)."""
-    return sorted(set(after) - set(before))
-
-
 def cdi_specs_removed(s: Session) -> None:
     before = _spec_stamps(s)
     claim = _fresh(s)
     s.prepared(claim)
-    written = _new_files(before, _spec_stamps(s))
+    written = judge.new_spec_files(before, _spec_stamps(s))
     s._step("Then", f"the prepare wrote {len(written)} new spec files: {', '.join(written) or 'none'}")
     errors = s.unprepare([claim.ref])
-    s.expect(errors.get(claim.ref.uid) == "", "the plugin unprepared the claim",
-             f"unpreparing claim {_name(claim.ref)}: {errors.get(claim.ref.uid, 'left out of the answer')}")
-    left = [name for name in written if name in s.spec_files()]
+    s.expect(judge.unprepare_failure(errors, claim.ref.uid) is None, "the plugin unprepared the claim",
+             f"unpreparing claim {_name(claim.ref)}: {judge.unprepare_failure(errors, claim.ref.uid)}")
+    left = judge.spec_files_left(written, s.spec_files())
     s.expect(not left, "the spec files the prepare wrote are gone",
              f"still there after claim {_name(claim.ref)} was unprepared: {', '.join(left)}")
 
@@ -523,11 +463,11 @@ def unprepare_after_prepare(s: Session) -> None:
     claim = _good(s)
     first = s.prepared(claim)
     errors = s.unprepare([claim.ref])
-    s.expect(errors.get(claim.ref.uid) == "", "the plugin unprepared the claim",
-             f"unpreparing claim {_name(claim.ref)}: {errors.get(claim.ref.uid, 'left out of the answer')}")
+    s.expect(judge.unprepare_failure(errors, claim.ref.uid) is None, "the plugin unprepared the claim",
+             f"unpreparing claim {_name(claim.ref)}: {judge.unprepare_failure(errors, claim.ref.uid)}")
     again = s.prepared(claim)
-    s.expect(_signature(first) == _signature(again), "prepared again, with the same devices",
-             f"first {_signature_text(first)}; then {_signature_text(again)}")
+    s.expect(judge.answered_alike(first, again), "prepared again, with the same devices",
+             f"first {signature_text(first)}; then {signature_text(again)}")
 
 
 def unprepare_idempotent(s: Session) -> None:
@@ -535,55 +475,56 @@ def unprepare_idempotent(s: Session) -> None:
     s.prepared(claim)
     for attempt in ("first", "second"):
         errors = s.unprepare([claim.ref])
-        s.expect(errors.get(claim.ref.uid) == "", f"the {attempt} unprepare succeeds",
+        s.expect(judge.unprepare_failure(errors, claim.ref.uid) is None, f"the {attempt} unprepare succeeds",
                  f"the {attempt} unprepare of claim {_name(claim.ref)}: "
-                 f"{errors.get(claim.ref.uid, 'left out of the answer')}")
+                 f"{judge.unprepare_failure(errors, claim.ref.uid)}")
 
 
 def unprepare_unknown(s: Session) -> None:
     ghost = _unknown(s)
     errors = s.unprepare([ghost])
-    s.expect(errors.get(ghost.uid) == "", "unpreparing a claim never prepared succeeds",
-             f"unpreparing claim {_name(ghost)}: {errors.get(ghost.uid, 'left out of the answer')}")
+    s.expect(judge.unprepare_failure(errors, ghost.uid) is None, "unpreparing a claim never prepared succeeds",
+             f"unpreparing claim {_name(ghost)}: {judge.unprepare_failure(errors, ghost.uid)}")
 
 
 def _serves(version: str) -> Callable[[Session], None]:
     def check(s: Session) -> None:
         if version == "v1" and s.target.registration is not None:
             info = s.registration()
-            s.expect("v1.DRAPlugin" in info.supported_versions, "the registration advertises v1",
-                     f"advertised: {', '.join(info.supported_versions) or 'nothing'}")
+            s.expect(not judge.not_advertised(info.supported_versions, ["v1.DRAPlugin"]),
+                     "the registration advertises v1", f"advertised: {', '.join(info.supported_versions) or 'nothing'}")
         _needs_version(s, version)
         claim = _good(s)
         over = s.prepared(claim, version)
         if version != "v1":
             over_v1 = s.prepared(claim, "v1") if "v1" in s.versions else over
-            s.expect(_signature(over) == _signature(over_v1), f"DRAPlugin {version} answers as v1 does",
-                     f"v1: {_signature_text(over_v1)}; {version}: {_signature_text(over)}")
+            s.expect(judge.answered_alike(over, over_v1), f"DRAPlugin {version} answers as v1 does",
+                     f"v1: {signature_text(over_v1)}; {version}: {signature_text(over)}")
     return check
 
 
 def registration_info_check(s: Session) -> None:
     info = s.registration()
-    s.expect((info.type, info.name) == ("DRAPlugin", s.target.driver), "type DRAPlugin and the driver's name",
+    s.expect(judge.registered_as(info, "DRAPlugin", s.target.driver), "type DRAPlugin and the driver's name",
              f'registered type "{info.type}" and name "{info.name}", expected DRAPlugin and {s.target.driver}')
     path = s.target.endpoint.removeprefix("unix://")
-    s.expect(info.endpoint == path, "the endpoint is the path of the DRAPlugin socket",
+    s.expect(judge.endpoint_problem(info.endpoint, path) is None, "the endpoint is the path of the DRAPlugin socket",
              f'registered endpoint "{info.endpoint}", the socket is {path}')
 
 
 def registration_versions(s: Session) -> None:
     info = s.registration()
     versions = list(info.supported_versions)
-    known = [v for v in versions if v.removesuffix(".DRAPlugin") in API_VERSIONS and v.endswith(".DRAPlugin")]
+    known = judge.known_versions(versions)
     s.expect(bool(known), "the registration lists a DRAPlugin version current kubelets know",
              f"advertised {', '.join(versions) or 'nothing'}; kubelets know "
              f"{', '.join(v + '.DRAPlugin' for v in API_VERSIONS)}")
-    declared = [v for v in s.support.versions or () if f"{v}.DRAPlugin" not in versions]
+    declared = [v.removesuffix(".DRAPlugin") for v in
+                judge.not_advertised(versions, [f"{v}.DRAPlugin" for v in s.support.versions or ()])]
     s.expect(not declared, "every version the driver declares is advertised",
              f"--supports declares {', '.join(declared)}, the registration advertises {', '.join(versions)}")
     if "v1.DRAPlugin" in versions and "v1beta1.DRAPlugin" in versions:
-        s.expect(versions.index("v1.DRAPlugin") < versions.index("v1beta1.DRAPlugin"), "v1 comes before v1beta1",
+        s.expect(judge.prefers(versions, "v1.DRAPlugin", "v1beta1.DRAPlugin"), "v1 comes before v1beta1",
                  f"advertised in this order: {', '.join(versions)}")
     claim = _good(s)
     for version in known:
@@ -599,7 +540,7 @@ def registration_status(s: Session) -> None:
             notify_registration(s.target.registration, registered, error, timeout=s.target.timeout)
             s._step("When", text)
         except PluginCallError as err:
-            if registered or not err.refusal:
+            if judge.notification_refused_wrongly(registered, err):
                 s.expect(False, f"{text} is accepted", str(err))
             s._step("When", text, "passed", f"answered with {err.code}, as upstream's helper does: {err.details}")
     s.registration()
@@ -616,28 +557,28 @@ def survives_restart(s: Session) -> None:
     judge_files = bool(s.target.cdi_dirs) and _removes_its_specs(s, claim)
     before = _spec_stamps(s) if judge_files else {}
     first = s.prepared(claim)
-    written = _new_files(before, _spec_stamps(s)) if judge_files else []
+    written = judge.new_spec_files(before, _spec_stamps(s)) if judge_files else []
     _restart(s, command)
     # As after a plugin restart on a node: the kubelet asks to unprepare what it had prepared, then, for a new
     # pod, to prepare the claim again.
     errors = s.unprepare([claim.ref])
-    s.expect(errors.get(claim.ref.uid) == "", "after the restart the claim is unprepared",
-             f"unpreparing claim {_name(claim.ref)}: {errors.get(claim.ref.uid, 'left out of the answer')}")
+    s.expect(judge.unprepare_failure(errors, claim.ref.uid) is None, "after the restart the claim is unprepared",
+             f"unpreparing claim {_name(claim.ref)}: {judge.unprepare_failure(errors, claim.ref.uid)}")
     if judge_files:
-        left = [name for name in written if name in s.spec_files()]
+        left = judge.spec_files_left(written, s.spec_files())
         s.expect(not left, "the spec files written before the restart are gone",
                  f"still there after claim {_name(claim.ref)} was unprepared: {', '.join(left)}")
     again = s.prepared(claim)
-    s.expect(_signature(again) == _signature(first), "after the restart the claim is prepared as before",
-             f"before the restart {_signature_text(first)}; after it {_signature_text(again)}")
+    s.expect(judge.answered_alike(again, first), "after the restart the claim is prepared as before",
+             f"before the restart {signature_text(first)}; after it {signature_text(again)}")
 
 
 def _removes_its_specs(s: Session, claim: TestClaim) -> bool:
     before = _spec_stamps(s)
     s.prepared(claim)
-    written = _new_files(before, _spec_stamps(s))
+    written = judge.new_spec_files(before, _spec_stamps(s))
     s.unprepare([claim.ref])
-    removes = not any(name in s.spec_files() for name in written)
+    removes = not judge.spec_files_left(written, s.spec_files())
     if not removes:
         s._step("*", "without a restart the plugin leaves its spec files behind too (DRA-PLUGIN/CDI-SPECS-REMOVED); "
                      "they are not judged here", "skipped")
@@ -690,47 +631,23 @@ def concurrent_calls(s: Session) -> None:
     for claim in claims:
         alone[claim.ref.uid] = s.prepared(claim)
         s.unprepare([claim.ref])
-    start = threading.Barrier(len(claims))
-    answers: dict[str, dict[str, PrepareResult] | PluginCallError] = {}
-
-    def call(claim: TestClaim) -> None:
-        with s._client("v1") as client:
-            try:
-                client.connect()  # connected first, so that the calls leave together even on a loaded machine
-            except PluginCallError as err:
-                answers[claim.ref.uid] = err
-                start.abort()
-                return
-            # When another call could not connect, this one is still asked and judged.
-            with contextlib.suppress(threading.BrokenBarrierError):
-                start.wait(s.target.timeout)
-            try:
-                answers[claim.ref.uid] = client.prepare([claim.ref])
-            except PluginCallError as err:
-                answers[claim.ref.uid] = err
-
-    threads = [threading.Thread(target=call, args=(claim,)) for claim in claims]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    answers = prepare_at_once(s.target.endpoint, [[claim.ref] for claim in claims], timeout=s.target.timeout)
     s._step("When", f"NodePrepareResources for {_names([c.ref for c in claims])}, each in its own call, all at once")
-    for claim in claims:
-        answer = answers.get(claim.ref.uid)
+    for claim, answer in zip(claims, answers, strict=True):
         if isinstance(answer, PluginCallError):
             s.expect(False, f"the call for claim {claim.ref.name} is answered", str(answer))
         assert isinstance(answer, dict)
         s.answers.extend(answer.values())
-        if claim.ref.uid in answer and not answer[claim.ref.uid].failed:
+        if judge.prepared(answer.get(claim.ref.uid)):
             s.held[claim.ref.uid] = claim.ref
         result = answer.get(claim.ref.uid)
-        s.expect(result is not None and not result.failed, f"claim {claim.ref.name} is prepared",
+        verdict = judge.concurrent_answer(result, alone[claim.ref.uid])
+        s.expect(verdict != "refused", f"claim {claim.ref.name} is prepared",
                  f"claim {_name(claim.ref)} was {_describe(result)} in a call beside others")
         assert result is not None
-        s.expect(_signature(result) == _signature(alone[claim.ref.uid]),
-                 f"claim {claim.ref.name} is prepared as when asked alone",
-                 f"claim {_name(claim.ref)}: alone {_signature_text(alone[claim.ref.uid])}; beside others "
-                 f"{_signature_text(result)}")
+        s.expect(verdict is None, f"claim {claim.ref.name} is prepared as when asked alone",
+                 f"claim {_name(claim.ref)}: alone {signature_text(alone[claim.ref.uid])}; beside others "
+                 f"{signature_text(result)}")
 
 
 # --- KEP-5322 -----------------------------------------------------------------------------------------------
@@ -738,7 +655,7 @@ def wire_field(s: Session) -> None:
     claim = _needs_permanent(s)
     for version in s.versions:
         result = s.prepare([claim.ref], version).get(claim.ref.uid)
-        s.expect(result is not None and result.failed and result.permanent,
+        s.expect(judge.refused_permanently(result),
                  f"over DRAPlugin {version} claim {claim.ref.name} is refused with permanent_error",
                  f"over DRAPlugin {version} claim {_name(claim.ref)} was {_describe(result)}")
 
@@ -747,7 +664,7 @@ def permanent_needs_error(s: Session) -> None:
     _needs_permanent(s)
     wire_field(s)
     s.prepared(_good(s))
-    bad = [r for r in s.answers if r.permanent and not r.failed]
+    bad = judge.permanent_without_error(s.answers)
     s.expect(not bad, "no answer of the run marks a success permanent",
              f"{len(bad)} successful answers of the run were marked permanent, e.g. one "
              f"{_describe(bad[0]) if bad else ''}")
@@ -757,7 +674,7 @@ def expects_repeat(s: Session) -> None:
     claim = _needs_permanent(s)
     for attempt in ("first", "second"):
         result = s.prepare([claim.ref]).get(claim.ref.uid)
-        s.expect(result is not None and result.failed and result.permanent,
+        s.expect(judge.refused_permanently(result),
                  f"the {attempt} request is refused permanently", f"claim {_name(claim.ref)} was {_describe(result)}")
     s.prepared(_good(s))
 
@@ -766,8 +683,8 @@ def unprepare_after_permanent(s: Session) -> None:
     claim = _needs_permanent(s)
     s.prepare([claim.ref])
     errors = s.unprepare([claim.ref])
-    s.expect(errors.get(claim.ref.uid) == "", "unpreparing the refused claim succeeds",
-             f"unpreparing claim {_name(claim.ref)}: {errors.get(claim.ref.uid, 'left out of the answer')}")
+    s.expect(judge.unprepare_failure(errors, claim.ref.uid) is None, "unpreparing the refused claim succeeds",
+             f"unpreparing claim {_name(claim.ref)}: {judge.unprepare_failure(errors, claim.ref.uid)}")
 
 
 # --- KEP-5963 -----------------------------------------------------------------------------------------------

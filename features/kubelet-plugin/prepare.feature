@@ -85,6 +85,16 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
         | whose UID is not the one the kubelet has | claim "model" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a52" | model |
         | that is not allocated                    | claim "idle"                                                  | idle  |
 
+    # Above, the node's kubelet has prepared claim "model" for its pod, so its GPU is held when the other UID is
+    # asked about. Here no pod uses the claim: nothing but the UID keeps the plugin from preparing it.
+    Scenario: A claim nobody prepared yet, asked about under another UID than its own, is refused
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a52"
+      Then the driver refused to prepare claim "model"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-0"
+
   Rule: DRA-PLUGIN/PREPARE-IDEMPOTENT  Preparing a prepared claim again answers as before
 
     Scenario: The kubelet asks twice and gets the same devices twice
@@ -278,3 +288,75 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       When the scheduler runs
       And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
       Then every device the driver prepared for claim "pair" has a CDI device ID
+
+  # The claims below are allocated by a status the scenario writes, as a scheduler (or someone else) left it: no
+  # pod uses them, so no kubelet of the cluster prepares them before the harness asks.
+
+  Rule: DRA-PLUGIN/DEVICES-ON-THIS-NODE  A claim allocated a device of another node's pool is not prepared
+
+    Scenario: A claim allocated a device of another node's pool, under the name of a device of this node, is refused
+      Given a claim "far" for one "gpu" device
+      And claim "far" is allocated device "gpu-0" of driver "gpu.example.com" from pool "node-2" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "far"
+      Then the driver refused to prepare claim "far"
+
+  Rule: DRA-PLUGIN/EXCLUSIVE-DEVICE-ONCE  A device a prepared claim holds whole is not prepared for a second claim
+
+    Scenario: A second claim allocated the GPU a prepared claim holds is refused
+      Given a claim "model" for one "gpu" device
+      And a claim "twin" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      And claim "twin" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-0"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "twin"
+      Then the driver refused to prepare claim "twin"
+
+  Rule: DRA-PLUGIN/CLAIM-IDENTITY-IS-UID  A claim created again under the same name is a new claim
+
+    # The kubelet has not unprepared the first claim yet when the new claim's pod comes to the node.
+    Scenario: A claim deleted while prepared and created again with another GPU is prepared with its own GPU
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And claim "model" is deleted
+      And claim "model" for one "gpu" device is created
+      And claim "model" is allocated device "gpu-1" of driver "gpu.example.com" on node "node-1"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-1"
+      And the devices the driver prepared for claim "model" are those of its allocation
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "model" under the UID it was first prepared with
+      Then the driver unprepared claim "model"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with device "gpu-1"
+
+  Rule: DRA-PLUGIN/CDI-ID-DEFINED-ONCE  No CDI device ID of an answer is defined by two spec files of one directory
+
+    Scenario: Each GPU of a prepared claim is defined by one spec file on the node
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly: {deviceClassName: gpu, count: 2}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "pair"
+      Then every CDI device ID the driver returned for claim "pair" is defined by one CDI spec file on node "node-1"
+
+  Rule: DRA-PLUGIN/CONCURRENT-CALLS  Calls that arrive at the same time are each answered as if alone
+
+    Scenario: Two claims, each prepared alone first, are prepared alike in calls sent at the same time
+      Given a claim "model" for one "gpu" device
+      And a claim "scratch" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      And claim "scratch" is allocated device "gpu-1" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "scratch"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claims "model", "scratch" in one call
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claims "model", "scratch" each in its own call, all at once
+      Then the driver prepared each claim of the calls made at once as when it was asked alone

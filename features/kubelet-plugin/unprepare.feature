@@ -75,3 +75,50 @@ Feature: A DRA driver's kubelet plugin unprepares claims when the kubelet asks (
     Scenario: A claim the API server does not have
       When the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "ghost" with UID "4f7b2c1e-5a3d-4e8f-9b60-0c1d2e3f4a51"
       Then the driver unprepared claim "ghost"
+
+  # The claims below are allocated by a status the scenario writes, as a scheduler left it: no pod uses them, so
+  # no kubelet of the cluster prepares them before the harness asks, and the spec files their preparation writes
+  # appear between the notes.
+
+  Rule: DRA-PLUGIN/CDI-SPECS-REMOVED  Unpreparing a claim removes the CDI spec files its preparation wrote
+
+    Scenario: The spec files written to prepare a claim are gone once it is unprepared
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the CDI spec files on node "node-1" are noted as "before"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the CDI spec files on node "node-1" are noted as "prepared"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "model"
+      Then the driver unprepared claim "model"
+      And the CDI spec files that appeared on node "node-1" between "before" and "prepared" are gone
+
+  Rule: DRA-PLUGIN/SURVIVES-RESTART  A restart between prepare and unprepare loses nothing the plugin prepared
+
+    Scenario: A claim prepared before the plugin restarts is unprepared after it, and then prepared as before
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And dra-driver restarts
+      # As after a plugin restart on a node: the kubelet unprepares what its pods no longer use, then prepares
+      # the claim again for a new pod.
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "model"
+      Then the driver unprepared claim "model"
+      When the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      Then the driver prepared claim "model" with the same devices each time it was asked
+
+    # Whether the driver removes its spec files at all is DRA-PLUGIN/CDI-SPECS-REMOVED's question: they are judged
+    # here only if the driver removed them when unprepared without a restart.
+    Scenario: The spec files written before the plugin restarts are gone once the claim is unprepared after it
+      Given a claim "model" for one "gpu" device
+      And claim "model" is allocated device "gpu-0" of driver "gpu.example.com" on node "node-1"
+      When the CDI spec files on node "node-1" are noted as "start"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the CDI spec files on node "node-1" are noted as "first prepared"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "model"
+      And the CDI spec files on node "node-1" are noted as "unprepared"
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to prepare claim "model"
+      And the CDI spec files on node "node-1" are noted as "prepared"
+      And dra-driver restarts
+      And the kubelet on node "node-1" asks driver "gpu.example.com" to unprepare claim "model"
+      Then the driver unprepared claim "model"
+      And the CDI spec files that appeared on node "node-1" between "unprepared" and "prepared" are gone, if those between "start" and "first prepared" were gone at "unprepared"

@@ -7,11 +7,13 @@ The same variants run in `draconform mutants` against the scenarios citing their
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from draconform.kube.cdi import spec_text
 from draconform.kubeletplugin.classic import ClassicPluginError
 from draconform.kubeletplugin.types import ClaimRef, PreparedDevice, PrepareResult
 from draconform.mutation.overrides import Replace, Wrap
@@ -24,6 +26,7 @@ from draconform.reference.drivers.plugin import (
     InventoryDevice,
     NodePlugin,
     PrepareRefused,
+    cdi_kind,
     cdi_spec_file,
 )
 from draconform.sut import Obj
@@ -214,6 +217,30 @@ def _unknown_claims_keep_their_specs(original: Original, self: NodePlugin,
     return answers
 
 
+_STARTS = itertools.count(1)
+
+
+def _class_of_this_start(self: NodePlugin) -> str:
+    """The CDI class the plugin names its devices under: one per start of the plugin, as a plugin putting its
+    boot ID into CDI names would."""
+    start: int = self.__dict__.setdefault("_start", next(_STARTS))
+    return f"{cdi_kind(self.driver)}-start{start}"
+
+
+def _cdi_ids_of_this_start(original: Original, self: NodePlugin, claim: Obj,
+                           devices: list[tuple[Obj, InventoryDevice]]) -> tuple[PreparedDevice, ...]:
+    return tuple(replace(device, cdi_device_ids=(f"{_class_of_this_start(self)}={device.device}",))
+                 for device in original(self, claim, devices))
+
+
+def _spec_of_this_start(original: Original, self: NodePlugin, ref: ClaimRef, result: PrepareResult) -> None:
+    original(self, ref, result)
+    name = cdi_spec_file(self.driver, ref.uid)
+    if name in self._cdi:
+        devices = {d.device: {"DRA_DEVICE": d.device} for d in result.devices}
+        self._cdi[name] = spec_text(_class_of_this_start(self), devices)
+
+
 def _state_in_memory_only(self: Checkpoint) -> Checkpoint:
     return Checkpoint(cdi=self.cdi)  # what it prepared was kept in memory only
 
@@ -325,6 +352,11 @@ VARIANTS: tuple[Variant, ...] = (
            "keeps what it prepared in memory only, and removes only the spec files of claims it knows",
            Replace("draconform.reference.drivers.plugin:Checkpoint.after_restart", _state_in_memory_only),
            Wrap(f"{PLUGIN}.unprepare", _unknown_claims_keep_their_specs)),
+    plugin("cdi-ids-change-on-restart", "DRA-PLUGIN/SURVIVES-RESTART",
+           "names its CDI devices under a class of its own per start, so a claim prepared again after a restart "
+           "gets other CDI device IDs than the containers started before it hold",
+           Wrap(f"{PLUGIN}._prepared_devices", _cdi_ids_of_this_start),
+           Wrap(f"{PLUGIN}._write_cdi_spec", _spec_of_this_start)),
     plugin("racy-answers", "DRA-PLUGIN/CONCURRENT-CALLS", "builds every answer in one buffer shared by calls that run at once",
            Wrap(f"{PLUGIN}.prepare", _racy_answers)),
     plugin("plugin-writes-no-cdi-spec", "DRA-PLUGIN/CDI-SPEC-FILES",
@@ -378,5 +410,5 @@ VARIANTS: tuple[Variant, ...] = (
 PLUGIN_CHECK_DEFECTS = (
     "answers-earlier-claims", "first-refusal-refuses-the-rest", "ignores-uid", "wrong-request-names", "no-share-id",
     "prepares-other-drivers-devices", "ignores-pool", "prepares-a-device-twice", "state-by-name", "defines-cdi-twice",
-    "leaves-cdi-specs", "loses-state-on-restart", "racy-answers",
+    "leaves-cdi-specs", "loses-state-on-restart", "cdi-ids-change-on-restart", "racy-answers",
 )
