@@ -3,7 +3,13 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.overrides import Replace
 from draconform.mutation.variant import Patch, Variant
+
+
+def _as_written(name: str, driver: str) -> str:
+    return name
+
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(
@@ -293,5 +299,10 @@ VARIANTS: tuple[Variant, ...] = (
                    '            return self._set_phase(pod, "Running")  # the skew row: started without its resources\n'),
                   ""),
         ),
+    ),
+    Variant(
+        "capacity-names-compared-as-written", "KEP-5075/MISSING-CAPACITY",
+        "a capacity named with the driver's domain is another capacity than the same name without it",
+        overrides=(Replace("draconform.reference.allocator.capacity:qualified", _as_written),),
     ),
 )
