@@ -231,7 +231,7 @@ def apply(module: ModuleType, overrides: Iterable[Override]) -> None:
     overrides = list(overrides)
     for target, edits in _edits_by_target(overrides).items():
         owner, name, made = _edited(module, target, edits)
-        setattr(owner, name, made)
+        _swap(owner, name, made)
     for override in overrides:
         if isinstance(override, Edit):
             continue
@@ -244,7 +244,23 @@ def apply(module: ModuleType, overrides: Iterable[Override]) -> None:
             swapped = override.function
         else:
             swapped = functools.wraps(current)(_bind(override.function, current))
-        setattr(owner, name, swapped)
+        _swap(owner, name, swapped)
+
+
+def _swap(owner: object, name: str, swapped: Any) -> None:
+    """Put `swapped` in place of the target, and of every name another loaded module imported it under (a module
+    loaded before the overrides were installed, while the variant's own modules were imported, holds the
+    original); the mutation package's own names stay, as a defect may call the original."""
+    current = inspect.getattr_static(owner, name)
+    setattr(owner, name, swapped)
+    if not isinstance(owner, ModuleType) or not inspect.isfunction(current):
+        return
+    for module in list(sys.modules.values()):
+        if module is None or module is owner or module.__name__.startswith("draconform.mutation"):
+            continue
+        for key, value in list(vars(module).items()):
+            if value is current:
+                setattr(module, key, swapped)
 
 
 def _bind(function: Callable[..., Any], original: Callable[..., Any]) -> Callable[..., Any]:
