@@ -150,17 +150,22 @@ def _edited(module: ModuleType, target: str, edits: Sequence[Edit]) -> tuple[obj
     indented = source[:1].isspace()
     filename = inspect.getsourcefile(function) or "<edited>"
     try:
-        tree = ast.parse(("if 1:\n" if indented else "") + source, filename)
+        body = ast.parse(("if 1:\n" if indented else "") + source, filename).body
     except SyntaxError as error:
         raise OverrideError(f"override target {target}: the edited function does not compile: {error}") from None
-    node = tree.body[0].body[0] if indented else tree.body[0]  # type: ignore[attr-defined]
+    if indented and isinstance(body[0], ast.If):
+        body = body[0].body
+    node = body[0]
+    if len(body) != 1 or not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        raise OverrideError(f"override target {target}: the edited source is not one function definition")
     ast.increment_lineno(node, first - 1 - indented)
     if isinstance(current, property):
         node.decorator_list = []  # a setter's `@name.setter` would look the name up in the module
     # compiled inside a function whose parameters are `__class__` (so that a method's bare super() works) and
     # the edit's own names, so that these reach the edited function alone
     maker = ast.parse(f"def _make(__class__, {', '.join(names)}):\n    return {node.name}").body[0]
-    maker.body.insert(0, node)  # type: ignore[attr-defined]
+    assert isinstance(maker, ast.FunctionDef)
+    maker.body.insert(0, node)
     code = compile(ast.fix_missing_locations(ast.Module([maker], [])), filename, "exec",
                    flags=__future__.annotations.compiler_flag, dont_inherit=True)
     scope: dict[str, Any] = {}
@@ -168,8 +173,9 @@ def _edited(module: ModuleType, target: str, edits: Sequence[Edit]) -> tuple[obj
     made = scope["_make"](owner if isinstance(owner, type) else None, *names.values())
     _plain_function(target, made).__qualname__ = function.__qualname__
     if isinstance(current, property):
-        made = property(*(made if accessor is function else accessor
-                          for accessor in (current.fget, current.fset, current.fdel)), doc=current.__doc__)
+        accessors: list[Any] = [made if accessor is function else accessor
+                                 for accessor in (current.fget, current.fset, current.fdel)]
+        made = property(accessors[0], accessors[1], accessors[2], current.__doc__)
     return owner, name, made
 
 

@@ -8,6 +8,22 @@ from typing import Any
 from draconform.mutation.known_bad.schema import loosened_schemas
 from draconform.mutation.overrides import Edit
 from draconform.mutation.variant import Variant
+from draconform.reference.kubelet.kubelet import INITIAL_BACKOFF, MAX_BACKOFF, PREPARE_FAILED, Kubelet
+
+
+def _rewrite_failed(self: Kubelet, namespace: str, name: str, message: str, attempt: int) -> None:
+    """The failed pod's status message rewritten after each retry interval, as a kubelet that reports every
+    attempt would, though it asks no plugin again."""
+    delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)
+
+    def rewrite() -> None:
+        pod = None if self._stopped else self._store.peek("Pod", name, namespace)
+        if pod is None or (pod.get("status") or {}).get("phase") != "Failed":
+            return
+        self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")
+        _rewrite_failed(self, namespace, name, message, attempt + 1)
+
+    self._clock.call_at(self._clock.now() + delay, rewrite)
 
 
 def _failure_conditions_unchecked(definitions: dict[str, Any]) -> None:
@@ -114,22 +130,9 @@ VARIANTS: tuple[Variant, ...] = (
         (
             Edit("draconform.reference.kubelet.kubelet:Kubelet._fail",
                  "        return failed\n",
-                 ('        self._rewrite_failed(pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)\n'
-                  "        return failed\n"
-                  "\n"
-                  "    def _rewrite_failed(self, namespace: str, name: str, message: str, attempt: int) -> None:\n"
-                  '        """The failed pod\'s status message rewritten after each retry interval,\n'
-                  '            as a kubelet that reports every attempt would, though it asks no plugin again."""\n'
-                  "        delay = min(INITIAL_BACKOFF * 2 ** attempt, MAX_BACKOFF)\n"
-                  "\n"
-                  "        def rewrite() -> None:\n"
-                  '            pod = None if self._stopped else self._store.peek("Pod", name, namespace)\n'
-                  '            if pod is None or (pod.get("status") or {}).get("phase") != "Failed":\n'
-                  "                return\n"
-                  '            self._set_phase(pod, "Failed", reason=PREPARE_FAILED, message=f"{message} (attempt {attempt + 1})")\n'
-                  "            self._rewrite_failed(namespace, name, message, attempt + 1)\n"
-                  "\n"
-                  "        self._clock.call_at(self._clock.now() + delay, rewrite)\n")),
+                 ('        _rewrite_failed(self, pod["metadata"]["namespace"], pod["metadata"]["name"], message, 1)\n'
+                  "        return failed\n"),
+                 names={"_rewrite_failed": _rewrite_failed}),
         ),
     ),
     Variant(
