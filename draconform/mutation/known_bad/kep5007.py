@@ -1,5 +1,6 @@
-"""Known-bad variants of KEP-5007 (binding conditions): each a set of text patches that turns the
-correct code back into one bug breaking the rule it names (applied to a copy by the mutation runner)."""
+"""Known-bad variants of KEP-5007 (binding conditions): each a set of overrides of named functions
+(draconform.mutation.overrides, mostly an Edit of a few lines) that turns the correct code back into one bug
+breaking the rule it names."""
 
 from __future__ import annotations
 
