@@ -1,6 +1,7 @@
 """Known-bad variants for the KEP statements that issue 32 turned into rules (KEP-3063 lifecycle paths and
 kubelet duties, KEP-5322's reading of plugin answers, KEP-5007's binding details): each is a set of overrides
-of named functions (mostly an Edit of a few lines) that breaks one rule the way a plausible implementation would, and the suite must kill it (listed with the others by draconform.mutation.catalogue)."""
+of named functions (mostly an Edit of a few lines) that breaks one rule the way a plausible implementation
+would, and the suite must kill it (listed with the others by draconform.mutation.catalogue)."""
 
 from __future__ import annotations
 
