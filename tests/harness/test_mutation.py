@@ -156,6 +156,61 @@ def test_an_edit_changes_the_named_function_only_and_keeps_its_module() -> None:
         nodeselector._requirement_matches = original
 
 
+SAMPLE = """from __future__ import annotations
+
+
+class Base:
+    def name(self) -> str:
+        return "base"
+
+
+class Thing(Base):
+    def name(self) -> Unknown:  # an annotation only its module could resolve: never evaluated
+        text = \"\"\"two
+lines\"\"\"
+        return super().name() + " " + text
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    @size.setter
+    def size(self, value: int) -> None:
+        self._size = value
+
+
+def double(value: int) -> int:
+    return value * 2
+
+
+LIMIT = 3
+"""
+
+
+def test_edits_keep_methods_properties_and_names_imported_elsewhere(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited method keeps its bare super() and multi-line strings, an edited property setter keeps its
+    getter, and a module that imported an edited function by name before the install sees the edit too."""
+    (tmp_path / "sample_target.py").write_text(SAMPLE)
+    (tmp_path / "sample_user.py").write_text("from sample_target import double\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import sample_target  # type: ignore[import-not-found]
+        import sample_user  # type: ignore[import-not-found]
+
+        install((Edit("sample_target:Thing.name", '" " + text', '"/" + text + SUFFIX', names={"SUFFIX": "!"}),
+                 Edit("sample_target:Thing.size", "self._size = value", "self._size = value + 1"),
+                 Edit("sample_target:double", "value * 2", "value * 3"),
+                 Set("sample_target:LIMIT", 4)))
+        thing = sample_target.Thing()
+        thing.size = 1
+        assert (thing.name(), thing.size, thing._size) == ("base/two\nlines!", 1, 2)
+        assert (sample_target.double(2), sample_user.double(2), sample_target.LIMIT) == (6, 6, 4)
+    finally:
+        for name in ("sample_target", "sample_user"):
+            sys.modules.pop(name, None)
+
+
 def test_a_known_bad_variant_is_killed(tmp_path: Path) -> None:
     variant = next(v for v in VARIANTS if v.name == "five-binding-conditions-accepted")
     status, killers, scenarios, _ = run_one(variant.name, [FEATURES_DIR / "kep-5007" / "api.feature"], tmp_path,
