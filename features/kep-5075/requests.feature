@@ -201,6 +201,39 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         {memory: 10Gi, cores: "20"}
         """
 
+    # The API's QualifiedName puts a name without a domain in the driver's domain.
+    @upstream-differs:capacity-names-compared-as-written
+    Scenario Outline: A capacity is found whether the request or the device names it with the driver's domain
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            allowMultipleAllocations: true
+            capacity:
+              <published>: {value: 40Gi}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: job}
+        spec:
+          devices:
+            requests:
+            - {name: gpu, exactly: {deviceClassName: gpu, capacity: {requests: {<requested>: 10Gi}}}}
+        """
+      And a pod "trainer" using claim "job"
+      When the scheduler runs
+      Then claim "job" is allocated device "gpu-0"
+
+      Examples:
+        | form                          | published              | requested              |
+        | the request qualifies it      | memory                 | gpu.example.com/memory |
+        | the device qualifies it       | gpu.example.com/memory | memory                 |
+
   Rule: KEP-5075/ORDINARY-DEVICES  Capacity requests also choose among devices allocated whole
 
     Scenario: 48Gi of memory: the 40Gi GPU is passed over for the 80Gi one, allocated whole
@@ -321,10 +354,12 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         """
       And the allocation of claim "team" holds device "gpu-0-half" whole
 
-    # D-4381-16: a shared device without capacities gives its share no consumedCapacity, and kube-scheduler counts
-    # a device's capacity as in use only through shares recording it: the next claim's share takes the counters
-    # again (6Gi + 6Gi of 8Gi). A scheduler that counts any share as the device's first lets the second pod in.
-    Scenario: A share recording no consumedCapacity leaves the next claim's share to take the counters again
+    # D-4381-16: a shared device without capacities gives its share no consumedCapacity; that share still took
+    # the device's 6Gi of counters, so the next claim's share takes none (6Gi + 6Gi would not fit in 8Gi). A
+    # scheduler that counts only shares recording consumedCapacity charges the counters again and leaves the
+    # second pod pending.
+    @upstream-differs:held-share-counters-charged-again
+    Scenario: A share recording no consumedCapacity still took the counters, so the next claim's share takes none
       Given the ResourceSlice:
         """yaml
         metadata: {name: worker-1-counters}
@@ -355,8 +390,8 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       When claim "second" for one "gpu" device is created
       And a pod "second" using claim "second" is created
       And the scheduler runs
-      Then pod "second" is not scheduled
-      And claim "second" is not allocated
+      Then claim "second" is allocated device "gpu-0-shared"
+      And pod "second" is bound to node "worker-1"
 
     # The other side of "once": a share does take the counters. A scheduler that charges shares nothing passes
     # the scenario above (its 20Gi partition fits either way) and puts a 30Gi partition beside the share here.

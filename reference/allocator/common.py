@@ -7,7 +7,7 @@ its own, so the differential tests can catch a mistake here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -488,9 +488,6 @@ class AllocatedState:
 
     exclusive: set[tuple[str, str, str]] = field(default_factory=set)
     shared: dict[tuple[str, str, str], dict[str, Fraction]] = field(default_factory=dict)
-    # Shared devices with a share that records consumedCapacity: upstream's scheduler tells the allocator only
-    # of these that their capacity is in use, so a new share of any other shared device takes its counters again.
-    measured: set[tuple[str, str, str]] = field(default_factory=set)
 
     @classmethod
     def of(cls, claims: Sequence[Obj], gates: Gates) -> AllocatedState:
@@ -507,8 +504,6 @@ class AllocatedState:
             key = (str(result.get("driver", "")), str(result.get("pool", "")), str(result.get("device", "")))
             if gates.consumable_capacity and result.get("shareID"):
                 add_usage(self.shared.setdefault(key, {}), result.get("consumedCapacity") or {}, key[0])
-                if result.get("consumedCapacity"):
-                    self.measured.add(key)
             else:
                 self.exclusive.add(key)
 
@@ -541,18 +536,15 @@ class CapacityLedger:
     """The capacity of multi-allocatable devices during one search: what allocated shares consume plus the
     shares chosen so far, added and taken back exactly once each as the search goes and backtracks."""
 
-    def __init__(self, allocated: dict[tuple[str, str, str], dict[str, Fraction]],
-                 measured: Collection[tuple[str, str, str]] = ()) -> None:
+    def __init__(self, allocated: dict[tuple[str, str, str], dict[str, Fraction]]) -> None:
         self.allocated = allocated
-        self.measured = measured  # see AllocatedState.measured
         self.pending: dict[tuple[str, str, str], dict[str, Fraction]] = {}
         self.shares: dict[tuple[str, str, str], int] = {}  # shares chosen in this search, per device
 
     def in_use(self, device: DeviceFacts) -> bool:
-        """Whether the device's capacity is in use already, so a new share takes no counters: an allocated share
-        that records consumedCapacity, or a share chosen in this search. An allocated share without
-        consumedCapacity does not count (D-4381-16: upstream checks and charges the counters again then)."""
-        return device.key in self.measured or self.shares.get(device.key, 0) > 0
+        """Whether the device already has a share, allocated (with or without consumedCapacity, D-4381-16) or
+        chosen in this search: its counters are consumed already, so a new share takes none."""
+        return device.key in self.allocated or self.shares.get(device.key, 0) > 0
 
     def admits(self, device: DeviceFacts, consumption: dict[str, Fraction]) -> bool:
         used = dict(self.allocated.get(device.key, {}))

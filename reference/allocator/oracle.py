@@ -287,15 +287,11 @@ class Attempt:
         # of a device consume adds up, per capacity named with its domain.
         self.in_use: set[DeviceKey] = set()
         self.shares: dict[DeviceKey, dict[str, Fraction]] = {}
-        # D-4381-16: the shared devices whose capacity counts as in use: a share recording consumedCapacity
-        self.measured: set[DeviceKey] = set()
         for r in self.held_results:
             key = (str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")))
             if not (self.consumable and r.get("shareID")):
                 self.in_use.add(key)
                 continue
-            if r.get("consumedCapacity"):
-                self.measured.add(key)
             used = self.shares.setdefault(key, {})
             for name, amount in (r.get("consumedCapacity") or {}).items():
                 try:
@@ -655,9 +651,9 @@ class Attempt:
         return self.consumable and device.multi
 
     def has_share(self, device: Device) -> bool:
-        """Whether a new share takes no counters: an allocated share recorded consumedCapacity (D-4381-16), or
-        this attempt chose a share already."""
-        return device.key in self.measured or any(p.consumed is not None and p.device.key == device.key
+        """Whether a new share takes no counters: the device has an allocated share (with or without
+        consumedCapacity, D-4381-16), or this attempt chose a share already."""
+        return device.key in self.shares or any(p.consumed is not None and p.device.key == device.key
                                                 for picks in self.picks for p in picks)
 
     def capacity_for(self, request: Request, device: Device) -> dict[str, Fraction] | bool:

@@ -93,12 +93,9 @@ class ColumnarAllocator:
         assumed_held = [d for claim in assumed for d in held_devices(claim, self.gates)]
         held = Held(self.frames.held_count, frozenset(assumed_held))
         shared = {device: dict(usage) for device, usage in self.frames.shared_total.items()}
-        assumed_state = AllocatedState.of(assumed, self.gates)
-        for device, usage in assumed_state.shared.items():
+        for device, usage in AllocatedState.of(assumed, self.gates).shared.items():
             add_usage(shared.setdefault(device, {}), usage, device[0])
-        measured = frozenset(self.frames.measured_count) | assumed_state.measured
-        attempt = Attempt(plans, held, {}, view, shared=shared, measured=measured,
-                          keep=(tuple(claims), tuple(assumed)))
+        attempt = Attempt(plans, held, {}, view, shared=shared, keep=(tuple(claims), tuple(assumed)))
         if whole:
             self._complete(attempt)
         self._attempt, self._attempt_key = attempt, key
@@ -150,7 +147,7 @@ class ColumnarAllocator:
         whose capacity allocated shares have used up."""
         if not self.gates.consumable_capacity:
             return ids
-        ledger = CapacityLedger(attempt.shared, attempt.measured)
+        ledger = CapacityLedger(attempt.shared)
         kept = []
         for device_id in ids:
             device = self.frames.devices[device_id]

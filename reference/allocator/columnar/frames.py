@@ -110,9 +110,6 @@ class Frames:
         # KEP-5075: what each allocated claim's shares consume (parsed once), and the sum over all claims
         self._sharing: dict[tuple[str, str], dict[DeviceKey, dict[str, Fraction]]] = {}
         self.shared_total: dict[DeviceKey, dict[str, Fraction]] = {}
-        # D-4381-16: per claim its shares that record consumedCapacity, and per device how many claims have one
-        self._measuring: dict[tuple[str, str], frozenset[DeviceKey]] = {}
-        self.measured_count: dict[DeviceKey, int] = {}
         self.claim_results = ClaimResults()  # KEP-5963: results with their snapshots, per claim
         self._selectors: dict[str, int] = {}  # node selector JSON -> sel_id
         self._selector_objs: list[Obj] = []
@@ -178,7 +175,6 @@ class Frames:
                 self.claim_results.drop(key)
                 self._set_held(key, [])
                 self._set_sharing(key, {})
-                self._set_measured(key, frozenset())
             else:
                 self._put_claim(obj)
 
@@ -188,23 +184,6 @@ class Frames:
         state = AllocatedState.of([claim], self.gates)  # read once for what it holds whole and its shares
         self._set_held(key, held_devices(claim, self.gates, state))
         self._set_sharing(key, state.shared)
-        self._set_measured(key, frozenset(state.measured))
-
-    def _set_measured(self, key: tuple[str, str], measured: frozenset[DeviceKey]) -> None:
-        before = self._measuring.get(key, frozenset())
-        if before == measured:
-            return
-        for device in before:
-            self.measured_count[device] -= 1
-            if not self.measured_count[device]:
-                del self.measured_count[device]
-        for device in measured:
-            self.measured_count[device] = self.measured_count.get(device, 0) + 1
-        if measured:
-            self._measuring[key] = measured
-        else:
-            self._measuring.pop(key, None)
-        self.claim_version += 1
 
     def _set_sharing(self, key: tuple[str, str], shared: dict[DeviceKey, dict[str, Fraction]]) -> None:
         """What one claim's shares consume now; the running total follows so no attempt re-reads every claim."""

@@ -176,7 +176,6 @@ class Attempt:
     view: PoolView  # the pools as the attempt's nodes see them (one generation choice)
     available: dict[CounterKey, Fraction] | None = None
     shared: dict[DeviceKey, dict[str, Fraction]] = field(default_factory=dict)  # KEP-5075 allocated shares
-    measured: frozenset[DeviceKey] = frozenset()  # shared devices whose capacity is in use (AllocatedState.measured)
     keep: tuple[Any, ...] = ()  # the claim objects the cache key refers to, kept alive
     # Nodes that can matter: with a candidate, a selector error or a problem pool. When nothing shared reaches
     # other nodes, every other node gets `nothing_here` without a search (the 5000-node lesson).

@@ -50,7 +50,7 @@ class Search:
         self.counted: list[list[bool]] = [[] for _ in self.plans]
         # taken by this attempt, admin access too, counted per pick (several claims' admin picks of one device)
         self.busy: dict[DeviceKey, int] = {}
-        self.ledger = CapacityLedger(attempt.shared, attempt.measured)  # KEP-5075 shares of multi-allocatable devices
+        self.ledger = CapacityLedger(attempt.shared)  # KEP-5075 shares of multi-allocatable devices
         self.compat = compat  # KEP-5963 groups, checked and undone like counters
 
     def run(self) -> bool:
