@@ -27,6 +27,7 @@ import importlib.abc
 import importlib.machinery
 import inspect
 import os
+import pkgutil
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -193,6 +194,27 @@ def _parameters(function: Callable[..., Any]) -> list[str]:
     return list(inspect.signature(function).parameters)
 
 
+def _moved_to(target: str) -> str:
+    """A hint naming where the target's qualified name is defined now, when a refactor moved it to another module
+    of the same package (draconform.reference, draconform.validation, ...; reference/allocator/common.py split
+    into several, say): the variant is re-aimed by changing its target to that."""
+    module_name, parts = _split(target)
+    package = importlib.import_module(".".join(module_name.split(".")[:2]))
+    found = []
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), f"{package.__name__}."):
+        if info.name == module_name:
+            continue
+        try:
+            owner: object = importlib.import_module(info.name)
+        except ImportError:
+            continue
+        for part in parts:
+            owner = inspect.getattr_static(owner, part, None)
+        if owner is not None and getattr(owner, "__module__", info.name) == info.name:
+            found.append(f"{info.name}:{'.'.join(parts)}")
+    return f" (defined now in {', '.join(found)})" if found else ""
+
+
 def problems(variant_name: str, overrides: Iterable[Override]) -> list[str]:
     """What is wrong with `overrides` against the current code (empty when each target exists as a function and
     its defect takes the same parameters): the fast check that keeps variants true as the code moves."""
@@ -202,7 +224,7 @@ def problems(variant_name: str, overrides: Iterable[Override]) -> list[str]:
         try:
             _edited(importlib.import_module(_split(target)[0]), target, edits)
         except (ImportError, OverrideError) as error:
-            found.append(f"variant {variant_name}: {error}")
+            found.append(f"variant {variant_name}: {error}{_moved_to(target)}")
     for override in overrides:
         if isinstance(override, Edit):
             continue
@@ -214,7 +236,7 @@ def problems(variant_name: str, overrides: Iterable[Override]) -> list[str]:
                 continue
             _, _, current = _owner(module, override.target)
         except (ImportError, OverrideError) as error:
-            found.append(f"variant {variant_name}: {error}")
+            found.append(f"variant {variant_name}: {error}{_moved_to(override.target)}")
             continue
         given = _parameters(override.function)
         expected = _parameters(current) if isinstance(override, Replace) else ["original", *_parameters(current)]

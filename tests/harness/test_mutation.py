@@ -136,6 +136,9 @@ def test_an_edit_that_no_longer_applies_names_the_variant_the_target_and_the_tex
     assert "the edited function does not compile" in check_variant(broken)[0]
     assert check_variant(unset) == ["variant unset: override target draconform.reference.nodeselector:NO_SUCH: "
                                     "no attribute of that name"]
+    moved = Variant("moved", "KEP-5007/TIMEOUT", "bug", (Edit("draconform.reference.podclaims:_requirement_matches",
+                                                              "values", "x"),))
+    assert check_variant(moved)[0].endswith("(defined now in draconform.reference.nodeselector:_requirement_matches)")
 
 
 def test_an_edit_changes_the_named_function_only_and_keeps_its_module() -> None:
