@@ -1,12 +1,12 @@
 """`draconform mutants`: measure the suite's two promises. Each variant of the reference implementation (named
-functions overridden by their defects, or text patches applied to a copy of the code; tied to a rule) is run
+functions and attributes overridden by their defects, tied to a rule) is run
 against the feature folder of that rule's KEP and every other feature file citing the rule. A known-bad variant
 breaks the rule: the suite must kill it (a scenario fails). A conforming variant makes another choice the KEP
 allows: the suite must pass it (a failure is a false failure). Prints per KEP the known-bad variants killed and
 the conforming ones passed (or JSON) and the MUST rules of KEP-5007, KEP-5963 and KEP-4381 that no variant
 breaks, and writes REPORT_DIR/mutants.json; exits 0 when every KEP reaches --min-kill-rate, every conforming
-variant passes and every such MUST rule has a variant, 1 when not or when a run broke, 2 when a variant's patch
-or override no longer applies or the unpatched copy fails (then no verdict would mean anything)."""
+variant passes and every such MUST rule has a variant, 1 when not or when a run broke, 2 when a variant's
+override no longer fits the code or the suite fails without any variant (then no verdict would mean anything)."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def _select(args: argparse.Namespace, keps: dict[str, str]) -> list[Variant] | s
 
 def handle(args: argparse.Namespace) -> int:
     # Imported late, as in `draconform rules`: pytest-bdd must not be imported by the CLI's parser.
-    from draconform.mutation.runner import SURVIVED, Plan, check_patches, run_one, run_variants
+    from draconform.mutation.runner import BASELINE, SURVIVED, Plan, check_variant, run_one, run_variants
     from draconform.suite.selection import Selection
     from draconform.suite.tracing import take_inventory
 
@@ -110,9 +110,9 @@ def handle(args: argparse.Namespace) -> int:
         for variant in chosen:
             print(f"{variant.kind:<10} {variant.name:<44} {variant.rule:<48} {variant.what}")
         return 0
-    stale = [problem for variant in chosen for problem in check_patches(variant)]
+    stale = [problem for variant in chosen for problem in check_variant(variant)]
     if stale:
-        diagnostic("mutants", "variants whose patches no longer apply to the code:\n  " + "\n  ".join(stale))
+        diagnostic("mutants", "variants whose overrides no longer fit the code:\n  " + "\n  ".join(stale))
         return EXIT_UNUSABLE
 
     plan = Plan.create(chosen, catalogue, take_inventory(Selection.create(args.features_dir), catalogue),
@@ -120,13 +120,13 @@ def handle(args: argparse.Namespace) -> int:
     work_dir = args.report_dir or Path(tempfile.mkdtemp(prefix="draconform-mutants-"))
     work_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    status, killers, _, detail = run_one("baseline", (), plan.all_paths(), work_dir, args.features_dir)
+    status, killers, _, detail = run_one(BASELINE, plan.all_paths(), work_dir, args.features_dir, variant=False)
     # The fault-free run ran alone; N variant runs at once share the machine, and its load may rise meanwhile.
     # Only a variant that hangs waits this long, so the margin is wide: a slow run must never count as killed.
     timeout = args.timeout or max(120.0, 10 * max(1, args.workers) * (time.monotonic() - started))
     if status != SURVIVED:
         shown = "\n  ".join(killers) or detail
-        diagnostic("mutants", f"the suite does not pass on the unpatched code ({work_dir / 'baseline'}):\n  {shown}")
+        diagnostic("mutants", f"the suite does not pass without any variant ({work_dir / 'baseline'}):\n  {shown}")
         return EXIT_UNUSABLE
     verdicts = run_variants(chosen, plan, catalogue, work_dir, args.workers, timeout, not args.every_failure,
                             _progress)

@@ -1,5 +1,5 @@
 """The catalogue of known-bad variants of the reference implementation, one place listing them all: each a
-`Variant` (draconform.mutation.variant: overrides of named functions, or text patches) that turns the correct
+`Variant` (draconform.mutation.variant: overrides of named functions and constants) that turns the correct
 code back into one bug, tied to the catalogued rule it breaks. They live per KEP in
 draconform.mutation.known_bad (the kubelet plugin's in known_bad/plugin.py); the code a normal run
 executes carries none of them. Every MUST / MUST NOT rule of KEP-5007, KEP-5963 and the structured allocator

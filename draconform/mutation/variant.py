@@ -1,7 +1,7 @@
-"""What a variant of the reference implementation is: a named set of overrides of the project's own functions
-(draconform.mutation.overrides: a named function or method swapped for its defective version), or, where no
-named function holds the behaviour alone, of text patches applied to a copy of the code; either way installed
-by the mutation runner, never present in the code a normal run executes.
+"""What a variant of the reference implementation is: a named set of overrides of the project's own code
+(draconform.mutation.overrides: a named function or method replaced, wrapped or edited, or a named attribute
+set), installed by the mutation runner in the processes that run the variant, never present in the code a
+normal run executes.
 
 Two kinds. A *known-bad* variant breaks one catalogued rule; the suite must fail it (kill it). A
 *conforming* variant makes another choice the KEP or upstream Kubernetes allows (a MAY, a SHOULD, "any
@@ -21,21 +21,10 @@ Kind = Literal["known-bad", "conforming"]
 
 
 @dataclass(frozen=True)
-class Patch:
-    """Replace `old` by `new` in one file of the repository. `old` must occur exactly once in that file,
-    so a patch that no longer applies (the code moved on) is reported, never silently skipped."""
-
-    path: str  # relative to the repository root, as the checkout lays it out: "reference/kubelet/kubelet.py"
-    old: str
-    new: str
-
-
-@dataclass(frozen=True)
 class Variant:
     name: str  # unique across both kinds, kebab-case
     rule: str  # the catalogued rule it breaks (known-bad) or exercises a freedom of (conforming)
     what: str  # the behaviour, in a few words
-    patches: tuple[Patch, ...] = ()
+    overrides: tuple[Override, ...]  # the named functions and attributes its defect or choice changes
     kind: Kind = KNOWN_BAD
     allows: str = ""  # conforming only: the KEP section and sentence, or the upstream behaviour, allowing it
-    overrides: tuple[Override, ...] = ()  # named functions swapped for their defects; preferred over patches

@@ -1,7 +1,8 @@
-"""The mutation check itself (`draconform mutants`): every variant's patches apply to the current code once
-each and every override's target exists with its defect's parameters (what keeps variants true as the code
-moves), no fault switch or defect is left in the code a normal run executes, a child runs a variant's overrides,
-the runner runs a patched copy of the code (a known-bad variant is killed, a conforming one passes), the
+"""The mutation check itself (`draconform mutants`): every variant's overrides fit the current code (each
+target exists, a Replace or Wrap takes its parameters, an Edit's text is once in its function and the edited
+function compiles: what keeps variants true as the code moves), no fault
+switch or defect is left in the code a normal run executes, a child runs a variant's overrides, the runner
+runs them (a known-bad variant is killed, a conforming one passes), the
 catalogue of variants names only catalogued rules and gives every MUST rule of the KEPs it covers a variant,
 and the summary judges each kind its own way. The full measurement is `tox -e mutants` (it takes minutes)."""
 
@@ -16,43 +17,42 @@ from pathlib import Path
 import pytest
 
 import draconform
+import draconform.reference as draconform_reference
+import draconform.steps as draconform_steps
 from draconform.catalogue import load_catalogue
 from draconform.mutation import summary
 from draconform.mutation.catalogue import VARIANTS, must_rules, must_rules_without_variant, variant_named
 from draconform.mutation.conforming import CONFORMING
-from draconform.mutation.overrides import Replace
+from draconform.mutation.overrides import Edit, Replace, Set, install
 from draconform.mutation.runner import (
     HUNG,
     KILLED,
     SURVIVED,
-    PatchError,
     Plan,
     Verdict,
-    apply_patches,
-    check_patches,
-    child_environment,
-    copy_sources,
+    check_variant,
     run_one,
     run_variants,
-    source_file,
     variant_environment,
 )
 from draconform.mutation.variant import CONFORMING as CONFORMING_KIND
-from draconform.mutation.variant import KNOWN_BAD, Patch, Variant
+from draconform.mutation.variant import KNOWN_BAD, Variant
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
 from draconform.suite.tracing import take_inventory
 
 ALL = (*VARIANTS, *CONFORMING)
-CODE_ROOTS = [Path(draconform.__file__).parent, source_file("reference/x").parent, source_file("steps/x").parent]
+CODE_ROOTS = [Path(module.__file__ or "").parent for module in (draconform, draconform_reference, draconform_steps)]
 SWITCH = re.compile(r"(?<![.\w])faults\.(?:on|ACTIVE|has)\b|draconform\.faults\b|from draconform import faults|"
                     r"DRACONFORM_FAULTS|\bDEFECTS\b|--defect\b")
 
 
 @pytest.mark.parametrize("variant", ALL, ids=lambda variant: variant.name)
-def test_every_patch_applies_to_the_current_code_once(variant: Variant) -> None:
-    assert variant.patches or variant.overrides, "a variant without patches or overrides is the reference itself"
-    assert check_patches(variant) == []
+def test_every_variant_fits_the_current_code(variant: Variant) -> None:
+    """Each target resolves, and each edit applies once to its function's current source and compiles: a
+    refactor that moves or rewrites what a variant changes fails here, naming the variant and the target."""
+    assert variant.overrides, "a variant without overrides is the reference itself"
+    assert check_variant(variant) == []
 
 
 def test_no_fault_switch_or_defect_is_left_in_the_code() -> None:
@@ -78,8 +78,8 @@ def test_an_override_whose_target_moved_names_the_variant_and_the_target() -> No
                    overrides=(Replace(f"{target}._nope", _key_by_name),))
     reshaped = Variant("reshaped", "DRA-PLUGIN/CLAIM-IDENTITY-IS-UID", "bug",
                        overrides=(Replace(f"{target}._key", _wrong_arguments),))
-    assert check_patches(gone) == [f"variant gone: override target {target}._nope: no function or method of that name"]
-    assert check_patches(reshaped) == [f"variant reshaped: override of {target}._key takes (self), the code now "
+    assert check_variant(gone) == [f"variant gone: override target {target}._nope: no attribute of that name"]
+    assert check_variant(reshaped) == [f"variant reshaped: override of {target}._key takes (self), the code now "
                                        "needs (self, ref)"]
 
 
@@ -88,10 +88,9 @@ def test_a_child_runs_the_overrides_of_its_variant_and_the_checkout_stays_correc
     probe = ("from draconform.kubeletplugin.types import ClaimRef\n"
              "from draconform.reference.drivers.plugin import NodePlugin\n"
              "print(NodePlugin._key(None, ClaimRef(namespace='ns', name='a', uid='u-1')))")
-    out = subprocess.run([sys.executable, "-c", probe], env=variant_environment(variant, tmp_path / "copy"),
-                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run([sys.executable, "-c", probe], env=variant_environment(variant), cwd=tmp_path,
+                         capture_output=True, text=True, check=True).stdout.strip()
     assert out == "ns/a", "the child keeps prepared claims by name, as the variant says"
-    assert not (tmp_path / "copy").exists(), "a variant of overrides only needs no copy of the code"
     from draconform.reference.drivers.plugin import NodePlugin
 
     assert NodePlugin._key.__module__ == "draconform.reference.drivers.plugin", "this process is untouched"
@@ -125,37 +124,100 @@ def test_a_must_rule_without_a_variant_is_reported() -> None:
     assert must_rules_without_variant(catalogue, dropped) == ["KEP-5963/GROUP-LIMITS"]
 
 
-def test_a_patch_that_no_longer_applies_names_the_variant_the_file_and_the_snippet(tmp_path: Path) -> None:
-    gone = Variant("gone", "KEP-5007/TIMEOUT", "bug", (Patch("reference/nodeselector.py", "no such text", "x"),))
-    twice = Variant("twice", "KEP-5007/TIMEOUT", "bug", (Patch("reference/nodeselector.py", "def ", "x"),))
-    assert check_patches(gone) == ["variant gone: reference/nodeselector.py: the snippet occurs 0 times, not once: "
-                                   "'no such text'"]
-    assert "variant twice: reference/nodeselector.py" in check_patches(twice)[0]
-    root = copy_sources(tmp_path)
-    with pytest.raises(PatchError, match=r"variant gone: reference/nodeselector\.py: .* 0 times.*\nno such text"):
-        apply_patches("gone", gone.patches, root)
+def test_an_edit_that_no_longer_applies_names_the_variant_the_target_and_the_text() -> None:
+    target = "draconform.reference.nodeselector:_requirement_matches"
+    gone = Variant("gone", "KEP-5007/TIMEOUT", "bug", (Edit(target, "no such text", "x"),))
+    twice = Variant("twice", "KEP-5007/TIMEOUT", "bug", (Edit(target, "values", "x"),))
+    broken = Variant("broken", "KEP-5007/TIMEOUT", "bug", (Edit(target, "def ", "def def "),))
+    unset = Variant("unset", "KEP-5007/TIMEOUT", "bug", (Set("draconform.reference.nodeselector:NO_SUCH", 1),))
+    assert check_variant(gone) == [f"variant gone: override target {target}: the text to edit occurs 0 times in the "
+                                   "function, not once: 'no such text'"]
+    assert f"variant twice: override target {target}: the text to edit occurs" in check_variant(twice)[0]
+    assert "the edited function does not compile" in check_variant(broken)[0]
+    assert check_variant(unset) == ["variant unset: override target draconform.reference.nodeselector:NO_SUCH: "
+                                    "no attribute of that name"]
+    moved = Variant("moved", "KEP-5007/TIMEOUT", "bug", (Edit("draconform.reference.podclaims:_requirement_matches",
+                                                              "values", "x"),))
+    assert check_variant(moved)[0].endswith("(defined now in draconform.reference.nodeselector:_requirement_matches)")
 
 
-def test_the_copy_is_what_a_child_imports_with_the_patches_applied(tmp_path: Path) -> None:
-    variant = next(v for v in VARIANTS if v.name == "node-selector-values-ignored")
-    root = copy_sources(tmp_path)
-    apply_patches(variant.name, variant.patches, root)
-    probe = ("import draconform, draconform.reference.nodeselector as n, draconform.steps, draconform.features\n"
-             "print(draconform.__file__, n.__file__, draconform.steps.__file__, draconform.features.__file__)\n"
-             "print(n._requirement_matches({'operator': 'In', 'values': ['a']}, 'b'))")
-    out = subprocess.run([sys.executable, "-c", probe], env=child_environment(root), cwd=root, capture_output=True,
-                         text=True, check=True).stdout.split()
-    assert all(Path(path).is_relative_to(root / "draconform") for path in out[:4]), out
-    assert out[4] == "True", "the patched copy runs: an In requirement matches any value"
-    assert "values" in (root / "draconform" / "reference" / "nodeselector.py").read_text()
-    assert source_file("reference/nodeselector.py").read_text() != (
-        root / "draconform" / "reference" / "nodeselector.py").read_text(), "the checkout itself is untouched"
+def test_an_edit_changes_the_named_function_only_and_keeps_its_module() -> None:
+    """The edited function runs in its own module's namespace (its helpers, its imports), with its name, file
+    and line numbers; names an edit brings reach that function alone."""
+    import draconform.reference.nodeselector as nodeselector
+
+    variant = variant_named("node-selector-values-ignored")
+    original = nodeselector._requirement_matches
+    try:
+        install(variant.overrides)
+        edited = nodeselector._requirement_matches
+        assert edited({"operator": "In", "values": ["a"]}, "b"), "an In requirement matches any value"
+        assert edited.__qualname__ == original.__qualname__ and edited.__globals__ is vars(nodeselector)
+        assert edited.__code__.co_filename == original.__code__.co_filename
+        assert edited.__code__.co_firstlineno == original.__code__.co_firstlineno
+    finally:
+        nodeselector._requirement_matches = original
 
 
-def test_a_known_bad_variant_is_killed_on_the_patched_copy(tmp_path: Path) -> None:
+SAMPLE = """from __future__ import annotations
+
+
+class Base:
+    def name(self) -> str:
+        return "base"
+
+
+class Thing(Base):
+    def name(self) -> Unknown:  # an annotation only its module could resolve: never evaluated
+        text = \"\"\"two
+lines\"\"\"
+        return super().name() + " " + text
+
+    @property
+    def size(self) -> int:
+        return 1
+
+    @size.setter
+    def size(self, value: int) -> None:
+        self._size = value
+
+
+def double(value: int) -> int:
+    return value * 2
+
+
+LIMIT = 3
+"""
+
+
+def test_edits_keep_methods_properties_and_names_imported_elsewhere(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited method keeps its bare super() and multi-line strings, an edited property setter keeps its
+    getter, and a module that imported an edited function by name before the install sees the edit too."""
+    (tmp_path / "sample_target.py").write_text(SAMPLE)
+    (tmp_path / "sample_user.py").write_text("from sample_target import double\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        import sample_target  # type: ignore[import-not-found]
+        import sample_user  # type: ignore[import-not-found]
+
+        install((Edit("sample_target:Thing.name", '" " + text', '"/" + text + SUFFIX', names={"SUFFIX": "!"}),
+                 Edit("sample_target:Thing.size", "self._size = value", "self._size = value + 1"),
+                 Edit("sample_target:double", "value * 2", "value * 3"),
+                 Set("sample_target:LIMIT", 4)))
+        thing = sample_target.Thing()
+        thing.size = 1
+        assert (thing.name(), thing.size, thing._size) == ("base/two\nlines!", 1, 2)
+        assert (sample_target.double(2), sample_user.double(2), sample_target.LIMIT) == (6, 6, 4)
+    finally:
+        for name in ("sample_target", "sample_user"):
+            sys.modules.pop(name, None)
+
+
+def test_a_known_bad_variant_is_killed(tmp_path: Path) -> None:
     variant = next(v for v in VARIANTS if v.name == "five-binding-conditions-accepted")
-    status, killers, scenarios, _ = run_one(variant.name, variant.patches, [FEATURES_DIR / "kep-5007" / "api.feature"],
-                                            tmp_path, FEATURES_DIR, timeout=300, first_failure=True)
+    status, killers, scenarios, _ = run_one(variant.name, [FEATURES_DIR / "kep-5007" / "api.feature"], tmp_path,
+                                            FEATURES_DIR, timeout=300, first_failure=True)
     assert status == KILLED
     assert scenarios > 0
     assert any("api.feature" in killer for killer in killers)
@@ -222,15 +284,15 @@ def test_mutants_lists_both_kinds_and_filters_by_kind(capsys: pytest.CaptureFixt
     assert [line.split()[1] for line in capsys.readouterr().out.splitlines()] == [v.name for v in CONFORMING]
 
 
-def test_mutants_stops_on_a_patch_that_no_longer_applies(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_mutants_stops_on_an_override_that_no_longer_fits(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     from draconform.cli import main
     from draconform.commands import mutants
 
+    target = "draconform.reference.scheduler.dynamicresources:DynamicResources.__init__"
     stale = Variant("stale-wording", "KEP-5007/EVENT-PENDING", "other words",
-                    (Patch("reference/scheduler/dynamicresources.py", "text the code no longer has", "x"),),
-                    kind=CONFORMING_KIND, allows="wording is free")
+                    (Edit(target, "text the code no longer has", "x"),), kind=CONFORMING_KIND, allows="wording is free")
     monkeypatch.setattr(mutants, "CONFORMING", (stale,))
     assert main(["mutants", "--variant", "stale-wording"]) == 2
     err = capsys.readouterr().err
-    assert "stale-wording: reference/scheduler/dynamicresources.py" in err and "text the code no longer has" in err
+    assert f"stale-wording: override target {target}" in err and "text the code no longer has" in err

@@ -39,18 +39,14 @@ class Plugin:
     def __init__(self, directory: Path, *args: str, faults: Sequence[str] = (), variant: str | None = None,
                  command: Sequence[str] | None = None) -> None:
         """`faults` are injected failures of calls; `variant` names a known-bad variant of the reference
-        (draconform.mutation.catalogue) the plugin runs as: its overrides installed, its patches applied to a
-        copy of the code."""
+        (draconform.mutation.catalogue) the plugin runs as, its overrides installed."""
         base = command or [sys.executable, "-m", "draconform.reference.standalone_driver"]
         argv = [*base, "--driver", DRIVER, "--node", NODE, "--socket", str(directory / "dra.sock"),
                 "--registration", str(directory / "reg.sock"), "--slices", str(directory / "slices.yaml"),
                 "--cdi-dir", str(directory / "cdi"), *args]
         for fault in faults:
             argv += ["--fault", fault]
-        env = dict(os.environ) if variant is None else variant_environment(variant_named(variant),
-                                                                          directory / "variant")
-        # Run from the test directory: `python -m` puts the working directory first on sys.path, and a
-        # checkout's own draconform/ there would win over the variant's copy.
+        env = dict(os.environ) if variant is None else variant_environment(variant_named(variant))
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                         cwd=directory)
         assert self.process.stdout is not None

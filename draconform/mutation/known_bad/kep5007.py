@@ -1,56 +1,58 @@
-"""Known-bad variants of KEP-5007 (binding conditions): each a set of text patches that turns the
-correct code back into one bug breaking the rule it names (applied to a copy by the mutation runner)."""
+"""Known-bad variants of KEP-5007 (binding conditions): each a set of overrides of named functions
+(draconform.mutation.overrides, mostly an Edit of a few lines) that turns the correct code back into one bug
+breaking the rule it names."""
 
 from __future__ import annotations
 
 from draconform.mutation.known_bad.schema import loosened_schema
-from draconform.mutation.variant import Patch, Variant
+from draconform.mutation.overrides import Edit
+from draconform.mutation.variant import Variant
 
 VARIANTS: tuple[Variant, ...] = (
     # --- KEP-5007: API server ----------------------------------------------------------------------
     Variant(
         "five-binding-conditions-accepted", "KEP-5007/CONDITIONS-MAX-FOUR",
         "the API server accepts 5 conditions",
-        loosened_schema("bindingConditions", '["maxItems"] = 5'),
+        loosened_schema("bindingConditions", maxItems=5),
     ),
     Variant(
         "condition-type-syntax-unchecked", "KEP-5007/CONDITION-TYPE-FORMAT",
         "any string is a condition type",
-        loosened_schema("bindingConditions", '["items"] = {"type": "string"}'),
+        loosened_schema("bindingConditions", items={"type": "string"}),
     ),
     Variant(
         "binding-lists-unpaired", "KEP-5007/CONDITION-LISTS-PAIRED",
         "one list may be set without the other",
         (
-            Patch("draconform/validation/rules.py",
-                  ("    if bool(conditions) != bool(failures):\n"
-                   '        present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (\n'
-                   '            "bindingFailureConditions", "bindingConditions")\n'
-                   '        yield Problem((*path, missing), f"Invalid value: null: required when `{present}` is set",\n'
-                   '                      "DRA-API/BINDING-CONDITIONS-TOGETHER")\n'),
-                  ""),
+            Edit("draconform.validation.rules:_binding_conditions",
+                 ("    if bool(conditions) != bool(failures):\n"
+                  '        present, missing = ("bindingConditions", "bindingFailureConditions") if conditions else (\n'
+                  '            "bindingFailureConditions", "bindingConditions")\n'
+                  '        yield Problem((*path, missing), f"Invalid value: null: required when `{present}` is set",\n'
+                  '                      "DRA-API/BINDING-CONDITIONS-TOGETHER")\n'),
+                 ""),
         ),
     ),
     Variant(
         "binding-fields-kept-with-gate-off", "KEP-5007/APISERVER-STRIPS-FIELDS",
         "a gate-off API server keeps the binding fields",
         (
-            Patch("draconform/validation/gates.py",
-                  ("            continue\n"
-                   "        for path, parent, key in list(_find(obj, gated.steps)):\n"),
-                  ("            continue\n"
-                   "        if gated.gates == BINDING:\n"
-                   "            continue  # the variant: a gate-off API server keeps the field\n"
-                   "        for path, parent, key in list(_find(obj, gated.steps)):\n")),
+            Edit("draconform.validation.gates:strip_disabled",
+                 ("            continue\n"
+                  "        for path, parent, key in list(_find(obj, gated.steps)):\n"),
+                 ("            continue\n"
+                  "        if gated.gates == BINDING:\n"
+                  "            continue  # the variant: a gate-off API server keeps the field\n"
+                  "        for path, parent, key in list(_find(obj, gated.steps)):\n")),
         ),
     ),
     Variant(
         "stored-binding-fields-dropped-on-update", "KEP-5007/DISABLE-KEEPS-WORKLOADS",
         "a gate-off API server drops stored binding fields when the object is updated",
         (
-            Patch("draconform/validation/gates.py",
-                  "    return known and in_use(old, gated)\n",
-                  "    return known and in_use(old, gated) and not gated.gates == BINDING\n"),
+            Edit("draconform.validation.gates:_kept_from",
+                 "    return known and in_use(old, gated)\n",
+                 "    return known and in_use(old, gated) and not gated.gates == BINDING\n"),
         ),
     ),
     # --- KEP-5007: allocation ----------------------------------------------------------------------
@@ -58,80 +60,80 @@ VARIANTS: tuple[Variant, ...] = (
         "failure-conditions-not-copied", "KEP-5007/RESULT-COPIES-CONDITIONS",
         "the result copies bindingConditions but not bindingFailureConditions",
         (
-            Patch("reference/allocator/results.py",
-                  '            result["bindingFailureConditions"] = list(device.binding_failure_conditions)\n',
-                  ""),
+            Edit("draconform.reference.allocator.results:build_allocation",
+                 '            result["bindingFailureConditions"] = list(device.binding_failure_conditions)\n',
+                 ""),
         ),
     ),
     Variant(
         "allocation-timestamp-overwritten", "KEP-5007/ALLOCATION-TIMESTAMP",
         "a pod joining an allocated claim rewrites allocationTimestamp",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ("                changed = True\n"
-                   '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n'),
-                  ("                changed = True\n"
-                   '            elif self.binding and status.get("allocation"):\n'
-                   '                status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())\n'
-                   "                changed = True\n"
-                   '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n')),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._write_claim",
+                 ("                changed = True\n"
+                  '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n'),
+                 ("                changed = True\n"
+                  '            elif self.binding and status.get("allocation"):\n'
+                  '                status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())\n'
+                  "                changed = True\n"
+                  '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n')),
         ),
     ),
     Variant(
         "binding-needs-one-gate", "KEP-5007/GATES-BOTH-REQUIRED",
         "DRADeviceBindingConditions alone turns the feature on",
         (
-            Patch("reference/allocator/gates.py",
-                  '            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),\n',
-                  '            binding=gates.enabled("DRADeviceBindingConditions", *()),\n'),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "        self.binding = gates.enabled(*BINDING_GATES)\n",
-                  "        self.binding = gates.enabled(*BINDING_GATES[:1])\n"),
+            Edit("draconform.reference.allocator.gates:Gates.of",
+                 '            binding=gates.enabled("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"),\n',
+                 '            binding=gates.enabled("DRADeviceBindingConditions", *()),\n'),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.__init__",
+                 "        self.binding = gates.enabled(*BINDING_GATES)\n",
+                 "        self.binding = gates.enabled(*BINDING_GATES[:1])\n"),
         ),
     ),
     Variant(
         "binds-to-node-ignored", "KEP-5007/BINDS-TO-NODE",
         "bindsToNode does not pin the allocation",
         (
-            Patch("reference/allocator/results.py",
-                  "    binds_to_node = gates.binding\n",
-                  "    binds_to_node = False\n"),
+            Edit("draconform.reference.allocator.results:allocation_node_selector",
+                 "    binds_to_node = gates.binding\n",
+                 "    binds_to_node = False\n"),
         ),
     ),
     Variant(
         "reservation-written-after-wait", "KEP-5007/ALLOCATION-PERSISTED-BEFORE-WAIT",
         "the pod's reservation is written only once the conditions are met",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ('            if (claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim)\n'
-                   "                    or not is_reserved_for(claim, uid)):\n"),
-                  '            if claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim):\n'),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "        if overall.outcome == Outcome.READY:\n",
-                  ("        if overall.outcome == Outcome.READY:\n"
-                   "            for claim in claims:\n"
-                   "                if claim is not None:\n"
-                   "                    self._write_claim(claim, pod)\n")),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "            changed = False\n",
-                  ("            changed = False\n"
-                   "            reserve = True\n")),
-            Patch("reference/scheduler/dynamicresources.py",
-                  '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n',
-                  ("                reserve = not _needs_conditions(allocation)\n"
-                   "            if reserve and not is_reserved_for(\n"
-                   '                    latest, pod["metadata"]["uid"]):\n')),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._decide",
+                 ('            if (claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim)\n'
+                  "                    or not is_reserved_for(claim, uid)):\n"),
+                 '            if claim is None or claim["metadata"]["uid"] != ref.uid or not _allocation(claim):\n'),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._decide",
+                 "        if overall.outcome == Outcome.READY:\n",
+                 ("        if overall.outcome == Outcome.READY:\n"
+                  "            for claim in claims:\n"
+                  "                if claim is not None:\n"
+                  "                    self._write_claim(claim, pod)\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._write_claim",
+                 "            changed = False\n",
+                 ("            changed = False\n"
+                  "            reserve = True\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._write_claim",
+                 '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n',
+                 ("                reserve = not _needs_conditions(allocation)\n"
+                  "            if reserve and not is_reserved_for(\n"
+                  '                    latest, pod["metadata"]["uid"]):\n')),
         ),
     ),
     Variant(
         "pool-devices-need-a-node", "KEP-5007/DDS-POOL-DEVICES-ALLOCATABLE",
         "allNodes devices with bindsToNode are never candidates",
         (
-            Patch("reference/allocator/columnar/pools.py",
-                  '        keep = _without(keep, newest_devices["has_binding"])\n',
-                  ('        keep = _without(keep, newest_devices["has_binding"])\n'
-                   '    keep = _without(keep, [bound and node is None for bound, node in zip(\n'
-                   '        newest_devices["has_binding"], newest_devices["node_name"], strict=True)])\n')),
+            Edit("draconform.reference.allocator.columnar.pools:_usable",
+                 '        keep = _without(keep, newest_devices["has_binding"])\n',
+                 ('        keep = _without(keep, newest_devices["has_binding"])\n'
+                  '    keep = _without(keep, [bound and node is None for bound, node in zip(\n'
+                  '        newest_devices["has_binding"], newest_devices["node_name"], strict=True)])\n')),
         ),
     ),
     # --- KEP-5007: PreBind --------------------------------------------------------------------------
@@ -139,135 +141,135 @@ VARIANTS: tuple[Variant, ...] = (
         "any-condition-true-is-ready", "KEP-5007/PREBIND-ALL-TRUE",
         "one True binding condition is enough",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  ("    )\n"
-                   "    for result in results:\n"),
-                  ("    )\n"
-                   "    ready = any(\n"
-                   "        _is_true(device_conditions(claim, result), wanted)\n"
-                   "        for result in results\n"
-                   '        for wanted in result["bindingConditions"]\n'
-                   "    )\n"
-                   "    for result in results:\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:claim_verdict",
+                 ("    )\n"
+                  "    for result in results:\n"),
+                 ("    )\n"
+                  "    ready = any(\n"
+                  "        _is_true(device_conditions(claim, result), wanted)\n"
+                  "        for result in results\n"
+                  '        for wanted in result["bindingConditions"]\n'
+                  "    )\n"
+                  "    for result in results:\n")),
         ),
     ),
     Variant(
         "status-not-false-is-met", "KEP-5007/PREBIND-STATUS-ONLY",
         "Unknown or missing counts as met",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    status = (conditions.get(condition_type) or {}).get("status")\n',
-                  ('    status = (conditions.get(condition_type) or {}).get("status")\n'
-                   '    return status != "False"\n')),
+            Edit("draconform.reference.scheduler.bindingconditions:_is_true",
+                 '    status = (conditions.get(condition_type) or {}).get("status")\n',
+                 ('    status = (conditions.get(condition_type) or {}).get("status")\n'
+                  '    return status != "False"\n')),
         ),
     ),
     Variant(
         "conditions-from-any-device", "KEP-5007/PREBIND-STATUS-ONLY",
         "a condition reported for one device counts for another",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  ("        if device_id(entry) == wanted:\n"
-                   '            return {c.get("type", ""): c for c in entry.get("conditions") or []}\n'),
-                  '        return {c.get("type", ""): c for c in entry.get("conditions") or []}\n'),
+            Edit("draconform.reference.scheduler.bindingconditions:device_conditions",
+                 ("        if device_id(entry) == wanted:\n"
+                  '            return {c.get("type", ""): c for c in entry.get("conditions") or []}\n'),
+                 '        return {c.get("type", ""): c for c in entry.get("conditions") or []}\n'),
         ),
     ),
     Variant(
         "pending-event-without-conditions", "KEP-5007/PREBIND-NO-CONDITIONS",
         "pods without binding conditions get a BindingConditionsPending event",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  '            self._observe("success", False, entered)\n',
-                  ('            self._observe("success", False, entered)\n'
-                   '            self._events.record(pod, "Normal", PENDING_REASON, "checked the binding conditions")\n')),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 '            self._observe("success", False, entered)\n',
+                 ('            self._observe("success", False, entered)\n'
+                  '            self._events.record(pod, "Normal", PENDING_REASON, "checked the binding conditions")\n')),
         ),
     ),
     Variant(
         "failure-ignored", "KEP-5007/PREBIND-FAILURE",
         "binding failure conditions are never looked at",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  "    for result in results:\n",
-                  ("    for result in results:\n"
-                   "        break\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:claim_verdict",
+                 "    for result in results:\n",
+                 ("    for result in results:\n"
+                  "        break\n")),
         ),
     ),
     Variant(
         "ready-wins-over-failure", "KEP-5007/FAILURE-WINS",
         "all conditions True binds despite a failure",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  ("    )\n"
-                   "    for result in results:\n"),
-                  ("    )\n"
-                   "    if ready:\n"
-                   "        return READY\n"
-                   "    for result in results:\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:claim_verdict",
+                 ("    )\n"
+                  "    for result in results:\n"),
+                 ("    )\n"
+                  "    if ready:\n"
+                  "        return READY\n"
+                  "    for result in results:\n")),
         ),
     ),
     Variant(
         "failure-checked-only-on-entry", "KEP-5007/FAILURE-THROUGHOUT",
         "failures are looked for only when PreBind starts",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  "    for result in results:\n",
-                  ("    for result in results:\n"
-                   "        if now != entered:\n"
-                   "            break\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:claim_verdict",
+                 "    for result in results:\n",
+                 ("    for result in results:\n"
+                  "        if now != entered:\n"
+                  "            break\n")),
         ),
     ),
     Variant(
         "clear-drops-only-reservation", "KEP-5007/CLEAR-ALLOCATION",
         "clearing leaves the allocation to other components",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    remaining = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != pod_uid]\n',
-                  ('    remaining = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != pod_uid]\n'
-                   '    status["reservedFor"] = remaining\n'
-                   "    return status\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:cleared_status",
+                 '    remaining = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != pod_uid]\n',
+                 ('    remaining = [entry for entry in status.get("reservedFor") or [] if entry.get("uid") != pod_uid]\n'
+                  '    status["reservedFor"] = remaining\n'
+                  "    return status\n")),
         ),
     ),
     Variant(
         "clear-keeps-device-status", "KEP-5007/CLEAR-ALLOCATION",
         "clearing keeps the stale per-device status",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    kept = [entry for entry in status.get("devices") or [] if device_id(entry) not in allocated]\n',
-                  ('    kept = [entry for entry in status.get("devices") or [] if device_id(entry) not in allocated]\n'
-                   '    kept = list(status.get("devices") or [])\n')),
+            Edit("draconform.reference.scheduler.bindingconditions:cleared_status",
+                 '    kept = [entry for entry in status.get("devices") or [] if device_id(entry) not in allocated]\n',
+                 ('    kept = [entry for entry in status.get("devices") or [] if device_id(entry) not in allocated]\n'
+                  '    kept = list(status.get("devices") or [])\n')),
         ),
     ),
     Variant(
         "clear-deallocates-shared-claim", "KEP-5007/CLEAR-ALLOCATION",
         "clearing deallocates a claim another pod still holds",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  ("    if remaining:\n"
-                   '        status["reservedFor"] = remaining\n'
-                   "        return status\n"),
-                  ""),
+            Edit("draconform.reference.scheduler.bindingconditions:cleared_status",
+                 ("    if remaining:\n"
+                  '        status["reservedFor"] = remaining\n'
+                  "        return status\n"),
+                 ""),
         ),
     ),
     Variant(
         "pod-waits-on-first-claim-only", "KEP-5007/MULTI-CLAIM",
         "only the pod's first claim is waited on",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  "    collected = list(verdicts)\n",
-                  ("    collected = list(verdicts)\n"
-                   "    collected = collected[:1]\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:pod_verdict",
+                 "    collected = list(verdicts)\n",
+                 ("    collected = list(verdicts)\n"
+                  "    collected = collected[:1]\n")),
         ),
     ),
     Variant(
         "pending-event-missing", "KEP-5007/EVENT-PENDING",
         "no BindingConditionsPending event",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ("        if status.code == Code.PENDING:\n"
-                   "            self._events.record(\n"
-                   '                pod, "Normal", PENDING_REASON,\n'
-                   '                f"waiting for the binding conditions of its devices before binding to node {node_name(node)}",\n'
-                   "            )\n"),
-                  ""),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 ("        if status.code == Code.PENDING:\n"
+                  "            self._events.record(\n"
+                  '                pod, "Normal", PENDING_REASON,\n'
+                  '                f"waiting for the binding conditions of its devices before binding to node {node_name(node)}",\n'
+                  "            )\n"),
+                 ""),
         ),
     ),
     # --- KEP-5007: timeout --------------------------------------------------------------------------
@@ -275,61 +277,61 @@ VARIANTS: tuple[Variant, ...] = (
         "never-times-out", "KEP-5007/TIMEOUT",
         "a wait never times out",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  ("    if now >= deadline:\n"
-                   '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding timeout", deadline)\n'),
-                  ""),
+            Edit("draconform.reference.scheduler.bindingconditions:claim_verdict",
+                 ("    if now >= deadline:\n"
+                  '        return Verdict(Outcome.TIMEOUT, f"claim {name} binding timeout", deadline)\n'),
+                 ""),
         ),
     ),
     Variant(
         "default-timeout-five-minutes", "KEP-5007/TIMEOUT-DEFAULT",
         "the default timeout is 5 minutes",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  "        return DEFAULT_BINDING_TIMEOUT\n",
-                  "        return timedelta(minutes=5)\n"),
+            Edit("draconform.reference.scheduler.bindingconditions:parse_binding_timeout",
+                 "        return DEFAULT_BINDING_TIMEOUT\n",
+                 "        return timedelta(minutes=5)\n"),
         ),
     ),
     Variant(
         "binding-timeout-argument-ignored", "KEP-5007/TIMEOUT-CONFIGURABLE",
         "bindingTimeout is not read",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    raw = args.get("bindingTimeout")\n',
-                  ('    raw = args.get("bindingTimeout")\n'
-                   "    raw = None\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:parse_binding_timeout",
+                 '    raw = args.get("bindingTimeout")\n',
+                 ('    raw = args.get("bindingTimeout")\n'
+                  "    raw = None\n")),
         ),
     ),
     Variant(
         "timeout-from-prebind-entry", "KEP-5007/TIMEOUT-ANCHOR",
         "the timeout counts from when the pod entered PreBind",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n',
-                  ('    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n'
-                   "    stamp = None\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:binding_deadline",
+                 '    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n',
+                 ('    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n'
+                  "    stamp = None\n")),
         ),
     ),
     Variant(
         "missing-timestamp-times-out-at-once", "KEP-5007/TIMEOUT-WITHOUT-TIMESTAMP",
         "a claim without allocationTimestamp times out at once",
         (
-            Patch("reference/scheduler/bindingconditions.py",
-                  '    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n',
-                  ('    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n'
-                   "    if not stamp:\n"
-                   "        return entered\n")),
+            Edit("draconform.reference.scheduler.bindingconditions:binding_deadline",
+                 '    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n',
+                 ('    stamp = ((claim.get("status") or {}).get("allocation") or {}).get("allocationTimestamp")\n'
+                  "    if not stamp:\n"
+                  "        return entered\n")),
         ),
     ),
     Variant(
         "timeout-leaves-claim-allocated", "KEP-5007/DDS-AFTER-TIMEOUT",
         "a timeout does not clear the claim",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  "        for claim, verdict in zip(claims, verdicts, strict=True):\n",
-                  ("        for claim, verdict in zip(claims, verdicts, strict=True):\n"
-                   "            if verdict.outcome == Outcome.TIMEOUT:\n"
-                   "                continue\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._decide",
+                 "        for claim, verdict in zip(claims, verdicts, strict=True):\n",
+                 ("        for claim, verdict in zip(claims, verdicts, strict=True):\n"
+                  "            if verdict.outcome == Outcome.TIMEOUT:\n"
+                  "                continue\n")),
         ),
     ),
     # --- KEP-5007: restart, metrics, skew, rollout ----------------------------------------------------
@@ -337,106 +339,95 @@ VARIANTS: tuple[Variant, ...] = (
         "restart-binds-allocated-claims", "KEP-5007/RESTART-RESUMES",
         "a pod whose claims are already allocated is bound without checking its conditions",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ("            return SUCCESS\n"
-                   "        wait = BindingWait(entered, [_ref(claim) for claim in written])\n"),
-                  ("            return SUCCESS\n"
-                   "        if not claims_state.unallocated:\n"
-                   '            self._observe("success", True, entered)\n'
-                   "            return SUCCESS\n"
-                   "        wait = BindingWait(entered, [_ref(claim) for claim in written])\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 ("            return SUCCESS\n"
+                  "        wait = BindingWait(entered, [_ref(claim) for claim in written])\n"),
+                 ("            return SUCCESS\n"
+                  "        if not claims_state.unallocated:\n"
+                  '            self._observe("success", True, entered)\n'
+                  "            return SUCCESS\n"
+                  "        wait = BindingWait(entered, [_ref(claim) for claim in written])\n")),
         ),
     ),
     Variant(
         "metric-counts-pods-without-conditions", "KEP-5007/METRIC-ALLOCATIONS",
         "pods without binding conditions are counted",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ("        if self.metrics is not None:\n"
-                   "            seconds = (self._clock.now() - entered).total_seconds()\n"),
-                  ("        if self.metrics is not None:\n"
-                   "            requires = True\n"
-                   "            seconds = (self._clock.now() - entered).total_seconds()\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._observe",
+                 ("        if self.metrics is not None:\n"
+                  "            seconds = (self._clock.now() - entered).total_seconds()\n"),
+                 ("        if self.metrics is not None:\n"
+                  "            requires = True\n"
+                  "            seconds = (self._clock.now() - entered).total_seconds()\n")),
         ),
     ),
     Variant(
         "prebind-duration-without-wait", "KEP-5007/METRIC-PREBIND-DURATION",
         "the duration leaves out the wait",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  "            seconds = (self._clock.now() - entered).total_seconds()\n",
-                  ("            seconds = (self._clock.now() - entered).total_seconds()\n"
-                   "            seconds = 0.0\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._observe",
+                 "            seconds = (self._clock.now() - entered).total_seconds()\n",
+                 ("            seconds = (self._clock.now() - entered).total_seconds()\n"
+                  "            seconds = 0.0\n")),
         ),
     ),
     Variant(
         "older-scheduler-sees-binding-fields", "KEP-5007/SKEW-OLDER-SCHEDULER",
         "an older scheduler acts on fields it cannot know",
         (
-            Patch("reference/scheduler/releaseview.py",
-                  ("\n"
-                   "def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:\n"
-                   '    """The fields a scheduler with `gates` cannot see: those its release does not know."""\n'
-                   "    return tuple(unknown_fields(gates))\n"),
-                  ('GROUPS_GATE = "DRADeviceCompatibilityGroups"\n'
-                   "\n"
-                   "\n"
-                   "def hidden_fields(gates: FeatureGates) -> tuple[GatedField, ...]:\n"
-                   '    """The fields a scheduler with `gates` cannot see: those its release does not know."""\n'
-                   '    hidden = [gated for gated in unknown_fields(gates) if not "DRADeviceBindingConditions" in gated.gates]\n'
-                   "    return tuple(hidden)\n")),
+            Edit("draconform.reference.scheduler.releaseview:hidden_fields",
+                 "    return tuple(unknown_fields(gates))\n",
+                 ('    hidden = [gated for gated in unknown_fields(gates) if not "DRADeviceBindingConditions" in gated.gates]\n'
+                 "    return tuple(hidden)\n")),
         ),
     ),
     Variant(
         "older-apiserver-keeps-stored-fields", "KEP-5007/DOWNGRADED-APISERVER",
         "an older API server keeps stored fields it does not know on update, as a gate-off one does",
         (
-            Patch("reference/apiserver/store.py",
-                  ("            )\n"
-                   "        return key, self._served(old)  # what this release decodes from storage is what the write starts from\n"),
-                  ("            )\n"
-                   "        return key, old\n"
-                   "        return key, self._served(old)  # what this release decodes from storage is what the write starts from\n")),
-            Patch("draconform/validation/gates.py",
-                  "    known = known_to(gated, gates)\n",
-                  "    known = True\n"),
+            Edit("draconform.reference.apiserver.store:Store._existing",
+                 ("            )\n"
+                  "        return key, self._served(old)  # what this release decodes from storage is what the write starts from\n"),
+                 ("            )\n"
+                  "        return key, old\n"
+                  "        return key, self._served(old)  # what this release decodes from storage is what the write starts from\n")),
+            Edit("draconform.validation.gates:_kept_from",
+                 "    known = known_to(gated, gates)\n",
+                 "    known = True\n"),
         ),
     ),
     Variant(
         "gate-off-allocates-binding-devices", "KEP-5007/SKEW-GATE-OFF-SCHEDULER",
         "a gate-off scheduler allocates devices with binding conditions",
         (
-            Patch("reference/allocator/columnar/pools.py",
-                  ("    if not gates.binding:\n"
-                   '        keep = _without(keep, newest_devices["has_binding"])\n'),
-                  ""),
+            Edit("draconform.reference.allocator.columnar.pools:_usable",
+                 ("    if not gates.binding:\n"
+                  '        keep = _without(keep, newest_devices["has_binding"])\n'),
+                 ""),
         ),
     ),
     Variant(
         "timeout-counted-as-failure", "KEP-5007/ROLLOUT-NO-CONTROLLER",
         "timeouts are counted as failures",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  ("        if self.metrics is not None:\n"
-                   "            seconds = (self._clock.now() - entered).total_seconds()\n"),
-                  ("        if self.metrics is not None:\n"
-                   '            if status == "timeout":\n'
-                   '                status = "failure"\n'
-                   "            seconds = (self._clock.now() - entered).total_seconds()\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._observe",
+                 ("        if self.metrics is not None:\n"
+                  "            seconds = (self._clock.now() - entered).total_seconds()\n"),
+                 ("        if self.metrics is not None:\n"
+                  '            if status == "timeout":\n'
+                  '                status = "failure"\n'
+                  "            seconds = (self._clock.now() - entered).total_seconds()\n")),
         ),
     ),
     Variant(
         "binding-gates-latched-at-first-start", "KEP-5007/REENABLE-RESUMES",
         "a restarted scheduler keeps the binding gates it first ran with",
         (
-            Patch("reference/scheduler/dynamicresources.py",
-                  'PENDING_REASON = "BindingConditionsPending"\n',
-                  ('PENDING_REASON = "BindingConditionsPending"\n'
-                   "_LATCHED: dict[int, bool] = {}\n")),
-            Patch("reference/scheduler/dynamicresources.py",
-                  "        self.binding = gates.enabled(*BINDING_GATES)\n",
-                  ("        self.binding = gates.enabled(*BINDING_GATES)\n"
-                   "        self.binding = _LATCHED.setdefault(id(store), self.binding)\n")),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.__init__",
+                 "        self.binding = gates.enabled(*BINDING_GATES)\n",
+                 ("        self.binding = gates.enabled(*BINDING_GATES)\n"
+                  "        self.binding = _LATCHED.setdefault(id(store), self.binding)\n"),
+                 names={"_LATCHED": {}}),  # the gates of each store's first scheduler
         ),
     ),
     # --- KEP-5007: controllers and the scaler (the reference's own) ----------------------------------
@@ -444,42 +435,42 @@ VARIANTS: tuple[Variant, ...] = (
         "controller-reports-first-condition-only", "KEP-5007/CONTROLLER-REPORTS-READINESS",
         "the binding controller sets only the first of several binding conditions",
         (
-            Patch("reference/controllers/binding.py",
-                  '                wanted_types = result["bindingConditions"]\n',
-                  ('                wanted_types = result["bindingConditions"]\n'
-                   "                wanted_types = wanted_types[:1]\n")),
+            Edit("draconform.reference.controllers.binding:BindingController._answer",
+                 '                wanted_types = result["bindingConditions"]\n',
+                 ('                wanted_types = result["bindingConditions"]\n'
+                  "                wanted_types = wanted_types[:1]\n")),
         ),
     ),
     Variant(
         "failed-binding-parks-pod-unschedulable", "KEP-5007/CONTROLLER-OUTAGE",
         "a pod whose wait failed or timed out is parked until a cluster event instead of retried",
         (
-            Patch("reference/scheduler/scheduler.py",
-                  ("        if status.code == Code.ERROR:\n"
-                   "            self.queue.add_backoff(_key(pod))\n"
-                   "        else:\n"
-                   "            self.queue.add_unschedulable(_key(pod))\n"),
-                  "        self.queue.add_unschedulable(_key(pod))\n"),
+            Edit("draconform.reference.scheduler.scheduler:Scheduler._fail",
+                 ("        if status.code == Code.ERROR:\n"
+                  "            self.queue.add_backoff(_key(pod))\n"
+                  "        else:\n"
+                  "            self.queue.add_unschedulable(_key(pod))\n"),
+                 "        self.queue.add_unschedulable(_key(pod))\n"),
         ),
     ),
     Variant(
         "attached-device-keeps-binding-conditions", "KEP-5007/DDS-RESCHEDULE-ONTO-ATTACHED",
         "the scaler publishes the attached device with the pool device's binding conditions",
         (
-            Patch("reference/controllers/scaler.py",
-                  ("            device = {k: copy_object(v) for k, v in published.items()\n"
-                   "                      if k not in BINDING_FIELDS}\n"),
-                  "            device = {k: copy_object(v) for k, v in published.items()}\n"),
+            Edit("draconform.reference.controllers.scaler:DynamicDeviceScaler._publish_on_node",
+                 ("            device = {k: copy_object(v) for k, v in published.items()\n"
+                  "                      if k not in BINDING_FIELDS}\n"),
+                 "            device = {k: copy_object(v) for k, v in published.items()}\n"),
         ),
     ),
     Variant(
         "scaler-ignores-vanished-devices", "KEP-5007/DDS-POOL-SHRINK",
         "the scaler does not reschedule pods whose pool device left the pool",
         (
-            Patch("reference/controllers/scaler.py",
-                  ('        if any(event.object["kind"] == "ResourceSlice" for event in events):\n'
-                   "            self._reschedule_vanished()\n"),
-                  ""),
+            Edit("draconform.reference.controllers.scaler:DynamicDeviceScaler.sync",
+                 ('        if any(event.object["kind"] == "ResourceSlice" for event in events):\n'
+                  "            self._reschedule_vanished()\n"),
+                 ""),
         ),
     ),
 )

@@ -1,28 +1,34 @@
-"""The one way a known-bad variant loosens the API server's JSON Schemas: the schema loader of
-draconform/validation/schema.py passes every schema through a `_loosened` function that changes one
-definition, so a limit a KEP sets (a list's length, unique items, a pattern) goes unchecked."""
+"""The one way a known-bad variant loosens the API server's JSON Schemas: an edit of the schema loader
+(draconform/validation/schema.py) that passes the `$defs` of every schema through a function changing one
+definition as it is loaded, so a limit a KEP sets (a list's length, unique items, a pattern) goes unchecked."""
 
 from __future__ import annotations
 
-from draconform.mutation.variant import Patch
+from collections.abc import Callable
+from typing import Any
 
-SCHEMA_MODULE = "draconform/validation/schema.py"
+from draconform.mutation.overrides import Edit
+
+LOADER = "draconform.validation.schema:_registry_and_kinds"
 _READ = '        contents = json.loads(path.read_text(encoding="utf-8"))\n'
-_END = "    return raw, kinds, jsonschema_rs.Registry(raw)\n"
 
 
-def loosened_schema(definition: str, change: str) -> tuple[Patch, Patch]:
-    """Patches that run `change` (a statement over `definitions[definition]`, e.g. `["maxItems"] = 5`) on every
-    schema that defines `definition`, as it is loaded."""
-    return (
-        Patch(SCHEMA_MODULE, _READ, _READ + "        contents = _loosened(contents)\n"),
-        Patch(SCHEMA_MODULE, _END, (
-            _END
-            + "\n\n"
-            + "def _loosened(contents: dict[str, Any]) -> dict[str, Any]:\n"
-            + '    """The variant: an API server that checks a KEP\'s limits less strictly."""\n'
-            + '    definitions = contents.get("$defs") or {}\n'
-            + f'    if "{definition}" in definitions:\n'
-            + f'        definitions["{definition}"]{change}\n'
-            + "    return contents\n")),
-    )
+def loosened_schemas(loosen: Callable[[dict[str, Any]], None]) -> tuple[Edit]:
+    """An edit of the loader that runs `loosen` on the `$defs` of every schema as it is loaded."""
+
+    def loosened(contents: dict[str, Any]) -> dict[str, Any]:
+        loosen(contents.get("$defs") or {})
+        return contents
+
+    return (Edit(LOADER, _READ, _READ + "        contents = _loosened(contents)\n", names={"_loosened": loosened}),)
+
+
+def loosened_schema(definition: str, **changes: Any) -> tuple[Edit]:
+    """An edit of the loader that sets `changes` (keyword: value, e.g. maxItems=5) in the definition named
+    `definition` of every schema that has it."""
+
+    def loosen(definitions: dict[str, Any]) -> None:
+        if definition in definitions:
+            definitions[definition].update(changes)
+
+    return loosened_schemas(loosen)
