@@ -3,6 +3,8 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
+from draconform.mutation.overrides import Wrap
 from draconform.mutation.variant import Patch, Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -392,5 +394,12 @@ VARIANTS: tuple[Variant, ...] = (
                   "            spec[\"parameters\"] = {k: [x for x in v if x is not None] if isinstance(v, list) else v\n"
                   "                                  for k, v in spec[\"parameters\"].items()}\n"),
         ),
+    ),
+    Variant(
+        "classic-recreates-changed-claims", "KEP-3063-CLASSIC/TEMPLATE-CLAIM-NOT-CHANGED",
+        "the claim controller deletes a generated claim whose spec differs from the pod's template, and creates it "
+        "again from the template",
+        overrides=(Wrap("draconform.reference.controllers.classic_claims:ClassicClaimController._create_missing",
+                        defects.classic_recreates_changed_claims),),
     ),
 )

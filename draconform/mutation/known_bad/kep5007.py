@@ -3,6 +3,7 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.variant import Patch, Variant
 
@@ -482,4 +483,7 @@ VARIANTS: tuple[Variant, ...] = (
                   ""),
         ),
     ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5007/SKEW-GATE-OFF-SCHEDULER", "kube-scheduler", "DRADeviceBindingConditions", "scheduler-binding-conditions-gate"),
+    *defects.gate_pair("KEP-5007/APISERVER-STRIPS-FIELDS", "kube-apiserver", "DRADeviceBindingConditions", "apiserver-binding-conditions-gate"),
 )

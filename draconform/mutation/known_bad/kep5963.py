@@ -3,6 +3,7 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.variant import Patch, Variant
 
@@ -378,4 +379,8 @@ VARIANTS: tuple[Variant, ...] = (
                    "        self.config = config\n")),
         ),
     ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5963/GATE-OFF-SKIPS-GROUPED-DEVICES", "kube-scheduler", "DRADeviceCompatibilityGroups", "scheduler-compatibility-groups-gate"),
+    *defects.gate_pair("KEP-5963/APISERVER-GATE-OFF-STRIPS", "kube-apiserver", "DRADeviceCompatibilityGroups", "apiserver-compatibility-groups-gate"),
+    *defects.gate_pair("KEP-5963/DRIVER-OMITS-WHEN-GATE-OFF", "dra-driver", "DRADeviceCompatibilityGroups", "driver-compatibility-groups-gate"),
 )

@@ -3,6 +3,8 @@ correct code back into one bug breaking the rule it names (applied to a copy by 
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
+from draconform.mutation.overrides import Replace
 from draconform.mutation.variant import Patch, Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -294,4 +296,20 @@ VARIANTS: tuple[Variant, ...] = (
                   ""),
         ),
     ),
+    # --- KEP-5322: the faulty device, whichever the allocator chose ------------------------------------------
+    Variant(
+        "driver-taints-nothing", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver refuses a claim on a broken device permanently but never taints the device",
+        overrides=(Replace("draconform.reference.drivers.driver:ReferenceDriver._broken", defects.driver_taints_nothing),),
+    ),
+    Variant(
+        "driver-taints-whole-pool", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver taints every device of the broken device's pool, the healthy ones too",
+        overrides=(Replace("draconform.reference.drivers.driver:ReferenceDriver._broken",
+                           defects.driver_taints_whole_pool),),
+    ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5322/GATE", "kubelet", "DRAHandlePermanentDriverFailures", "kubelet-permanent-failures-gate"),
+    *defects.gate_pair("KEP-5075/SCHEDULER-GATE-OFF", "kube-scheduler", "DRAConsumableCapacity", "scheduler-consumable-capacity-gate"),
+    *defects.gate_pair("KEP-5004/GATE-OFF", "kube-scheduler", "DRAExtendedResource", "scheduler-extended-resource-gate"),
 )
