@@ -44,7 +44,9 @@ def classic_recreates_changed_claims(original: Original, self: ClassicClaimContr
         name = f'{pod["metadata"]["name"]}-{entry["name"]}'
         existing = self._store.get("ResourceClaim", name, namespace)
         wanted = {"allocationMode": "Delayed", **(template.get("spec") or {})}
-        if existing is not None and existing.get("spec") != wanted:
+        owned = existing is not None and any(ref.get("uid") == pod["metadata"]["uid"]
+                                             for ref in existing["metadata"].get("ownerReferences") or [])
+        if owned and existing is not None and existing.get("spec") != wanted:
             with suppress(ApiError):  # already going: the next pass creates it anew all the same
                 self._store.delete("ResourceClaim", name, namespace)
     original(self, pod)
