@@ -127,12 +127,16 @@ class PluginFault:
     deadline) or "crash" (the plugin dies in the middle of the call), and the answers listed with
     PLUGIN_FAULT_KINDS below. `method` is "prepare" or
     "unprepare"; `times` how many claims (or calls, for hang and crash) it affects, None for every one until
-    cleared; `device` limits it to claims with that device allocated."""
+    cleared; `device` limits it to claims with that device allocated. `first_device` (with no `device`) fixes it
+    on the devices of the first claim it affects, whichever the scheduler chose: from then on it affects only
+    claims with one of those devices allocated, as a device that broke stays broken (KEP-5322's faulty device,
+    judged without demanding which device an allocator picks among equals)."""
 
     kind: str
     method: str = "prepare"
     times: int | None = None
     device: str | None = None
+    first_device: bool = False
 
 
 PLUGIN_FAULT_KINDS: tuple[str, ...] = ("transient", "permanent", "hang", "crash")

@@ -13,6 +13,7 @@ from pytest_bdd import given, parsers, then, when
 from draconform.steps.cluster import configure, device_named, must_get, seam_method, slice_devices
 from draconform.steps.manifests import NAMESPACE, named
 from draconform.steps.scenario import ScenarioContext, observes
+from draconform.steps.words import split_names
 from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
@@ -25,7 +26,8 @@ FAULT = (
     r"(?:fails to (?P<fmethod>prepare|unprepare) (?P<fkind>transiently|permanently)"
     r"|(?P<hang>hangs) on (?P<hmethod>prepare|unprepare)"
     r"|(?P<crash>crashes) during (?P<cmethod>prepare|unprepare))"
-    r'(?: (?P<times>\d+) times?)?(?: for device "(?P<device>[^"]+)")?'
+    r'(?: (?P<times>\d+) times?)?'
+    r'(?: for device "(?P<device>[^"]+)"| for (?P<first>whichever device it is asked to prepare first))?'
 )
 
 
@@ -56,7 +58,7 @@ def claim_with_bad_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str
 @when(parsers.re(PLUGIN + FAULT))
 def plugin_fault(sut: SystemUnderTest, driver: str, node: str, fmethod: str | None, fkind: str | None,
                  hang: str | None, hmethod: str | None, crash: str | None, cmethod: str | None, times: str | None,
-                 device: str | None) -> None:
+                 device: str | None, first: str | None) -> None:
     if hang:
         kind, method = "hang", hmethod
     elif crash:
@@ -64,7 +66,7 @@ def plugin_fault(sut: SystemUnderTest, driver: str, node: str, fmethod: str | No
     else:
         kind, method = ("transient" if fkind == "transiently" else "permanent"), fmethod
     assert method is not None
-    fault = PluginFault(kind, method, int(times) if times else None, device)
+    fault = PluginFault(kind, method, int(times) if times else None, device, first_device=bool(first))
     sut.inject_plugin_fault(driver, node, fault)
 
 
@@ -192,3 +194,39 @@ def device_tainted(sut: SystemUnderTest, ctx: ScenarioContext, device: str, name
         assert taints, f"device {device!r} of ResourceSlice {name!r} has no NoSchedule taint"
     else:
         assert not taints, f"device {device!r} of ResourceSlice {name!r} is tainted: {taints}"
+
+
+def _untainted(sut: SystemUnderTest, ctx: ScenarioContext, devices: str, name: str) -> tuple[list[str], list[str]]:
+    """Of the devices a scenario names in the slice it calls `name`: those with a NoSchedule taint, and those
+    without (each by the scenario's name for it)."""
+    published = {d.get("name"): d for d in slice_devices(sut, ctx, name) or []}
+    tainted: list[str] = []
+    clean: list[str] = []
+    for device in split_names(devices):
+        found = published.get(device_named(ctx, device))
+        assert found is not None, f"ResourceSlice {name!r} publishes no device {device!r}"
+        noschedule = [t for t in found.get("taints") or [] if t.get("effect") == "NoSchedule"]
+        (tainted if noschedule else clean).append(device)
+    return tainted, clean
+
+
+@then(parsers.re(r'exactly one of devices "(?P<devices>[^"]+)" of ResourceSlice "(?P<name>[^"]+)" has a '
+                 r"NoSchedule taint"))
+@observes("slice")
+def one_device_tainted(sut: SystemUnderTest, ctx: ScenarioContext, devices: str, name: str) -> None:
+    """Where the scenario does not fix which device broke (the one the allocator chose among equals)."""
+    tainted, _ = _untainted(sut, ctx, devices, name)
+    assert len(tainted) == 1, f"of devices {devices} of ResourceSlice {name!r}, tainted NoSchedule: {tainted}"
+
+
+@then(parsers.re(r'claim "(?P<claim>[^"]+)" is allocated the one of devices "(?P<devices>[^"]+)" of ResourceSlice '
+                 r'"(?P<name>[^"]+)" without a NoSchedule taint'))
+@observes("claim")
+def claim_allocated_untainted(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, devices: str,
+                              name: str) -> None:
+    _, clean = _untainted(sut, ctx, devices, name)
+    assert len(clean) == 1, f"of devices {devices} of ResourceSlice {name!r}, without a NoSchedule taint: {clean}"
+    allocation = (must_get(sut, "ResourceClaim", claim).get("status") or {}).get("allocation")
+    assert allocation, f"claim {claim!r} is not allocated"
+    got = sorted(result["device"] for result in allocation["devices"]["results"])
+    assert got == [device_named(ctx, clean[0])], f"claim {claim!r} got devices {got}, expected {clean[0]!r}"

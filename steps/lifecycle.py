@@ -130,6 +130,28 @@ def cdi_devices_as_noted(sut: SystemUnderTest, cdi_notes: dict[tuple[str, str], 
                           f"{sorted(now - noted)}; noted ones gone: {sorted(noted - now)}")
 
 
+# --- an object that must stay the same object (not deleted and created again) -----------------------------------
+@pytest.fixture
+def uid_notes() -> dict[tuple[str, str], str]:
+    """(kind, name) -> the UID the object had when a step noted it."""
+    return {}
+
+
+@given(parsers.re(r'the UID of (?P<kind>ResourceClaim|Pod) "(?P<name>[^"]+)" is noted'))
+def note_uid(sut: SystemUnderTest, uid_notes: dict[tuple[str, str], str], kind: str, name: str) -> None:
+    uid_notes[(kind, name)] = str(must_get(sut, kind, name)["metadata"]["uid"])
+
+
+@then(parsers.re(r'(?P<kind>ResourceClaim|Pod) "(?P<name>[^"]+)" is still the object whose UID was noted'))
+@observes("object")
+def same_uid(sut: SystemUnderTest, uid_notes: dict[tuple[str, str], str], kind: str, name: str) -> None:
+    """An object deleted and created again under its name has another UID: what a controller that replaces an
+    object it may not change does."""
+    now = str(must_get(sut, kind, name)["metadata"]["uid"])
+    assert now == uid_notes[(kind, name)], (
+        f"{kind} {name!r} has UID {now}, not {uid_notes[(kind, name)]} noted before: it was created anew")
+
+
 # --- objects written in an older served version ---------------------------------------------------------------
 @then(parsers.re(r'the stored (?P<kind>DeviceClass|ResourceSlice|ResourceClaim|ResourceClaimTemplate) '
                  r'"(?P<name>[^"]+)" has the spec of (?P=kind) "(?P<expected>[^"]+)" in manifest "(?P<source>[^"]+)"'))

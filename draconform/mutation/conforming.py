@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from draconform.mutation.overrides import Edit, Override, Set
+from draconform.mutation import choices
+from draconform.mutation.overrides import Edit, Override, Set, Wrap
 from draconform.mutation.variant import CONFORMING as KIND
 from draconform.mutation.variant import Variant
 
@@ -362,5 +363,15 @@ CONFORMING: tuple[Variant, ...] = (
              '                f"waiting for the binding conditions of its devices before binding to node '
              '{node_name(node)}",\n',
              '                f"pod is waiting for device binding conditions on {node_name(node)}",\n'),
+    ),
+    # --- KEP-5322: the faulty device is whichever the allocator chose --------------------------------------
+    Variant(
+        "driver-lists-devices-in-reverse", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver lists its devices last to first in each ResourceSlice, so the allocator picks gpu-1 before gpu-0",
+        kind=KIND,
+        allows="KEP-4381 ResourceSlice: the devices of a slice are the driver's list, in its order; no KEP-5322 rule "
+               "fixes which of two equal devices a claim gets, so the fault follows the device that was allocated",
+        overrides=(Wrap("draconform.reference.drivers.publisher:SlicePublisher.desired",
+                        choices.driver_lists_devices_in_reverse),),
     ),
 )

@@ -213,12 +213,20 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
         | NoExecute  | claim "pair" is allocated devices "gpu-draining, gpu-noted" |
         | NoSchedule | claim "pair" is not allocated                              |
 
-    Scenario: With DRADeviceTaints off in the scheduler taints are ignored
-      Given kube-scheduler with feature gates "DRADeviceTaints=off"
+    # The gate is on by default from 1.36: a 1.35 scheduler with its defaults ignores taints as one with the gate
+    # set off does, and a 1.36 one with its defaults honours them.
+    Scenario Outline: With DRADeviceTaints <setting> in a <release> scheduler taints are <judged>
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
       When the scheduler runs
-      Then claim "training" is allocated device "gpu-degraded"
+      Then claim "training" is allocated device "<device>"
+
+      Examples:
+        | release | setting       | gates               | judged   | device       |
+        | current | off           | DRADeviceTaints=off | ignored  | gpu-degraded |
+        | 1.35    | off (default) | defaults            | ignored  | gpu-degraded |
+        | 1.36    | on (default)  | defaults            | honoured | gpu-noted    |
 
   Rule: KEP-4381/DEVICE-TAINT-RULES  A DeviceTaintRule's taint keeps untolerating requests off the devices it selects
 

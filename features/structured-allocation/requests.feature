@@ -350,8 +350,10 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         - {request: big, driver: gpu.example.com, pool: worker-1, device: gpu-2}
         """
 
-    Scenario: With DRAPrioritizedList off in the scheduler a firstAvailable request is an error
-      Given kube-scheduler with feature gates "DRAPrioritizedList=off"
+    # The gate is on by default from 1.34: a 1.33 scheduler with its defaults refuses the request as one with the
+    # gate set off does, and a 1.34 one with its defaults allocates it.
+    Scenario Outline: With DRAPrioritizedList <setting> in a <release> scheduler a firstAvailable request <verdict>
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceClaim:
         """yaml
         metadata: {name: flexible}
@@ -364,7 +366,13 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
         """
       And a pod "trainer" using claim "flexible"
       When the scheduler runs
-      Then pod "trainer" is not scheduled
+      Then pod "trainer" <outcome>
+
+      Examples:
+        | release | setting       | gates                  | verdict           | outcome                        |
+        | current | off           | DRAPrioritizedList=off | is an error       | is not scheduled               |
+        | 1.33    | off (default) | defaults               | is an error       | is not scheduled               |
+        | 1.34    | on (default)  | defaults               | is allocated      | is bound to node "worker-1"    |
 
   Rule: KEP-4381/CLAIM-LIMIT  One claim gets at most 32 devices
 

@@ -40,6 +40,8 @@ def check_fault(fault: PluginFault) -> None:
         raise ValueError(f"a plugin fault applies to prepare or unprepare, not {fault.method!r}")
     if fault.times is not None and fault.times < 1:
         raise ValueError(f"a plugin fault's times must be at least 1, got {fault.times}")
+    if fault.first_device and fault.device is not None:
+        raise ValueError(f"a plugin fault names device {fault.device!r} or follows the first device, not both")
 
 
 def _raise_crash() -> None:
@@ -50,6 +52,7 @@ def _raise_crash() -> None:
 class _Active:
     fault: PluginFault
     remaining: int | None
+    devices: frozenset[str] | None = None  # a first_device fault: the devices of the first claim it affected
 
 
 class FaultPlan:
@@ -87,6 +90,10 @@ class FaultPlan:
                     continue
                 if fault.device is not None and (devices is None or fault.device not in devices):
                     continue
+                if fault.first_device:
+                    if devices is None or (active.devices is not None and not active.devices & set(devices)):
+                        continue
+                    active.devices = active.devices or frozenset(devices)
                 if active.remaining is not None:
                     active.remaining -= 1
                     if active.remaining == 0:

@@ -5,7 +5,8 @@ breaking the rule it names."""
 from __future__ import annotations
 
 from draconform.kube.kinds import CLASSIC_API
-from draconform.mutation.overrides import Edit
+from draconform.mutation.known_bad import defects
+from draconform.mutation.overrides import Edit, Wrap
 from draconform.mutation.variant import Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -384,5 +385,12 @@ VARIANTS: tuple[Variant, ...] = (
                  "            spec[\"parameters\"] = {k: [x for x in v if x is not None] if isinstance(v, list) else v\n"
                  "                                  for k, v in spec[\"parameters\"].items()}\n"),
         ),
+    ),
+    Variant(
+        "classic-recreates-changed-claims", "KEP-3063-CLASSIC/TEMPLATE-CLAIM-NOT-CHANGED",
+        "the claim controller deletes a generated claim whose spec differs from the pod's template, and creates it "
+        "again from the template",
+        overrides=(Wrap("draconform.reference.controllers.classic_claims:ClassicClaimController._create_missing",
+                        defects.classic_recreates_changed_claims),),
     ),
 )

@@ -4,6 +4,7 @@ breaking the rule it names."""
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.overrides import Edit
 from draconform.mutation.variant import Variant
 
@@ -470,4 +471,10 @@ VARIANTS: tuple[Variant, ...] = (
                   "            verdicts = [False if isinstance(verdict, CelError) else verdict for verdict in verdicts]\n")),
         ),
     ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-4381/FIRST-AVAILABLE", "kube-scheduler", "DRAPrioritizedList", "scheduler-prioritized-list-gate"),
+    *defects.gate_pair("KEP-4381/TAINTS", "kube-scheduler", "DRADeviceTaints", "scheduler-device-taints-gate"),
+    *defects.gate_pair("KEP-4381/COUNTERS", "kube-scheduler", "DRAPartitionableDevices", "scheduler-partitionable-devices-gate"),
+    *defects.gate_pair("KEP-4381/ADMIN-ACCESS", "kube-scheduler", "DRAAdminAccess", "scheduler-admin-access-gate"),
+    *defects.gate_pair("KEP-4381/DEVICE-TAINT-RULES", "kube-scheduler", "DRADeviceTaintRules", "scheduler-device-taint-rules-gate"),
 )

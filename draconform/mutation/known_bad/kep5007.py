@@ -4,6 +4,7 @@ breaking the rule it names."""
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.overrides import Edit
 from draconform.mutation.variant import Variant
@@ -473,4 +474,7 @@ VARIANTS: tuple[Variant, ...] = (
                  ""),
         ),
     ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5007/SKEW-GATE-OFF-SCHEDULER", "kube-scheduler", "DRADeviceBindingConditions", "scheduler-binding-conditions-gate"),
+    *defects.gate_pair("KEP-5007/APISERVER-STRIPS-FIELDS", "kube-apiserver", "DRADeviceBindingConditions", "apiserver-binding-conditions-gate"),
 )

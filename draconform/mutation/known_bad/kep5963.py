@@ -4,6 +4,7 @@ breaking the rule it names."""
 
 from __future__ import annotations
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.known_bad.schema import loosened_schema
 from draconform.mutation.overrides import Edit
 from draconform.mutation.variant import Variant
@@ -357,4 +358,8 @@ VARIANTS: tuple[Variant, ...] = (
                  names={"_FIRST_GATES": {}}),  # the gates of each store's first scheduler
         ),
     ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5963/GATE-OFF-SKIPS-GROUPED-DEVICES", "kube-scheduler", "DRADeviceCompatibilityGroups", "scheduler-compatibility-groups-gate"),
+    *defects.gate_pair("KEP-5963/APISERVER-GATE-OFF-STRIPS", "kube-apiserver", "DRADeviceCompatibilityGroups", "apiserver-compatibility-groups-gate"),
+    *defects.gate_pair("KEP-5963/DRIVER-OMITS-WHEN-GATE-OFF", "dra-driver", "DRADeviceCompatibilityGroups", "driver-compatibility-groups-gate"),
 )

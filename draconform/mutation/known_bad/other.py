@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from draconform.mutation.known_bad import defects
 from draconform.mutation.known_bad.schema import loosened_schemas
 from draconform.mutation.overrides import Edit, Replace
 from draconform.mutation.variant import Variant
@@ -301,4 +302,20 @@ VARIANTS: tuple[Variant, ...] = (
         "a capacity named with the driver's domain is another capacity than the same name without it",
         overrides=(Replace("draconform.reference.allocator.capacity:qualified", _as_written),),
     ),
+    # --- KEP-5322: the faulty device, whichever the allocator chose ------------------------------------------
+    Variant(
+        "driver-taints-nothing", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver refuses a claim on a broken device permanently but never taints the device",
+        overrides=(Replace("draconform.reference.drivers.driver:ReferenceDriver._broken", defects.driver_taints_nothing),),
+    ),
+    Variant(
+        "driver-taints-whole-pool", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
+        "the driver taints every device of the broken device's pool, the healthy ones too",
+        overrides=(Replace("draconform.reference.drivers.driver:ReferenceDriver._broken",
+                           defects.driver_taints_whole_pool),),
+    ),
+    # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
+    *defects.gate_pair("KEP-5322/GATE", "kubelet", "DRAHandlePermanentDriverFailures", "kubelet-permanent-failures-gate"),
+    *defects.gate_pair("KEP-5075/SCHEDULER-GATE-OFF", "kube-scheduler", "DRAConsumableCapacity", "scheduler-consumable-capacity-gate"),
+    *defects.gate_pair("KEP-5004/GATE-OFF", "kube-scheduler", "DRAExtendedResource", "scheduler-extended-resource-gate"),
 )
