@@ -49,7 +49,7 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
 
 
 # Raw JSON carried verbatim: a null there is data, not an unset field.
-_RAW_FIELDS = frozenset({"parameters", "data"})
+RAW_FIELDS = frozenset({"parameters", "data"})
 
 
 def drop_nulls(value: Any) -> None:
@@ -60,7 +60,7 @@ def drop_nulls(value: Any) -> None:
             for key in [k for k, v in value.items() if v is None]:
                 del value[key]
         for key, item in value.items():
-            if isinstance(item, (dict, list)) and key not in _RAW_FIELDS:
+            if isinstance(item, (dict, list)) and key not in RAW_FIELDS:
                 drop_nulls(item)
     elif isinstance(value, list):
         for item in value:

@@ -65,6 +65,10 @@ def apply_pod_defaults(obj: Obj) -> None:
                     requests.setdefault(name, value)
 
 
+# The kinds whose taints `apply_taint_defaults` stamps
+TAINTED_KINDS = frozenset({"DeviceTaintRule", "ResourceSlice"})
+
+
 def apply_taint_defaults(obj: Obj, now: str) -> None:
     """Stamp `now` (RFC 3339, seconds) on every taint of a v1 ResourceSlice or DeviceTaintRule that has no
     timeAdded, in place; a taint that has one keeps it."""

@@ -58,9 +58,17 @@ class Store:
         self._uid_counter = itertools.count(1)
         self._generated_names = itertools.count(1)
         self._watches: list[Watch] = []
+        self._watches_of_kind: dict[str, list[Watch]] = {}  # per kind, the watches that may want it: made on first use
         self._admission: list[AdmissionCheck] = []
         self._mutators: list[Mutator] = []
         self._unknown: tuple[GatedField, ...] = ()  # gated fields this release does not know
+        # `_unknown` by kind, made from the tuple it names: every read asks, and most kinds have none of them
+        self._unknown_by_kind: tuple[tuple[GatedField, ...], dict[str, tuple[GatedField, ...]]] = ((), {})
+        # Keys whose stored object came through this store's mutators and checks under its current gates (or from
+        # such an object by a binding or a deletion mark, which add no null and no gated field): admission asks
+        # (`admitted`) so that a write leaving parts of such an object as they are does not walk them again.
+        # `load`, a gates change and a new mutator or check forget it.
+        self._admitted: set[Key] = set()
         self.gates = gates or FeatureGates()
         self._history: dict[Key, list[Obj]] | None = None  # every stored version, once keep_history() is called
         self._dry_run = False
@@ -101,6 +109,7 @@ class Store:
         form changed, as their relist after the restart would."""
         before = self._unknown
         self._gates = gates
+        self._admitted.clear()
         self._unknown = unknown_fields(gates)
         if self._unknown == before:
             return
@@ -112,18 +121,40 @@ class Store:
 
     def _served(self, stored: Obj) -> Obj:
         """`stored` as this release decodes it: the object itself, or a copy without the unknown fields."""
-        return without_fields(stored, self._unknown) if self._unknown else stored
+        unknown = self._unknown
+        if not unknown:
+            return stored
+        made_from, by_kind = self._unknown_by_kind
+        if made_from is not unknown:
+            by_kind = {}
+            self._unknown_by_kind = (unknown, by_kind)
+        kind = stored["kind"]
+        fields = by_kind.get(kind)
+        if fields is None:
+            fields = by_kind[kind] = tuple(gated for gated in unknown if gated.kind == kind)
+        return without_fields(stored, fields) if fields else stored
 
     # --- extension -----------------------------------------------------------------------------
     def add_admission(self, check: AdmissionCheck) -> None:
         self._admission.append(check)
+        self._admitted.clear()
 
     def add_mutator(self, mutator: Mutator) -> None:
         self._mutators.append(mutator)
+        self._admitted.clear()
+
+    def admitted(self, obj: Obj | None) -> bool:
+        """Whether `obj` is the stored object itself (as a write's `old` is) and was stored through this store's
+        mutators and checks under its current gates, so that what it holds needs no stripping or defaulting again."""
+        if obj is None:
+            return False
+        key = object_key(obj)
+        return key in self._admitted and self._objects.get(key) is obj
 
     def watch(self, *kinds: str) -> Watch:
         stream = Watch(frozenset(kinds) if kinds else None)
         self._watches.append(stream)
+        self._watches_of_kind.clear()
         return stream
 
     # --- reads ---------------------------------------------------------------------------------
@@ -225,7 +256,7 @@ class Store:
         meta["creationTimestamp"] = format_time(self.clock.now())
         meta["generation"] = 1
         meta.pop("deletionTimestamp", None)
-        return self._store(key, new, None, "ADDED", copy_result)
+        return self._store(key, new, None, "ADDED", copy_result, admitted=True)
 
     def load(self, obj: Obj) -> Obj:
         """Store an object exactly as given, as if read back from etcd: no admission, no stripping,
@@ -266,7 +297,7 @@ class Store:
             return new
         if if_changed and _unchanged(new, old):
             return self._answer(old, copy_result)
-        return self._store(key, new, old, "MODIFIED", copy_result)
+        return self._store(key, new, old, "MODIFIED", copy_result, admitted=True)
 
     def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
         """Replace only the status of an object whose kind has a status subresource (`if_changed` as for
@@ -279,7 +310,7 @@ class Store:
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
             return self._answer(old, copy_result)
-        return self._store(key, new, old, "MODIFIED", copy_result)
+        return self._store(key, new, old, "MODIFIED", copy_result, admitted=True)
 
     def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
         """The pods/binding subresource: set spec.nodeName once."""
@@ -296,7 +327,7 @@ class Store:
         conditions.append({"type": "PodScheduled", "status": "True",
                            "lastTransitionTime": format_time(self.clock.now())})
         new.setdefault("status", {})["conditions"] = conditions
-        return self._store(key, new, old, "MODIFIED", copy_result)
+        return self._store(key, new, old, "MODIFIED", copy_result, admitted=key in self._admitted)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = None) -> None:
@@ -314,13 +345,14 @@ class Store:
                 new["metadata"]["deletionGracePeriodSeconds"] = (
                     DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
                 )
-                self._store(key, new, old, "MODIFIED", copy_result=False)  # delete returns nothing
+                self._store(key, new, old, "MODIFIED", copy_result=False,  # delete returns nothing
+                            admitted=key in self._admitted)
             return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
                 new = copy_object(old)
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
-                self._store(key, new, old, "MODIFIED", copy_result=False)
+                self._store(key, new, old, "MODIFIED", copy_result=False, admitted=key in self._admitted)
             return
         self._remove(key, copy_object(old))
 
@@ -388,7 +420,8 @@ class Store:
             raise ApiError("Invalid", f"{kind} {name!r} is invalid: {summary}", causes)
         return new
 
-    def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True) -> Obj:
+    def _store(self, key: Key, new: Obj, old: Obj | None, event: EventType, copy_result: bool = True,
+               admitted: bool = False) -> Obj:
         if self._dry_run:
             new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"] if old is not None else ""
             answer: Obj = copy_object(self._served(new))  # a dry run stores nothing
@@ -398,6 +431,10 @@ class Store:
         if old is not None:
             self._unindex(key, old)
         self._objects[key] = new
+        if admitted:
+            self._admitted.add(key)
+        else:
+            self._admitted.discard(key)
         if self._history is not None:
             self._history.setdefault(key, []).append(new)
         self._keys_of_kind.setdefault(key[0], set()).add(key)
@@ -414,6 +451,7 @@ class Store:
         if self._dry_run:
             return
         old = self._objects.pop(key)
+        self._admitted.discard(key)
         self._keys_of_kind[key[0]].discard(key)
         self._unindex(key, old)
         last["metadata"]["resourceVersion"] = str(next(self._revision))
@@ -451,12 +489,19 @@ class Store:
         self._push(event_type, self._served(new), self._served(old) if old is not None else None)
 
     def _push(self, event_type: EventType, new: Obj, old: Obj | None) -> None:
-        event: WatchEvent | None = None
-        for stream in self._watches:
-            if stream.wants(new["kind"]):
-                event = event or WatchEvent(event_type, new, old)
-                stream.push(event)
-                self.work["events"] += 1
+        kind = new["kind"]
+        streams = self._watches_of_kind.get(kind)
+        if streams is None or any(stream.stopped for stream in streams):
+            # a stopped watch wants nothing again: it is dropped, and the list of the kind's watches made anew
+            self._watches = [stream for stream in self._watches if not stream.stopped]
+            self._watches_of_kind.clear()
+            streams = self._watches_of_kind[kind] = [stream for stream in self._watches if stream.wants(kind)]
+        if not streams:
+            return
+        event = WatchEvent(event_type, new, old)
+        for stream in streams:
+            stream.push(event)
+        self.work["events"] += len(streams)
 
     @staticmethod
     def _display(key: Key) -> str:

@@ -65,7 +65,13 @@ class Counting:
         if NOT_PLAIN not in counts and min(frees, default=0) >= max(need, total):
             return [FITS] * len(names)
         # "does not fit" depends on the node's candidate count only: one verdict per distinct count (a handful)
-        short = {count: self._short(attempt, (count,)) for count in set(counts) if count != NOT_PLAIN}
+        distinct = set(counts)
+        short = {count: self._short(attempt, (count,)) for count in distinct if count != NOT_PLAIN}
+        if need >= total and len(short) == len(distinct) == 1:
+            # every node has as many candidates (nodes alike, the usual cluster) and enough for the request is
+            # enough for all: a node fits or gets the one "does not fit", picked by C-level maps, not a Python loop
+            verdict_of = {True: FITS, False: short[counts[0]]}
+            return list(map(verdict_of.__getitem__, map(need.__le__, frees)))
         return [None if count == NOT_PLAIN else short[count] if free < need else FITS if free >= total
                 else None for count, free in zip(counts, frees, strict=True)]
 
