@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +220,27 @@ def test_write_reports_writes_every_format(tmp_path: Path) -> None:
     assert sorted(path.name for path in written) == sorted([*WRITERS, TIMINGS_FILE])
     stable = json.loads(render_json(without_timings(_run())))
     assert json.loads((tmp_path / "demo" / "report.json").read_text()) == stable
+
+
+# Tests added from surviving mutants of `.ci/unit-mutation reports` (docs/suite-power.md, "Unit-test power").
+
+def test_markdown_names_an_implementation_without_organization_or_project_as_unnamed() -> None:
+    text = render_markdown(_run())
+    assert "\n- Implementation: unnamed implementation; Kubernetes 1.37; mode default\n" in text
+
+
+def test_junit_puts_harness_errors_in_a_suite_of_their_own() -> None:
+    root = ET.fromstring(render_junit(_run()))
+    (suite,) = [suite for suite in root.iter("testsuite") if suite.get("name") == "draconform harness"]
+    assert (suite.get("tests"), suite.get("errors"), suite.get("failures")) == ("1", "1", "0")
+    (case,) = suite.iter("testcase")
+    assert (case.get("classname"), case.get("name")) == ("draconform harness", "test_features.py")
+
+
+def test_cucumber_shows_a_skipped_scenario_without_step_messages_as_a_skipped_before_hook() -> None:
+    skipped = scenario("waits", "skipped", rules=(A,), line=60, steps=(step("it waits", "skipped"),))
+    demo = run([rule("A")], [replace(skipped, skip_reason="needs a kubelet")], name="skips")
+    (feature,) = json.loads(render_cucumber(demo))
+    (element,) = feature["elements"]
+    assert element["before"] == [{"match": {"location": ""},
+                                  "result": {"status": "skipped", "duration": 0, "error_message": "needs a kubelet"}}]
