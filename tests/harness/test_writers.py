@@ -16,7 +16,7 @@ from draconform.reporting.cucumber import render_cucumber
 from draconform.reporting.json_report import render_json, report_data
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
-from draconform.reporting.records import HarnessError, Run, ScenarioRecord, without_timings
+from draconform.reporting.records import HarnessError, Run, ScenarioRecord, timings, without_timings
 from draconform.reporting.results import Results, rule_status
 
 from .helpers import KEP, report_validator, rule, run, scenario, step
@@ -244,3 +244,24 @@ def test_cucumber_shows_a_skipped_scenario_without_step_messages_as_a_skipped_be
     (element,) = feature["elements"]
     assert element["before"] == [{"match": {"location": ""},
                                   "result": {"status": "skipped", "duration": 0, "error_message": "needs a kubelet"}}]
+
+
+def test_a_scenario_record_survives_the_trip_from_a_worker() -> None:
+    """pytest-xdist carries records as plain dicts; every tuple field comes back a tuple, a missing one empty."""
+    for record in _scenarios():
+        assert ScenarioRecord.from_dict(record.to_dict()) == record
+    data = _scenarios()[0].to_dict()
+    for name in ("feature_tags", "tags", "divergences"):
+        del data[name]
+    back = ScenarioRecord.from_dict(data)
+    assert (back.feature_tags, back.tags, back.divergences) == ((), (), ())
+
+
+def test_timings_say_when_the_run_started_and_how_long_each_scenario_took() -> None:
+    demo = _run()
+    data = timings(demo)
+    assert data["started"] == "2025-01-01T00:00:00+00:00"
+    assert data["duration_s"] == demo.info.duration_s
+    assert data["scenarios"][0] == {"feature_file": demo.scenarios[0].feature_file, "line": demo.scenarios[0].line,
+                                    "name": demo.scenarios[0].name, "duration_s": demo.scenarios[0].duration_s}
+    assert timings(without_timings(demo))["started"] is None
