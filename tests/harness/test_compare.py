@@ -169,3 +169,9 @@ def test_the_matrix_command_prints_exactly_the_markdown_matrix(tmp_path: Path,
     one, two = _write(tmp_path, "old", _old()), _write(tmp_path, "new", _new())
     assert main(["report", "matrix", str(one), str(two)]) == 0
     assert capsys.readouterr().out == render_matrix_markdown([load_report(one), load_report(two)])
+
+
+def test_the_markdown_matrix_opens_with_its_title_and_legend(tmp_path: Path) -> None:
+    text = render_matrix_markdown([load_report(_write(tmp_path, "old", _old()))])
+    assert text.startswith("# DRA conformance matrix\n\n")
+    assert text.splitlines()[2].endswith(" · not in that run") and text.splitlines()[3] == ""

@@ -13,6 +13,7 @@ import pytest
 
 from draconform.reporting import TIMINGS_FILE, WRITERS, write_reports
 from draconform.reporting.cucumber import render_cucumber
+from draconform.reporting.html import BAR_WIDTH, bar
 from draconform.reporting.json_report import render_json, report_data
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
@@ -265,3 +266,10 @@ def test_timings_say_when_the_run_started_and_how_long_each_scenario_took() -> N
     assert data["scenarios"][0] == {"feature_file": demo.scenarios[0].feature_file, "line": demo.scenarios[0].line,
                                     "name": demo.scenarios[0].name, "duration_s": demo.scenarios[0].duration_s}
     assert timings(without_timings(demo))["started"] is None
+
+
+def test_the_summary_bar_puts_each_status_after_the_last() -> None:
+    segments = bar({"total": 4, "passed": 2, "failed": 1, "untested": 1})
+    assert [(s.status, s.count, s.x, s.width) for s in segments] == [
+        ("passed", 2, 0.0, BAR_WIDTH / 2), ("failed", 1, BAR_WIDTH / 2, BAR_WIDTH / 4),
+        ("untested", 1, BAR_WIDTH * 3 / 4, BAR_WIDTH / 4)]
