@@ -55,3 +55,35 @@ def test_capacity_of_a_subrequest_and_distinct_attribute_need_consumable_capacit
     stored, problems = validate_manifest(claim(devices), validate_gates(None, "1.37"))
     assert problems == []
     assert stored["spec"]["devices"]["constraints"][0]["distinctAttribute"] == "gpu.example.com/numa"
+
+
+def resource_slice(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                     **spec}}
+
+
+def messages(obj: dict[str, Any]) -> list[tuple[tuple[Any, ...], str, str | None]]:
+    return [(p.path, p.message, p.rule) for p in validate_manifest(obj, validate_gates(None, "1.37"))[1]
+            if p.severity == "error"]
+
+
+def test_each_device_names_exactly_one_node_field_with_per_device_node_selection() -> None:
+    one_of = "exactly one of `nodeName`, `nodeSelector`, `allNodes` is required when `perDeviceNodeSelection` is true"
+    devices = [{"name": "none"}, {"name": "two", "nodeName": "n1", "allNodes": True}, {"name": "all", "allNodes": True}]
+    assert messages(resource_slice({"perDeviceNodeSelection": True, "devices": devices})) == [
+        (("spec", "devices", 0), f"Required value: {one_of}", "DRA-API/DEVICE-NODE-SELECTION"),
+        (("spec", "devices", 1), f"Invalid value: nodeName, allNodes are all set: {one_of}",
+         "DRA-API/DEVICE-NODE-SELECTION")]
+    assert messages(resource_slice({"nodeName": "n1", "devices": [{"name": "d", "allNodes": True}]})) == [
+        (("spec", "devices", 0), "Invalid value: allNodes: only allowed when `spec.perDeviceNodeSelection` is true",
+         "DRA-API/DEVICE-NODE-SELECTION")]
+
+
+def test_a_node_allocatable_mapping_by_capacity_multiplier_excludes_a_device_multiplier() -> None:
+    device = {"name": "d", "capacity": {"mem": {"value": "1Gi"}},
+              "nodeAllocatableResources": {"memory": {"mapping": {"capacityMultiplier": "1", "deviceMultiplier": "1"}}}}
+    where = ("spec", "devices", 0, "nodeAllocatableResources", "memory", "mapping")
+    found = messages(resource_slice({"nodeName": "n1", "devices": [device]}))
+    assert (where, "Invalid value: `deviceMultiplier` may not be set together with `capacityKey` and "
+                   "`capacityMultiplier`", "DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF") in found
