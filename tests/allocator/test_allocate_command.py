@@ -299,3 +299,118 @@ def test_an_attempt_that_ended_in_an_error_says_so_first(capsys: pytest.CaptureF
     report = json.loads(out)
     assert report["attempt"] == "error" and "nosuch" in report["attemptMessage"]
     assert {f["name"]: f["reason"] for f in report["findings"]} == {"fine": "attempt-error", "probe": "error"}
+
+
+# Tests added from surviving mutants of `.ci/unit-mutation allocate` (docs/suite-power.md, "Unit-test power").
+
+def test_without_any_node_the_command_says_so_on_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "nodeless.yaml"
+    path.write_text(_manifests(GPU_CLASS, _claim("lonely")))
+    status, out, err = allocate(capsys, str(path))
+    assert (status, out) == (1, "")
+    assert err == "draconform allocate: no node is known (give --node, Node objects or node-local ResourceSlices)\n"
+
+
+def test_several_nodes_the_claim_goes_to_the_first_that_fits_by_name(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Over several nodes the core judges them in one batch and says which fits; the claims are then allocated
+    on the chosen node, the first feasible one by name (worker-1 has too few devices)."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-3", 2), _node_gpus("worker-1", 1),
+                               _node_gpus("worker-2", 2), _claim("pair", count=2)))
+    status, out, err = allocate(capsys, str(path), "-o", "json")
+    assert status == 0, out + err
+    claim = json.loads(out)
+    assert claim["metadata"]["name"] == "pair"
+    assert results(claim) == ["gpu-0", "gpu-1"]
+    selector = claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]
+    assert selector["values"] == ["worker-2"]
+
+
+def test_a_claim_already_in_the_input_under_the_generated_name_is_not_made_again(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The resourceclaim controller makes a pod's claim once: a claim of that name already there is the one."""
+    path = tmp_path / "made.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}""", _claim("p2-one"), """apiVersion: v1
+kind: Pod
+metadata: {name: p2}
+spec:
+  containers: [{name: c, image: i}]
+  resourceClaims: [{name: one, resourceClaimTemplateName: one-gpu}]"""))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    (claim,) = list(yaml.safe_load_all(out))
+    assert claim["metadata"]["name"] == "p2-one"
+    assert [r["request"] for r in claim["status"]["allocation"]["devices"]["results"]] == ["gpus"]
+
+
+def test_a_failing_extended_resource_claim_is_shown_at_its_pod(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    """KEP-5004: the claim kube-scheduler builds for a pod's extended resources is not in the input; its
+    finding points at the pod's spec and names the pod."""
+    text = (EXAMPLES.parent / "native-resource-request" / "gpu-pod.yaml").read_text()
+    path = tmp_path / "three-gpus.yaml"
+    path.write_text(text.replace('example.com/gpu: "1"', 'example.com/gpu: "3"'))
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    assert status == 1
+    (finding,) = json.loads(out)["findings"]
+    lines = path.read_text().splitlines()
+    pod_spec = next(i for i in range(lines.index("  name: pod0"), len(lines)) if lines[i] == "spec:") + 1
+    assert (finding["file"], finding["line"]) == (str(path), pod_spec)
+    assert (finding["kind"], finding["name"], finding["namespace"]) == ("ResourceClaim", "pod0-extended-resources",
+                                                                        "gpu-test")
+    assert finding["message"].endswith("(generated for Pod gpu-test/pod0)")
+
+
+def test_objects_of_other_kinds_are_counted_once_on_stderr(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    others = tmp_path / "others.yaml"
+    others.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n---\n"
+                      "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")
+    status, _, err = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), str(others))
+    assert status == 0
+    assert err == ("draconform allocate: 2 objects ignored (kinds allocation does not read): Deployment (apps/v1), "
+                   "Namespace (v1)\n")
+    others.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n")
+    status, _, err = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), str(others))
+    assert status == 0
+    assert err == "draconform allocate: 1 object ignored (kinds allocation does not read): Namespace (v1)\n"
+
+
+def test_a_claim_without_a_namespace_is_in_the_default_namespace(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 1), _claim("plain").replace(", namespace: default",
+                                                                                            "")))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    (claim,) = list(yaml.safe_load_all(out))
+    assert claim["metadata"] == {"name": "plain", "namespace": "default"}
+    assert results(claim) == ["gpu-0"]
+
+
+def test_exit_2_for_two_objects_of_one_name_and_for_a_kind_in_the_wrong_group(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A claim without a namespace is in `default`, so it is the same claim as one written there."""
+    path = tmp_path / "twice.yaml"
+    path.write_text(_manifests(_claim("x").replace(", namespace: default", ""), _claim("x")))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 2
+    second = [n for n, line in enumerate(path.read_text().splitlines(), 1) if line.startswith("metadata:")][1]
+    assert out == f"{path}:{second}: ResourceClaim/x: metadata.name: Duplicate value: ResourceClaim default/x " \
+                  "appears twice\n"
+    path.write_text("apiVersion: apps/v1\nkind: Node\nmetadata: {name: n}\n")
+    status, out, _ = allocate(capsys, str(path))
+    assert (status, out) == (2, f"{path}:1: Node/n: apiVersion: Node is read as v1, not apps/v1\n")
+
+
+def test_an_empty_input_is_refused_unless_allowed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing yet\n")
+    status, out, _ = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), str(empty))
+    assert (status, out) == (2, f"{empty}:1: no objects in this input (--allow-empty accepts that)\n")
+    status, out, _ = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), str(empty), "--allow-empty")
+    assert status == 0 and "name: training" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from draconform.cli import main
-from draconform.reporting.compare import diff, load_report, matrix_frame, render_matrix_markdown
+from draconform.reporting.compare import diff, diff_data, load_report, matrix_frame, render_diff, render_matrix_markdown
 from draconform.reporting.json_report import render_json
 from draconform.reporting.records import Run
 
@@ -139,3 +139,39 @@ def test_diff_and_matrix_on_two_real_runs(workspace: Workspace, capsys: pytest.C
     assert "- KEP-9999/UNSUPPORTED: skipped → skipped" not in out  # unchanged statuses are not listed
     assert main(["report", "matrix", str(everything.reports), str(core_only.reports)]) == 0
     assert "| KEP-9999/BROKEN | MUST | core | ❌ | ❌ |" in capsys.readouterr().out
+
+
+# Tests added from surviving mutants of `.ci/unit-mutation reports` (docs/suite-power.md, "Unit-test power").
+
+def test_a_change_that_is_neither_regression_nor_fix_is_listed_apart(tmp_path: Path) -> None:
+    """passed → skipped is no regression (nothing failed) and no fix: the Markdown diff lists it on its own."""
+    good = run([rule("A")], [scenario("a works", rules=(A,))], name="good")
+    idle = run([rule("A")], [scenario("a works", "skipped", rules=(A,))], name="idle")
+    result = diff(load_report(_write(tmp_path, "good", good)), load_report(_write(tmp_path, "idle", idle)))
+    assert not result.regressions and not result.fixes
+    text = render_diff(result)
+    assert text.startswith("# draconform report diff: good → idle\n\n0 regression(s), 0 fix(es), ")
+    assert "worse profile verdict(s).\n\n" in text
+    assert (f"## Other status changes (2)\n\n- {A}: passed → skipped\n"
+            "- kep-1/demo.feature: a works: passed → skipped\n") in text
+
+
+def test_the_json_diff_names_both_reports_and_each_change_as_old_and_new(tmp_path: Path) -> None:
+    old, new = _write(tmp_path, "old", _old()), _write(tmp_path, "new", _new())
+    data = diff_data(diff(load_report(old), load_report(new)))
+    assert (data["old"], data["new"], data["regressed"]) == (str(old), str(new), True)
+    assert data["regressions"] == [{"name": B, "old": "passed", "new": "failed"},
+                                   {"name": "kep-1/demo.feature: b works", "old": "passed", "new": "failed"}]
+
+
+def test_the_matrix_command_prints_exactly_the_markdown_matrix(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    one, two = _write(tmp_path, "old", _old()), _write(tmp_path, "new", _new())
+    assert main(["report", "matrix", str(one), str(two)]) == 0
+    assert capsys.readouterr().out == render_matrix_markdown([load_report(one), load_report(two)])
+
+
+def test_the_markdown_matrix_opens_with_its_title_and_legend(tmp_path: Path) -> None:
+    text = render_matrix_markdown([load_report(_write(tmp_path, "old", _old()))])
+    assert text.startswith("# DRA conformance matrix\n\n")
+    assert text.splitlines()[2].endswith(" · not in that run") and text.splitlines()[3] == ""

@@ -144,3 +144,10 @@ def test_verify_refuses_a_narrowed_or_broken_run_and_says_why(tmp_path: Path) ->
     broken = replace(demo, errors=(HarnessError("test_features.py", "a worker crashed"),))
     problems = verify(_write(tmp_path, render_submission(broken))).problems
     assert any(p.startswith("summary.harnessErrors: 1 harness error(s) kept scenarios from running") for p in problems)
+
+
+def test_a_run_whose_command_is_unknown_says_so_with_an_empty_command() -> None:
+    """Found by `.ci/unit-mutation reports`: a run started from Python, not the command line, has no command."""
+    demo = _run()
+    bare = replace(demo, info=replace(demo.info, claims=replace(demo.info.claims, command=None)))
+    assert submission_data(bare)["reproduce"]["command"] == ""

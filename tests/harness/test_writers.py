@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,11 @@ import pytest
 
 from draconform.reporting import TIMINGS_FILE, WRITERS, write_reports
 from draconform.reporting.cucumber import render_cucumber
+from draconform.reporting.html import BAR_WIDTH, bar
 from draconform.reporting.json_report import render_json, report_data
 from draconform.reporting.junit import render_junit
 from draconform.reporting.markdown import render_markdown
-from draconform.reporting.records import HarnessError, Run, ScenarioRecord, without_timings
+from draconform.reporting.records import HarnessError, Run, ScenarioRecord, timings, without_timings
 from draconform.reporting.results import Results, rule_status
 
 from .helpers import KEP, report_validator, rule, run, scenario, step
@@ -219,3 +221,55 @@ def test_write_reports_writes_every_format(tmp_path: Path) -> None:
     assert sorted(path.name for path in written) == sorted([*WRITERS, TIMINGS_FILE])
     stable = json.loads(render_json(without_timings(_run())))
     assert json.loads((tmp_path / "demo" / "report.json").read_text()) == stable
+
+
+# Tests added from surviving mutants of `.ci/unit-mutation reports` (docs/suite-power.md, "Unit-test power").
+
+def test_markdown_names_an_implementation_without_organization_or_project_as_unnamed() -> None:
+    text = render_markdown(_run())
+    assert "\n- Implementation: unnamed implementation; Kubernetes 1.37; mode default\n" in text
+
+
+def test_junit_puts_harness_errors_in_a_suite_of_their_own() -> None:
+    root = ET.fromstring(render_junit(_run()))
+    (suite,) = [suite for suite in root.iter("testsuite") if suite.get("name") == "draconform harness"]
+    assert (suite.get("tests"), suite.get("errors"), suite.get("failures")) == ("1", "1", "0")
+    (case,) = suite.iter("testcase")
+    assert (case.get("classname"), case.get("name")) == ("draconform harness", "test_features.py")
+
+
+def test_cucumber_shows_a_skipped_scenario_without_step_messages_as_a_skipped_before_hook() -> None:
+    skipped = scenario("waits", "skipped", rules=(A,), line=60, steps=(step("it waits", "skipped"),))
+    demo = run([rule("A")], [replace(skipped, skip_reason="needs a kubelet")], name="skips")
+    (feature,) = json.loads(render_cucumber(demo))
+    (element,) = feature["elements"]
+    assert element["before"] == [{"match": {"location": ""},
+                                  "result": {"status": "skipped", "duration": 0, "error_message": "needs a kubelet"}}]
+
+
+def test_a_scenario_record_survives_the_trip_from_a_worker() -> None:
+    """pytest-xdist carries records as plain dicts; every tuple field comes back a tuple, a missing one empty."""
+    for record in _scenarios():
+        assert ScenarioRecord.from_dict(record.to_dict()) == record
+    data = _scenarios()[0].to_dict()
+    for name in ("feature_tags", "tags", "divergences"):
+        del data[name]
+    back = ScenarioRecord.from_dict(data)
+    assert (back.feature_tags, back.tags, back.divergences) == ((), (), ())
+
+
+def test_timings_say_when_the_run_started_and_how_long_each_scenario_took() -> None:
+    demo = _run()
+    data = timings(demo)
+    assert data["started"] == "2025-01-01T00:00:00+00:00"
+    assert data["duration_s"] == demo.info.duration_s
+    assert data["scenarios"][0] == {"feature_file": demo.scenarios[0].feature_file, "line": demo.scenarios[0].line,
+                                    "name": demo.scenarios[0].name, "duration_s": demo.scenarios[0].duration_s}
+    assert timings(without_timings(demo))["started"] is None
+
+
+def test_the_summary_bar_puts_each_status_after_the_last() -> None:
+    segments = bar({"total": 4, "passed": 2, "failed": 1, "untested": 1})
+    assert [(s.status, s.count, s.x, s.width) for s in segments] == [
+        ("passed", 2, 0.0, BAR_WIDTH / 2), ("failed", 1, BAR_WIDTH / 2, BAR_WIDTH / 4),
+        ("untested", 1, BAR_WIDTH * 3 / 4, BAR_WIDTH / 4)]
