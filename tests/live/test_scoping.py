@@ -74,6 +74,21 @@ def test_the_pools_of_the_clusters_own_driver_keep_their_names(tmp_path: Path) -
     assert live._from_cluster(stored)["status"] == claim["status"]
 
 
+def test_a_driver_under_tests_devices_may_have_attributes_named_driver_and_pool(tmp_path: Path) -> None:
+    # Intel's GPU driver publishes its devices' kernel driver as an attribute "driver": reading its slice
+    # failed with "unhashable type: 'dict'" and every scenario taking its devices errored.
+    live = _system(tmp_path)
+    live._driver_aliases["gpu.example.com"] = "gpu.vendor.com"
+    attributes = {"driver": {"string": "i915"}, "pool": {"string": "p"}, "nodeName": {"string": "n"}}
+    published: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                      "spec": {"driver": "gpu.vendor.com", "nodeName": "node-a",
+                               "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+                               "devices": [{"name": "card0", "attributes": copy.deepcopy(attributes)}]}}
+    read = live._from_cluster(copy.deepcopy(published))
+    assert read["spec"]["pool"]["name"] == "node-a"
+    assert read["spec"]["devices"][0]["attributes"] == attributes
+
+
 def test_pods_are_scheduled_onto_the_scenarios_nodes_only(tmp_path: Path) -> None:
     live = _system(tmp_path)
     pod: Obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
