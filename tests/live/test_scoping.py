@@ -19,7 +19,7 @@ from draconform.live import cleanup
 from draconform.live.config import ClusterConfig, LiveOptions
 from draconform.live.isolation import ALONE_TAG, alone_reasons, manifest_names, turn
 from draconform.live.sut import RUN_LABEL, SCENARIO_LABEL, LiveSystem
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, Unsupported
 from tests.live.helpers import FakeTime, wait_until
 
 
@@ -87,6 +87,20 @@ def test_a_driver_under_tests_devices_may_have_attributes_named_driver_and_pool(
     read = live._from_cluster(copy.deepcopy(published))
     assert read["spec"]["pool"]["name"] == "node-a"
     assert read["spec"]["devices"][0]["attributes"] == attributes
+
+
+def test_a_driver_under_test_without_a_recording_proxy_has_its_calls_unsupported(tmp_path: Path) -> None:
+    # A vendor's plugin run on serve's layout (sockets linked, no recording proxy) was judged "asked to prepare
+    # 0 times" by the kubelet scenarios; with no log there is nothing to judge.
+    live = _system(tmp_path)
+    live._cluster = ClusterConfig(kubelet_plugin_dir=str(tmp_path))
+    live._driver_aliases["gpu.example.com"] = "gpu.vendor.com"
+    live._aliases["node-1"] = "node-a"
+    with pytest.raises(Unsupported, match="no recording proxy"):
+        live.kubelet_plugin_calls("gpu.example.com", "node-1")
+    (tmp_path / "node-a").mkdir()
+    (tmp_path / "node-a" / "gpu.vendor.com.calls.jsonl").write_text("")
+    assert live.kubelet_plugin_calls("gpu.example.com", "node-1") == []
 
 
 def test_pods_are_scheduled_onto_the_scenarios_nodes_only(tmp_path: Path) -> None:
