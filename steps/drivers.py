@@ -131,9 +131,10 @@ def driver_under_test_publishes(sut: SystemUnderTest, ctx: ScenarioContext, driv
     """The driver the scenario judges, with at least as many devices on the node as the scenario names, claimed
     through the class. A cluster running a driver of its own (the seam's `driver_under_test`) gives its driver,
     node and class for the scenario's names, and the names given to devices stand for devices it publishes there
-    that the class selects (in pool and name order); a driver with fewer skips the scenario. Otherwise the node and
-    the class (selecting the driver) are created and the driver is handed one slice "<node>-<class>s" of pool
-    <node> with plain devices of those names. Either way the scenario then uses the devices the driver publishes."""
+    that the class selects (by pool, then in the order its slice lists them); a driver with fewer skips the
+    scenario. Otherwise the node and the class (selecting the driver) are created and the driver is handed one
+    slice "<node>-<class>s" of pool <node> with plain devices of those names. Either way the scenario then uses
+    the devices the driver publishes."""
     wanted = split_names(names)
     own = seam_method(sut, "driver_under_test", "say whether it runs a driver of its own")(driver, node, device_class)
     if own is None:
@@ -159,8 +160,8 @@ def driver_under_test_publishes(sut: SystemUnderTest, ctx: ScenarioContext, driv
 def published_devices(sut: SystemUnderTest, driver: str, node: str, device_class: str,
                       driver_name: str) -> list[tuple[str, str]]:
     """(pool, device) of every device `driver` publishes in the slices of `node` (the latest generation of each
-    pool) that every CEL selector of `device_class` selects, sorted; `driver_name` is the driver's own name, which
-    its class's selectors compare `device.driver` with."""
+    pool) that every CEL selector of `device_class` selects, by pool and slice name, then in the slice's order;
+    `driver_name` is the driver's own name, which its class's selectors compare `device.driver` with."""
     slices = [obj for obj in sut.list("ResourceSlice")
               if obj["spec"].get("driver") == driver and obj["spec"].get("nodeName") == node]
     latest: dict[str, int] = {}
@@ -172,7 +173,9 @@ def published_devices(sut: SystemUnderTest, driver: str, node: str, device_class
                    if "cel" in selector]
     engine = SelectorEngine()
     devices = []
-    for obj in slices:
+    # Within a slice in the order it lists them, as an allocator tries them (a driver need not sort its devices
+    # by name), so the scenario's first device is the one a scheduler picks first.
+    for obj in sorted(slices, key=lambda obj: (obj["spec"]["pool"]["name"], obj["metadata"]["name"])):
         pool = obj["spec"]["pool"]
         if int(pool.get("generation") or 0) != latest[pool["name"]]:
             continue
@@ -180,7 +183,7 @@ def published_devices(sut: SystemUnderTest, driver: str, node: str, device_class
             key = (pool["name"], device["name"])
             if all(_selects(engine, expression, key, driver_name, device) for expression in expressions):
                 devices.append(key)
-    return sorted(devices)
+    return devices
 
 
 def _selects(engine: SelectorEngine, expression: str, key: tuple[str, str], driver: str, device: Obj) -> bool:

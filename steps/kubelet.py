@@ -14,7 +14,7 @@ from draconform.steps.cluster import configure, device_named, must_get, seam_met
 from draconform.steps.manifests import NAMESPACE, named
 from draconform.steps.scenario import ScenarioContext, observes
 from draconform.steps.words import split_names
-from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest
+from draconform.sut import Event, PluginCall, PluginFault, SystemUnderTest, Unsupported
 
 PLUGIN = r'the plugin of driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" '
 ASKED = r'driver "(?P<driver>[^"]+)" on node "(?P<node>[^"]+)" was asked to (?P<verb>prepare|unprepare) '
@@ -43,7 +43,12 @@ def plugin_call_timeout(sut: SystemUnderTest, ctx: ScenarioContext, seconds: str
 def claim_with_bad_config(sut: SystemUnderTest, ctx: ScenarioContext, claim: str, device_class: str,
                           driver: str) -> None:
     """Opaque parameters no driver understands: an unknown field and an unknown mode (the reference driver
-    accepts only {mode: exclusive|shared})."""
+    accepts only {mode: exclusive|shared}). What a vendor's driver cannot use is its own to say, as plugin-check
+    asks it to (`--supports` permanentErrors.config): a driver under test that reads no configuration may
+    ignore these parameters, so such a scenario is skipped for it rather than failed."""
+    if ctx.own_driver is not None and ctx.own_driver_alias == driver:
+        raise Unsupported(f"the driver under test {ctx.own_driver.driver!r} declares no configuration it refuses "
+                          "permanently (plugin-check --supports permanentErrors.config judges it)")
     spec = {"devices": {
         "requests": [{"name": "device", "exactly": {"deviceClassName": device_class}}],
         "config": [{"opaque": {"driver": driver, "parameters": {

@@ -121,7 +121,10 @@ def rename_references(value: Any, rename: Callable[[str], str],
     if rename_driver is not None and isinstance(value.get("driver"), str):
         value["driver"] = rename_driver(value["driver"])
     _rename_own_fields(value, rename)
-    if value.get("driver") not in own_drivers:
+    # A device's attributes are a map of the driver's own names: one may be called "driver" (a GPU's kernel
+    # driver), whose value is an attribute, not a driver's name.
+    driver = value.get("driver")
+    if not isinstance(driver, str) or driver not in own_drivers:
         _rename_pool(value, rename)
     for key, item in value.items():
         if key != "metadata":

@@ -497,6 +497,12 @@ class LiveSystem:
             raise Unsupported("a live run sees no calls to a kubelet plugin (that needs a recording proxy beside "
                               "the plugin on the node)")
         log = self._plugin_file(driver, node, ".calls.jsonl", wait=False)
+        if driver in self.names.driver_aliases and not log.exists():
+            # A vendor's plugin logs nothing itself: without a recording proxy beside it, "asked 0 times" would be
+            # a verdict on a log nobody writes.
+            raise Unsupported(f"no recording proxy logs the calls to the kubelet plugin of driver "
+                              f"{self.names.driver_out(driver)!r} on node {self.names.out(node)!r} (nothing at {log}; "
+                              "docs/testing-a-cluster.md)")
         calls = []
         for line in log.read_text().splitlines() if log.exists() else []:
             record = json.loads(line)

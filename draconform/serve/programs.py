@@ -309,6 +309,8 @@ class DriverHost(ProgramHost):
                 self._sockets.registration_endpoint(driver.name, name, _plugin_of(driver, name))
             if self._own is not None and self._own[1] == name:
                 self._sockets.registration_endpoint(self._own[0].name, name, _plugin_of(self._own[0], name))
+                # Its calls are recorded from the start, so a live run tells "never called" from "no recorder".
+                (self._directory / name / f"{self._own[0].name}.calls.jsonl").touch()
 
     def _recorded(self, driver: str, node: str, call: PluginCall) -> None:
         line = json.dumps({"method": call.method, "claims": list(call.claims), "uids": list(call.uids),

@@ -41,3 +41,20 @@ def test_the_devices_of_the_class_in_the_latest_slices_of_the_node() -> None:
         assert published_devices(sut, "gpu.vendor.com", "node-1", "big", "gpu.example.com") == []
     finally:
         sut.close()
+
+
+def test_the_devices_of_a_slice_in_the_order_it_lists_them() -> None:
+    # A scheduler tries a slice's devices in the order the slice lists them; Intel's GPU driver lists its cards
+    # in no name order, and "claim X is allocated device gpu-0" failed when gpu-0 stood for the first by name.
+    sut = ReferenceSystem()
+    try:
+        sut.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}})
+        sut.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                    "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.vendor.com"'}}]}})
+        sut.create(_slice("b", "gpu.vendor.com", "node-1", "b", 1, [_model("card-0", "big")]))
+        sut.create(_slice("a", "gpu.vendor.com", "node-1", "a", 1,
+                          [_model("card-7", "big"), _model("card-2", "big"), _model("card-5", "big")]))
+        assert published_devices(sut, "gpu.vendor.com", "node-1", "gpu", "gpu.vendor.com") == [
+            ("a", "card-7"), ("a", "card-2"), ("a", "card-5"), ("b", "card-0")]
+    finally:
+        sut.close()

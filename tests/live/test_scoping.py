@@ -20,7 +20,7 @@ from draconform.live.config import ClusterConfig, LiveOptions
 from draconform.live.isolation import ALONE_TAG, alone_reasons, manifest_names, turn
 from draconform.live.names import RUN_LABEL, SCENARIO_LABEL
 from draconform.live.sut import LiveSystem
-from draconform.sut import ApiError, Obj
+from draconform.sut import ApiError, Obj, Unsupported
 from tests.live.helpers import FakeTime, wait_until
 
 
@@ -73,6 +73,35 @@ def test_the_pools_of_the_clusters_own_driver_keep_their_names(tmp_path: Path) -
     stored = live.names.to_cluster(claim)
     assert stored["status"]["allocation"]["devices"]["results"][0] == {**result, "driver": "real.vendor.com"}
     assert live.names.from_cluster(stored)["status"] == claim["status"]
+
+
+def test_a_driver_under_tests_devices_may_have_attributes_named_driver_and_pool(tmp_path: Path) -> None:
+    # Intel's GPU driver publishes its devices' kernel driver as an attribute "driver": reading its slice
+    # failed with "unhashable type: 'dict'" and every scenario taking its devices errored.
+    live = _system(tmp_path)
+    live.names.driver_aliases["gpu.example.com"] = "gpu.vendor.com"
+    attributes = {"driver": {"string": "i915"}, "pool": {"string": "p"}, "nodeName": {"string": "n"}}
+    published: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                      "spec": {"driver": "gpu.vendor.com", "nodeName": "node-a",
+                               "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+                               "devices": [{"name": "card0", "attributes": copy.deepcopy(attributes)}]}}
+    read = live.names.from_cluster(copy.deepcopy(published))
+    assert read["spec"]["pool"]["name"] == "node-a"
+    assert read["spec"]["devices"][0]["attributes"] == attributes
+
+
+def test_a_driver_under_test_without_a_recording_proxy_has_its_calls_unsupported(tmp_path: Path) -> None:
+    # A vendor's plugin run on serve's layout (sockets linked, no recording proxy) was judged "asked to prepare
+    # 0 times" by the kubelet scenarios; with no log there is nothing to judge.
+    live = _system(tmp_path)
+    live._cluster = ClusterConfig(kubelet_plugin_dir=str(tmp_path))
+    live.names.driver_aliases["gpu.example.com"] = "gpu.vendor.com"
+    live.names.aliases["node-1"] = "node-a"
+    with pytest.raises(Unsupported, match="no recording proxy"):
+        live.kubelet_plugin_calls("gpu.example.com", "node-1")
+    (tmp_path / "node-a").mkdir()
+    (tmp_path / "node-a" / "gpu.vendor.com.calls.jsonl").write_text("")
+    assert live.kubelet_plugin_calls("gpu.example.com", "node-1") == []
 
 
 def test_pods_are_scheduled_onto_the_scenarios_nodes_only(tmp_path: Path) -> None:
