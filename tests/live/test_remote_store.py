@@ -20,7 +20,8 @@ from tests.live.helpers import wait_until
 # history of stored versions it keeps for the seam's object_writes (read by the SUT, never by a component), and
 # the dry runs of API requests.
 SERVER_SIDE = {"add_admission", "add_mutator", "gates", "load", "keep_history", "history", "dry_run",
-               "namespace_labels", "label_namespace"}  # the last two: admission and the in-process seam
+               "namespace_labels", "label_namespace",  # these two: admission and the in-process seam
+               "admitted"}  # admission's shortcut for objects it stored itself
 
 
 def _public(cls: type) -> set[str]:
