@@ -18,7 +18,7 @@ from typing import Any
 from draconform.kube.featuregates import FeatureGates
 from draconform.live.config import DRIVER_PROGRAM, PROGRAM_DATA, PROGRAM_LABEL, OwnDriver
 from draconform.live.kube import KINDS
-from draconform.live.names import STEPS_NAMESPACE
+from draconform.live.names import SCENARIO_LABEL, STEPS_NAMESPACE
 from draconform.reference import components
 from draconform.reference.apiserver.interface import Watch, WatchEvent
 from draconform.reference.components import EXTERNAL_CONTROLLERS
@@ -58,6 +58,11 @@ class ScopedStore:
         self._store = store
         self._namespace = namespace
         self._labels = dict(labels)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The labels of the ConfigMap that programmed it (its scenario's, in a live run)."""
+        return dict(self._labels)
 
     def _scope(self, kind: str, namespace: str | None) -> str | None:
         """A live run's steps call its own namespace "default" (draconform.live.names), also in the claim
@@ -224,9 +229,14 @@ class DriverHost(ProgramHost):
     """Reference DRA drivers, one per ConfigMap whose data is {"name", "inventory", "faults"}: the driver
     publishes the inventory and serves a kubelet plugin on every Node, at DIR/<node>/<driver>.sock with its
     registration socket beside it; every call a plugin receives is appended to DIR/<node>/<driver>.calls.jsonl
-    (what a recording proxy would see). `faults` is a list of {"node", "fault"} entries (fault null clears),
-    applied in order, each once. With `own`, one more driver that no ConfigMap programs, like a vendor's: it
-    publishes `own_inventory` and serves its plugin on its node only."""
+    (what a recording proxy would see). A ConfigMap of a live scenario (labelled `draconform.io/scenario`) gets
+    plugins on that scenario's nodes and on the nodes its inventory names only: on any other node the kubelet
+    would prepare another scenario's claims through it and, once it stops, find no plugin to unprepare them
+    (issue 42), and the node of the cluster's own driver under test has that driver's plugin, perhaps under
+    the same name. A plugin that cannot be served on a node (its path taken by something not a socket) is
+    logged and left out; the other plugins and drivers run on. `faults` is a list of {"node", "fault"} entries
+    (fault null clears), applied in order, each once. With `own`, one more driver that no ConfigMap programs,
+    like a vendor's: it publishes `own_inventory` and serves its plugin on its node only."""
 
     def __init__(self, store: RemoteStore, gates: FeatureGates, directory: Path, log: Callable[[str], None],
                  own: OwnDriver | None = None, own_devices: int = 0) -> None:
@@ -240,6 +250,9 @@ class DriverHost(ProgramHost):
             self._own = (driver, own.node)
         self._drivers: dict[ProgramKey, ReferenceDriver] = {}
         self._applied: dict[ProgramKey, int] = {}  # faults applied so far
+        self._scenarios: dict[ProgramKey, str] = {}  # the live scenario that programmed a driver
+        self._inventory_nodes: dict[ProgramKey, set[str]] = {}  # the nodes its inventory's slices name
+        self._unserved: set[tuple[str, str]] = set()  # (driver, node) whose plugin could not be served: logged
         self._write_lock = threading.Lock()
         self._sockets = PluginSockets(WallClock().now, directory, self._recorded)
         self._nodes = store.watch("Node")
@@ -256,28 +269,36 @@ class DriverHost(ProgramHost):
         driver = components.driver(name, scoped, self._gates, cdi_root=self._directory)
         self._drivers[key] = driver
         self._applied[key] = 0
+        if scoped.labels.get(SCENARIO_LABEL):
+            self._scenarios[key] = scoped.labels[SCENARIO_LABEL]
         try:
-            self.update(key, program, data)
+            self.update(key, program, data)  # which serves its plugins
         except (ValueError, KeyError, TypeError):
             self.end(key)
             raise
-        self._serve_plugins()
 
     def update(self, key: ProgramKey, program: str, data: dict[str, Any]) -> bool:
         driver = self._drivers[key]
         if str(data["name"]) != driver.name:
             return False
-        driver.set_inventory(list(data.get("inventory") or []))
+        inventory = list(data.get("inventory") or [])
+        driver.set_inventory(inventory)
+        self._inventory_nodes[key] = {str(obj["spec"]["nodeName"]) for obj in inventory
+                                      if isinstance(obj.get("spec"), dict) and obj["spec"].get("nodeName")}
         faults = list(data.get("faults") or [])
         for entry in faults[self._applied[key]:]:
             fault = entry.get("fault")
             driver.faults(str(entry["node"])).add(PluginFault(**fault) if fault is not None else None)
         self._applied[key] = len(faults)
+        self._serve_plugins()  # a node the new inventory names
         return True
 
     def end(self, key: ProgramKey) -> None:
         driver = self._drivers.pop(key)
         self._applied.pop(key, None)
+        self._scenarios.pop(key, None)
+        self._inventory_nodes.pop(key, None)
+        self._unserved = {entry for entry in self._unserved if entry[0] != driver.name}
         driver.stop()
         self._sockets.close_driver(driver.name)
         for log in self._directory.glob(f"*/{driver.name}.calls.jsonl"):
@@ -302,15 +323,27 @@ class DriverHost(ProgramHost):
         return done
 
     def _serve_plugins(self) -> None:
-        """Every running driver has a plugin on every Node, as a DaemonSet gives it one."""
+        """Every running driver has a plugin on every Node it may serve, as a DaemonSet gives it one."""
         for node in self._store.list("Node"):
             name = node["metadata"]["name"]
-            for driver in self._drivers.values():
-                self._sockets.registration_endpoint(driver.name, name, _plugin_of(driver, name))
+            scenario = (node["metadata"].get("labels") or {}).get(SCENARIO_LABEL)
+            for key, driver in self._drivers.items():
+                ours = self._scenarios.get(key)
+                if ours is None or ours == scenario or name in self._inventory_nodes.get(key, ()):
+                    self._serve_plugin(driver, name)
             if self._own is not None and self._own[1] == name:
                 self._sockets.registration_endpoint(self._own[0].name, name, _plugin_of(self._own[0], name))
                 # Its calls are recorded from the start, so a live run tells "never called" from "no recorder".
                 (self._directory / name / f"{self._own[0].name}.calls.jsonl").touch()
+
+    def _serve_plugin(self, driver: ReferenceDriver, node: str) -> None:
+        if (driver.name, node) in self._unserved:
+            return
+        try:
+            self._sockets.registration_endpoint(driver.name, node, _plugin_of(driver, node))
+        except OSError as error:  # another plugin's path (a vendor's driver of the same name, linked there)
+            self._unserved.add((driver.name, node))
+            self._log(f"driver {driver.name} serves no plugin on node {node}: {error}")
 
     def _recorded(self, driver: str, node: str, call: PluginCall) -> None:
         line = json.dumps({"method": call.method, "claims": list(call.claims), "uids": list(call.uids),
