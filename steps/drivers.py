@@ -57,6 +57,15 @@ class PrepareAnswer:
     api_version: str
     ref: ClaimRef
     result: PrepareResult | None
+    real: str | None = None  # the cluster's own driver under test the scenario's `driver` stands for
+
+    @property
+    def shown(self) -> str:
+        """The driver as a failure names it: a report judging a vendor's driver names that driver, not only the
+        scenario's name for it (issue 42: Intel's plugin was reported as 'gpu.example.com')."""
+        if self.real in (None, self.driver):
+            return repr(self.driver)
+        return f"{self.driver!r} (the cluster's {self.real!r})"
 
 
 @dataclass(frozen=True)
@@ -285,7 +294,7 @@ def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRec
                     raise
                 refused = f"the plugin refused the whole call with {err.code}: {err.details}"
                 for ref in refs:
-                    answer = PrepareAnswer(driver, api_version, ref, PrepareResult(error=refused))
+                    answer = PrepareAnswer(driver, api_version, ref, PrepareResult(error=refused), _real(ctx, driver))
                     kubelet.prepared.setdefault(ref.name, []).append(answer)
                 kubelet.last_call = Call(method, tuple(refs), (), refused)
                 return
@@ -294,7 +303,8 @@ def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRec
                 result = results.get(ref.uid)
                 if result is not None and not result.failed:
                     kubelet.held[ref.uid] = (node, driver, sent)
-                kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, api_version, ref, result))
+                kubelet.prepared.setdefault(ref.name, []).append(
+                    PrepareAnswer(driver, api_version, ref, result, _real(ctx, driver)))
         else:
             errors = client.unprepare(wire)
             answered = tuple(errors)
@@ -304,6 +314,12 @@ def _call_plugin(sut: SystemUnderTest, ctx: ScenarioContext, kubelet: KubeletRec
                 if failure is None:
                     kubelet.held.pop(ref.uid, None)
     kubelet.last_call = Call(method, tuple(refs), answered)
+
+
+def _real(ctx: ScenarioContext, driver: str) -> str | None:
+    """The cluster's own driver that the scenario's `driver` stands for, if it stands for one."""
+    own = ctx.own_driver
+    return own.driver if own is not None and ctx.own_driver_alias == driver else None
 
 
 def _on_the_wire(ctx: ScenarioContext, refs: Sequence[ClaimRef]) -> list[ClaimRef]:
@@ -383,7 +399,8 @@ def kubelet_prepares_at_once(sut: SystemUnderTest, ctx: ScenarioContext, kubelet
         kubelet.at_once.append((ref, before, answer))
         if isinstance(answer, dict):
             result = answer.get(ref.uid)
-            kubelet.prepared.setdefault(ref.name, []).append(PrepareAnswer(driver, "v1", ref, result))
+            kubelet.prepared.setdefault(ref.name, []).append(
+                PrepareAnswer(driver, "v1", ref, result, _real(ctx, driver)))
             if judge.prepared(result):
                 kubelet.held[ref.uid] = (node, driver, _on_the_wire(ctx, [ref])[0])
 
@@ -449,10 +466,10 @@ def _prepared(kubelet: KubeletRecord, claim: str | None, pod: str | None) -> Pre
     answer = _prepare_answers(kubelet, claim, pod)[-1]
     result = answer.result
     assert result is not None, (
-        f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+        f"driver {answer.shown} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
         f"NodePrepareResources answer"
     )
-    assert not result.failed, f"driver {answer.driver!r} refused to prepare claim {answer.ref.name!r}: {result.error}"
+    assert not result.failed, f"driver {answer.shown} refused to prepare claim {answer.ref.name!r}: {result.error}"
     return answer
 
 
@@ -483,16 +500,16 @@ def driver_refused(kubelet: KubeletRecord, claim: str | None, pod: str | None, p
         assert len(answers) >= 2, f"the kubelet asked to prepare claim {answers[0].ref.name!r} only once"
     for answer in answers if each else answers[-1:]:
         assert answer.result is not None, (
-            f"driver {answer.driver!r} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
+            f"driver {answer.shown} left claim {answer.ref.name!r} (UID {answer.ref.uid}) out of its "
             f"NodePrepareResources answer instead of refusing it"
         )
         assert judge.refused(answer.result), (
-            f"driver {answer.driver!r} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
+            f"driver {answer.shown} prepared claim {answer.ref.name!r} (UID {answer.ref.uid}) with devices "
             f"{_device_names(answer.result.devices)}"
         )
         if permanently:
             assert judge.refused_permanently(answer.result), (
-                f"driver {answer.driver!r} refused claim {answer.ref.name!r} over DRAPlugin {answer.api_version} "
+                f"driver {answer.shown} refused claim {answer.ref.name!r} over DRAPlugin {answer.api_version} "
                 f"without marking the error permanent: {answer.result.error}"
             )
 
@@ -515,9 +532,9 @@ def driver_prepared_alike(kubelet: KubeletRecord, claim: str | None, pod: str | 
     results = []
     for number, answer in enumerate(answers, 1):
         where = f"call {number} of {len(answers)} (DRAPlugin {answer.api_version})"
-        assert answer.result is not None, f"{where}: driver {answer.driver!r} left claim {answer.ref.name!r} out"
+        assert answer.result is not None, f"{where}: driver {answer.shown} left claim {answer.ref.name!r} out"
         assert judge.prepared(answer.result), (
-            f"{where}: driver {answer.driver!r} refused claim {answer.ref.name!r}: {answer.result.error}"
+            f"{where}: driver {answer.shown} refused claim {answer.ref.name!r}: {answer.result.error}"
         )
         results.append(answer.result)
     for number, result in enumerate(results[1:], 2):
@@ -549,7 +566,7 @@ def driver_prepared_the_allocation(sut: SystemUnderTest, kubelet: KubeletRecord,
     problems = judge.allocation_problems(answer.ref.name, answer.driver, _allocation_results(sut, answer),
                                          answer.result, answer.api_version,
                                          lambda pool: sut.pool_name(answer.driver, pool))
-    assert not problems, (f"driver {answer.driver!r} prepared claim {answer.ref.name!r} with "
+    assert not problems, (f"driver {answer.shown} prepared claim {answer.ref.name!r} with "
                           f"{_device_names(answer.result.devices)}: " + "; ".join(problems))
 
 
