@@ -34,8 +34,16 @@ PAIRS: tuple[tuple[str, str, str, str], ...] = (
     # kube-scheduler: the gates no pair of the KEPs' listings covers yet
     ("KEP-5007/GATES-BOTH-REQUIRED", "kube-scheduler", "DRAResourceClaimDeviceStatus", "scheduler-device-status-gate"),
     ("KEP-4381/DISTINCT-ATTRIBUTE", "kube-scheduler", "DRAListTypeAttributes", "scheduler-list-type-attributes-gate"),
-    # kubelet: the extended-resource claim it prepares for a pod
+    # kubelet: the extended-resource claim it prepares for a pod; whether it prepares claims at all
     ("KEP-5004/RELEASED-WITH-POD", "kubelet", "DRAExtendedResource", "kubelet-extended-resource-gate"),
+    ("KEP-3063/KUBELET-FEATURE-OFF", "kubelet", "DynamicResourceAllocation", "kubelet-dra-gate"),
+    # the classic cluster (KEP-3063-CLASSIC): each component's DynamicResourceAllocation
+    ("KEP-3063-CLASSIC/GATE-OFF-PRESERVES-POD-FIELDS", "kube-apiserver", "DynamicResourceAllocation",
+     "classic-apiserver-dra-gate"),
+    ("KEP-3063-CLASSIC/SKEW-SCHEDULER-WITHOUT-FEATURE", "kube-scheduler", "DynamicResourceAllocation",
+     "classic-scheduler-dra-gate"),
+    ("KEP-3063-CLASSIC/KUBELET-SKEW-STARTS-WITHOUT-RESOURCES", "kubelet", "DynamicResourceAllocation",
+     "classic-kubelet-dra-gate"),
 )
 
 VARIANTS: tuple[Variant, ...] = tuple(
