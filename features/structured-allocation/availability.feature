@@ -197,6 +197,26 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
           - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
         """
 
+    # Any one of a request's tolerations may admit a taint: here the second of two does.
+    Scenario: Of two tolerations, the second admits the degraded GPU
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                tolerations:
+                - {key: example.com/other, operator: Exists}
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then claim "pair" is allocated devices "gpu-degraded, gpu-noted"
+
     Scenario Outline: A toleration with only an effect admits the taints of that effect without a value: <effect>
       Given the ResourceClaim:
         """yaml
