@@ -217,6 +217,38 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "pair" is allocated devices "gpu-degraded, gpu-noted"
 
+    # Every taint of a device must be tolerated: tolerating the first of two does not admit it.
+    Scenario: A GPU with two taints, only one of them tolerated, is passed over
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-more-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1-more, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-doubly-tainted
+            taints:
+            - {key: example.com/health, value: degraded, effect: NoSchedule}
+            - {key: example.com/drain, effect: NoExecute}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: three}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 3
+                tolerations:
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+      And a pod "trainer" using claim "three"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+
     Scenario Outline: A toleration with only an effect admits the taints of that effect without a value: <effect>
       Given the ResourceClaim:
         """yaml

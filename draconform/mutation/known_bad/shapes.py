@@ -34,6 +34,12 @@ def first_toleration_only(original: Original, taints: Sequence[Obj], tolerations
     return result
 
 
+def first_taint_only(original: Original, taints: Sequence[Obj], tolerations: Sequence[Obj]) -> list[Obj]:
+    """Of a device's taints only the first is judged: a device whose first taint is tolerated is taken."""
+    result: list[Obj] = original(list(taints)[:1], tolerations)
+    return result
+
+
 VARIANTS: tuple[Variant, ...] = (
     Variant(
         "constraint-without-requests-binds-first-only", "KEP-4381/MATCH-ATTRIBUTE",
@@ -45,5 +51,10 @@ VARIANTS: tuple[Variant, ...] = (
         "first-toleration-only", "KEP-4381/TAINTS",
         "of a request's several tolerations only the first is matched against a device's taints",
         overrides=(Wrap("draconform.reference.allocator.columnar.search:blocking_taints", first_toleration_only),),
+    ),
+    Variant(
+        "first-taint-only", "KEP-4381/TAINTS",
+        "of a device's several taints only the first is judged against the request's tolerations",
+        overrides=(Wrap("draconform.reference.allocator.columnar.search:blocking_taints", first_taint_only),),
     ),
 )
