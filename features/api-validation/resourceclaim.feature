@@ -289,9 +289,10 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | ResourceClaimTemplate | spec.spec.devices.requests[0] | false | accepted                                                                                               |
 
     # With DRAAdminAccess off kube-apiserver drops adminAccess before it validates, so no namespace check is
-    # left to refuse it (upstream's dropDisabledDRAAdminAccessFields, then validation).
+    # left to refuse it (upstream's dropDisabledDRAAdminAccessFields, then validation). The gate is GA and locked
+    # on from 1.36, so the API server is a 1.35 one, the last where it can be turned off.
     Scenario Outline: With DRAAdminAccess off in kube-apiserver, a <kind> asking for admin access loses the field
-      Given kube-apiserver with feature gates "DRAAdminAccess=off"
+      Given kube-apiserver version "1.35" with feature gates "DRAAdminAccess=off"
       When the user creates the <kind> "one-gpu" from the manifests with:
         | field                         | value |
         | <request>.exactly.adminAccess | true  |

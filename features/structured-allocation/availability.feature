@@ -111,7 +111,8 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       And claim "monitor" is allocated device "gpu-0"
       And claim "workload" is allocated device "gpu-1"
 
-    # The gate turned on by default at 1.34: a 1.33 scheduler left at its defaults has it off.
+    # The gate turned on by default at 1.34 (a 1.33 scheduler left at its defaults has it off) and is GA and
+    # locked on from 1.36, so the scheduler turned off is a 1.35 one.
     Scenario Outline: With DRAAdminAccess <setting> in a <release> scheduler an admin request <verdict>
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And kube-scheduler version "<release>" with feature gates "<gates>"
@@ -123,7 +124,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
 
       Examples:
         | release | setting       | gates              | verdict      | outcome                     |
-        | current | off           | DRAAdminAccess=off | is an error  | is not scheduled            |
+        | 1.35    | off           | DRAAdminAccess=off | is an error  | is not scheduled            |
         | 1.33    | off (default) | defaults           | is an error  | is not scheduled            |
         | 1.34    | on (default)  | defaults           | is allocated | is bound to node "worker-1" |
 
