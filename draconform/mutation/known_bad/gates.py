@@ -35,7 +35,7 @@ PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("KEP-5007/GATES-BOTH-REQUIRED", "kube-scheduler", "DRAResourceClaimDeviceStatus", "scheduler-device-status-gate"),
     ("KEP-4381/DISTINCT-ATTRIBUTE", "kube-scheduler", "DRAListTypeAttributes", "scheduler-list-type-attributes-gate"),
     # kubelet: the extended-resource claim it prepares for a pod; whether it prepares claims at all
-    ("KEP-5004/RELEASED-WITH-POD", "kubelet", "DRAExtendedResource", "kubelet-extended-resource-gate"),
+    ("KEP-5004/KUBELET-GATE-OFF", "kubelet", "DRAExtendedResource", "kubelet-extended-resource-gate"),
     ("KEP-3063/KUBELET-FEATURE-OFF", "kubelet", "DynamicResourceAllocation", "kubelet-dra-gate"),
     # the classic cluster (KEP-3063-CLASSIC): each component's DynamicResourceAllocation
     ("KEP-3063-CLASSIC/GATE-OFF-PRESERVES-POD-FIELDS", "kube-apiserver", "DynamicResourceAllocation",
