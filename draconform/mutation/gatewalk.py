@@ -23,7 +23,7 @@ from draconform.mutation.catalogue import VARIANTS
 from draconform.mutation.known_bad.defects import pair_of
 from draconform.paths import FEATURES_DIR
 from draconform.suite.selection import Selection
-from draconform.suite.tracing import feature_files, parse_feature
+from draconform.suite.tracing import RULE_TAG_PREFIX, feature_files, parse_feature, scenario_tags
 
 BASE_GATE = "DynamicResourceAllocation"
 RELEASE = re.compile(r'(?:version|as|release|Kubernetes|scheduler|kubelet|apiserver) "?(1\.[0-9]+)\b')
@@ -110,7 +110,8 @@ def _rows(catalogue: Catalogue) -> Iterator[Row]:
         relative = selection.relative(path)
         for template in parse_feature(path, selection).scenarios.values():
             rules = [template.rule.name.split()[0]] if template.rule is not None else []
-            rules += [tag.removeprefix("rule:") for tag in sorted(template.tags) if tag.startswith("rule:")]
+            rules += [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template))
+                      if tag.startswith(RULE_TAG_PREFIX)]
             steps = [step.name for step in (*template.all_background_steps, *template.steps)]
             contexts = [context for table in template.examples for context in table.as_contexts()] or [{}]
             for context in contexts:
