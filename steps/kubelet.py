@@ -10,7 +10,7 @@ import re
 
 from pytest_bdd import given, parsers, then, when
 
-from draconform.steps.cluster import configure, device_named, must_get, seam_method, slice_devices
+from draconform.steps.cluster import configure, device_named, must_get, resolve_claim, seam_method, slice_devices
 from draconform.steps.manifests import NAMESPACE, named
 from draconform.steps.scenario import ScenarioContext, observes
 from draconform.steps.words import split_names
@@ -165,6 +165,11 @@ def _calls(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str) 
 @observes("object")
 def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str, count: str,
                  bound: str | None, number: str | None) -> None:
+    _assert_asked(sut, driver, node, verb, claim, count, bound, number)
+
+
+def _assert_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim: str, count: str,
+                  bound: str | None, number: str | None) -> None:
     calls = _calls(sut, driver, node, verb, claim)
     expected = {"never": 0, "once": 1, "at least once": 1, "twice": 2}.get(count, int(number or 0))
     what = f"driver {driver!r} on node {node!r} was asked to {verb} claim {claim!r} {len(calls)} times"
@@ -172,6 +177,16 @@ def plugin_asked(sut: SystemUnderTest, driver: str, node: str, verb: str, claim:
         assert len(calls) >= expected, f"{what}, expected at least {expected}"
     else:
         assert len(calls) == expected, f"{what}, expected {expected}"
+
+
+@then(parsers.re(ASKED + r'the claim of pod "(?P<pod>[^"]+)" ' + COUNT))
+@observes("object")
+def plugin_asked_for_pod_claim(sut: SystemUnderTest, ctx: ScenarioContext, driver: str, node: str, verb: str,
+                               pod: str, count: str, bound: str | None, number: str | None) -> None:
+    """The claim the pod uses, found through the pod (a generated name, such as KEP-5004's claim for extended
+    resources)."""
+    claim = resolve_claim(sut, ctx, None, pod)["metadata"]["name"]
+    _assert_asked(sut, driver, node, verb, claim, count, bound, number)
 
 
 @then(parsers.re(r'the calls to prepare claim "(?P<claim>[^"]+)" on driver "(?P<driver>[^"]+)" on node '

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from draconform.mutation.known_bad import kep3063_classic, kep4381, kep5007, kep5963, other, plugin, statements
+from draconform.mutation.known_bad import (
+    gates,
+    kep3063_classic,
+    kep4381,
+    kep5007,
+    kep5963,
+    other,
+    plugin,
+    shapes,
+    statements,
+)
 from draconform.mutation.variant import Variant
 
 if TYPE_CHECKING:
@@ -20,7 +30,8 @@ KEPS_WITH_VARIANTS = ("KEP-5007", "KEP-5963", "KEP-4381")
 
 VARIANTS: tuple[Variant, ...] = (
     *kep5007.VARIANTS, *kep5963.VARIANTS, *kep4381.VARIANTS, *kep3063_classic.VARIANTS, *other.VARIANTS,
-    *statements.VARIANTS, *plugin.VARIANTS,
+    *statements.VARIANTS, *plugin.VARIANTS, *gates.VARIANTS,
+    *shapes.VARIANTS,
 )
 
 

@@ -220,6 +220,27 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | an object | {uuid: GPU-1234}  | accepted                                                                    |
         | a list    | [GPU-1234]        | rejected at "status.devices[0].data" by rule "DRA-API/DEVICE-STATUS-DATA"   |
 
+    # With the gate off kube-apiserver drops status.devices before it validates (upstream's
+    # dropDisabledDRAResourceClaimDeviceStatusFields).
+    Scenario Outline: With DRAResourceClaimDeviceStatus off in kube-apiserver, device data that is <what> is dropped
+      Given kube-apiserver with feature gates "DRAResourceClaimDeviceStatus=off"
+      When the user updates the status of ResourceClaim "gpu-and-nic":
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: gpu, driver: gpu.example.com, pool: fabric, device: gpu-0}
+        devices:
+        - {driver: gpu.example.com, pool: fabric, device: gpu-0, data: <data>}
+        """
+      Then the request is accepted
+      And the stored ResourceClaim "gpu-and-nic" has no field "status.devices"
+
+      Examples:
+        | what      | data             |
+        | an object | {uuid: GPU-1234} |
+        | a list    | [GPU-1234]       |
+
   Rule: DRA-API/COMPATIBILITY-SNAPSHOT  The allocation's group snapshot keys counter sets and keeps the slice limits
 
     Scenario Outline: A snapshot <snapshot>

@@ -86,6 +86,21 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa, expression: 'device.numa'}]          |
       Then the request is rejected at "spec.devices.requests[0].exactly.derivedAttributes[0].expression" by rule "DRA-API/DERIVED-ATTRIBUTES"
 
+    # With the gate off (its default) kube-apiserver drops derivedAttributes before it validates.
+    Scenario Outline: With DRADerivedAttributes off, a request deriving <count> attributes loses them
+      Given a cluster with feature gates "DRADerivedAttributes" off
+      When the user creates the ResourceClaim "one-h100" from the manifests with:
+        | field                                              | value                                                                    |
+        | spec.devices.requests[0].exactly.derivedAttributes | [{name: numa, expression: 'device.attributes["gpu.example.com"].numa'}] |
+        | spec.devices.requests[0].exactly.derivedAttributes | (<count> items)                                                          |
+      Then the request is accepted
+      And the stored ResourceClaim "one-h100" has no field "spec.devices.requests[0].exactly.derivedAttributes"
+
+      Examples:
+        | count |
+        | 1     |
+        | 33    |
+
   Rule: DRA-API/CEL-MAX-LENGTH  A selector expression is at most 10 KiB
 
     Scenario Outline: An expression of <length> characters
@@ -159,3 +174,18 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | kubernetes.io/gpu         | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
         | nvidia.kubernetes.io/gpu  | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
         | requests.example.com/gpu  | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME"          |
+
+    # With the gate off kube-apiserver drops extendedResourceName before it validates (upstream's
+    # dropDisabledDRAExtendedResourceFields in the DeviceClass strategy).
+    Scenario Outline: With DRAExtendedResource off in kube-apiserver, a class standing for <name> loses the field
+      Given kube-apiserver with feature gates "DRAExtendedResource=off"
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                     | value  |
+        | spec.extendedResourceName | <name> |
+      Then the request is accepted
+      And the stored DeviceClass "gpu.example.com" has no field "spec.extendedResourceName"
+
+      Examples:
+        | name            |
+        | example.com/gpu |
+        | gpu             |

@@ -20,6 +20,19 @@ Feature: A device says which node-allocatable resources it stands for (resource.
         | example.com/gpu | rejected at "spec.devices[0].nodeAllocatableResources[example.com/gpu]" by rule "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES" |
         | Memory          | rejected at "spec.devices[0].nodeAllocatableResources[Memory]" by rule "DRA-API/NODE-ALLOCATABLE-RESOURCE-NAMES"          |
 
+    Scenario Outline: With DRANodeAllocatableResources off in kube-apiserver, a device standing for "<resource>" loses the field
+      Given kube-apiserver with feature gates "DRANodeAllocatableResources=off"
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                    | value                                              |
+        | spec.devices[0].nodeAllocatableResources | {"<resource>": {mapping: {deviceMultiplier: "8"}}} |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-cpus" has no field "spec.devices[0].nodeAllocatableResources"
+
+      Examples:
+        | resource        |
+        | cpu             |
+        | example.com/gpu |
+
     # Kubernetes 1.36's alpha form of the field: other name, flatter entries, any native resource name.
     Scenario Outline: On Kubernetes 1.36, a device mapping "<resource>"
       Given kube-apiserver version "1.36" with feature gates "DRANodeAllocatableResources=on"

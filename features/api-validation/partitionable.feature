@@ -49,6 +49,23 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | gpu-0 | gpu-0  | rejected at "spec.sharedCounters[1]" by rule "DRA-API/COUNTER-SET-NAMES" as a duplicate |
         | gpu-0 | gpu.1  | rejected at "spec.sharedCounters[1].name" by rule "DRA-API/COUNTER-SET-NAMES"           |
 
+    # With the gate off kube-apiserver drops sharedCounters before it validates (upstream's
+    # dropDisabledDRAPartitionableDevicesFields); the slice is left with its node and no devices, which is valid.
+    Scenario Outline: With DRAPartitionableDevices off in kube-apiserver, counter sets named <first> and <second> are dropped
+      Given kube-apiserver with feature gates "DRAPartitionableDevices=off"
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                       | value      |
+        | spec.sharedCounters[0].name | "<first>"  |
+        | spec.sharedCounters         | (2 items)  |
+        | spec.sharedCounters[1].name | "<second>" |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-gpu-counters" has no field "spec.sharedCounters"
+
+      Examples:
+        | first | second |
+        | gpu-0 | gpu-1  |
+        | gpu-0 | gpu-0  |
+
   Rule: DRA-API/COUNTER-SET-COUNTERS  A counter set has 1 to 32 counters with DNS-label names and quantity values
 
     Scenario Outline: A counter set with <counters> counters
@@ -162,6 +179,19 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | gpu.example.com/profile       | accepted                                                                                       |
         | profile                       | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME"      |
         | gpu.example.com/mig/profile   | rejected at "spec.partitionTypeAttribute" by rule "DRA-API/PARTITION-TYPE-ATTRIBUTE-NAME"      |
+
+    Scenario Outline: With DRAPartitionableDevicesType off, partition types named by "<name>" are dropped
+      Given a cluster with feature gates "DRAPartitionableDevicesType" off
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                       | value    |
+        | spec.partitionTypeAttribute | "<name>" |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-mig-partitions" has no field "spec.partitionTypeAttribute"
+
+      Examples:
+        | name                    |
+        | gpu.example.com/profile |
+        | profile                 |
 
   Rule: DRA-API/PARTITION-TYPE-ATTRIBUTE-NEEDS-COUNTERS  Only a slice with devices that consume counters names a partition type
 

@@ -70,6 +70,21 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | big   | small  | accepted                                                                                                              |
         | big   | big    | rejected at "spec.devices.requests[0].firstAvailable[1]" by rule "DRA-API/FIRST-AVAILABLE-SUBREQUESTS" as a duplicate |
 
+    # With the gate off kube-apiserver drops firstAvailable before it validates (upstream's
+    # resourceclaimspec.DropDisabledFields), so the request is left with neither form: refused for that, whatever
+    # the list held, and never for the list's own faults.
+    Scenario Outline: With DRAPrioritizedList off in kube-apiserver, a prioritized list of <count> subrequests
+      Given kube-apiserver with feature gates "DRAPrioritizedList=off"
+      When the user creates the ResourceClaim "gpu-from-a-list" from the manifests with:
+        | field                                   | value           |
+        | spec.devices.requests[0].firstAvailable | (<count> items) |
+      Then the request is rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE"
+
+      Examples:
+        | count |
+        | 8     |
+        | 9     |
+
   Rule: DRA-API/REQUEST-CLASS-NAME  Every request names a device class
 
     Scenario Outline: A request for class "<class>"
@@ -151,6 +166,21 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | {effect: NoSchedule}                                              | accepted                                                                                                |
         | {key: example.com/ecc, operator: Like}                            | rejected at "spec.devices.requests[0].exactly.tolerations[0].operator" by rule "DRA-API/TOLERATION-FORMAT" |
         | {key: example.com/ecc, operator: Exists, effect: Evict}           | rejected at "spec.devices.requests[0].exactly.tolerations[0].effect" by rule "DRA-API/TOLERATION-FORMAT"   |
+
+    # With DRADeviceTaints off kube-apiserver drops a request's tolerations before it validates: a faulty one is
+    # not refused, it is gone.
+    Scenario Outline: With DRADeviceTaints off in kube-apiserver, a toleration <toleration> is dropped
+      Given kube-apiserver with feature gates "DRADeviceTaints=off"
+      When the user creates the ResourceClaim "gpu-tolerating-maintenance" from the manifests with:
+        | field                                           | value        |
+        | spec.devices.requests[0].exactly.tolerations[0] | <toleration> |
+      Then the request is accepted
+      And the stored ResourceClaim "gpu-tolerating-maintenance" has no field "spec.devices.requests[0].exactly.tolerations"
+
+      Examples:
+        | toleration                                                                |
+        | {key: example.com/ecc, operator: Equal, value: many, effect: NoSchedule} |
+        | {key: example.com/ecc, operator: Like}                                    |
 
   Rule: DRA-API/CONSTRAINT-ONE-OF  At most 32 constraints, each matchAttribute or distinctAttribute
 
@@ -257,6 +287,22 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
         | ResourceClaimTemplate | spec.spec.devices.requests[0] | true  | rejected at "spec.devices.requests[0].adminAccess" by rule "DRA-API/ADMIN-ACCESS-NAMESPACE"            |
         | ResourceClaim         | spec.devices.requests[0]      | false | accepted                                                                                               |
         | ResourceClaimTemplate | spec.spec.devices.requests[0] | false | accepted                                                                                               |
+
+    # With DRAAdminAccess off kube-apiserver drops adminAccess before it validates, so no namespace check is
+    # left to refuse it (upstream's dropDisabledDRAAdminAccessFields, then validation). The gate is GA and locked
+    # on from 1.36, so the API server is a 1.35 one, the last where it can be turned off.
+    Scenario Outline: With DRAAdminAccess off in kube-apiserver, a <kind> asking for admin access loses the field
+      Given kube-apiserver version "1.35" with feature gates "DRAAdminAccess=off"
+      When the user creates the <kind> "one-gpu" from the manifests with:
+        | field                         | value |
+        | <request>.exactly.adminAccess | true  |
+      Then the request is accepted
+      And the stored <kind> "one-gpu" has no field "<request>.exactly.adminAccess"
+
+      Examples:
+        | kind                  | request                       |
+        | ResourceClaim         | spec.devices.requests[0]      |
+        | ResourceClaimTemplate | spec.spec.devices.requests[0] |
 
     Scenario Outline: A <kind> with admin access in a namespace labelled for it
       Given the namespace allows admin access

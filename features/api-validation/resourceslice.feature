@@ -312,6 +312,22 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | 1.2            | rejected at "spec.devices[0].attributes[driverVersions].versions[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS" |
         | v1.2.3         | rejected at "spec.devices[0].attributes[driverVersions].versions[1]" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-ITEMS" |
 
+    # With the gate off kube-apiserver drops the list before it validates (upstream's
+    # dropDisabledDRAListTypeAttributesFields), leaving an attribute without a value: refused for that, however
+    # the items were written.
+    Scenario Outline: With DRAListTypeAttributes off, a <form> list whose second item has <length> characters
+      Given a cluster with feature gates "DRAListTypeAttributes" off
+      When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
+        | field                                        | value                                        |
+        | spec.devices[0].attributes                   | {values: {<form>: [<first>, "<start>"]}}     |
+        | spec.devices[0].attributes[values].<form>[1] | (padded with "<pad>" to <length> characters) |
+      Then the request is rejected at "spec.devices[0].attributes[values]" by rule "DRA-API/DEVICE-ATTRIBUTE-ONE-VALUE"
+
+      Examples:
+        | form     | first      | start  | pad | length |
+        | strings  | pci0000-00 | x      | x   | 64     |
+        | versions | 1.2.3      | 1.0.0- | a   | 65     |
+
   Rule: DRA-API/DEVICE-MAX-ATTRIBUTE-VALUES  At most 48 attribute values per device, each list item counting one
 
     Scenario Outline: A device with one string attribute and a list of <items> strings on Kubernetes <release>
@@ -342,6 +358,22 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
         | shared | outcome                                                                                                   |
         | true   | accepted                                                                                                  |
         | false  | rejected at "spec.devices[0].capacity[memory].requestPolicy" by rule "DRA-API/CAPACITY-REQUEST-POLICY"    |
+
+    # With the gate off kube-apiserver drops allowMultipleAllocations and every requestPolicy before it
+    # validates (upstream's dropDisabledDRAConsumableCapacityFields): nothing is left to refuse.
+    Scenario Outline: With DRAConsumableCapacity off in kube-apiserver, a request policy on a device shared <shared> is dropped
+      Given kube-apiserver with feature gates "DRAConsumableCapacity=off"
+      When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
+        | field                                    | value    |
+        | spec.devices[0].allowMultipleAllocations | <shared> |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].capacity[memory].requestPolicy"
+      And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].allowMultipleAllocations"
+
+      Examples:
+        | shared |
+        | true   |
+        | false  |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF  One kind of request policy, and a default with it
 

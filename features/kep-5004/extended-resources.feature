@@ -258,8 +258,9 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
 
   Rule: KEP-5004/GATE-OFF  Without DRAExtendedResource in the scheduler, no claim and no fit
 
+    # The gate turned on by default at 1.36: a 1.35 scheduler left at its defaults has it off.
     Scenario Outline: kube-scheduler with DRAExtendedResource <gate>
-      Given kube-scheduler with feature gates "DRAExtendedResource=<gate>"
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the Pod:
         """yaml
         metadata: {name: trainer}
@@ -274,6 +275,35 @@ Feature: Extended resources backed by DRA (KEP-5004): a pod asking for example.c
       Then <outcome>
 
       Examples:
-        | gate  | outcome                                          |
-        | on    | pod "trainer" is bound to node "worker-1"        |
-        | off   | pod "trainer" is not scheduled                   |
+        | gate                 | release | gates                   | outcome                                   |
+        | on                   | current | DRAExtendedResource=on  | pod "trainer" is bound to node "worker-1" |
+        | off                  | current | DRAExtendedResource=off | pod "trainer" is not scheduled            |
+        | off (1.35's default) | 1.35    | defaults                | pod "trainer" is not scheduled            |
+        | on (1.36's default)  | 1.36    | defaults                | pod "trainer" is bound to node "worker-1" |
+
+  Rule: KEP-5004/KUBELET-GATE-OFF  A kubelet without DRAExtendedResource prepares nothing for extended resources
+
+    # The scheduler has the gate on (its default) and makes the claim; only the kubelet's setting changes. The
+    # gate turned on by default at 1.36: a 1.35 kubelet left at its defaults has it off.
+    Scenario Outline: A kubelet with DRAExtendedResource <gate> and a pod asking for example.com/gpu
+      Given kubelet version "<release>" with feature gates "<gates>"
+      And driver "gpu.example.com" takes over the devices of node "worker-1"
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "1"}
+        """
+      When the scheduler runs
+      Then pod "trainer" is Running
+      And driver "gpu.example.com" on node "worker-1" was asked to prepare the claim of pod "trainer" <asked>
+
+      Examples:
+        | gate                 | release | gates                   | asked         |
+        | on                   | current | DRAExtendedResource=on  | at least once |
+        | off                  | current | DRAExtendedResource=off | never         |
+        | off (1.35's default) | 1.35    | defaults                | never         |

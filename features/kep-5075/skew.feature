@@ -7,8 +7,9 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
 
   Rule: KEP-5075/SCHEDULER-GATE-OFF  Without the gate the scheduler allocates shared devices whole
 
+    # The gate turned on by default at 1.36: a 1.35 scheduler left at its defaults has it off.
     Scenario Outline: kube-scheduler with DRAConsumableCapacity <gate>, two plain claims on one shared NIC
-      Given kube-scheduler with feature gates "DRAConsumableCapacity=<gate>"
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-nics}
@@ -32,9 +33,11 @@ Feature: DRAConsumableCapacity off, in the scheduler or the API server (KEP-5075
       Then <second>
 
       Examples:
-        | gate | second                                                                                    |
-        | on   | claim "second" is allocated device "eth1"                                                 |
-        | off  | pod "app-2" is not scheduled                                                              |
+        | gate                  | release | gates                     | second                                      |
+        | on                    | current | DRAConsumableCapacity=on  | claim "second" is allocated device "eth1"   |
+        | off                   | current | DRAConsumableCapacity=off | pod "app-2" is not scheduled                |
+        | off (1.35's default)  | 1.35    | defaults                  | pod "app-2" is not scheduled                |
+        | on (1.36's default)   | 1.36    | defaults                  | claim "second" is allocated device "eth1"   |
 
     Scenario: A claim asking for capacity is a scheduling error with the gate off
       Given kube-scheduler with feature gates "DRAConsumableCapacity=off"

@@ -111,14 +111,22 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       And claim "monitor" is allocated device "gpu-0"
       And claim "workload" is allocated device "gpu-1"
 
-    Scenario: With DRAAdminAccess off in the scheduler an admin request is an error
+    # The gate turned on by default at 1.34 (a 1.33 scheduler left at its defaults has it off) and is GA and
+    # locked on from 1.36, so the scheduler turned off is a 1.35 one.
+    Scenario Outline: With DRAAdminAccess <setting> in a <release> scheduler an admin request <verdict>
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
-      And kube-scheduler with feature gates "DRAAdminAccess=off"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the namespace allows admin access
       And the objects of manifest "monitor-admin-access.yaml"
       And a pod "monitor" using claim "monitor"
       When the scheduler runs
-      Then pod "monitor" is not scheduled
+      Then pod "monitor" <outcome>
+
+      Examples:
+        | release | setting       | gates              | verdict      | outcome                     |
+        | 1.35    | off           | DRAAdminAccess=off | is an error  | is not scheduled            |
+        | 1.33    | off (default) | defaults           | is an error  | is not scheduled            |
+        | 1.34    | on (default)  | defaults           | is allocated | is bound to node "worker-1" |
 
   Rule: KEP-4381/TAINTS  A NoSchedule or NoExecute taint needs a matching toleration
 
@@ -189,6 +197,58 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
           tolerations:
           - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
         """
+
+    # Any one of a request's tolerations may admit a taint: here the second of two does.
+    Scenario: Of two tolerations, the second admits the degraded GPU
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: pair}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 2
+                tolerations:
+                - {key: example.com/other, operator: Exists}
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+      And a pod "trainer" using claim "pair"
+      When the scheduler runs
+      Then claim "pair" is allocated devices "gpu-degraded, gpu-noted"
+
+    # Every taint of a device must be tolerated: tolerating the first of two does not admit it.
+    Scenario: A GPU with two taints, only one of them tolerated, is passed over
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-more-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1-more, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-doubly-tainted
+            taints:
+            - {key: example.com/health, value: degraded, effect: NoSchedule}
+            - {key: example.com/drain, effect: NoExecute}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: three}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                count: 3
+                tolerations:
+                - {key: example.com/health, operator: Equal, value: degraded, effect: NoSchedule}
+        """
+      And a pod "trainer" using claim "three"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
 
     Scenario Outline: A toleration with only an effect admits the taints of that effect without a value: <effect>
       Given the ResourceClaim:
@@ -343,12 +403,18 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
         | {driver: gpu.example.com, pool: worker-1, device: gpu-1} | taints gpu-1               | pod "trainer" is not scheduled              |
         | {driver: other.example.com}                            | leaves gpu-1 free            | claim "training" is allocated device "gpu-1" |
 
-    Scenario: With DRADeviceTaintRules off in the scheduler the rule is ignored
-      Given kube-scheduler with feature gates "DRADeviceTaintRules=off"
+    # The gate came at 1.35 and turned on by default at 1.37: a 1.36 scheduler left at its defaults has it off.
+    Scenario Outline: With DRADeviceTaintRules <setting> in a <release> scheduler the rule is ignored
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the objects of manifest "two-gpus.yaml"
       And a pod "trainer" using claim "training"
       When the scheduler runs
       Then claim "training" is allocated devices "gpu-0, gpu-1"
+
+      Examples:
+        | release | setting       | gates                   |
+        | current | off           | DRADeviceTaintRules=off |
+        | 1.36    | off (default) | defaults                |
 
   Rule: KEP-4381/COUNTERS  Devices that share counters fit only while the counters last
 
@@ -513,9 +579,15 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Then claim "whole" is allocated device "gpu-0-whole"
       And claim "accel" is allocated device "accel-0-whole"
 
-    Scenario: Without DRAPartitionableDevices in the scheduler the pool is not understood
-      Given kube-scheduler with feature gates "DRAPartitionableDevices=off"
+    # The gate turned on by default at 1.36: a 1.35 scheduler left at its defaults has it off.
+    Scenario Outline: Without DRAPartitionableDevices in a <release> scheduler the pool is not understood
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And a claim "half" for one "gpu" device
       And a pod "small" using claim "half"
       When the scheduler runs
       Then pod "small" is not scheduled
+
+      Examples:
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |

@@ -45,6 +45,26 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "same-numa" is allocated devices "gpu-1, gpu-2"
 
+    # A constraint naming no requests binds every request of the claim (the API: an empty list means all of
+    # them), so two requests of one GPU each land together on the one NUMA node with two GPUs.
+    Scenario: A constraint naming no requests binds every request of the claim
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: two-requests}
+        spec:
+          devices:
+            requests:
+            - name: first
+              exactly: {deviceClassName: gpu}
+            - name: second
+              exactly: {deviceClassName: gpu}
+            constraints:
+            - matchAttribute: gpu.example.com/numa
+        """
+      And a pod "trainer" using claim "two-requests"
+      When the scheduler runs
+      Then claim "two-requests" is allocated devices "gpu-1, gpu-2"
+
     Scenario: The constraint binds only the requests it names
       Given the ResourceClaim:
         """yaml

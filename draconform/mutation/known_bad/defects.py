@@ -5,6 +5,7 @@ the tuples stay a table: name, rule, behaviour, override."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
@@ -72,10 +73,20 @@ def gate_forced(component: str, gate: str, value: bool) -> Original:
 CLUSTER_GATES = "draconform.reference.cluster:ReferenceCluster._gates"
 
 
+PAIR_BEHAVIOUR = "{component} acts as if {gate} were {word}, whatever it is set to"
+PAIR_PATTERN = re.compile(r"^(?P<component>\S+) acts as if (?P<gate>\S+) were (?:on|off), whatever it is set to$")
+
+
+def pair_of(variant: Variant) -> tuple[str, str] | None:
+    """(component, gate) of a variant `gate_pair` built, else None."""
+    found = PAIR_PATTERN.match(variant.what)
+    return (found["component"], found["gate"]) if found and variant.name.endswith(("-as-if-on", "-as-if-off")) else None
+
+
 def gate_pair(rule: str, component: str, gate: str, name: str) -> tuple[Variant, Variant]:
     """The two variants of `rule` whose `component` ignores `gate`'s setting: `<name>-as-if-on` acts as if it
     were on (killed by a row with the gate off), `<name>-as-if-off` as if it were off (killed by a row with it on)."""
     return tuple(  # type: ignore[return-value]
-        Variant(f"{name}-as-if-{word}", rule, f"{component} acts as if {gate} were {word}, whatever it is set to",
+        Variant(f"{name}-as-if-{word}", rule, PAIR_BEHAVIOUR.format(component=component, gate=gate, word=word),
                 overrides=(Wrap(CLUSTER_GATES, gate_forced(component, gate, value)),))
         for word, value in (("on", True), ("off", False)))
