@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 # gate -> (first release it exists, release it became on by default or None while off by default)
 GATE_HISTORY: dict[str, tuple[str, str | None]] = {
-    "DynamicResourceAllocation": ("1.26", "1.32"),
+    "DynamicResourceAllocation": ("1.26", "1.34"),  # beta and off by default in 1.32 and 1.33
     "DRAAdminAccess": ("1.32", "1.34"),
     "DRAPrioritizedList": ("1.33", "1.34"),
     "DRAResourceClaimDeviceStatus": ("1.32", "1.33"),
