@@ -93,7 +93,7 @@ class Workbench:
         return elapsed
 
     def _check_bound(self, names: list[str]) -> None:
-        unbound = [n for n in names if not (self.store.get("Pod", n, NAMESPACE) or {}).get("spec", {}).get("nodeName")]
+        unbound = [n for n in names if not (self.store.peek("Pod", n, NAMESPACE) or {}).get("spec", {}).get("nodeName")]
         if unbound:
             raise RuntimeError(f"{len(unbound)} of {len(names)} measured pods were not scheduled "
                                f"(first: {unbound[0]})")

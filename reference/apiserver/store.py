@@ -283,7 +283,8 @@ class Store:
         if self.kinds[key[0]].has_status:
             new = _copy_without_status(obj)  # the status written is replaced by the stored one: not copied
             if "status" in old:
-                new["status"] = copy_object(old["status"])
+                # an admitted object's status is shared with the new version (see `_sharing`), else copied
+                new["status"] = old["status"] if self.admitted(old) else copy_object(old["status"])
             else:
                 new.pop("status", None)
         else:
@@ -305,7 +306,8 @@ class Store:
         key, old = self._existing(obj)
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
-        new = _copy_without_status(old)  # the stored status is replaced by the one written: not copied
+        # the stored status is replaced by the one written: not copied; the rest is shared where it may be
+        new = _sharing(old) if self.admitted(old) else _copy_without_status(old)
         new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
@@ -320,13 +322,14 @@ class Store:
             raise ApiError("NotFound", f"Pod {namespace}/{name} not found")
         if old["spec"].get("nodeName"):
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
-        new = copy_object(old)
-        new["spec"]["nodeName"] = node
+        # No mutator or check runs on a binding: the new version shares all but what it changes (see `_sharing`).
+        new = _sharing(old)
+        new["spec"] = {**old["spec"], "nodeName": node}
         # as kube-apiserver's binding does: the pod's PodScheduled condition becomes True in the same write
-        conditions = [c for c in (new.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conditions = [c for c in (old.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
         conditions.append({"type": "PodScheduled", "status": "True",
                            "lastTransitionTime": format_time(self.clock.now())})
-        new.setdefault("status", {})["conditions"] = conditions
+        new["status"] = {**(old.get("status") or {}), "conditions": conditions}
         return self._store(key, new, old, "MODIFIED", copy_result, admitted=key in self._admitted)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
@@ -340,7 +343,7 @@ class Store:
             raise ApiError("NotFound", f"{kind} {self._display(key)} not found")
         if kind == "Pod" and old["spec"].get("nodeName") and grace_period_seconds != 0:
             if not old["metadata"].get("deletionTimestamp"):
-                new = copy_object(old)
+                new = _sharing(old)  # a deletion mark runs no mutator or check
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
                 new["metadata"]["deletionGracePeriodSeconds"] = (
                     DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
@@ -350,11 +353,11 @@ class Store:
             return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
-                new = copy_object(old)
+                new = _sharing(old)
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
                 self._store(key, new, old, "MODIFIED", copy_result=False, admitted=key in self._admitted)
             return
-        self._remove(key, copy_object(old))
+        self._remove(key, _sharing(old))  # the last version only gets a new resourceVersion
 
     # --- internals -----------------------------------------------------------------------------
     def _decode(self, obj: Obj) -> Obj:
@@ -506,6 +509,16 @@ class Store:
     @staticmethod
     def _display(key: Key) -> str:
         return f"{key[1]}/{key[2]}" if key[1] else key[2]
+
+
+def _sharing(stored: Obj) -> Obj:
+    """A new version of a stored object that shares everything with it but the top level and the metadata's top
+    level, where the store writes (resourceVersion, generation, deletion marks); the caller replaces what it
+    changes rather than changing it in place. Safe because no stored object is ever changed in place (readers of
+    `peek`, `view` and watch events only read), and used only where nothing walks the shared parts to change them:
+    a binding or a deletion mark, which run no mutator, and a status write to an object `admitted` under the
+    current mutators, which leave the parts a write does not change alone (drop_disabled_fields_changed)."""
+    return {**stored, "metadata": dict(stored["metadata"])}
 
 
 def _copy_without_status(obj: Obj) -> Obj:

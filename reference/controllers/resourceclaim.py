@@ -110,12 +110,13 @@ class ResourceClaimController:
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
         for _ in range(STATUS_WRITE_ATTEMPTS if created else 0):
-            latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
+            latest = self._store.peek("Pod", pod["metadata"]["name"], namespace)  # read only: the write is new
             if latest is None:
                 return
-            latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
             try:
-                self._store.update_status(latest, copy_result=False)
+                self._store.update_status({**latest, "status": {**(latest.get("status") or {}),
+                                                                "resourceClaimStatuses": statuses}},
+                                          copy_result=False)
                 return
             except ApiError as error:
                 if error.reason != "Conflict":  # another writer (the scheduler) got there first: read again

@@ -153,8 +153,8 @@ class Kubelet:
         """Upstream's kubelet writes a pod's status before it prepares the pod's resources: not ready, its
         containers waiting to be created. Written when that changes the status (once, not at every retry);
         returns the pod as stored, or None when the write met a newer version of the pod."""
-        waiting = copy_object(pod)
-        status = waiting.setdefault("status", {})
+        status = copy_object(pod.get("status") or {})  # the write changes the status only: the rest is not copied
+        waiting = {**pod, "status": status}
         status["phase"] = "Pending"
         _set_conditions(status, waiting, "Pending", self._clock.now())
         _set_container_statuses(status, waiting, "Pending", self._clock.now())
@@ -369,8 +369,9 @@ class Kubelet:
             self._mark(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
-        pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
-        status = pod.setdefault("status", {})
+        # the pod as the store handed it out is not ours to change: the status the write changes is copied
+        status = copy_object(pod.get("status") or {})
+        pod = {**pod, "status": status}
         status["phase"] = phase
         _set_conditions(status, pod, phase, self._clock.now())
         _set_container_statuses(status, pod, phase, self._clock.now())
