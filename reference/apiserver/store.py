@@ -75,8 +75,10 @@ class Store:
         self._namespace_labels: dict[str, dict[str, str]] = {}  # where namespaces are no objects (in process)
         # Work counted where it is done, for the cost checks (tests/test_costs.py): objects deep-copied for a reader
         # or a writer's answer ("copied"), stored objects handed out without a copy ("handed"), keys looked at to
-        # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"). An
-        # addition per call: cheap enough to stay on.
+        # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"), objects or
+        # statuses a write deep-copies ("copied on write": the caller's, or the stored one's where it cannot be
+        # shared) and new versions sharing the stored one's unchanged parts ("shared on write"). An addition per
+        # call: cheap enough to stay on.
         self.work: Counter[str] = Counter()
 
     def keep_history(self) -> None:
@@ -231,6 +233,7 @@ class Store:
         obj = self._decode(obj)
         info = self._kind_info(obj)
         new = copy_object(obj)
+        self.work["copied on write"] += 1
         meta = new.setdefault("metadata", {})
         if info.namespaced:
             meta.setdefault("namespace", DEFAULT_NAMESPACE)
@@ -280,11 +283,15 @@ class Store:
         kube-apiserver's storage does (same resourceVersion, no watch event)."""
         obj = self._decode(obj)
         key, old = self._existing(obj)
+        self.work["copied on write"] += 1
         if self.kinds[key[0]].has_status:
             new = _copy_without_status(obj)  # the status written is replaced by the stored one: not copied
-            if "status" in old:
-                # an admitted object's status is shared with the new version (see `_sharing`), else copied
-                new["status"] = old["status"] if self.admitted(old) else copy_object(old["status"])
+            if "status" in old and self.admitted(old):
+                new["status"] = old["status"]  # an admitted object's status is shared (see `_sharing`)
+                self.work["shared on write"] += 1
+            elif "status" in old:
+                new["status"] = copy_object(old["status"])
+                self.work["copied on write"] += 1
             else:
                 new.pop("status", None)
         else:
@@ -307,8 +314,11 @@ class Store:
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
         # the stored status is replaced by the one written: not copied; the rest is shared where it may be
-        new = _sharing(old) if self.admitted(old) else _copy_without_status(old)
+        shared = self.admitted(old)
+        new = _sharing(old) if shared else _copy_without_status(old)
         new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
+        self.work["shared on write" if shared else "copied on write"] += 1
+        self.work["copied on write"] += isinstance(obj.get("status"), dict)  # the status written is the caller's
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
             return self._answer(old, copy_result)
@@ -324,6 +334,7 @@ class Store:
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
         # No mutator or check runs on a binding: the new version shares all but what it changes (see `_sharing`).
         new = _sharing(old)
+        self.work["shared on write"] += 1
         new["spec"] = {**old["spec"], "nodeName": node}
         # as kube-apiserver's binding does: the pod's PodScheduled condition becomes True in the same write
         conditions = [c for c in (old.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
