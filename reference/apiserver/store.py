@@ -77,8 +77,8 @@ class Store:
         # or a writer's answer ("copied"), stored objects handed out without a copy ("handed"), keys looked at to
         # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"), objects or
         # statuses a write deep-copies ("copied on write": the caller's, or the stored one's where it cannot be
-        # shared) and new versions sharing the stored one's unchanged parts ("shared on write"). An addition per
-        # call: cheap enough to stay on.
+        # shared), new versions sharing the stored one's unchanged parts ("shared on write") and statuses a caller
+        # handed over, stored as given ("handed over on write"). An addition per call: cheap enough to stay on.
         self.work: Counter[str] = Counter()
 
     def keep_history(self) -> None:
@@ -307,18 +307,29 @@ class Store:
             return self._answer(old, copy_result)
         return self._store(key, new, old, "MODIFIED", copy_result, admitted=True)
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False,
+                      copy_status: bool = True) -> Obj:
         """Replace only the status of an object whose kind has a status subresource (`if_changed` as for
-        `update`)."""
+        `update`). With `copy_status=False` the caller hands over the status it built for this write (it keeps
+        and changes it no more): where the stored object is `admitted`, it is stored as given, not copied."""
         key, old = self._existing(obj)
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
         # the stored status is replaced by the one written: not copied; the rest is shared where it may be
         shared = self.admitted(old)
         new = _sharing(old) if shared else _copy_without_status(old)
-        new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
         self.work["shared on write" if shared else "copied on write"] += 1
-        self.work["copied on write"] += isinstance(obj.get("status"), dict)  # the status written is the caller's
+        status = obj.get("status")
+        if not isinstance(status, dict):
+            new["status"] = {}
+        elif copy_status or not shared:
+            # A status handed over may hold parts of the stored one: kept as given only where the mutators leave
+            # the parts a write does not change alone (an admitted object, see `_sharing`), else copied.
+            new["status"] = copy_object(status)
+            self.work["copied on write"] += 1
+        else:
+            new["status"] = status
+            self.work["handed over on write"] += 1
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
             return self._answer(old, copy_result)

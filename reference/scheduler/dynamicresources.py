@@ -558,7 +558,8 @@ class DynamicResources:
                 return latest
             try:
                 # the answer is only read (binding conditions)
-                written = self._store.update_status({**latest, "status": status}, copy_result=False)
+                written = self._store.update_status({**latest, "status": status}, copy_result=False,
+                                                    copy_status=False)
             except ApiError as error:
                 if error.reason == "Conflict":
                     continue
