@@ -7,6 +7,7 @@ store, so a restart is "build a new Scheduler": a parked pod is found again as a
 from __future__ import annotations
 
 import itertools
+import sys
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -203,7 +204,7 @@ class Scheduler:
             return
         if self._sorted_nodes is None:
             self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
-            self._sorted_names = [node_name(node) for node in self._sorted_nodes]
+            self._sorted_names = [sys.intern(node_name(node)) for node in self._sorted_nodes]
         nodes, names = self._sorted_nodes, self._sorted_names
         start = self._next_start_node % len(nodes) if nodes else 0
 

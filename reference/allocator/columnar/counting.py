@@ -4,6 +4,7 @@ from the log of devices becoming held or free."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from itertools import repeat
 from operator import add, sub
@@ -88,7 +89,7 @@ class Counting:
         if held.free is None:
             if NOT_PLAIN in plain.values():
                 return None
-            held.free = {name: count - on_node.get(name, 0) for name, count in plain.items()}
+            held.free = {sys.intern(name): count - on_node.get(name, 0) for name, count in plain.items()}
         return held.free
 
     def _count_one(self, attempt: Attempt, names: list[str], count_of: Any, need: int, allocated_of: Any,
