@@ -93,6 +93,9 @@ class PodClaimsState:
     # allocations need no device with binding conditions), so the allocation is made only if the node is chosen
     allocations: dict[str, list[Obj] | None] = field(default_factory=dict)
     extended: ExtendedClaim | None = None
+    # Batches of nodes the core settled as fitting where every node of the batch fits: each node as a None in
+    # `allocations`, kept as the batch's names rather than an entry per node (Filter's most common batch)
+    settled: list[list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -320,7 +323,7 @@ class DynamicResources:
             # one verdict for the whole batch (every node fits, or every one is full): no pass per answer
             if not first.fits:
                 return [_not_fitting(first.reasons)] * len(answers)
-            claims_state.allocations.update(dict.fromkeys(node_names(nodes)))  # as below
+            claims_state.settled.append(node_names(nodes))  # as below, without an entry per node
             return [SUCCESS] * len(answers)
         distinct = dict(zip(map(id, answers), answers, strict=True))
         if id(None) in distinct:
@@ -368,7 +371,10 @@ class DynamicResources:
 
     def _allocations_on(self, claims_state: PodClaimsState, node: Obj) -> list[Obj]:
         """The allocations Filter found for this node, made now where Filter only learned that they exist."""
-        found = claims_state.allocations.get(node_name(node), [])
+        name = node_name(node)
+        found = claims_state.allocations.get(name)
+        if found is None and name not in claims_state.allocations:  # not judged one by one: settled, or nothing
+            found = None if any(name in names for names in claims_state.settled) else []
         if found is not None:
             return found
         outcome = self._allocator.allocate(node, self._unallocated_on(claims_state, node), list(self.assumed.values()))
