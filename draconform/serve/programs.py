@@ -96,7 +96,7 @@ class ScopedStore:
     def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._store.update(obj)
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True, copy_status: bool = True) -> Obj:
         return self._store.update_status(obj)
 
     def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:

@@ -124,7 +124,7 @@ class RemoteStore:
     def update(self, obj: Obj, *, copy_result: bool = True) -> Obj:
         return self._written("MODIFIED", self.client.update(obj))
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True, copy_status: bool = True) -> Obj:
         return self._written("MODIFIED", self.client.update_status(obj))
 
     def delete(self, kind: str, name: str, namespace: str | None = None,

@@ -40,6 +40,11 @@ def pod_rules(pod: dict[str, Any], old: dict[str, Any] | None, gates: Any) -> It
     if not isinstance(spec, dict):
         return
     old_spec = (old or {}).get("spec")
+    if old_spec is spec:
+        # The stored spec itself: a status write, whose spec the reference store takes from the stored object and
+        # shares with it (only for an object it admitted, whose spec passed these rules, which read nothing else).
+        # kube-apiserver's pod status strategy likewise validates the status and metadata, not the spec.
+        return
     if isinstance(old_spec, dict) and old_spec.get("resourceClaims") != spec.get("resourceClaims"):
         # kube-apiserver lets a pod update change only a few fields; the claims a pod uses are not among them
         yield Problem(("spec",), "Forbidden: pod updates may not change spec.resourceClaims",

@@ -71,13 +71,15 @@ class ApiReader(Protocol):
 
 class ApiStore(ApiReader, Protocol):
     """The API as a component sees it: the reads and the writes. `copy_result=False` says the caller never
-    modifies what a write returns. A write that the API server refuses raises `draconform.sut.ApiError`."""
+    modifies what a write returns; `copy_status=False` (a status write) that the caller built the status it writes
+    for this write alone and hands it over: it neither keeps nor changes it afterwards. A write that the API server
+    refuses raises `draconform.sut.ApiError`."""
 
     def create(self, obj: Obj, *, copy_result: bool = True) -> Obj: ...
 
     def update(self, obj: Obj, *, copy_result: bool = True) -> Obj: ...
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True) -> Obj: ...
+    def update_status(self, obj: Obj, *, copy_result: bool = True, copy_status: bool = True) -> Obj: ...
 
     def bind(self, namespace: str, name: str, node: str, *, copy_result: bool = True) -> Obj:
         """The pods/binding subresource: set a pod's spec.nodeName."""

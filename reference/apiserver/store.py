@@ -75,8 +75,10 @@ class Store:
         self._namespace_labels: dict[str, dict[str, str]] = {}  # where namespaces are no objects (in process)
         # Work counted where it is done, for the cost checks (tests/test_costs.py): objects deep-copied for a reader
         # or a writer's answer ("copied"), stored objects handed out without a copy ("handed"), keys looked at to
-        # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"). An
-        # addition per call: cheap enough to stay on.
+        # list a kind ("scanned"), objects stored ("writes"), watch events queued for a stream ("events"), objects or
+        # statuses a write deep-copies ("copied on write": the caller's, or the stored one's where it cannot be
+        # shared), new versions sharing the stored one's unchanged parts ("shared on write") and statuses a caller
+        # handed over, stored as given ("handed over on write"). An addition per call: cheap enough to stay on.
         self.work: Counter[str] = Counter()
 
     def keep_history(self) -> None:
@@ -231,6 +233,7 @@ class Store:
         obj = self._decode(obj)
         info = self._kind_info(obj)
         new = copy_object(obj)
+        self.work["copied on write"] += 1
         meta = new.setdefault("metadata", {})
         if info.namespaced:
             meta.setdefault("namespace", DEFAULT_NAMESPACE)
@@ -280,10 +283,15 @@ class Store:
         kube-apiserver's storage does (same resourceVersion, no watch event)."""
         obj = self._decode(obj)
         key, old = self._existing(obj)
+        self.work["copied on write"] += 1
         if self.kinds[key[0]].has_status:
             new = _copy_without_status(obj)  # the status written is replaced by the stored one: not copied
-            if "status" in old:
+            if "status" in old and self.admitted(old):
+                new["status"] = old["status"]  # an admitted object's status is shared (see `_sharing`)
+                self.work["shared on write"] += 1
+            elif "status" in old:
                 new["status"] = copy_object(old["status"])
+                self.work["copied on write"] += 1
             else:
                 new.pop("status", None)
         else:
@@ -299,14 +307,29 @@ class Store:
             return self._answer(old, copy_result)
         return self._store(key, new, old, "MODIFIED", copy_result, admitted=True)
 
-    def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False) -> Obj:
+    def update_status(self, obj: Obj, *, copy_result: bool = True, if_changed: bool = False,
+                      copy_status: bool = True) -> Obj:
         """Replace only the status of an object whose kind has a status subresource (`if_changed` as for
-        `update`)."""
+        `update`). With `copy_status=False` the caller hands over the status it built for this write (it keeps
+        and changes it no more): where the stored object is `admitted`, it is stored as given, not copied."""
         key, old = self._existing(obj)
         if not self.kinds[key[0]].has_status:
             raise ApiError("NotFound", f"{key[0]} has no status subresource")
-        new = _copy_without_status(old)  # the stored status is replaced by the one written: not copied
-        new["status"] = copy_object(obj["status"]) if isinstance(obj.get("status"), dict) else {}
+        # the stored status is replaced by the one written: not copied; the rest is shared where it may be
+        shared = self.admitted(old)
+        new = _sharing(old) if shared else _copy_without_status(old)
+        self.work["shared on write" if shared else "copied on write"] += 1
+        status = obj.get("status")
+        if not isinstance(status, dict):
+            new["status"] = {}
+        elif copy_status or not shared:
+            # A status handed over may hold parts of the stored one: kept as given only where the mutators leave
+            # the parts a write does not change alone (an admitted object, see `_sharing`), else copied.
+            new["status"] = copy_object(status)
+            self.work["copied on write"] += 1
+        else:
+            new["status"] = status
+            self.work["handed over on write"] += 1
         new = self._admit("UPDATE", new, old)
         if if_changed and _unchanged(new, old):
             return self._answer(old, copy_result)
@@ -320,13 +343,15 @@ class Store:
             raise ApiError("NotFound", f"Pod {namespace}/{name} not found")
         if old["spec"].get("nodeName"):
             raise ApiError("Conflict", f"Pod {namespace}/{name} is already bound to {old['spec']['nodeName']}")
-        new = copy_object(old)
-        new["spec"]["nodeName"] = node
+        # No mutator or check runs on a binding: the new version shares all but what it changes (see `_sharing`).
+        new = _sharing(old)
+        self.work["shared on write"] += 1
+        new["spec"] = {**old["spec"], "nodeName": node}
         # as kube-apiserver's binding does: the pod's PodScheduled condition becomes True in the same write
-        conditions = [c for c in (new.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conditions = [c for c in (old.get("status") or {}).get("conditions") or [] if c.get("type") != "PodScheduled"]
         conditions.append({"type": "PodScheduled", "status": "True",
                            "lastTransitionTime": format_time(self.clock.now())})
-        new.setdefault("status", {})["conditions"] = conditions
+        new["status"] = {**(old.get("status") or {}), "conditions": conditions}
         return self._store(key, new, old, "MODIFIED", copy_result, admitted=key in self._admitted)
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
@@ -340,7 +365,7 @@ class Store:
             raise ApiError("NotFound", f"{kind} {self._display(key)} not found")
         if kind == "Pod" and old["spec"].get("nodeName") and grace_period_seconds != 0:
             if not old["metadata"].get("deletionTimestamp"):
-                new = copy_object(old)
+                new = _sharing(old)  # a deletion mark runs no mutator or check
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
                 new["metadata"]["deletionGracePeriodSeconds"] = (
                     DEFAULT_GRACE_PERIOD_SECONDS if grace_period_seconds is None else grace_period_seconds
@@ -350,11 +375,11 @@ class Store:
             return
         if old["metadata"].get("finalizers"):
             if not old["metadata"].get("deletionTimestamp"):
-                new = copy_object(old)
+                new = _sharing(old)
                 new["metadata"]["deletionTimestamp"] = format_time(self.clock.now())
                 self._store(key, new, old, "MODIFIED", copy_result=False, admitted=key in self._admitted)
             return
-        self._remove(key, copy_object(old))
+        self._remove(key, _sharing(old))  # the last version only gets a new resourceVersion
 
     # --- internals -----------------------------------------------------------------------------
     def _decode(self, obj: Obj) -> Obj:
@@ -506,6 +531,16 @@ class Store:
     @staticmethod
     def _display(key: Key) -> str:
         return f"{key[1]}/{key[2]}" if key[1] else key[2]
+
+
+def _sharing(stored: Obj) -> Obj:
+    """A new version of a stored object that shares everything with it but the top level and the metadata's top
+    level, where the store writes (resourceVersion, generation, deletion marks); the caller replaces what it
+    changes rather than changing it in place. Safe because no stored object is ever changed in place (readers of
+    `peek`, `view` and watch events only read), and used only where nothing walks the shared parts to change them:
+    a binding or a deletion mark, which run no mutator, and a status write to an object `admitted` under the
+    current mutators, which leave the parts a write does not change alone (drop_disabled_fields_changed)."""
+    return {**stored, "metadata": dict(stored["metadata"])}
 
 
 def _copy_without_status(obj: Obj) -> Obj:

@@ -16,7 +16,7 @@ from draconform.reference.podclaims import (
     pod_claims,
     pod_is_terminal,
 )
-from draconform.sut import ApiError, Obj, copy_object
+from draconform.sut import ApiError, Obj
 
 STATUS_WRITE_ATTEMPTS = 5  # a pod's status written by a second component in between: read it again and retry
 
@@ -110,12 +110,13 @@ class ResourceClaimController:
             statuses.append({"name": entry.entry, "resourceClaimName": claim["metadata"]["name"]})
             created = True
         for _ in range(STATUS_WRITE_ATTEMPTS if created else 0):
-            latest = self._store.get("Pod", pod["metadata"]["name"], namespace)
+            latest = self._store.peek("Pod", pod["metadata"]["name"], namespace)  # read only: the write is new
             if latest is None:
                 return
-            latest.setdefault("status", {})["resourceClaimStatuses"] = statuses
             try:
-                self._store.update_status(latest, copy_result=False)
+                self._store.update_status({**latest, "status": {**(latest.get("status") or {}),
+                                                                "resourceClaimStatuses": statuses}},
+                                          copy_result=False, copy_status=False)
                 return
             except ApiError as error:
                 if error.reason != "Conflict":  # another writer (the scheduler) got there first: read again
@@ -158,18 +159,18 @@ class ResourceClaimController:
             if deleting and not valid:
                 self._release_finalizer_if_done(claim)
             return
-        latest = copy_object(claim)
-        latest["status"]["reservedFor"] = valid
+        written = {**claim["status"], "reservedFor": valid}  # the claim read is the store's own: not changed
         if not valid and (reserved or deleting):
             # Deallocation follows the transition from "in use" to "unused" (this write), or a deletion; an
             # allocated claim that nobody reserved yet is left alone, as upstream does: a driver or an
             # administrator may allocate a claim before anyone reserves it.
-            latest["status"].pop("reservedFor")
+            written.pop("reservedFor")
             if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []) or deleting:
-                latest["status"].pop("allocation", None)
-                latest["status"].pop("devices", None)
+                written.pop("allocation", None)
+                written.pop("devices", None)
         try:
-            updated = self._store.update_status(latest, copy_result=False)  # only read: copied before a change
+            updated = self._store.update_status({**claim, "status": written}, copy_result=False,  # only read
+                                                copy_status=False)
         except ApiError as error:
             if error.reason in ("Conflict", "NotFound"):
                 return  # a newer event for this claim is queued and will be handled
@@ -196,10 +197,9 @@ class ResourceClaimController:
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER not in finalizers or (claim.get("status") or {}).get("allocation"):
             return
-        latest = copy_object(claim)
-        latest["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
-        try:
-            self._store.update(latest, copy_result=False)
+        kept = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
+        try:  # a new object: the claim read is the store's own
+            self._store.update({**claim, "metadata": {**claim["metadata"], "finalizers": kept}}, copy_result=False)
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise

@@ -153,15 +153,15 @@ class Kubelet:
         """Upstream's kubelet writes a pod's status before it prepares the pod's resources: not ready, its
         containers waiting to be created. Written when that changes the status (once, not at every retry);
         returns the pod as stored, or None when the write met a newer version of the pod."""
-        waiting = copy_object(pod)
-        status = waiting.setdefault("status", {})
+        status = copy_object(pod.get("status") or {})  # the write changes the status only: the rest is not copied
+        waiting = {**pod, "status": status}
         status["phase"] = "Pending"
         _set_conditions(status, waiting, "Pending", self._clock.now())
         _set_container_statuses(status, waiting, "Pending", self._clock.now())
         if status == (pod.get("status") or {}):
             return pod
         try:
-            return self._store.update_status(waiting, copy_result=False)
+            return self._store.update_status(waiting, copy_result=False, copy_status=False)  # our own copy
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise
@@ -315,21 +315,24 @@ class Kubelet:
         namespace, uid = pod["metadata"]["namespace"], pod["metadata"]["uid"]
         wrote = False
         for entry in self._claims_of(pod):
-            claim = self._store.get("ResourceClaim", entry.claim, namespace) if entry.claim else None
+            # read only (the store's own object): the status written is a new dict, the answer is only read
+            claim = self._store.peek("ResourceClaim", entry.claim, namespace) if entry.claim else None
             if claim is None or not is_reserved_for(claim, uid):
                 continue
-            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]
+            status = dict(claim["status"])
+            remaining = [r for r in status["reservedFor"] if r.get("uid") != uid]
             if remaining:
-                claim["status"]["reservedFor"] = remaining
+                status["reservedFor"] = remaining
             else:
                 # The last consumer goes: the write upstream's resourceclaim controller makes once the pod is
                 # gone, so it deallocates too (the controller deallocates only when it removes the last one).
-                del claim["status"]["reservedFor"]
+                del status["reservedFor"]
                 if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or []):
-                    claim["status"].pop("allocation", None)
-                    claim["status"].pop("devices", None)
+                    status.pop("allocation", None)
+                    status.pop("devices", None)
             try:
-                written = self._store.update_status(claim)
+                written = self._store.update_status({**claim, "status": status}, copy_result=False,
+                                                    copy_status=False)
                 if not remaining:
                     self._drop_finalizer(written)
             except ApiError as error:
@@ -343,8 +346,8 @@ class Kubelet:
         """The delete-protection finalizer goes with the allocation, as upstream's controller removes it."""
         finalizers = claim["metadata"].get("finalizers") or []
         if DELETE_PROTECTION_FINALIZER in finalizers and not (claim.get("status") or {}).get("allocation"):
-            claim["metadata"]["finalizers"] = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
-            self._store.update(claim, copy_result=False)
+            kept = [f for f in finalizers if f != DELETE_PROTECTION_FINALIZER]
+            self._store.update({**claim, "metadata": {**claim["metadata"], "finalizers": kept}}, copy_result=False)
 
     # --- helpers ---------------------------------------------------------------------------------------
     def _claims_of(self, pod: Obj) -> list[PodClaim]:
@@ -369,8 +372,9 @@ class Kubelet:
             self._mark(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
-        pod = copy_object(pod)  # the pod as the store handed it out is not ours to change
-        status = pod.setdefault("status", {})
+        # the pod as the store handed it out is not ours to change: the status the write changes is copied
+        status = copy_object(pod.get("status") or {})
+        pod = {**pod, "status": status}
         status["phase"] = phase
         _set_conditions(status, pod, phase, self._clock.now())
         _set_container_statuses(status, pod, phase, self._clock.now())
@@ -379,7 +383,7 @@ class Kubelet:
         if message is not None:
             status["message"] = message
         try:
-            self._store.update_status(pod, copy_result=False)
+            self._store.update_status(pod, copy_result=False, copy_status=False)  # the status is our own copy
         except ApiError as error:
             if error.reason not in ("Conflict", "NotFound"):
                 raise

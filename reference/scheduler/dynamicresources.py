@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
@@ -93,6 +93,9 @@ class PodClaimsState:
     # allocations need no device with binding conditions), so the allocation is made only if the node is chosen
     allocations: dict[str, list[Obj] | None] = field(default_factory=dict)
     extended: ExtendedClaim | None = None
+    # Batches of nodes the core settled as fitting where every node of the batch fits: each node as a None in
+    # `allocations`, kept as the batch's names rather than an entry per node (Filter's most common batch)
+    settled: list[list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,13 @@ class DynamicResources:
                        unallocated: list[Obj], assumed: list[Obj]) -> list[Status]:
         """`filter_nodes`' statuses from the core's answers for `nodes`."""
         statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
+        first = answers[0] if answers else None
+        if first is not None and all(map(is_, answers, repeat(first))):
+            # one verdict for the whole batch (every node fits, or every one is full): no pass per answer
+            if not first.fits:
+                return [_not_fitting(first.reasons)] * len(answers)
+            claims_state.settled.append(node_names(nodes))  # as below, without an entry per node
+            return [SUCCESS] * len(answers)
         distinct = dict(zip(map(id, answers), answers, strict=True))
         if id(None) in distinct:
             return self._judge_each(claims_state, nodes, answers, unallocated, assumed, statuses)
@@ -361,7 +371,10 @@ class DynamicResources:
 
     def _allocations_on(self, claims_state: PodClaimsState, node: Obj) -> list[Obj]:
         """The allocations Filter found for this node, made now where Filter only learned that they exist."""
-        found = claims_state.allocations.get(node_name(node), [])
+        name = node_name(node)
+        found = claims_state.allocations.get(name)
+        if found is None and name not in claims_state.allocations:  # not judged one by one: settled, or nothing
+            found = None if any(name in names for names in claims_state.settled) else []
         if found is not None:
             return found
         outcome = self._allocator.allocate(node, self._unallocated_on(claims_state, node), list(self.assumed.values()))
@@ -523,17 +536,18 @@ class DynamicResources:
         its allocationTimestamp in that same write (D-5007-5); an existing one keeps its own."""
         uid = claim["metadata"]["uid"]
         assumed = self.assumed.get(uid)
-        # The finalizer write hands back the claim as now stored, our own copy: the first status write starts from it.
+        # The finalizer write hands back the claim as now stored: the first status write starts from it. The claims
+        # read here are the store's own (only read): the status written is a new dict.
         protected = self._add_finalizer(claim) if assumed is not None else None
         for _ in range(CONFLICT_RETRIES):
             latest: Obj | None
             if protected is not None:
                 latest, protected = protected, None
             else:
-                latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
+                latest = self._store.peek("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
             if latest is None:
                 raise ApiError("NotFound", "claim was deleted while the pod was being bound")
-            status = latest.setdefault("status", {})
+            status = dict(latest.get("status") or {})
             changed = False
             if assumed is not None:
                 if status.get("allocation"):
@@ -544,12 +558,14 @@ class DynamicResources:
                 status["allocation"] = allocation
                 changed = True
             if not is_reserved_for(latest, pod["metadata"]["uid"]):
-                status.setdefault("reservedFor", []).append(consumer_reference(pod))
+                status["reservedFor"] = [*(status.get("reservedFor") or []), consumer_reference(pod)]
                 changed = True
             if not changed:
                 return latest
             try:
-                written = self._store.update_status(latest, copy_result=False)  # only read (binding conditions)
+                # the answer is only read (binding conditions)
+                written = self._store.update_status({**latest, "status": status}, copy_result=False,
+                                                    copy_status=False)
             except ApiError as error:
                 if error.reason == "Conflict":
                     continue
@@ -581,11 +597,13 @@ class DynamicResources:
 
     def _add_finalizer(self, claim: Obj) -> Obj | None:
         """The claim with the delete-protection finalizer, as stored now (None when it is gone)."""
-        latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
+        # read only (the store's own object), as is the answer: the write is a new object
+        latest = self._store.peek("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])
         if latest is None or DELETE_PROTECTION_FINALIZER in latest["metadata"].get("finalizers", []):
             return latest
-        latest["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
-        return self._store.update(latest)
+        finalizers = [*(latest["metadata"].get("finalizers") or []), DELETE_PROTECTION_FINALIZER]
+        return self._store.update({**latest, "metadata": {**latest["metadata"], "finalizers": finalizers}},
+                                  copy_result=False)
 
     def _drop_reservation(self, claim: Obj, pod: Obj) -> None:
         latest = self._store.get("ResourceClaim", claim["metadata"]["name"], claim["metadata"]["namespace"])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from itertools import compress, repeat
-from operator import add, attrgetter
+from operator import add, attrgetter, is_
 from typing import Any, Protocol
 
 from draconform.sut import Obj
@@ -127,6 +127,17 @@ def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list
             continue
         # A plugin gives many nodes the same few statuses: each rejection is named once, and the verdicts are
         # put in place by map and compress rather than a Python loop (this runs for every node a pod visits).
+        first = answers[0] if answers else None
+        if first is not None and all(map(is_, answers, repeat(first))):  # one status for all: fewer passes
+            if not first.ok:
+                named_one = Status(first.code, first.message, plugin.name)
+                if len(pending) == len(nodes):
+                    verdicts = [named_one] * len(nodes)
+                else:
+                    for i in pending:
+                        verdicts[i] = named_one
+                pending = []
+            continue
         distinct = dict(zip(map(id, answers), answers, strict=True))
         named = {key: Status(status.code, status.message, plugin.name)
                  for key, status in distinct.items() if not status.ok}

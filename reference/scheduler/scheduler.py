@@ -7,11 +7,13 @@ store, so a restart is "build a new Scheduler": a parked pod is found again as a
 from __future__ import annotations
 
 import itertools
+import sys
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
+from operator import add, attrgetter, sub
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
@@ -202,7 +204,7 @@ class Scheduler:
             return
         if self._sorted_nodes is None:
             self._sorted_nodes = sorted(self._nodes.values(), key=node_name)
-            self._sorted_names = [node_name(node) for node in self._sorted_nodes]
+            self._sorted_names = [sys.intern(node_name(node)) for node in self._sorted_nodes]
         nodes, names = self._sorted_nodes, self._sorted_names
         start = self._next_start_node % len(nodes) if nodes else 0
 
@@ -226,9 +228,12 @@ class Scheduler:
             self._fail(pod, _summarise(len(nodes), rejections))
             return
         # By name: the walk went through the sorted nodes from `start`, so those found after the wrap come first.
+        # (walk.passed ascends, so one bisection splits it; the positions are mapped by C-level maps, not a loop)
         wrapped = len(nodes) - start  # walk positions from here on are the nodes before `start`
-        order = [p - wrapped for p in walk.passed if p >= wrapped] + [start + p for p in walk.passed if p < wrapped]
-        feasible = Nodes([nodes[i] for i in order], [names[i] for i in order])
+        cut = bisect_left(walk.passed, wrapped)
+        order = [*map(sub, walk.passed[cut:], itertools.repeat(wrapped)),
+                 *map(add, walk.passed[:cut], itertools.repeat(start))]
+        feasible = Nodes(list(map(nodes.__getitem__, order)), list(map(names.__getitem__, order)))
         call_point(self.plugins, "pre_score", state, pod, feasible)
         self.work["nodes scored"] += len(feasible)
         scores = score_nodes(self.plugins, state, pod, feasible)

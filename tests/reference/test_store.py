@@ -173,6 +173,44 @@ def test_history_holds_every_stored_version_oldest_first(store: Store) -> None:
     assert store.history("ResourceClaim", "b") == []
 
 
+def test_writes_sharing_unchanged_parts_leave_earlier_versions_as_they_were(store: Store) -> None:
+    """A status write, an update, a binding and a deletion mark share the stored object's unchanged parts (no deep
+    copy) and a status handed over is kept as given, yet every earlier version stays exactly as it was stored."""
+    store.keep_history()
+    created = store.create(claim("a", finalizers=["keep"]))
+    spec = store.peek("ResourceClaim", "a")["spec"]
+    status = {"reservedFor": [{"resource": "pods", "name": "p", "uid": "u"}]}
+    reserved = store.update_status({**created, "status": status}, copy_status=False)
+    assert store.peek("ResourceClaim", "a")["spec"] is spec, "a status write shares the stored spec"
+    assert store.peek("ResourceClaim", "a")["status"] is status, "a status handed over is stored as given"
+    assert store.work["copied on write"] == 1 and store.work["handed over on write"] == 1  # the create's copy
+    labelled = store.update({**reserved, "metadata": {**reserved["metadata"], "labels": {"v": "2"}}})
+    assert store.peek("ResourceClaim", "a")["status"] is status, "an update shares the stored status"
+    store.delete("ResourceClaim", "a")  # marked: a finalizer is left
+    versions = store.history("ResourceClaim", "a")
+    assert [v.get("status") for v in versions] == [{}, status, status, status]
+    assert [v["metadata"].get("labels") for v in versions] == [None, None, {"v": "2"}, {"v": "2"}]
+    assert [bool(v["metadata"].get("deletionTimestamp")) for v in versions] == [False, False, False, True]
+    assert [v["metadata"]["resourceVersion"] for v in versions[:3]] == [
+        o["metadata"]["resourceVersion"] for o in (created, reserved, labelled)]
+    store.create(pod("p"))
+    unbound = store.peek("Pod", "p")
+    store.bind("default", "p", "node-a")
+    assert "nodeName" not in unbound["spec"] and not unbound["status"], "the binding left the pod it replaced alone"
+    assert store.peek("Pod", "p")["spec"]["nodeName"] == "node-a"
+
+
+def test_a_status_handed_over_is_copied_where_the_stored_object_was_not_admitted(store: Store) -> None:
+    """An object `load`ed as given never went through the mutators, which may walk a written status whole: a status
+    handed over for it is copied, so no part of the stored object can change in place."""
+    loaded = store.load({**claim("a"), "status": {}})
+    status = {"reservedFor": []}
+    store.update_status({**loaded, "status": status}, copy_status=False)
+    stored = store.peek("ResourceClaim", "a")
+    assert stored["status"] == status and stored["status"] is not status
+    assert store.work["copied on write"] >= 2 and not store.work["handed over on write"]
+
+
 def test_unknown_kind_is_refused(store: Store) -> None:
     with pytest.raises(ApiError) as error:
         store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})

@@ -75,7 +75,8 @@ VARIANTS: tuple[Variant, ...] = (
                   '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n'),
                  ("                changed = True\n"
                   '            elif self.binding and status.get("allocation"):\n'
-                  '                status["allocation"]["allocationTimestamp"] = format_time(self._clock.now())\n'
+                  '                status["allocation"] = {**status["allocation"],\n'
+                  '                                        "allocationTimestamp": format_time(self._clock.now())}\n'
                   "                changed = True\n"
                   '            if not is_reserved_for(latest, pod["metadata"]["uid"]):\n')),
         ),

@@ -46,9 +46,9 @@ VARIANTS: tuple[Variant, ...] = (
         "the kubelet releasing a deleted pod's claim drops the oldest reservedFor entry, not the pod's own",
         (
             Edit("draconform.reference.kubelet.kubelet:Kubelet._drop_reservations",
-                 '            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]\n',
-                 ('            remaining = [r for r in claim["status"]["reservedFor"] if r.get("uid") != uid]\n'
-                  '            remaining = claim["status"]["reservedFor"][1:]\n')),
+                 '            remaining = [r for r in status["reservedFor"] if r.get("uid") != uid]\n',
+                 ('            remaining = [r for r in status["reservedFor"] if r.get("uid") != uid]\n'
+                  '            remaining = status["reservedFor"][1:]\n')),
         ),
     ),
     Variant(

@@ -52,7 +52,12 @@ VARIANTS: tuple[Variant, ...] = (
         "claim-update-writes-status", "KEP-3063/CLAIM-STATUS-SUBRESOURCE",
         "an ordinary update of a claim stores the status it carries",
         (Edit("draconform.reference.apiserver.store:Store.update",
-              '            if "status" in old:\n                new["status"] = copy_object(old["status"])\n',
+              '            if "status" in old and self.admitted(old):\n'
+              '                new["status"] = old["status"]  # an admitted object\'s status is shared (see `_sharing`)\n'
+              '                self.work["shared on write"] += 1\n'
+              '            elif "status" in old:\n'
+              '                new["status"] = copy_object(old["status"])\n'
+              '                self.work["copied on write"] += 1\n',
               '            if "status" in obj:\n                new["status"] = copy_object(obj["status"])\n'),),
     ),
     Variant(

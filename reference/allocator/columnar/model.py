@@ -150,6 +150,9 @@ class HeldCounts:
     node_of: dict[DeviceKey, str]  # each local candidate's node (a device key names one device in a view)
     on_node: dict[str, int]
     seen: int  # how much of the log is counted in
+    # Where every node's candidates are plain devices: per node, how many of them no allocated claim holds (its
+    # candidate count less `on_node`), kept with `on_node`, so a pod's Filter reads one number per visited node.
+    free: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
