@@ -8,7 +8,9 @@ nodes is found, and an allocation error on any node visited fails the whole atte
 fits. Pods that name a
 ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
 that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
-advertise the resource, called `<pod>-extended-resources`. Input is read as `draconform validate` reads it:
+advertise the resource, called `<pod>-extended-resources`; any other extended resource a pod asks for must be
+advertised in `status.allocatable` in at least the amount asked, or the pod fits on no node (kube-scheduler's
+NodeResourcesFit; cpu, memory and the pod count are not judged). Input is read as `draconform validate` reads it:
 every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
 driver's CRDs) ignored with one line on stderr.
 
@@ -276,13 +278,13 @@ class Inputs:
         self.classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
 
     def extended_pods(self, gates: FeatureGates) -> list[tuple[Obj, dict[str, int]]]:
-        """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
-        from draconform.reference.scheduler.extendedresources import backed_requests
+        """Pods asking for extended resources, each with what it asks of them. kube-scheduler's NodeResourcesFit
+        judges every one of them on every node, DRA or not: a node advertises enough of it, or (KEP-5004, gate
+        DRAExtendedResource) a DeviceClass stands for it and the node advertises none, or the pod does not fit
+        there. So a pod asking for a resource nobody provides stays unschedulable."""
+        from draconform.reference.scheduler.extendedresources import pod_requests
 
-        if not gates.enabled("DRAExtendedResource"):
-            return []
-        classes = self.classes
-        found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
+        found = [(pod, pod_requests(pod)) for pod in self.pods]
         return [(pod, requests) for pod, requests in found if requests]
 
     def claims_for(self, node: Obj, gates: FeatureGates) -> tuple[list[Obj], list[tuple[str, str]]]:
@@ -290,7 +292,8 @@ class Inputs:
         resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
         from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
 
-        classes = self.classes
+        # with the gate off no class stands for an extended resource: the node's device plugin must serve it
+        classes = self.classes if gates.enabled("DRAExtendedResource") else []
         claims = list(self.pending)
         unserved: list[tuple[str, str]] = []
         for pod, requests in self.extended_pods(gates):
