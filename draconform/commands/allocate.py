@@ -176,7 +176,7 @@ def run(args: argparse.Namespace, work: Counter[str], loaded: list[float] | None
 def _answer(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates, work: Counter[str]) -> int:
     from draconform.reference.scheduler.oneshot import make_allocator
 
-    if not cluster.pending and not cluster.extended_pods(gates):
+    if not cluster.pending and not cluster.extended_pods():
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster.stored, gates)
@@ -195,7 +195,7 @@ def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates,
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
     # One node (--node) is judged on its own: the core's pass over every node would judge the whole input.
-    batch = len(nodes) > 1 and not cluster.extended_pods(gates)
+    batch = len(nodes) > 1 and not cluster.extended_pods()
     found = walk(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
     if found.chosen is not None and found.error is None:
         node, claims, allocations = found.chosen
@@ -227,7 +227,7 @@ def _failures(allocator: Allocator, nodes: list[Obj], cluster: Inputs, gates: Fe
     from draconform.reference.scheduler.oneshot import explain
 
     classes = {obj["metadata"]["name"] for obj in cluster.classes}
-    pods = [pod for pod, _ in cluster.extended_pods(gates)]
+    pods = [pod for pod, _ in cluster.extended_pods()]
     return [(cluster.finding(kind, shown, f"cannot be allocated ({reason}): {message}"), shown.rpartition("/")[0],
              reason) for kind, shown, reason, message in explain(allocator, nodes, cluster.pending, classes, pods,
                                                                   together)]
@@ -277,7 +277,7 @@ class Inputs:
         self.pods = [pod for _, pod in pods]
         self.classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
 
-    def extended_pods(self, gates: FeatureGates) -> list[tuple[Obj, dict[str, int]]]:
+    def extended_pods(self) -> list[tuple[Obj, dict[str, int]]]:
         """Pods asking for extended resources, each with what it asks of them. kube-scheduler's NodeResourcesFit
         judges every one of them on every node, DRA or not: a node advertises enough of it, or (KEP-5004, gate
         DRAExtendedResource) a DeviceClass stands for it and the node advertises none, or the pod does not fit
@@ -296,7 +296,7 @@ class Inputs:
         classes = self.classes if gates.enabled("DRAExtendedResource") else []
         claims = list(self.pending)
         unserved: list[tuple[str, str]] = []
-        for pod, requests in self.extended_pods(gates):
+        for pod, requests in self.extended_pods():
             through_dra, missing = via_dra_on(node, requests, classes)
             if missing is not None:
                 unserved.append((_display(pod), missing))

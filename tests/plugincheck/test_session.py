@@ -1,0 +1,90 @@
+"""A check's Session keeps track of what the plugin still holds prepared, so that its clean-up unprepares exactly
+that: a claim the plugin unprepared is not asked about again, one whose unprepare failed is, and a refused claim
+was never held. Driven by a fake client (no driver process): only the Session's book-keeping is under test."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from draconform.kubeletplugin.types import ClaimRef, PrepareResult
+from draconform.plugincheck.checks import Session, Target
+from draconform.plugincheck.claims import Support
+
+A = ClaimRef("ns", "a", "uid-a")
+B = ClaimRef("ns", "b", "uid-b")
+
+
+class FakeClient:
+    """Answers prepare with `prepare_errors` and unprepare with `unprepare_errors` (by UID; missing: success),
+    recording the UIDs of each call."""
+
+    def __init__(self) -> None:
+        self.prepare_errors: dict[str, str] = {}
+        self.unprepare_errors: dict[str, str] = {}
+        self.unprepared: list[list[str]] = []
+
+    def __enter__(self) -> FakeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def prepare(self, refs: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        return {ref.uid: PrepareResult(error=self.prepare_errors.get(ref.uid, "")) for ref in refs}
+
+    def unprepare(self, refs: Sequence[ClaimRef]) -> dict[str, str]:
+        self.unprepared.append([ref.uid for ref in refs])
+        return {ref.uid: self.unprepare_errors.get(ref.uid, "") for ref in refs}
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClient:
+    client = FakeClient()
+    monkeypatch.setattr(Session, "_client", lambda self, version: client)
+    return client
+
+
+def _session() -> Session:
+    source: Any = None  # the book-keeping reads no claim source
+    return Session(Target("unix:///nowhere", None, "gpu.example.com", "node-1"), source, Support(), [])
+
+
+def test_cleanup_unprepares_only_the_claim_whose_unprepare_failed(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    fake.unprepare_errors = {A.uid: "device busy"}
+    errors = session.unprepare([A, B])
+    assert errors == {A.uid: "device busy", B.uid: ""}
+    fake.unprepare_errors = {}
+    session.cleanup()
+    assert fake.unprepared == [[A.uid, B.uid], [A.uid]]
+    assert (session.steps[-1].status, session.steps[-1].message) == ("passed", None)
+
+
+def test_nothing_is_cleaned_up_after_every_claim_was_unprepared(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    session.unprepare([B, A])
+    session.cleanup()
+    assert fake.unprepared == [[B.uid, A.uid]]
+
+
+def test_a_refused_claim_is_not_held(fake: FakeClient) -> None:
+    session = _session()
+    fake.prepare_errors = {B.uid: "no such device"}
+    session.prepare([A, B])
+    assert list(session.held) == [A.uid]
+    session.cleanup()
+    assert fake.unprepared == [[A.uid]]
+
+
+def test_a_failed_cleanup_is_recorded_with_what_is_still_prepared(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    fake.unprepare_errors = {B.uid: "device busy"}
+    session.cleanup()
+    step = session.steps[-1]
+    assert (step.keyword, step.status, step.message) == ("*", "skipped", "still prepared: ns/b")
