@@ -6,7 +6,10 @@ update, a request policy without a default, CEL list literals in the cost estima
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from draconform.validation import validate_gates, validate_manifest
 from draconform.validation.celcost import estimate_cost
@@ -140,3 +143,16 @@ def test_a_classic_pod_container_names_its_claims_among_the_pod_entries() -> Non
                     "containers": [{"name": "c", "resources": {"claims": ["fpga", "nosuch"]}}]}}
     assert [(p.path, p.rule) for p in pod_problems(pod)] == [
         (("spec", "containers", 0, "resources", "claims", 1), "KEP-3063-CLASSIC/CONTAINER-CLAIMS-NAMED")]
+
+
+def test_an_unknown_field_of_a_hand_written_input_lists_the_fields_known_there(tmp_path: Path) -> None:
+    """A harness input (here plugin-check's support declaration) with a misspelt field: the finding names the
+    fields the schema allows at that place, so the user sees the spelling wanted."""
+    from draconform.validation.inputs import InputError, read_input
+
+    path = tmp_path / "supports.yaml"
+    path.write_text("permanentErrors:\n  claim: [one]\n")
+    with pytest.raises(InputError) as raised:
+        read_input(path, "plugin-support", "plugin-check support declaration")
+    assert str(raised.value) == (f"{path}:2: plugin-check support declaration: permanentErrors.claim: unknown field; "
+                                 "known: claims, config")
