@@ -156,3 +156,16 @@ def test_an_unknown_field_of_a_hand_written_input_lists_the_fields_known_there(t
         read_input(path, "plugin-support", "plugin-check support declaration")
     assert str(raised.value) == (f"{path}:2: plugin-check support declaration: permanentErrors.claim: unknown field; "
                                  "known: claims, config")
+
+
+def test_a_merge_key_brings_the_anchored_fields_and_explicit_keys_win() -> None:
+    """YAML's `<<: *anchor` (as hand-written manifests use it): the merged mapping gets the anchor's fields, its
+    own keys override them, and a merged nested value is its own copy (changing it leaves the anchor alone)."""
+    from draconform.validation.loader import load_documents
+
+    text = b"base: &gpu {driver: gpu.example.com, count: 1, selector: {model: a100}}\nclaim:\n  <<: *gpu\n  count: 2\n"
+    (document,) = load_documents(text)
+    data = document.data
+    assert data["claim"] == {"driver": "gpu.example.com", "count": 2, "selector": {"model": "a100"}}
+    data["claim"]["selector"]["model"] = "h100"
+    assert data["base"]["selector"] == {"model": "a100"}
