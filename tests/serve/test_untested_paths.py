@@ -1,0 +1,80 @@
+"""Reads and writes through `draconform serve` that no test made (found by `.ci/unit-mutation serve`:
+docs/suite-power.md, "Unit-test power"): a pod bound through its binding subresource, the rules review
+`kubectl auth can-i --list` reads, the ROLES column of `kubectl get nodes`, an Event about a cluster-scoped
+object."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from draconform.live.kube import KubeClient, load_config
+from draconform.serve.remote import RemoteEventRecorder, WallClock
+from tests.serve.conftest import Http
+
+PODS = "/api/v1/namespaces/default/pods"
+NODES = "/api/v1/nodes"
+TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+
+
+def _pod(name: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+def _node(name: str, labels: dict[str, str]) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+
+
+def test_a_binding_sets_the_pods_node_and_one_without_a_target_is_refused(http: Http) -> None:
+    """kube-scheduler binds through `pods/NAME/binding`: the pod then names the node; a Binding without
+    target.name is Invalid (422), naming the field, and binds nothing."""
+    assert http.request("POST", NODES, _node("worker-1", {})).status == 201
+    assert http.request("POST", PODS, _pod("p")).status == 201
+    refused = http.request("POST", f"{PODS}/p/binding", {"apiVersion": "v1", "kind": "Binding",
+                                                         "metadata": {"name": "p"}, "target": {}})
+    assert refused.status == 422
+    assert refused.json()["reason"] == "Invalid"
+    assert refused.json()["message"].endswith(" is invalid: target.name: Required value")
+    assert refused.json()["details"]["causes"][0]["field"] == "target.name"
+    assert not http.request("GET", f"{PODS}/p").json()["spec"].get("nodeName")
+    bound = http.request("POST", f"{PODS}/p/binding", {"apiVersion": "v1", "kind": "Binding",
+                                                       "metadata": {"name": "p"},
+                                                       "target": {"kind": "Node", "name": "worker-1"}})
+    assert (bound.status, bound.json()["status"]) == (201, "Success")
+    assert http.request("GET", f"{PODS}/p").json()["spec"]["nodeName"] == "worker-1"
+
+
+def test_access_and_rules_reviews_answer_everything_allowed(http: Http) -> None:
+    """`kubectl auth can-i VERB RESOURCE` posts an access review, `kubectl auth can-i --list` a rules review:
+    each is answered in its own kind, the first allowed, the second with rules allowing every verb."""
+    access = http.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                          {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                           "spec": {"resourceAttributes": {"verb": "create", "resource": "pods"}}})
+    assert (access.json()["kind"], access.json()["status"]["allowed"]) == ("SelfSubjectAccessReview", True)
+    rules = http.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                         {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+                          "spec": {"namespace": "default"}})
+    assert rules.json()["kind"] == "SelfSubjectRulesReview"
+    assert rules.json()["status"]["resourceRules"] == [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
+
+
+def test_the_nodes_table_shows_roles_from_labels_or_none(http: Http) -> None:
+    """`kubectl get nodes` prints ROLES from the node-role.kubernetes.io/ labels, `<none>` without any."""
+    http.request("POST", NODES, _node("a", {"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/gpu": ""}))
+    http.request("POST", NODES, _node("b", {"kubernetes.io/hostname": "b"}))
+    table = http.request("GET", NODES, headers=TABLE).json()
+    roles = [c["name"] for c in table["columnDefinitions"]].index("Roles")
+    assert {row["cells"][0]: row["cells"][roles] for row in table["rows"]} == {"a": "gpu,worker", "b": "<none>"}
+
+
+def test_an_event_about_a_node_is_written_in_the_default_namespace(kubeconfig_file: Path, http: Http) -> None:
+    """A cluster-scoped object has no namespace; its Events go to `default`, as client-go's recorder puts them."""
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        node = client.create(_node("worker-1", {}))
+        RemoteEventRecorder(client, WallClock(), "kubelet").record(node, "Normal", "NodeReady", "ready")
+    finally:
+        client.close()
+    (event,) = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    assert (event["reason"], event["involvedObject"]["kind"], event["involvedObject"]["name"]) == \
+        ("NodeReady", "Node", "worker-1")
