@@ -169,3 +169,13 @@ def test_a_merge_key_brings_the_anchored_fields_and_explicit_keys_win() -> None:
     assert data["claim"] == {"driver": "gpu.example.com", "count": 2, "selector": {"model": "a100"}}
     data["claim"]["selector"]["model"] = "h100"
     assert data["base"]["selector"] == {"model": "a100"}
+
+
+def test_a_value_on_its_own_line_that_begins_like_a_known_key_is_a_value() -> None:
+    """`spec:` then `  names` on the next line is the string "names", not a key `name` seen before."""
+    from draconform.validation.loader import load_documents
+
+    for text, expected in ((b"name: x\nspec:\n  names\n", {"name": "x", "spec": "names"}),
+                           (b"ab: 1\nc:\n  abc\n", {"ab": 1, "c": "abc"})):
+        (document,) = load_documents(text)
+        assert document.data == expected
