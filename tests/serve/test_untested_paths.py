@@ -5,10 +5,14 @@ object."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from draconform.live.kube import KubeClient, load_config
 from draconform.serve.remote import RemoteEventRecorder, WallClock
+from draconform.serve.tables import human_duration
 from tests.serve.conftest import Http
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -78,3 +82,41 @@ def test_an_event_about_a_node_is_written_in_the_default_namespace(kubeconfig_fi
     (event,) = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
     assert (event["reason"], event["involvedObject"]["kind"], event["involvedObject"]["name"]) == \
         ("NodeReady", "Node", "worker-1")
+
+
+def test_the_openapi_v3_document_describes_bodies_and_query_parameters(http: Http) -> None:
+    """What client generators and `kubectl` read of /openapi/v3: a replace (PUT) takes the object as its body,
+    and every parameter of an operation is a string in the query."""
+    index = http.request("GET", "/openapi/v3").json()["paths"]
+    document = http.request("GET", index["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()
+    item = document["paths"]["/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims/{name}"]
+    assert item["put"]["requestBody"]["content"]["application/json"]["schema"] == \
+        {"$ref": "#/components/schemas/io.k8s.api.resource.v1.ResourceClaim"}
+    parameters = [p for operations in document["paths"].values() for op in operations.values()
+                  for p in op.get("parameters", [])]
+    assert parameters and all(p["in"] == "query" and p["schema"] == {"type": "string"} for p in parameters)
+
+
+def test_the_pods_table_shows_the_phase_or_pending(http: Http) -> None:
+    """`kubectl get pods` STATUS: a waiting container's reason, else the phase; a pod without one is Pending."""
+    http.request("POST", PODS, _pod("new"))
+    running = _pod("running")
+    assert http.request("POST", PODS, running).status == 201
+    stored = http.request("GET", f"{PODS}/running").json()
+    stored["status"] = {"phase": "Running"}
+    assert http.request("PUT", f"{PODS}/running/status", stored).status == 200
+    table = http.request("GET", PODS, headers=TABLE).json()
+    status = [c["name"] for c in table["columnDefinitions"]].index("Status")
+    assert {row["cells"][0]: row["cells"][status] for row in table["rows"]} == {"new": "Pending",
+                                                                               "running": "Running"}
+
+
+@pytest.mark.parametrize(("ago", "shown"), [
+    (timedelta(minutes=30, seconds=20), "30m"), (timedelta(hours=2, seconds=20), "120m"),
+    (timedelta(hours=3, minutes=30, seconds=20), "3h30m"), (timedelta(hours=10, minutes=5), "10h"),
+    (timedelta(days=3, hours=5, minutes=5), "3d5h"), (timedelta(days=8, hours=1, minutes=30), "8d"),
+    (timedelta(days=400), "400d")])
+def test_ages_are_shown_as_kubectl_shows_them(ago: timedelta, shown: str) -> None:
+    """Go's HumanDuration, as the AGE column (a margin of whole minutes: the test takes well under one)."""
+    stamp = (datetime.now(UTC) - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert human_duration(stamp) == shown
