@@ -497,3 +497,34 @@ def test_with_draextendedresource_off_a_class_does_not_stand_for_an_extended_res
     status, out, _ = allocate(capsys, str(path))
     assert status == 0, out
     assert yaml.safe_load(out)["metadata"]["name"] == "p-extended-resources"
+
+
+def test_a_pods_template_entry_after_a_claim_entry_gets_its_claim_and_a_missing_template_is_named(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Every template entry of the pod gets its claim, wherever it stands among the entries; one naming a
+    template the input lacks is unusable input (exit 2) at that entry's field."""
+    template = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}"""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: p2, namespace: default}
+spec:
+  containers: [{name: c, image: i}]
+  resourceClaims:
+  - {name: shared, resourceClaimName: plain}
+  - {name: own, resourceClaimTemplateName: TEMPLATE}"""
+    path = tmp_path / "entries.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), template, _claim("plain"),
+                               pod.replace("TEMPLATE", "one-gpu")))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    assert sorted(claim["metadata"]["name"] for claim in yaml.safe_load_all(out)) == ["p2-own", "plain"]
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), _claim("plain"),
+                               pod.replace("TEMPLATE", "nosuch")))
+    status, out, _ = allocate(capsys, str(path))
+    line = path.read_text().splitlines().index("  - {name: own, resourceClaimTemplateName: nosuch}") + 1
+    assert (status, out) == (2, f"{path}:{line}: Pod/p2: spec.resourceClaims[1].resourceClaimTemplateName: "
+                                "template 'nosuch' is not in the input\n")
