@@ -482,7 +482,8 @@ def test_an_advertised_extended_resource_must_be_advertised_in_the_amount_asked(
         status, out, err = allocate(capsys, str(path))
         assert status == expected, (advertised, asked, out, err)
         if expected == 0:
-            assert out == "" and "the device plugin serves the pods' extended resources" in err
+            assert (out, err) == ("", "draconform allocate: node worker-1: nothing to allocate, the device plugin "
+                                      "serves the pods' extended resources\n")
 
 
 def test_with_draextendedresource_off_a_class_does_not_stand_for_an_extended_resource(
@@ -528,3 +529,31 @@ spec:
     line = path.read_text().splitlines().index("  - {name: own, resourceClaimTemplateName: nosuch}") + 1
     assert (status, out) == (2, f"{path}:{line}: Pod/p2: spec.resourceClaims[1].resourceClaimTemplateName: "
                                 "template 'nosuch' is not in the input\n")
+
+
+def test_a_node_named_only_by_a_devices_node_name_is_tried(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """With perDeviceNodeSelection a slice names each device's node: with no Node object and no --node, that node
+    is known from the device and the claim is allocated there."""
+    path = tmp_path / "per-device.yaml"
+    path.write_text(_manifests(GPU_CLASS, """apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: spread}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: spread, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, nodeName: worker-7}""", _claim("plain")))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    (claim,) = list(yaml.safe_load_all(out))
+    assert results(claim) == ["gpu-0"]
+    assert claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == \
+        ["worker-7"]
+
+
+def test_an_unknown_allocator_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["allocate", str(EXAMPLES / "gpu-node.yaml"), "--allocator", "fastest"])
+    assert exited.value.code == 2
+    assert "argument --allocator: invalid choice: 'fastest'" in capsys.readouterr().err
