@@ -120,3 +120,23 @@ def test_ages_are_shown_as_kubectl_shows_them(ago: timedelta, shown: str) -> Non
     """Go's HumanDuration, as the AGE column (a margin of whole minutes: the test takes well under one)."""
     stamp = (datetime.now(UTC) - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert human_duration(stamp) == shown
+
+
+def test_delete_from_primitive_list_removes_only_the_values_named() -> None:
+    """`kubectl patch --type strategic` removing one finalizer keeps the others."""
+    from draconform.serve.patches import strategic_merge_patch
+
+    pod = {**_pod("p"), "metadata": {"name": "p", "finalizers": ["a", "c"]}}
+    patched = strategic_merge_patch("Pod", pod, {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}})
+    assert patched["metadata"]["finalizers"] == ["c"]
+
+
+def test_a_table_carries_each_rows_object_as_include_object_asks(http: Http) -> None:
+    """Table rows carry the object's metadata by default, the whole object with includeObject=Object (what
+    `kubectl get -o wide --show-labels` and watches read), nothing with None."""
+    http.request("POST", PODS, _pod("p"))
+    def row_object(query: str) -> object:
+        return http.request("GET", PODS + query, headers=TABLE).json()["rows"][0].get("object")
+    assert row_object("")["kind"] == "PartialObjectMetadata"  # type: ignore[index]
+    assert row_object("?includeObject=Object")["spec"]["containers"][0]["name"] == "c"  # type: ignore[index]
+    assert row_object("?includeObject=None") is None
