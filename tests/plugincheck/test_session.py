@@ -5,6 +5,7 @@ was never held. Driven by a fake client (no driver process): only the Session's 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from draconform.kubeletplugin.types import ClaimRef, PrepareResult
 from draconform.plugincheck.checks import Session, Target
 from draconform.plugincheck.claims import Support
+from draconform.plugincheck.runner import served_versions
 
 A = ClaimRef("ns", "a", "uid-a")
 B = ClaimRef("ns", "b", "uid-b")
@@ -88,3 +90,13 @@ def test_a_failed_cleanup_is_recorded_with_what_is_still_prepared(fake: FakeClie
     session.cleanup()
     step = session.steps[-1]
     assert (step.keyword, step.status, step.message) == ("*", "skipped", "still prepared: ns/b")
+
+
+def test_the_checks_call_v1_when_the_registration_socket_does_not_answer(tmp_path: Path) -> None:
+    """No --supports versions and a registration socket nobody listens on: the checks call DRAPlugin v1 (the
+    registration checks report the socket)."""
+    target = Target(f"unix://{tmp_path}/plugin.sock", str(tmp_path / "registration.sock"), "gpu.example.com", "n",
+                    timeout=1.0)
+    assert served_versions(target, Support()) == ("v1",)
+    assert served_versions(Target("unix:///nowhere", None, "gpu.example.com", "n"), Support()) == ("v1",)
+    assert served_versions(target, Support(versions=("v1beta1",))) == ("v1beta1",)
