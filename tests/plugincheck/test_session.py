@@ -100,3 +100,22 @@ def test_the_checks_call_v1_when_the_registration_socket_does_not_answer(tmp_pat
     assert served_versions(target, Support()) == ("v1",)
     assert served_versions(Target("unix:///nowhere", None, "gpu.example.com", "n"), Support()) == ("v1",)
     assert served_versions(target, Support(versions=("v1beta1",))) == ("v1beta1",)
+
+
+def test_a_call_failing_as_a_whole_fails_the_check_with_a_failed_when_step(fake: FakeClient) -> None:
+    """The plugin crashed under NodeUnprepareResources: the check fails, and its report shows the call as a
+    failed When step carrying the endpoint, method and status."""
+    from draconform.kubeletplugin.client import PluginCallError
+    from draconform.plugincheck.checks import CheckFailed
+
+    def crash(refs: Sequence[ClaimRef]) -> dict[str, str]:
+        raise PluginCallError("unix:///nowhere", "NodeUnprepareResources", "UNAVAILABLE", "connection reset")
+
+    fake.unprepare = crash  # type: ignore[method-assign]
+    session = _session()
+    with pytest.raises(CheckFailed):
+        session.unprepare([A])
+    step = session.steps[-1]
+    assert (step.keyword, step.status) == ("When", "failed")
+    assert step.text == "NodeUnprepareResources over DRAPlugin v1 for ns/a"
+    assert step.message == "NodeUnprepareResources on unix:///nowhere failed with UNAVAILABLE: connection reset"
