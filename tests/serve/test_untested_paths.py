@@ -140,3 +140,24 @@ def test_a_table_carries_each_rows_object_as_include_object_asks(http: Http) -> 
     assert row_object("")["kind"] == "PartialObjectMetadata"  # type: ignore[index]
     assert row_object("?includeObject=Object")["spec"]["containers"][0]["name"] == "c"  # type: ignore[index]
     assert row_object("?includeObject=None") is None
+
+
+def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None:
+    """Server-side apply compares the fields of list items by merge key (`k:{"name":"app"}`): a container image
+    another manager set conflicts unless applied with the same value."""
+    from draconform.serve.apply import apply, record_update
+    from draconform.serve.resources import RESOURCES
+    from draconform.sut import ApiError
+
+    pods = RESOURCES["Pod"]
+    config = _pod("p")
+    created = apply(pods, None, config, "tool", force=False)
+    created["metadata"].update(uid="u1", resourceVersion="1")
+    edited = {**created, "spec": {"containers": [{"name": "c", "image": "other"}]}}
+    record_update(edited, created, "editor", pods)
+    with pytest.raises(ApiError) as conflict:
+        apply(pods, edited, config, "tool", force=False)
+    assert conflict.value.reason == "Conflict" and 'conflict with "editor"' in conflict.value.message
+    same = apply(pods, edited, {**config, "spec": {"containers": [{"name": "c", "image": "other"}]}}, "tool",
+                 force=False)
+    assert same["spec"]["containers"][0]["image"] == "other"
