@@ -161,3 +161,19 @@ def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None
     same = apply(pods, edited, {**config, "spec": {"containers": [{"name": "c", "image": "other"}]}}, "tool",
                  force=False)
     assert same["spec"]["containers"][0]["image"] == "other"
+
+
+def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file: Path, http: Http) -> None:
+    """kube-scheduler, as `draconform serve` runs it, binds through RemoteStore: the pod it gets back, and the
+    one the API serves, name the node."""
+    from draconform.serve.remote import RemoteStore
+
+    http.request("POST", NODES, _node("worker-1", {}))
+    http.request("POST", PODS, _pod("p"))
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        bound = RemoteStore(client).bind("default", "p", "worker-1")
+    finally:
+        client.close()
+    assert bound["spec"]["nodeName"] == "worker-1"
+    assert http.request("GET", f"{PODS}/p").json()["spec"]["nodeName"] == "worker-1"
