@@ -177,3 +177,18 @@ def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file
         client.close()
     assert bound["spec"]["nodeName"] == "worker-1"
     assert http.request("GET", f"{PODS}/p").json()["spec"]["nodeName"] == "worker-1"
+
+
+def test_an_event_about_a_pod_is_written_in_the_pods_namespace(kubeconfig_file: Path, http: Http) -> None:
+    """`kubectl describe pod -n team-a` lists the pod's Events: they are written in the pod's namespace."""
+    http.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                "metadata": {"name": "team-a"}})
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        pod = client.create({**_pod("p"), "metadata": {"name": "p", "namespace": "team-a"}})
+        RemoteEventRecorder(client, WallClock(), "kubelet").record(pod, "Normal", "Started", "started")
+    finally:
+        client.close()
+    (event,) = http.request("GET", "/api/v1/namespaces/team-a/events").json()["items"]
+    assert (event["reason"], event["involvedObject"]["namespace"]) == ("Started", "team-a")
+    assert http.request("GET", "/api/v1/namespaces/default/events").json()["items"] == []
