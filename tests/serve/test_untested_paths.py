@@ -192,3 +192,55 @@ def test_an_event_about_a_pod_is_written_in_the_pods_namespace(kubeconfig_file: 
     (event,) = http.request("GET", "/api/v1/namespaces/team-a/events").json()["items"]
     assert (event["reason"], event["involvedObject"]["namespace"]) == ("Started", "team-a")
     assert http.request("GET", "/api/v1/namespaces/default/events").json()["items"] == []
+
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def _configmap(name: str, labels: dict[str, str] | None = None,
+               data: dict[str, str] | None = None) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": labels or {}},
+            "data": data or {}}
+
+
+def test_label_selectors_for_a_key_present_and_a_key_absent(http: Http) -> None:
+    """`kubectl get -l tier` and `-l '!tier'`."""
+    http.request("POST", CONFIGMAPS, _configmap("with", {"tier": "x"}))
+    http.request("POST", CONFIGMAPS, _configmap("without"))
+    def names(selector: str) -> list[str]:
+        return [i["metadata"]["name"] for i in http.request("GET", f"{CONFIGMAPS}?labelSelector={selector}")
+                .json()["items"]]
+    assert (names("tier"), names("%21tier")) == (["with"], ["without"])
+
+
+def test_zero_is_a_valid_limit_and_grace_period(http: Http) -> None:
+    """`limit=0` lists everything (no limit) and `gracePeriodSeconds=0` deletes at once; a negative one is a Bad
+    Request naming the parameter."""
+    http.request("POST", CONFIGMAPS, _configmap("a"))
+    assert len(http.request("GET", f"{CONFIGMAPS}?limit=0").json()["items"]) == 1
+    refused = http.request("GET", f"{CONFIGMAPS}?limit=-1")
+    assert (refused.status, refused.json()["message"]) == (400, "limit: Invalid value: -1: must be greater than or "
+                                                                "equal to 0")
+    assert http.request("DELETE", f"{CONFIGMAPS}/a?gracePeriodSeconds=0").status == 200
+
+
+def test_a_configmap_holds_at_most_one_mebibyte(http: Http) -> None:
+    """Keys and values together: exactly 1 MiB is stored, one byte more is Invalid with the limit named."""
+    assert http.request("POST", CONFIGMAPS, _configmap("full", data={"k": "x" * (1024 * 1024 - 1)})).status == 201
+    refused = http.request("POST", CONFIGMAPS, _configmap("over", data={"k": "x" * (1024 * 1024)}))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"] == [{"reason": "FieldValueTooLong", "field": "data",
+                                                    "message": "Too long: must have at most 1048576 bytes"}]
+
+
+def test_labels_that_are_not_a_map_are_refused_as_go_decodes_them(http: Http) -> None:
+    refused = http.request("POST", CONFIGMAPS, {**_configmap("x"), "metadata": {"name": "x", "labels": ["a"]}})
+    assert refused.status == 400
+    assert "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type " \
+           "map[string]string" in refused.json()["message"]
+
+
+def test_a_delete_whose_body_is_not_delete_options_is_a_bad_request(http: Http) -> None:
+    http.request("POST", CONFIGMAPS, _configmap("a"))
+    refused = http.request("DELETE", f"{CONFIGMAPS}/a", body=b"[1, 2]")
+    assert (refused.status, refused.json()["message"]) == (400, "the body of a delete must be DeleteOptions")
