@@ -244,3 +244,14 @@ def test_a_delete_whose_body_is_not_delete_options_is_a_bad_request(http: Http) 
     http.request("POST", CONFIGMAPS, _configmap("a"))
     refused = http.request("DELETE", f"{CONFIGMAPS}/a", body=b"[1, 2]")
     assert (refused.status, refused.json()["message"]) == (400, "the body of a delete must be DeleteOptions")
+
+
+def test_nothing_new_is_created_in_a_namespace_being_deleted(http: Http) -> None:
+    """A deleted namespace stays Terminating while its finalizer is there (no namespace controller runs here);
+    a create in it is Forbidden, as kube-apiserver says it."""
+    http.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}})
+    assert http.request("DELETE", "/api/v1/namespaces/gone").status == 200
+    refused = http.request("POST", "/api/v1/namespaces/gone/configmaps", _configmap("a"))
+    assert (refused.status, refused.json()["reason"]) == (403, "Forbidden")
+    assert refused.json()["message"] == ("unable to create new content in namespace gone because it is being "
+                                         "terminated")
