@@ -255,3 +255,10 @@ def test_nothing_new_is_created_in_a_namespace_being_deleted(http: Http) -> None
     assert (refused.status, refused.json()["reason"]) == (403, "Forbidden")
     assert refused.json()["message"] == ("unable to create new content in namespace gone because it is being "
                                          "terminated")
+
+
+def test_a_watch_with_resource_version_match_needs_send_initial_events(http: Http) -> None:
+    refused = http.request("GET", f"{CONFIGMAPS}?watch=1&resourceVersionMatch=NotOlderThan&resourceVersion=1")
+    assert (refused.status, refused.json()["reason"]) == (422, "Invalid")
+    assert "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in \
+        refused.json()["message"]
