@@ -119,3 +119,42 @@ def test_a_call_failing_as_a_whole_fails_the_check_with_a_failed_when_step(fake:
     assert (step.keyword, step.status) == ("When", "failed")
     assert step.text == "NodeUnprepareResources over DRAPlugin v1 for ns/a"
     assert step.message == "NodeUnprepareResources on unix:///nowhere failed with UNAVAILABLE: connection reset"
+
+
+def _claims_source() -> Any:
+    from draconform.reference.claimfiles import TestClaim
+
+    class Source:
+        def __init__(self) -> None:
+            self.claims = [TestClaim({"metadata": {"namespace": ref.namespace, "name": ref.name, "uid": ref.uid}})
+                           for ref in (A, B)]
+
+    return Source()
+
+
+def _run(rule: str, fake: FakeClient, support: Support | None = None) -> Any:
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    check = next(c for c in CHECKS if c.rule == rule)
+    return run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), _claims_source(),
+                     support or Support(), [])
+
+
+def test_an_answer_with_an_entry_nobody_asked_for_fails_naming_that_claim(fake: FakeClient) -> None:
+    """The plugin, asked about claim b, also answers for claim a (prepared before): the check fails and names
+    the extra UID with its claim."""
+    original = fake.prepare
+
+    def answers_too_much(refs: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        return {**original(refs), A.uid: PrepareResult()}
+
+    fake.prepare = answers_too_much  # type: ignore[method-assign]
+    result = _run("DRA-PLUGIN/ANSWER-ONLY-ASKED", fake)
+    assert (result.status, result.message) == ("failed", "the answer has entries under UIDs the request did not "
+                                                         "carry: uid-a (claim ns/a)")
+
+
+def test_the_permanent_error_checks_are_skipped_without_a_declared_claim(fake: FakeClient) -> None:
+    result = _run("KEP-5322/WIRE-FIELD", fake)
+    assert (result.status, result.skip_reason) == ("skipped", "the driver declares no claim it refuses permanently "
+                                                       "(permanentErrors.claims)")
