@@ -158,3 +158,25 @@ def test_the_permanent_error_checks_are_skipped_without_a_declared_claim(fake: F
     result = _run("KEP-5322/WIRE-FIELD", fake)
     assert (result.status, result.skip_reason) == ("skipped", "the driver declares no claim it refuses permanently "
                                                        "(permanentErrors.claims)")
+
+
+def test_the_exclusive_device_check_is_skipped_for_a_claim_holding_a_share(fake: FakeClient) -> None:
+    """A claim holding its device as a share (KEP-5075's shareID) may be prepared beside another claim of the same
+    device: the check that a device is held once does not apply, and says why."""
+    from draconform.plugincheck.checks import CHECKS, run_check
+    from draconform.reference.claimfiles import TestClaim
+
+    result_entry = {"request": "r", "driver": "gpu.example.com", "pool": "p", "device": "gpu-0",
+                    "shareID": "0b6f8d5e-1111-4222-8333-444455556666"}
+    shared = TestClaim({"metadata": {"namespace": "ns", "name": "a", "uid": "uid-a"},
+                        "status": {"allocation": {"devices": {"results": [result_entry]}}}})
+
+    class Source:
+        def __init__(self) -> None:
+            self.claims = [shared]
+
+    check = next(c for c in CHECKS if c.run.__name__ == "exclusive_device_once")
+    result = run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), Source(),  # type: ignore[arg-type]
+                       Support(), [])
+    assert (result.status, result.skip_reason) == ("skipped", "claim a holds its devices in shares or with admin "
+                                                              "access")
