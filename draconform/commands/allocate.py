@@ -8,7 +8,9 @@ nodes is found, and an allocation error on any node visited fails the whole atte
 fits. Pods that name a
 ResourceClaimTemplate get a claim generated from it, called `<pod>-<entry>`; pods asking for an extended resource
 that a DeviceClass stands for (KEP-5004) get the claim kube-scheduler builds for them on a node that does not
-advertise the resource, called `<pod>-extended-resources`. Input is read as `draconform validate` reads it:
+advertise the resource, called `<pod>-extended-resources`; any other extended resource a pod asks for must be
+advertised in `status.allocatable` in at least the amount asked, or the pod fits on no node (kube-scheduler's
+NodeResourcesFit; cpu, memory and the pod count are not judged). Input is read as `draconform validate` reads it:
 every served resource.k8s.io version (converted to v1), and objects of other kinds (Namespaces, Deployments, a
 driver's CRDs) ignored with one line on stderr.
 
@@ -174,7 +176,7 @@ def run(args: argparse.Namespace, work: Counter[str], loaded: list[float] | None
 def _answer(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates, work: Counter[str]) -> int:
     from draconform.reference.scheduler.oneshot import make_allocator
 
-    if not cluster.pending and not cluster.extended_pods(gates):
+    if not cluster.pending and not cluster.extended_pods():
         diagnostic("allocate", "no ResourceClaim without status.allocation to allocate")
         return EXIT_INVALID_INPUT
     allocator = make_allocator(args.allocator, cluster.stored, gates)
@@ -193,7 +195,7 @@ def _answer_with(args: argparse.Namespace, cluster: Inputs, gates: FeatureGates,
         diagnostic("allocate", "no node is known (give --node, Node objects or node-local ResourceSlices)")
         return EXIT_UNALLOCATABLE
     # One node (--node) is judged on its own: the core's pass over every node would judge the whole input.
-    batch = len(nodes) > 1 and not cluster.extended_pods(gates)
+    batch = len(nodes) > 1 and not cluster.extended_pods()
     found = walk(allocator, nodes, lambda node: cluster.claims_for(node, gates), batch)
     if found.chosen is not None and found.error is None:
         node, claims, allocations = found.chosen
@@ -225,7 +227,7 @@ def _failures(allocator: Allocator, nodes: list[Obj], cluster: Inputs, gates: Fe
     from draconform.reference.scheduler.oneshot import explain
 
     classes = {obj["metadata"]["name"] for obj in cluster.classes}
-    pods = [pod for pod, _ in cluster.extended_pods(gates)]
+    pods = [pod for pod, _ in cluster.extended_pods()]
     return [(cluster.finding(kind, shown, f"cannot be allocated ({reason}): {message}"), shown.rpartition("/")[0],
              reason) for kind, shown, reason, message in explain(allocator, nodes, cluster.pending, classes, pods,
                                                                   together)]
@@ -275,14 +277,14 @@ class Inputs:
         self.pods = [pod for _, pod in pods]
         self.classes = [obj for obj in self.stored if obj["kind"] == "DeviceClass"]
 
-    def extended_pods(self, gates: FeatureGates) -> list[tuple[Obj, dict[str, int]]]:
-        """KEP-5004: pods asking for extended resources some DeviceClass stands for (gate DRAExtendedResource)."""
-        from draconform.reference.scheduler.extendedresources import backed_requests
+    def extended_pods(self) -> list[tuple[Obj, dict[str, int]]]:
+        """Pods asking for extended resources, each with what it asks of them. kube-scheduler's NodeResourcesFit
+        judges every one of them on every node, DRA or not: a node advertises enough of it, or (KEP-5004, gate
+        DRAExtendedResource) a DeviceClass stands for it and the node advertises none, or the pod does not fit
+        there. So a pod asking for a resource nobody provides stays unschedulable."""
+        from draconform.reference.scheduler.extendedresources import pod_requests
 
-        if not gates.enabled("DRAExtendedResource"):
-            return []
-        classes = self.classes
-        found = [(pod, backed_requests(pod, classes)) for pod in self.pods]
+        found = [(pod, pod_requests(pod)) for pod in self.pods]
         return [(pod, requests) for pod, requests in found if requests]
 
     def claims_for(self, node: Obj, gates: FeatureGates) -> tuple[list[Obj], list[tuple[str, str]]]:
@@ -290,10 +292,11 @@ class Inputs:
         resources this node serves through DRA; and (pod, resource) for resources the node cannot serve."""
         from draconform.reference.scheduler.extendedresources import build_requests, special_claim, via_dra_on
 
-        classes = self.classes
+        # with the gate off no class stands for an extended resource: the node's device plugin must serve it
+        classes = self.classes if gates.enabled("DRAExtendedResource") else []
         claims = list(self.pending)
         unserved: list[tuple[str, str]] = []
-        for pod, requests in self.extended_pods(gates):
+        for pod, requests in self.extended_pods():
             through_dra, missing = via_dra_on(node, requests, classes)
             if missing is not None:
                 unserved.append((_display(pod), missing))

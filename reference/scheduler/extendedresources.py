@@ -114,17 +114,18 @@ def backed_requests(pod: Obj, classes: Sequence[Obj]) -> dict[str, int]:
 
 def via_dra_on(node: Obj, requests: Mapping[str, int], classes: Sequence[Obj]) -> tuple[dict[str, int], str | None]:
     """Which of the pod's extended resources this node serves through DRA: those a class stands for and the
-    node does not advertise (or advertises as 0). A resource neither advertised nor backed by a class does
-    not fit; the second value then names it."""
+    node does not advertise (or advertises as 0). Any other resource must be advertised in at least the amount
+    asked (NodeResourcesFit's test, less what pods already bound there use): the first that is not makes the
+    pod not fit, and the second value then names it."""
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     through_dra: dict[str, int] = {}
     for name, count in sorted(requests.items()):
         if count <= 0:
             continue
-        advertised = name in allocatable
-        if class_for(name, classes) is not None and (not advertised or parse_count(allocatable[name]) == 0):
+        advertised = parse_count(allocatable.get(name, 0))
+        if class_for(name, classes) is not None and advertised == 0:
             through_dra[name] = count
-        elif not advertised:
+        elif count > advertised:
             return {}, name
     return through_dra, None
 

@@ -76,7 +76,8 @@ def _judge_node(allocator: Allocator, node: Obj, verdict: Feasibility | None, cl
     claims, unserved = claims_for(node)
     for pod_name, extended in unserved:
         found.reasons.setdefault(("Pod", pod_name), []).append(
-            f"node {name}: cannot fit resource {extended} (not advertised, no DeviceClass for it)")
+            f"node {name}: Insufficient {extended} (the pod asks for more than the node advertises, and no "
+            "DeviceClass serves it through DRA there)")
     if unserved:
         return _DOES_NOT_FIT
     allocations: list[Obj] | None = None

@@ -414,3 +414,146 @@ def test_an_empty_input_is_refused_unless_allowed(capsys: pytest.CaptureFixture[
     assert (status, out) == (2, f"{empty}:1: no objects in this input (--allow-empty accepts that)\n")
     status, out, _ = allocate(capsys, str(EXAMPLES / "gpu-node.yaml"), str(empty), "--allow-empty")
     assert status == 0 and "name: training" in out
+
+
+# Extended resources no DRA serves: kube-scheduler's NodeResourcesFit judges every extended resource a pod asks
+# for (fit.go, fitsRequest): one a node does not leave to DRA must be advertised in the amount asked, or the
+# pod is unschedulable ("Insufficient NAME"). allocate used to judge only those a DeviceClass stands for.
+
+GPU_BACKED_CLASS = GPU_CLASS + "\n  extendedResourceName: example.com/gpu"
+
+
+def _worker(allocatable: str = "") -> str:
+    status = f"\nstatus: {{allocatable: {{{allocatable}}}}}" if allocatable else ""
+    return _node_gpus("worker-1", 2).replace("metadata: {name: worker-1}\n",
+                                             f"metadata: {{name: worker-1}}{status}\n", 1)
+
+
+def _pod_yaml(limits: dict[str, int]) -> str:
+    asked = ", ".join(f"{name}: '{count}'" for name, count in limits.items())
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: default}}
+spec:
+  containers: [{{name: c, image: i, resources: {{limits: {{{asked}}}}}}}]"""
+
+
+def test_a_pod_asking_an_extended_resource_nobody_provides_stays_unschedulable(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The pod's DRA-backed GPU fits, its FPGA is neither advertised nor backed by a class: no node fits the pod,
+    exit 1 with the pod's finding naming the resource; once the node advertises one FPGA, the pod fits."""
+    pod = _pod_yaml({"example.com/gpu": 1, "example.com/fpga": 1})
+    path = tmp_path / "fpga.yaml"
+    path.write_text(_manifests(GPU_BACKED_CLASS, _worker(), pod))
+    status, out, _ = allocate(capsys, str(path), "-o", "json")
+    assert status == 1, out
+    answer = json.loads(out)
+    assert answer["attempt"] == "does-not-fit"
+    (finding,) = answer["findings"]
+    assert (finding["kind"], finding["name"], finding["reason"]) == ("Pod", "p", "shortage")
+    assert "Insufficient example.com/fpga" in finding["message"]
+    path.write_text(_manifests(GPU_BACKED_CLASS, _worker("example.com/fpga: '1'"), pod))
+    status, out, err = allocate(capsys, str(path), "-o", "json")
+    assert status == 0, out + err
+    claim = json.loads(out)
+    assert claim["metadata"]["name"] == "p-extended-resources"
+    assert [r["request"] for r in claim["status"]["allocation"]["devices"]["results"]] == ["container-0-request-1"]
+
+
+def test_a_pending_claim_beside_a_pod_whose_resource_nobody_provides_is_not_allocated(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The pod asks for no DRA resource at all: it still has to fit the node its claims are allocated for."""
+    path = tmp_path / "beside.yaml"
+    path.write_text(_manifests(GPU_CLASS, _worker(), _claim("plain"), _pod_yaml({"example.com/fpga": 1})))
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 1, out
+    assert out.startswith("attempt: does-not-fit: ")
+    assert "Pod/p: cannot be allocated (shortage): node worker-1: Insufficient example.com/fpga" in out
+
+
+def test_an_advertised_extended_resource_must_be_advertised_in_the_amount_asked(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two FPGAs asked of a node advertising one (or advertising it as 0) do not fit; one of one fits, and the
+    device plugin serves it (nothing to allocate)."""
+    path = tmp_path / "amount.yaml"
+    for advertised, asked, expected in (("1", 2, 1), ("0", 1, 1), ("1", 1, 0), ("3", 2, 0)):
+        path.write_text(_manifests(GPU_CLASS, _worker(f"example.com/fpga: '{advertised}'"),
+                                   _pod_yaml({"example.com/fpga": asked})))
+        status, out, err = allocate(capsys, str(path))
+        assert status == expected, (advertised, asked, out, err)
+        if expected == 0:
+            assert (out, err) == ("", "draconform allocate: node worker-1: nothing to allocate, the device plugin "
+                                      "serves the pods' extended resources\n")
+
+
+def test_with_draextendedresource_off_a_class_does_not_stand_for_an_extended_resource(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Gate off, the DeviceClass's extendedResourceName means nothing to the scheduler: the node must advertise
+    the GPU itself, and no claim is built for the pod."""
+    path = tmp_path / "gate-off.yaml"
+    path.write_text(_manifests(GPU_BACKED_CLASS, _worker(), _pod_yaml({"example.com/gpu": 1})))
+    status, out, _ = allocate(capsys, str(path), "--feature-gates", "DRAExtendedResource=false")
+    assert status == 1, out
+    assert "Insufficient example.com/gpu" in out
+    status, out, _ = allocate(capsys, str(path))
+    assert status == 0, out
+    assert yaml.safe_load(out)["metadata"]["name"] == "p-extended-resources"
+
+
+def test_a_pods_template_entry_after_a_claim_entry_gets_its_claim_and_a_missing_template_is_named(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Every template entry of the pod gets its claim, wherever it stands among the entries; one naming a
+    template the input lacks is unusable input (exit 2) at that entry's field."""
+    template = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: default}
+spec:
+  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}"""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: p2, namespace: default}
+spec:
+  containers: [{name: c, image: i}]
+  resourceClaims:
+  - {name: shared, resourceClaimName: plain}
+  - {name: own, resourceClaimTemplateName: TEMPLATE}"""
+    path = tmp_path / "entries.yaml"
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), template, _claim("plain"),
+                               pod.replace("TEMPLATE", "one-gpu")))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    assert sorted(claim["metadata"]["name"] for claim in yaml.safe_load_all(out)) == ["p2-own", "plain"]
+    path.write_text(_manifests(GPU_CLASS, _node_gpus("worker-1", 2), _claim("plain"),
+                               pod.replace("TEMPLATE", "nosuch")))
+    status, out, _ = allocate(capsys, str(path))
+    line = path.read_text().splitlines().index("  - {name: own, resourceClaimTemplateName: nosuch}") + 1
+    assert (status, out) == (2, f"{path}:{line}: Pod/p2: spec.resourceClaims[1].resourceClaimTemplateName: "
+                                "template 'nosuch' is not in the input\n")
+
+
+def test_a_node_named_only_by_a_devices_node_name_is_tried(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """With perDeviceNodeSelection a slice names each device's node: with no Node object and no --node, that node
+    is known from the device and the claim is allocated there."""
+    path = tmp_path / "per-device.yaml"
+    path.write_text(_manifests(GPU_CLASS, """apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: spread}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: spread, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, nodeName: worker-7}""", _claim("plain")))
+    status, out, err = allocate(capsys, str(path))
+    assert status == 0, out + err
+    (claim,) = list(yaml.safe_load_all(out))
+    assert results(claim) == ["gpu-0"]
+    assert claim["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == \
+        ["worker-7"]
+
+
+def test_an_unknown_allocator_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["allocate", str(EXAMPLES / "gpu-node.yaml"), "--allocator", "fastest"])
+    assert exited.value.code == 2
+    assert "argument --allocator: invalid choice: 'fastest'" in capsys.readouterr().err

@@ -98,9 +98,13 @@ def test_a_node_advertising_the_resource_needs_no_claim(capsys: pytest.CaptureFi
 
 
 def test_the_native_demo_with_the_gate_off_is_not_a_dra_request(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = allocated(capsys, "native-resource-request/gpu-pod.yaml", "--feature-gates",
-                               "DRAExtendedResource=false")
-    assert status == 2 and "no ResourceClaim" in err
+    """Gate off, no claim is built: the GPU must come from the node's device plugin, and worker-1 advertises
+    none, so the pod is unschedulable (NodeResourcesFit's "Insufficient")."""
+    status = main(["allocate", str(EXAMPLES / "native-resource-request/gpu-pod.yaml"), "--feature-gates",
+                   "DRAExtendedResource=false"])
+    out, _ = capsys.readouterr()
+    assert status == 1 and "Pod/pod0: cannot be allocated (shortage): node worker-1: Insufficient " in out
+    assert "extended-resources" not in out
 
 
 @pytest.mark.parametrize("core", CORES)

@@ -1,0 +1,182 @@
+"""A check's Session keeps track of what the plugin still holds prepared, so that its clean-up unprepares exactly
+that: a claim the plugin unprepared is not asked about again, one whose unprepare failed is, and a refused claim
+was never held. Driven by a fake client (no driver process): only the Session's book-keeping is under test."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from draconform.kubeletplugin.types import ClaimRef, PrepareResult
+from draconform.plugincheck.checks import Session, Target
+from draconform.plugincheck.claims import Support
+from draconform.plugincheck.runner import served_versions
+
+A = ClaimRef("ns", "a", "uid-a")
+B = ClaimRef("ns", "b", "uid-b")
+
+
+class FakeClient:
+    """Answers prepare with `prepare_errors` and unprepare with `unprepare_errors` (by UID; missing: success),
+    recording the UIDs of each call."""
+
+    def __init__(self) -> None:
+        self.prepare_errors: dict[str, str] = {}
+        self.unprepare_errors: dict[str, str] = {}
+        self.unprepared: list[list[str]] = []
+
+    def __enter__(self) -> FakeClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def prepare(self, refs: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        return {ref.uid: PrepareResult(error=self.prepare_errors.get(ref.uid, "")) for ref in refs}
+
+    def unprepare(self, refs: Sequence[ClaimRef]) -> dict[str, str]:
+        self.unprepared.append([ref.uid for ref in refs])
+        return {ref.uid: self.unprepare_errors.get(ref.uid, "") for ref in refs}
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeClient:
+    client = FakeClient()
+    monkeypatch.setattr(Session, "_client", lambda self, version: client)
+    return client
+
+
+def _session() -> Session:
+    source: Any = None  # the book-keeping reads no claim source
+    return Session(Target("unix:///nowhere", None, "gpu.example.com", "node-1"), source, Support(), [])
+
+
+def test_cleanup_unprepares_only_the_claim_whose_unprepare_failed(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    fake.unprepare_errors = {A.uid: "device busy"}
+    errors = session.unprepare([A, B])
+    assert errors == {A.uid: "device busy", B.uid: ""}
+    fake.unprepare_errors = {}
+    session.cleanup()
+    assert fake.unprepared == [[A.uid, B.uid], [A.uid]]
+    assert (session.steps[-1].status, session.steps[-1].message) == ("passed", None)
+
+
+def test_nothing_is_cleaned_up_after_every_claim_was_unprepared(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    session.unprepare([B, A])
+    session.cleanup()
+    assert fake.unprepared == [[B.uid, A.uid]]
+
+
+def test_a_refused_claim_is_not_held(fake: FakeClient) -> None:
+    session = _session()
+    fake.prepare_errors = {B.uid: "no such device"}
+    session.prepare([A, B])
+    assert list(session.held) == [A.uid]
+    session.cleanup()
+    assert fake.unprepared == [[A.uid]]
+
+
+def test_a_failed_cleanup_is_recorded_with_what_is_still_prepared(fake: FakeClient) -> None:
+    session = _session()
+    session.prepare([A, B])
+    fake.unprepare_errors = {B.uid: "device busy"}
+    session.cleanup()
+    step = session.steps[-1]
+    assert (step.keyword, step.status, step.message) == ("*", "skipped", "still prepared: ns/b")
+
+
+def test_the_checks_call_v1_when_the_registration_socket_does_not_answer(tmp_path: Path) -> None:
+    """No --supports versions and a registration socket nobody listens on: the checks call DRAPlugin v1 (the
+    registration checks report the socket)."""
+    target = Target(f"unix://{tmp_path}/plugin.sock", str(tmp_path / "registration.sock"), "gpu.example.com", "n",
+                    timeout=1.0)
+    assert served_versions(target, Support()) == ("v1",)
+    assert served_versions(Target("unix:///nowhere", None, "gpu.example.com", "n"), Support()) == ("v1",)
+    assert served_versions(target, Support(versions=("v1beta1",))) == ("v1beta1",)
+
+
+def test_a_call_failing_as_a_whole_fails_the_check_with_a_failed_when_step(fake: FakeClient) -> None:
+    """The plugin crashed under NodeUnprepareResources: the check fails, and its report shows the call as a
+    failed When step carrying the endpoint, method and status."""
+    from draconform.kubeletplugin.client import PluginCallError
+    from draconform.plugincheck.checks import CheckFailed
+
+    def crash(refs: Sequence[ClaimRef]) -> dict[str, str]:
+        raise PluginCallError("unix:///nowhere", "NodeUnprepareResources", "UNAVAILABLE", "connection reset")
+
+    fake.unprepare = crash  # type: ignore[method-assign]
+    session = _session()
+    with pytest.raises(CheckFailed):
+        session.unprepare([A])
+    step = session.steps[-1]
+    assert (step.keyword, step.status) == ("When", "failed")
+    assert step.text == "NodeUnprepareResources over DRAPlugin v1 for ns/a"
+    assert step.message == "NodeUnprepareResources on unix:///nowhere failed with UNAVAILABLE: connection reset"
+
+
+def _claims_source() -> Any:
+    from draconform.reference.claimfiles import TestClaim
+
+    class Source:
+        def __init__(self) -> None:
+            self.claims = [TestClaim({"metadata": {"namespace": ref.namespace, "name": ref.name, "uid": ref.uid}})
+                           for ref in (A, B)]
+
+    return Source()
+
+
+def _run(rule: str, fake: FakeClient, support: Support | None = None) -> Any:
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    check = next(c for c in CHECKS if c.rule == rule)
+    return run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), _claims_source(),
+                     support or Support(), [])
+
+
+def test_an_answer_with_an_entry_nobody_asked_for_fails_naming_that_claim(fake: FakeClient) -> None:
+    """The plugin, asked about claim b, also answers for claim a (prepared before): the check fails and names
+    the extra UID with its claim."""
+    original = fake.prepare
+
+    def answers_too_much(refs: Sequence[ClaimRef]) -> dict[str, PrepareResult]:
+        return {**original(refs), A.uid: PrepareResult()}
+
+    fake.prepare = answers_too_much  # type: ignore[method-assign]
+    result = _run("DRA-PLUGIN/ANSWER-ONLY-ASKED", fake)
+    assert (result.status, result.message) == ("failed", "the answer has entries under UIDs the request did not "
+                                                         "carry: uid-a (claim ns/a)")
+
+
+def test_the_permanent_error_checks_are_skipped_without_a_declared_claim(fake: FakeClient) -> None:
+    result = _run("KEP-5322/WIRE-FIELD", fake)
+    assert (result.status, result.skip_reason) == ("skipped", "the driver declares no claim it refuses permanently "
+                                                       "(permanentErrors.claims)")
+
+
+def test_the_exclusive_device_check_is_skipped_for_a_claim_holding_a_share(fake: FakeClient) -> None:
+    """A claim holding its device as a share (KEP-5075's shareID) may be prepared beside another claim of the same
+    device: the check that a device is held once does not apply, and says why."""
+    from draconform.plugincheck.checks import CHECKS, run_check
+    from draconform.reference.claimfiles import TestClaim
+
+    result_entry = {"request": "r", "driver": "gpu.example.com", "pool": "p", "device": "gpu-0",
+                    "shareID": "0b6f8d5e-1111-4222-8333-444455556666"}
+    shared = TestClaim({"metadata": {"namespace": "ns", "name": "a", "uid": "uid-a"},
+                        "status": {"allocation": {"devices": {"results": [result_entry]}}}})
+
+    class Source:
+        def __init__(self) -> None:
+            self.claims = [shared]
+
+    check = next(c for c in CHECKS if c.run.__name__ == "exclusive_device_once")
+    result = run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), Source(),  # type: ignore[arg-type]
+                       Support(), [])
+    assert (result.status, result.skip_reason) == ("skipped", "claim a holds its devices in shares or with admin "
+                                                              "access")

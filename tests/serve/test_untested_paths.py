@@ -1,0 +1,264 @@
+"""Reads and writes through `draconform serve` that no test made (found by `.ci/unit-mutation serve`:
+docs/suite-power.md, "Unit-test power"): a pod bound through its binding subresource, the rules review
+`kubectl auth can-i --list` reads, the ROLES column of `kubectl get nodes`, an Event about a cluster-scoped
+object."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from draconform.live.kube import KubeClient, load_config
+from draconform.serve.remote import RemoteEventRecorder, WallClock
+from draconform.serve.tables import human_duration
+from tests.serve.conftest import Http
+
+PODS = "/api/v1/namespaces/default/pods"
+NODES = "/api/v1/nodes"
+TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+
+
+def _pod(name: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+def _node(name: str, labels: dict[str, str]) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+
+
+def test_a_binding_sets_the_pods_node_and_one_without_a_target_is_refused(http: Http) -> None:
+    """kube-scheduler binds through `pods/NAME/binding`: the pod then names the node; a Binding without
+    target.name is Invalid (422), naming the field, and binds nothing."""
+    assert http.request("POST", NODES, _node("worker-1", {})).status == 201
+    assert http.request("POST", PODS, _pod("p")).status == 201
+    refused = http.request("POST", f"{PODS}/p/binding", {"apiVersion": "v1", "kind": "Binding",
+                                                         "metadata": {"name": "p"}, "target": {}})
+    assert refused.status == 422
+    assert refused.json()["reason"] == "Invalid"
+    assert refused.json()["message"].endswith(" is invalid: target.name: Required value")
+    assert refused.json()["details"]["causes"][0]["field"] == "target.name"
+    assert not http.request("GET", f"{PODS}/p").json()["spec"].get("nodeName")
+    bound = http.request("POST", f"{PODS}/p/binding", {"apiVersion": "v1", "kind": "Binding",
+                                                       "metadata": {"name": "p"},
+                                                       "target": {"kind": "Node", "name": "worker-1"}})
+    assert (bound.status, bound.json()["status"]) == (201, "Success")
+    assert http.request("GET", f"{PODS}/p").json()["spec"]["nodeName"] == "worker-1"
+
+
+def test_access_and_rules_reviews_answer_everything_allowed(http: Http) -> None:
+    """`kubectl auth can-i VERB RESOURCE` posts an access review, `kubectl auth can-i --list` a rules review:
+    each is answered in its own kind, the first allowed, the second with rules allowing every verb."""
+    access = http.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                          {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                           "spec": {"resourceAttributes": {"verb": "create", "resource": "pods"}}})
+    assert (access.json()["kind"], access.json()["status"]["allowed"]) == ("SelfSubjectAccessReview", True)
+    rules = http.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                         {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+                          "spec": {"namespace": "default"}})
+    assert rules.json()["kind"] == "SelfSubjectRulesReview"
+    assert rules.json()["status"]["resourceRules"] == [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
+
+
+def test_the_nodes_table_shows_roles_from_labels_or_none(http: Http) -> None:
+    """`kubectl get nodes` prints ROLES from the node-role.kubernetes.io/ labels, `<none>` without any."""
+    http.request("POST", NODES, _node("a", {"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/gpu": ""}))
+    http.request("POST", NODES, _node("b", {"kubernetes.io/hostname": "b"}))
+    table = http.request("GET", NODES, headers=TABLE).json()
+    roles = [c["name"] for c in table["columnDefinitions"]].index("Roles")
+    assert {row["cells"][0]: row["cells"][roles] for row in table["rows"]} == {"a": "gpu,worker", "b": "<none>"}
+
+
+def test_an_event_about_a_node_is_written_in_the_default_namespace(kubeconfig_file: Path, http: Http) -> None:
+    """A cluster-scoped object has no namespace; its Events go to `default`, as client-go's recorder puts them."""
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        node = client.create(_node("worker-1", {}))
+        RemoteEventRecorder(client, WallClock(), "kubelet").record(node, "Normal", "NodeReady", "ready")
+    finally:
+        client.close()
+    (event,) = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    assert (event["reason"], event["involvedObject"]["kind"], event["involvedObject"]["name"]) == \
+        ("NodeReady", "Node", "worker-1")
+
+
+def test_the_openapi_v3_document_describes_bodies_and_query_parameters(http: Http) -> None:
+    """What client generators and `kubectl` read of /openapi/v3: a replace (PUT) takes the object as its body,
+    and every parameter of an operation is a string in the query."""
+    index = http.request("GET", "/openapi/v3").json()["paths"]
+    document = http.request("GET", index["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()
+    item = document["paths"]["/apis/resource.k8s.io/v1/namespaces/{namespace}/resourceclaims/{name}"]
+    assert item["put"]["requestBody"]["content"]["application/json"]["schema"] == \
+        {"$ref": "#/components/schemas/io.k8s.api.resource.v1.ResourceClaim"}
+    parameters = [p for operations in document["paths"].values() for op in operations.values()
+                  for p in op.get("parameters", [])]
+    assert parameters and all(p["in"] == "query" and p["schema"] == {"type": "string"} for p in parameters)
+
+
+def test_the_pods_table_shows_the_phase_or_pending(http: Http) -> None:
+    """`kubectl get pods` STATUS: a waiting container's reason, else the phase; a pod without one is Pending."""
+    http.request("POST", PODS, _pod("new"))
+    running = _pod("running")
+    assert http.request("POST", PODS, running).status == 201
+    stored = http.request("GET", f"{PODS}/running").json()
+    stored["status"] = {"phase": "Running"}
+    assert http.request("PUT", f"{PODS}/running/status", stored).status == 200
+    table = http.request("GET", PODS, headers=TABLE).json()
+    status = [c["name"] for c in table["columnDefinitions"]].index("Status")
+    assert {row["cells"][0]: row["cells"][status] for row in table["rows"]} == {"new": "Pending",
+                                                                               "running": "Running"}
+
+
+@pytest.mark.parametrize(("ago", "shown"), [
+    (timedelta(minutes=30, seconds=20), "30m"), (timedelta(hours=2, seconds=20), "120m"),
+    (timedelta(hours=3, minutes=30, seconds=20), "3h30m"), (timedelta(hours=10, minutes=5), "10h"),
+    (timedelta(days=3, hours=5, minutes=5), "3d5h"), (timedelta(days=8, hours=1, minutes=30), "8d"),
+    (timedelta(days=400), "400d")])
+def test_ages_are_shown_as_kubectl_shows_them(ago: timedelta, shown: str) -> None:
+    """Go's HumanDuration, as the AGE column (a margin of whole minutes: the test takes well under one)."""
+    stamp = (datetime.now(UTC) - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert human_duration(stamp) == shown
+
+
+def test_delete_from_primitive_list_removes_only_the_values_named() -> None:
+    """`kubectl patch --type strategic` removing one finalizer keeps the others."""
+    from draconform.serve.patches import strategic_merge_patch
+
+    pod = {**_pod("p"), "metadata": {"name": "p", "finalizers": ["a", "c"]}}
+    patched = strategic_merge_patch("Pod", pod, {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}})
+    assert patched["metadata"]["finalizers"] == ["c"]
+
+
+def test_a_table_carries_each_rows_object_as_include_object_asks(http: Http) -> None:
+    """Table rows carry the object's metadata by default, the whole object with includeObject=Object (what
+    `kubectl get -o wide --show-labels` and watches read), nothing with None."""
+    http.request("POST", PODS, _pod("p"))
+    def row_object(query: str) -> object:
+        return http.request("GET", PODS + query, headers=TABLE).json()["rows"][0].get("object")
+    assert row_object("")["kind"] == "PartialObjectMetadata"  # type: ignore[index]
+    assert row_object("?includeObject=Object")["spec"]["containers"][0]["name"] == "c"  # type: ignore[index]
+    assert row_object("?includeObject=None") is None
+
+
+def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None:
+    """Server-side apply compares the fields of list items by merge key (`k:{"name":"app"}`): a container image
+    another manager set conflicts unless applied with the same value."""
+    from draconform.serve.apply import apply, record_update
+    from draconform.serve.resources import RESOURCES
+    from draconform.sut import ApiError
+
+    pods = RESOURCES["Pod"]
+    config = _pod("p")
+    created = apply(pods, None, config, "tool", force=False)
+    created["metadata"].update(uid="u1", resourceVersion="1")
+    edited = {**created, "spec": {"containers": [{"name": "c", "image": "other"}]}}
+    record_update(edited, created, "editor", pods)
+    with pytest.raises(ApiError) as conflict:
+        apply(pods, edited, config, "tool", force=False)
+    assert conflict.value.reason == "Conflict" and 'conflict with "editor"' in conflict.value.message
+    same = apply(pods, edited, {**config, "spec": {"containers": [{"name": "c", "image": "other"}]}}, "tool",
+                 force=False)
+    assert same["spec"]["containers"][0]["image"] == "other"
+
+
+def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file: Path, http: Http) -> None:
+    """kube-scheduler, as `draconform serve` runs it, binds through RemoteStore: the pod it gets back, and the
+    one the API serves, name the node."""
+    from draconform.serve.remote import RemoteStore
+
+    http.request("POST", NODES, _node("worker-1", {}))
+    http.request("POST", PODS, _pod("p"))
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        bound = RemoteStore(client).bind("default", "p", "worker-1")
+    finally:
+        client.close()
+    assert bound["spec"]["nodeName"] == "worker-1"
+    assert http.request("GET", f"{PODS}/p").json()["spec"]["nodeName"] == "worker-1"
+
+
+def test_an_event_about_a_pod_is_written_in_the_pods_namespace(kubeconfig_file: Path, http: Http) -> None:
+    """`kubectl describe pod -n team-a` lists the pod's Events: they are written in the pod's namespace."""
+    http.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                "metadata": {"name": "team-a"}})
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        pod = client.create({**_pod("p"), "metadata": {"name": "p", "namespace": "team-a"}})
+        RemoteEventRecorder(client, WallClock(), "kubelet").record(pod, "Normal", "Started", "started")
+    finally:
+        client.close()
+    (event,) = http.request("GET", "/api/v1/namespaces/team-a/events").json()["items"]
+    assert (event["reason"], event["involvedObject"]["namespace"]) == ("Started", "team-a")
+    assert http.request("GET", "/api/v1/namespaces/default/events").json()["items"] == []
+
+
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+
+
+def _configmap(name: str, labels: dict[str, str] | None = None,
+               data: dict[str, str] | None = None) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": labels or {}},
+            "data": data or {}}
+
+
+def test_label_selectors_for_a_key_present_and_a_key_absent(http: Http) -> None:
+    """`kubectl get -l tier` and `-l '!tier'`."""
+    http.request("POST", CONFIGMAPS, _configmap("with", {"tier": "x"}))
+    http.request("POST", CONFIGMAPS, _configmap("without"))
+    def names(selector: str) -> list[str]:
+        return [i["metadata"]["name"] for i in http.request("GET", f"{CONFIGMAPS}?labelSelector={selector}")
+                .json()["items"]]
+    assert (names("tier"), names("%21tier")) == (["with"], ["without"])
+
+
+def test_zero_is_a_valid_limit_and_grace_period(http: Http) -> None:
+    """`limit=0` lists everything (no limit) and `gracePeriodSeconds=0` deletes at once; a negative one is a Bad
+    Request naming the parameter."""
+    http.request("POST", CONFIGMAPS, _configmap("a"))
+    assert len(http.request("GET", f"{CONFIGMAPS}?limit=0").json()["items"]) == 1
+    refused = http.request("GET", f"{CONFIGMAPS}?limit=-1")
+    assert (refused.status, refused.json()["message"]) == (400, "limit: Invalid value: -1: must be greater than or "
+                                                                "equal to 0")
+    assert http.request("DELETE", f"{CONFIGMAPS}/a?gracePeriodSeconds=0").status == 200
+
+
+def test_a_configmap_holds_at_most_one_mebibyte(http: Http) -> None:
+    """Keys and values together: exactly 1 MiB is stored, one byte more is Invalid with the limit named."""
+    assert http.request("POST", CONFIGMAPS, _configmap("full", data={"k": "x" * (1024 * 1024 - 1)})).status == 201
+    refused = http.request("POST", CONFIGMAPS, _configmap("over", data={"k": "x" * (1024 * 1024)}))
+    assert refused.status == 422
+    assert refused.json()["details"]["causes"] == [{"reason": "FieldValueTooLong", "field": "data",
+                                                    "message": "Too long: must have at most 1048576 bytes"}]
+
+
+def test_labels_that_are_not_a_map_are_refused_as_go_decodes_them(http: Http) -> None:
+    refused = http.request("POST", CONFIGMAPS, {**_configmap("x"), "metadata": {"name": "x", "labels": ["a"]}})
+    assert refused.status == 400
+    assert "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type " \
+           "map[string]string" in refused.json()["message"]
+
+
+def test_a_delete_whose_body_is_not_delete_options_is_a_bad_request(http: Http) -> None:
+    http.request("POST", CONFIGMAPS, _configmap("a"))
+    refused = http.request("DELETE", f"{CONFIGMAPS}/a", body=b"[1, 2]")
+    assert (refused.status, refused.json()["message"]) == (400, "the body of a delete must be DeleteOptions")
+
+
+def test_nothing_new_is_created_in_a_namespace_being_deleted(http: Http) -> None:
+    """A deleted namespace stays Terminating while its finalizer is there (no namespace controller runs here);
+    a create in it is Forbidden, as kube-apiserver says it."""
+    http.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gone"}})
+    assert http.request("DELETE", "/api/v1/namespaces/gone").status == 200
+    refused = http.request("POST", "/api/v1/namespaces/gone/configmaps", _configmap("a"))
+    assert (refused.status, refused.json()["reason"]) == (403, "Forbidden")
+    assert refused.json()["message"] == ("unable to create new content in namespace gone because it is being "
+                                         "terminated")
+
+
+def test_a_watch_with_resource_version_match_needs_send_initial_events(http: Http) -> None:
+    refused = http.request("GET", f"{CONFIGMAPS}?watch=1&resourceVersionMatch=NotOlderThan&resourceVersion=1")
+    assert (refused.status, refused.json()["reason"]) == (422, "Invalid")
+    assert "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in \
+        refused.json()["message"]
