@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from draconform.kube.cdi import read_dirs
-from draconform.kube.featuregates import GATE_HISTORY, FeatureGates
+from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY, FeatureGates
 from draconform.live import cleanup, metrics
 from draconform.live.config import (
     CONTROLLER_PROGRAMS,
@@ -97,8 +97,7 @@ class LiveSystem:
     def cluster(self) -> ClusterConfig:
         """The cluster the scenario runs on; asking for it chooses it."""
         if self._cluster is None:
-            self._cluster = next(c for c in self._clusters if not any(
-                _mismatch(c, component, config) for component, config in self._wanted))
+            self._cluster = next(c for c in self._clusters if _first_mismatch(c, self._wanted) is None)
             # The metrics address given on the command line is the first cluster's.
             first = self._cluster is self._clusters[0]
             self.metrics_url = (self._metrics_option if first else None) or self._cluster.metrics_url
@@ -149,7 +148,7 @@ class LiveSystem:
         wanted = [*self._wanted, (component, config)]
 
         def runs(cluster: ClusterConfig) -> bool:
-            return not any(_mismatch(cluster, name, want) for name, want in wanted)
+            return _first_mismatch(cluster, wanted) is None
 
         candidates = [self._cluster] if self._cluster is not None else self._clusters
         if not any(runs(c) for c in candidates):
@@ -158,8 +157,7 @@ class LiveSystem:
                 self._wanted = wanted
                 self._move_to(elsewhere)
                 return
-            reason = _mismatch(candidates[0], component, config) or next(
-                filter(None, (_mismatch(candidates[0], name, want) for name, want in wanted)))
+            reason = _mismatch(candidates[0], component, config) or _first_mismatch(candidates[0], wanted) or ""
             if len(self._clusters) > 1 and self._cluster is None:
                 reason += " (nor does any --also-cluster)"
             elif elsewhere is not None:
@@ -243,7 +241,7 @@ class LiveSystem:
         if self._journal is None or self._replaying or not self._view(self.cluster).lacks(obj):
             return
         other = next((c for c in self._clusters if c is not self.cluster and self._view(c).lacks(obj) is None
-                      and not any(_mismatch(c, name, want) for name, want in self._wanted)), None)
+                      and _first_mismatch(c, self._wanted) is None), None)
         if other is not None:
             self._replaying = True  # what is replayed there was fine here: no moving on from it
             try:
@@ -610,6 +608,34 @@ class LiveSystem:
             self._client = None  # the shared client stays open for the process's next scenario
             if self._programs is not None:
                 self._programs.give_back()  # once its programs' ConfigMaps are gone
+
+
+# Components that read what kube-apiserver stored. A scenario turning off, in one of them, a gate that is on by
+# default and leaving kube-apiserver alone asks for a component behind an API server that keeps the gated fields;
+# a cluster config's gates apply to every component, and an API server with the gate off drops the fields the
+# scenario counts on the component to see (and to ignore).
+READERS_OF_STORED_FIELDS = ("kube-scheduler", "kubelet", "kube-controller-manager")
+
+
+def _first_mismatch(cluster: ClusterConfig, wanted: list[tuple[str, ComponentConfig]]) -> str | None:
+    """Why `cluster` does not run what the scenario asked for (None: it does), kube-apiserver's implied
+    defaults included."""
+    asked = dict(wanted)
+    implied: list[tuple[str, ComponentConfig]] = []
+    if "kube-apiserver" not in asked:
+        current = FeatureGates({}, release=CURRENT_RELEASE)
+        gates = {gate: True for name, config in wanted if name in READERS_OF_STORED_FIELDS
+                 for gate, on in config.feature_gates.items() if not on and current.enabled(gate)}
+        if gates:
+            implied.append(("kube-apiserver", ComponentConfig(feature_gates=gates)))
+    for component, config in [*wanted, *implied]:
+        reason = _mismatch(cluster, component, config)
+        if reason is not None:
+            if (component, config) in implied:
+                reason += (" (the scenario turns the gate off in another component only, behind a kube-apiserver "
+                           "that keeps the fields it guards)")
+            return reason
+    return None
 
 
 def _mismatch(cluster: ClusterConfig, component: str, config: ComponentConfig) -> str | None:

@@ -279,6 +279,35 @@ def test_a_scenario_runs_on_the_first_cluster_that_runs_what_it_asks_for(api: Pa
     client.close()
 
 
+def test_a_gate_turned_off_in_the_scheduler_alone_needs_an_api_server_that_keeps_its_fields(
+        api: Path, tmp_path: Path) -> None:
+    """A cluster config's gates apply to every component: a scenario turning DRAConsumableCapacity off in
+    kube-scheduler only (its API server at the default, on) does not run where the API server has it off too,
+    since that server drops the capacity fields the scenario counts on the scheduler to ignore (on upstream the
+    claim then asks for nothing gated and is allocated). Turned off everywhere, it runs there."""
+    off = tmp_path / "off.yaml"
+    off.write_text(f"release: '1.37'\nfeatureGates: {{DRAConsumableCapacity: false}}\nkubeconfig: {api}\n")
+    first = tmp_path / "first.yaml"
+    first.write_text("release: '1.37'\n")
+
+    def live(*also: Path) -> LiveSystem:
+        return LiveSystem(LiveOptions(str(api), timeout_config=_timeouts(tmp_path), cluster_config=str(off),
+                                      also_clusters=tuple(str(p) for p in also)))
+
+    scheduler_only, everywhere, on_default = live(), live(), live(first)
+    with pytest.raises(Unsupported, match=r"kube-apiserver with DRAConsumableCapacity=on; the cluster config says "
+                                          r"it is off \(the scenario turns the gate off in another component only"):
+        scheduler_only.configure("kube-scheduler", ComponentConfig({"DRAConsumableCapacity": False}))
+    for component in ("kube-apiserver", "kube-scheduler"):
+        everywhere.configure(component, ComponentConfig({"DRAConsumableCapacity": False}))
+    assert everywhere.cluster.feature_gates == {"DRAConsumableCapacity": False}
+    # a gate turned on in one component asks nothing of the API server's (the reference's own choice of cluster)
+    on_default.configure("kube-scheduler", ComponentConfig({"DRAConsumableCapacity": True}))
+    assert on_default.cluster.feature_gates == {}
+    for system in (scheduler_only, everywhere, on_default):
+        system.close()
+
+
 def test_an_also_cluster_must_name_its_kubeconfig(api: Path, tmp_path: Path) -> None:
     nameless = tmp_path / "nameless.yaml"
     nameless.write_text("release: '1.37'\n")
