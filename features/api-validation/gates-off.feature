@@ -17,10 +17,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "fabric-gpus" has no field "spec.devices[0].bindingConditions"
 
       Examples:
-        | release | gates                              |
-        | current | DRADeviceBindingConditions=off     |
-        | current | DRAResourceClaimDeviceStatus=off   |
-        | 1.35    | defaults                           |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-FORMAT  Every entry is a condition type: a qualified name
 
@@ -33,10 +33,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "fabric-gpus" has no field "spec.devices[0].bindingConditions"
 
       Examples:
-        | release | gates                              |
-        | current | DRADeviceBindingConditions=off     |
-        | current | DRAResourceClaimDeviceStatus=off   |
-        | 1.35    | defaults                           |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-UNIQUE  No list repeats a condition
 
@@ -49,10 +49,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "fabric-gpus" has no field "spec.devices[0].bindingFailureConditions"
 
       Examples:
-        | release | gates                              |
-        | current | DRADeviceBindingConditions=off     |
-        | current | DRAResourceClaimDeviceStatus=off   |
-        | 1.35    | defaults                           |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-DISJOINT  No condition is both a binding and a binding failure condition
 
@@ -66,10 +66,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "fabric-gpus" has no field "spec.devices[0].bindingFailureConditions"
 
       Examples:
-        | release | gates                              |
-        | current | DRADeviceBindingConditions=off     |
-        | current | DRAResourceClaimDeviceStatus=off   |
-        | 1.35    | defaults                           |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-TOGETHER  Binding and binding failure conditions come together or not at all
 
@@ -84,10 +84,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "fabric-gpus" has no field "spec.devices[0].bindsToNode"
 
       Examples:
-        | release | gates                              |
-        | current | DRADeviceBindingConditions=off     |
-        | current | DRAResourceClaimDeviceStatus=off   |
-        | 1.35    | defaults                           |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                                                         |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF  One kind of request policy, and a default with it
 
@@ -101,9 +101,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-shared-nics" has field "spec.devices[0].capacity[bandwidth].value"
 
       Examples:
-        | release | gates                       |
-        | current | DRAConsumableCapacity=off   |
-        | 1.35    | defaults                    |
+        | release | gates                     |
+        | current | DRAConsumableCapacity=off |
+        | 1.35    | defaults                  |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-RANGE  A valid range lies within the capacity, its default and max on the step grid
 
@@ -117,9 +117,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].capacity[memory].requestPolicy"
 
       Examples:
-        | release | gates                       |
-        | current | DRAConsumableCapacity=off   |
-        | 1.35    | defaults                    |
+        | release | gates                     |
+        | current | DRAConsumableCapacity=off |
+        | 1.35    | defaults                  |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-VALUES  Valid values sorted, unique, within the capacity, the default among them
 
@@ -132,9 +132,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].capacity[cores].requestPolicy"
 
       Examples:
-        | release | gates                       |
-        | current | DRAConsumableCapacity=off   |
-        | 1.35    | defaults                    |
+        | release | gates                     |
+        | current | DRAConsumableCapacity=off |
+        | 1.35    | defaults                  |
 
   Rule: DRA-API/COMPATIBILITY-GROUPS  At most 2 compatibility groups per consumption, DNS labels, no duplicates
 
@@ -177,9 +177,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-gpu-counters" has no field "spec.sharedCounters"
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/DEVICE-CONSUMED-COUNTERS  A consumption names 1 to 32 counters (1.34: at most 32 per device)
 
@@ -193,9 +193,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-mig-partitions" has field "spec.devices[0].attributes"
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/DEVICE-COUNTER-CONSUMPTIONS  A device consumes from at most 2 counter sets, each once
 
@@ -208,9 +208,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-mig-partitions" has no field "spec.devices[0].consumesCounters"
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/DEVICE-NODE-SELECTION  Per-device node selection only with perDeviceNodeSelection, then exactly one
 
@@ -226,9 +226,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-gpus" has field "spec.nodeName" set to node-1
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/SLICE-DEVICES-OR-COUNTERS  From Kubernetes 1.35 a slice holds devices or counter sets, not both
 
@@ -242,9 +242,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-mig-partitions" has field "spec.devices[0].name" set to gpu-0-mig-1g-0
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/SLICE-MAX-COUNTER-SETS  At most 8 counter sets per slice (1.34: at most 32 counters in all sets)
 
@@ -257,9 +257,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-gpu-counters" has no field "spec.sharedCounters"
 
       Examples:
-        | release | gates                         |
-        | current | DRAPartitionableDevices=off   |
-        | 1.35    | defaults                      |
+        | release | gates                       |
+        | current | DRAPartitionableDevices=off |
+        | 1.35    | defaults                    |
 
   Rule: DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY  A list-type attribute has at least one item
 
@@ -267,7 +267,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
     Scenario Outline: With DRAListTypeAttributes off, an empty <form> list beside a scalar value is dropped, not refused
       Given kube-apiserver with feature gates "DRAListTypeAttributes=off"
       When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
-        | field                      | value                                 |
+        | field                      | value                                   |
         | spec.devices[0].attributes | {values: {<scalar>: <one>, <form>: []}} |
       Then the request is accepted
       And the stored ResourceSlice "node-1-cpus" has no field "spec.devices[0].attributes[values].<form>"
@@ -284,9 +284,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
     Scenario: With DRAListTypeAttributes off, a list of 48 strings beside a string value of the same attribute is dropped, not counted
       Given kube-apiserver with feature gates "DRAListTypeAttributes=off"
       When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
-        | field                                         | value                                             |
+        | field                                         | value                                              |
         | spec.devices[0].attributes                    | {pcieRoots: {string: pci0, strings: [pci0000-00]}} |
-        | spec.devices[0].attributes[pcieRoots].strings | (48 items)                                        |
+        | spec.devices[0].attributes[pcieRoots].strings | (48 items)                                         |
       Then the request is accepted
       And the stored ResourceSlice "node-1-cpus" has no field "spec.devices[0].attributes[pcieRoots].strings"
       And the stored ResourceSlice "node-1-cpus" has field "spec.devices[0].attributes[pcieRoots].string" set to pci0
@@ -303,29 +303,29 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-gpus" has no field "spec.devices[0].taints"
 
       Examples:
-        | release | gates                 |
-        | current | DRADeviceTaints=off   |
-        | 1.35    | defaults              |
+        | release | gates                                        |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
+        | 1.35    | defaults                                     |
 
   Rule: DRA-API/DEVICE-TAINT-FORMAT  A taint has a qualified key, a label value and a known effect
 
     Scenario Outline: With <gates> at Kubernetes <release>, a taint of an unknown effect is dropped, not refused
       Given kube-apiserver version "<release>" with feature gates "<gates>"
       When the user creates the ResourceSlice "node-1-gpus" from the manifests with:
-        | field                  | value                                             |
-        | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: Evict}]    |
+        | field                  | value                                          |
+        | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: Evict}] |
       Then the request is accepted
       And the stored ResourceSlice "node-1-gpus" has no field "spec.devices[0].taints"
 
       Examples:
-        | release | gates                 |
-        | current | DRADeviceTaints=off   |
-        | 1.35    | defaults              |
+        | release | gates                                        |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
+        | 1.35    | defaults                                     |
 
     # A DeviceTaintRule is served and validated whatever DRADeviceTaints says: the gate guards fields of slices
     # and claims, not the rule's taint.
     Scenario: With DRADeviceTaints off, a DeviceTaintRule's taint of an unknown effect is still refused
-      Given kube-apiserver with feature gates "DRADeviceTaints=off"
+      Given kube-apiserver with feature gates "DRADeviceTaints=off, DRADeviceTaintRules=off"
       When the user creates the DeviceTaintRule "gpu-0-maintenance" from the manifests with:
         | field             | value            |
         | spec.taint.effect | PreferNoSchedule |
@@ -342,12 +342,12 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceSlice "node-1-gpus" has no field "spec.devices[0].taints"
 
       Examples:
-        | release | gates                 |
-        | current | DRADeviceTaints=off   |
-        | 1.35    | defaults              |
+        | release | gates                                        |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
+        | 1.35    | defaults                                     |
 
     Scenario: With DRADeviceTaints off, an administrator's DeviceTaintRule is still stored with timeAdded
-      Given kube-apiserver with feature gates "DRADeviceTaints=off"
+      Given kube-apiserver with feature gates "DRADeviceTaints=off, DRADeviceTaintRules=off"
       When the user creates the DeviceTaintRule "gpu-0-maintenance" from the manifests
       Then the request is accepted
       And the stored DeviceTaintRule "gpu-0-maintenance" has field "spec.taint.timeAdded"
@@ -363,9 +363,9 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       And the stored ResourceClaim "gpu-tolerating-maintenance" has no field "spec.devices.requests[0].exactly.tolerations"
 
       Examples:
-        | release | gates                 |
-        | current | DRADeviceTaints=off   |
-        | 1.35    | defaults              |
+        | release | gates                                        |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
+        | 1.35    | defaults                                     |
 
   Rule: DRA-API/DEVICE-TAINT-RULE  One valid taint, and a selector naming a driver, pool and device in their formats
 
@@ -381,10 +381,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       Then the request is <outcome>
 
       Examples:
-        | release | gates                     | what                          | verdict  | selector                                                 | outcome                                                                      |
-        | current | DRADeviceTaintRules=off   | a driver and a device         | stored   | {driver: gpu.example.com, pool: worker-1, device: gpu-0} | accepted                                                                     |
-        | current | DRADeviceTaintRules=off   | a device that is no DNS label | refused  | {device: gpu.0}                                          | rejected at "spec.deviceSelector.device" by rule "DRA-API/DEVICE-TAINT-RULE" |
-        | 1.36    | defaults                  | a driver that is no DNS name  | refused  | {driver: GPU_Driver}                                     | rejected at "spec.deviceSelector.driver" by rule "DRA-API/DEVICE-TAINT-RULE" |
+        | release | gates                   | what                          | verdict | selector                                                 | outcome                                                                      |
+        | current | DRADeviceTaintRules=off | a driver and a device         | stored  | {driver: gpu.example.com, pool: worker-1, device: gpu-0} | accepted                                                                     |
+        | current | DRADeviceTaintRules=off | a device that is no DNS label | refused | {device: gpu.0}                                          | rejected at "spec.deviceSelector.device" by rule "DRA-API/DEVICE-TAINT-RULE" |
+        | 1.36    | defaults                | a driver that is no DNS name  | refused | {driver: GPU_Driver}                                     | rejected at "spec.deviceSelector.driver" by rule "DRA-API/DEVICE-TAINT-RULE" |
 
     Scenario: With DRADeviceTaintRules off, a stored DeviceTaintRule keeps its selector
       Given kube-apiserver with feature gates "DRADeviceTaintRules=off"
@@ -397,7 +397,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
   Rule: DRA-API/DEVICE-STATUS-CONDITIONS  At most 8 well-formed conditions per device, one per type
 
     Scenario: With DRAResourceClaimDeviceStatus off, a condition of an unknown status is dropped with the device status, not refused
-      Given kube-apiserver with feature gates "DRAResourceClaimDeviceStatus=off"
+      Given kube-apiserver with feature gates "DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off"
       And the ResourceClaim "gpu-and-nic" from the manifests
       When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
@@ -419,7 +419,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
   Rule: DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION  Per-device status only for allocated devices, one entry each
 
     Scenario: With DRAResourceClaimDeviceStatus off, status for a device not allocated is dropped, not refused
-      Given kube-apiserver with feature gates "DRAResourceClaimDeviceStatus=off"
+      Given kube-apiserver with feature gates "DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off"
       And the ResourceClaim "gpu-and-nic" from the manifests
       When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
@@ -438,8 +438,8 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
     Scenario: With DRANodeAllocatableResources off, a mapping both ways is dropped, not refused
       Given kube-apiserver with feature gates "DRANodeAllocatableResources=off"
       When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
-        | field                                    | value                                                                             |
-        | spec.devices[0].capacity                 | {cores: {value: "64"}}                                                            |
+        | field                                    | value                                                                                   |
+        | spec.devices[0].capacity                 | {cores: {value: "64"}}                                                                  |
         | spec.devices[0].nodeAllocatableResources | {cpu: {mapping: {capacityKey: cores, capacityMultiplier: "2", deviceMultiplier: "64"}}} |
       Then the request is accepted
       And the stored ResourceSlice "node-1-cpus" has no field "spec.devices[0].nodeAllocatableResources"
@@ -515,12 +515,12 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
 
     # Stored while the gate was on, a field is kept by an update with the gate off (upstream's "feature in use"
     # checks), and the field's own rule still judges the new value: validation is not gated.
-    Scenario Outline: Stored while <gate> was on, <field> is kept by an update with the gate off and judged: <verdict>
+    Scenario Outline: Stored while its gate was on, <field> is kept by an update with <off> and judged: <verdict>
       Given kube-apiserver with feature gates "<on>"
       And the ResourceSlice "<slice>" from the manifests with:
-        | field   | value   |
+        | field   | value         |
         | <using> | <using value> |
-      When kube-apiserver restarts with feature gates "<gate>=off"
+      When kube-apiserver restarts with feature gates "<off>"
       And the user updates the ResourceSlice "<slice>" with:
         | field                | value   |
         | spec.pool.generation | 2       |
@@ -530,30 +530,30 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
 
       @rule:DRA-API/BINDING-CONDITIONS-MAX
       Examples: binding conditions
-        | gate                         | on                                                             | slice       | using                       | using value | field                             | value                                             | verdict  | outcome                                                                                  | kept                                 |
-        | DRADeviceBindingConditions   | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=on | fabric-gpus | spec.devices[0].bindsToNode | true        | spec.devices[0].bindingConditions | [gpu.example.com/attached, gpu.example.com/ready] | accepted | accepted                                                                                 | spec.devices[0].bindingConditions[1] |
-        | DRAResourceClaimDeviceStatus | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=on | fabric-gpus | spec.devices[0].bindsToNode | true        | spec.devices[0].bindingConditions | (5 items)                                         | refused  | rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX" | spec.devices[0].bindingConditions    |
+        | off                                                              | on                                                             | slice       | using                       | using value | field                             | value                                             | verdict  | outcome                                                                                  | kept                                 |
+        | DRADeviceBindingConditions=off                                   | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=on | fabric-gpus | spec.devices[0].bindsToNode | true        | spec.devices[0].bindingConditions | [gpu.example.com/attached, gpu.example.com/ready] | accepted | accepted                                                                                 | spec.devices[0].bindingConditions[1] |
+        | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=on | fabric-gpus | spec.devices[0].bindsToNode | true        | spec.devices[0].bindingConditions | (5 items)                                         | refused  | rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX" | spec.devices[0].bindingConditions    |
 
       @rule:DRA-API/CAPACITY-REQUEST-POLICY-VALUES
       Examples: request policies
-        | gate                  | on                       | slice              | using                                    | using value | field                                                    | value              | verdict  | outcome                                                                                                                     | kept                                          |
-        | DRAConsumableCapacity | DRAConsumableCapacity=on | node-1-shared-gpus | spec.devices[0].allowMultipleAllocations | true        | spec.devices[0].capacity.cores.requestPolicy.validValues | ["10", "25"]       | accepted | accepted                                                                                                                    | spec.devices[0].capacity[cores].requestPolicy |
-        | DRAConsumableCapacity | DRAConsumableCapacity=on | node-1-shared-gpus | spec.devices[0].allowMultipleAllocations | true        | spec.devices[0].capacity.cores.requestPolicy.validValues | ["10", "50", "25"] | refused  | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES" | spec.devices[0].capacity[cores].requestPolicy |
+        | off                       | on                       | slice              | using                                    | using value | field                                                    | value              | verdict  | outcome                                                                                                                     | kept                                          |
+        | DRAConsumableCapacity=off | DRAConsumableCapacity=on | node-1-shared-gpus | spec.devices[0].allowMultipleAllocations | true        | spec.devices[0].capacity.cores.requestPolicy.validValues | ["10", "25"]       | accepted | accepted                                                                                                                    | spec.devices[0].capacity[cores].requestPolicy |
+        | DRAConsumableCapacity=off | DRAConsumableCapacity=on | node-1-shared-gpus | spec.devices[0].allowMultipleAllocations | true        | spec.devices[0].capacity.cores.requestPolicy.validValues | ["10", "50", "25"] | refused  | rejected at "spec.devices[0].capacity[cores].requestPolicy.validValues[2]" by rule "DRA-API/CAPACITY-REQUEST-POLICY-VALUES" | spec.devices[0].capacity[cores].requestPolicy |
 
       @rule:DRA-API/DEVICE-COUNTER-CONSUMPTIONS
       Examples: counter consumptions
-        | gate                    | on                         | slice                 | using                                          | using value    | field                            | value     | verdict  | outcome                                                                                      | kept                                |
-        | DRAPartitionableDevices | DRAPartitionableDevices=on | node-1-mig-partitions | spec.devices[0].consumesCounters[0].counterSet | gpu-0-counters | spec.devices[0].consumesCounters | (2 items) | accepted | accepted                                                                                     | spec.devices[0].consumesCounters[1] |
-        | DRAPartitionableDevices | DRAPartitionableDevices=on | node-1-mig-partitions | spec.devices[0].consumesCounters[0].counterSet | gpu-0-counters | spec.devices[0].consumesCounters | (3 items) | refused  | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" | spec.devices[0].consumesCounters    |
+        | off                         | on                         | slice                 | using                                          | using value    | field                            | value     | verdict  | outcome                                                                                      | kept                                |
+        | DRAPartitionableDevices=off | DRAPartitionableDevices=on | node-1-mig-partitions | spec.devices[0].consumesCounters[0].counterSet | gpu-0-counters | spec.devices[0].consumesCounters | (2 items) | accepted | accepted                                                                                     | spec.devices[0].consumesCounters[1] |
+        | DRAPartitionableDevices=off | DRAPartitionableDevices=on | node-1-mig-partitions | spec.devices[0].consumesCounters[0].counterSet | gpu-0-counters | spec.devices[0].consumesCounters | (3 items) | refused  | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" | spec.devices[0].consumesCounters    |
 
       @rule:DRA-API/DEVICE-TAINT-FORMAT
       Examples: device taints
-        | gate            | on                 | slice       | using                  | using value                                          | field                  | value                                               | verdict  | outcome                                                                              | kept                          |
-        | DRADeviceTaints | DRADeviceTaints=on | node-1-gpus | spec.devices[0].taints | [{key: example.com/maintenance, effect: NoSchedule}] | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: NoSchedule}] | accepted | accepted                                                                             | spec.devices[0].taints[0].key |
-        | DRADeviceTaints | DRADeviceTaints=on | node-1-gpus | spec.devices[0].taints | [{key: example.com/maintenance, effect: NoSchedule}] | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: Evict}]      | refused  | rejected at "spec.devices[0].taints[0].effect" by rule "DRA-API/DEVICE-TAINT-FORMAT" | spec.devices[0].taints        |
+        | off                                          | on                 | slice       | using                  | using value                                          | field                  | value                                               | verdict  | outcome                                                                              | kept                          |
+        | DRADeviceTaints=off, DRADeviceTaintRules=off | DRADeviceTaints=on | node-1-gpus | spec.devices[0].taints | [{key: example.com/maintenance, effect: NoSchedule}] | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: NoSchedule}] | accepted | accepted                                                                             | spec.devices[0].taints[0].key |
+        | DRADeviceTaints=off, DRADeviceTaintRules=off | DRADeviceTaints=on | node-1-gpus | spec.devices[0].taints | [{key: example.com/maintenance, effect: NoSchedule}] | spec.devices[0].taints | [{key: example.com/ecc-errors, effect: Evict}]      | refused  | rejected at "spec.devices[0].taints[0].effect" by rule "DRA-API/DEVICE-TAINT-FORMAT" | spec.devices[0].taints        |
 
       @rule:DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY
       Examples: list-type attributes
-        | gate                  | on                       | slice       | using                      | using value                          | field                      | value                                            | verdict  | outcome                                                                                                       | kept                                          |
-        | DRAListTypeAttributes | DRAListTypeAttributes=on | node-1-cpus | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00]}} | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00, pci0000-40]}} | accepted | accepted                                                                                                      | spec.devices[0].attributes[pcieRoots].strings |
-        | DRAListTypeAttributes | DRAListTypeAttributes=on | node-1-cpus | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00]}} | spec.devices[0].attributes | {pcieRoots: {strings: []}}                       | refused  | rejected at "spec.devices[0].attributes[pcieRoots].strings" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY" | spec.devices[0].attributes[pcieRoots].strings |
+        | off                       | on                       | slice       | using                      | using value                          | field                      | value                                            | verdict  | outcome                                                                                                       | kept                                          |
+        | DRAListTypeAttributes=off | DRAListTypeAttributes=on | node-1-cpus | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00]}} | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00, pci0000-40]}} | accepted | accepted                                                                                                      | spec.devices[0].attributes[pcieRoots].strings |
+        | DRAListTypeAttributes=off | DRAListTypeAttributes=on | node-1-cpus | spec.devices[0].attributes | {pcieRoots: {strings: [pci0000-00]}} | spec.devices[0].attributes | {pcieRoots: {strings: []}}                       | refused  | rejected at "spec.devices[0].attributes[pcieRoots].strings" by rule "DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY" | spec.devices[0].attributes[pcieRoots].strings |
