@@ -98,6 +98,8 @@ GATED_FIELDS: tuple[GatedField, ...] = (
     GatedField("ResourceClaim", ("DRAConsumableCapacity",), f"{_RESULT}.consumedCapacity"),
     GatedField("ResourceClaim", ("DRADeviceCompatibilityGroups",), f"{_RESULT}.compatibilityGroups"),
     GatedField("ResourceClaim", ("DRAOptionalNodeOperations",), f"{_RESULT}.skipNodeOperations"),
+    # the scheduler's record of a pod's extended resource claim (KEP-5004; upstream's pod dropDisabledPodStatusFields)
+    GatedField("Pod", ("DRAExtendedResource",), "status.extendedResourceClaimStatus"),
 )
 
 _BY_KIND: dict[str, tuple[GatedField, ...]] = {}
