@@ -21,6 +21,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                                                         |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-FORMAT  Every entry is a condition type: a qualified name
 
@@ -37,6 +38,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                                                         |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-UNIQUE  No list repeats a condition
 
@@ -53,6 +55,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                                                         |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-DISJOINT  No condition is both a binding and a binding failure condition
 
@@ -70,6 +73,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                                                         |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/BINDING-CONDITIONS-TOGETHER  Binding and binding failure conditions come together or not at all
 
@@ -88,6 +92,7 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                                                         |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/CAPACITY-REQUEST-POLICY-ONE-OF  One kind of request policy, and a default with it
 
@@ -396,10 +401,10 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
 
   Rule: DRA-API/DEVICE-STATUS-CONDITIONS  At most 8 well-formed conditions per device, one per type
 
-    Scenario: With DRAResourceClaimDeviceStatus off, a condition of an unknown status is dropped with the device status, not refused
-      Given kube-apiserver with feature gates "DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off"
-      And the ResourceClaim "gpu-and-nic" from the manifests
-      When the user updates the status of ResourceClaim "gpu-and-nic":
+    Scenario Outline: With <gates> at Kubernetes <release>, a condition of an unknown status is dropped with the device status, not refused
+      Given kube-apiserver version "<release>" with feature gates "<gates>"
+      And the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
         """yaml
         allocation:
           devices:
@@ -413,15 +418,20 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
           - {type: gpu.example.com/attached, status: Maybe, reason: Pending, lastTransitionTime: "2026-01-01T00:00:00Z"}
         """
       Then the request is accepted
-      And the stored ResourceClaim "gpu-and-nic" has no field "status.devices"
-      And the stored ResourceClaim "gpu-and-nic" has field "status.allocation.devices.results[0].device" set to gpu-0
+      And the stored ResourceClaim "one-gpu" has no field "status.devices"
+      And the stored ResourceClaim "one-gpu" has field "status.allocation.devices.results[0].device" set to gpu-0
+
+      Examples:
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/DEVICE-STATUS-MATCHES-ALLOCATION  Per-device status only for allocated devices, one entry each
 
-    Scenario: With DRAResourceClaimDeviceStatus off, status for a device not allocated is dropped, not refused
-      Given kube-apiserver with feature gates "DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off"
-      And the ResourceClaim "gpu-and-nic" from the manifests
-      When the user updates the status of ResourceClaim "gpu-and-nic":
+    Scenario Outline: With <gates> at Kubernetes <release>, status for a device not allocated is dropped, not refused
+      Given kube-apiserver version "<release>" with feature gates "<gates>"
+      And the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
         """yaml
         allocation:
           devices:
@@ -431,7 +441,12 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         - {driver: gpu.example.com, pool: fabric, device: gpu-1}
         """
       Then the request is accepted
-      And the stored ResourceClaim "gpu-and-nic" has no field "status.devices"
+      And the stored ResourceClaim "one-gpu" has no field "status.devices"
+
+      Examples:
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
+        | 1.32    | defaults                                                         |
 
   Rule: DRA-API/NODE-ALLOCATABLE-MAPPING-ONE-OF  A mapping goes by consumed capacity (key and multiplier) or by device count
 
@@ -510,6 +525,93 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
         """
       Then the request is accepted
       And the stored ResourceClaim "one-nic" has no field "status.allocation.devices.results[0].skipNodeOperations"
+
+  # The rules below have their gate-off rows beside their other scenarios; these are their rows at the release
+  # before the gate's default turned on, run with that release's defaults.
+  Rule: DRA-API/ADMIN-ACCESS-NAMESPACE  Admin access only in a namespace labelled for it
+
+    Scenario Outline: At Kubernetes 1.33 with its defaults, a <kind> asking for admin access loses the field
+      Given kube-apiserver version "1.33" with feature gates "defaults"
+      When the user creates the <kind> "one-gpu" from the manifests with:
+        | field                         | value |
+        | <request>.exactly.adminAccess | true  |
+      Then the request is accepted
+      And the stored <kind> "one-gpu" has no field "<request>.exactly.adminAccess"
+
+      Examples:
+        | kind                  | request                       |
+        | ResourceClaim         | spec.devices.requests[0]      |
+        | ResourceClaimTemplate | spec.spec.devices.requests[0] |
+
+  Rule: DRA-API/FIRST-AVAILABLE-SUBREQUESTS  1 to 8 subrequests with unique DNS-label names
+
+    Scenario: At Kubernetes 1.33 with its defaults, a prioritized list is dropped and the request left with neither form
+      Given kube-apiserver version "1.33" with feature gates "defaults"
+      When the user creates the ResourceClaim "gpu-from-a-list" from the manifests with:
+        | field                                   | value     |
+        | spec.devices.requests[0].firstAvailable | (9 items) |
+      Then the request is rejected at "spec.devices.requests[0]" by rule "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE"
+
+  Rule: DRA-API/TOLERATION-FORMAT  Known operators and effects; Exists takes no value; an empty key with Equal is accepted
+
+    Scenario: At Kubernetes 1.35 with its defaults, a toleration of an unknown operator is dropped
+      Given kube-apiserver version "1.35" with feature gates "defaults"
+      When the user creates the ResourceClaim "gpu-tolerating-maintenance" from the manifests with:
+        | field                                           | value                                  |
+        | spec.devices.requests[0].exactly.tolerations[0] | {key: example.com/ecc, operator: Like} |
+      Then the request is accepted
+      And the stored ResourceClaim "gpu-tolerating-maintenance" has no field "spec.devices.requests[0].exactly.tolerations"
+
+  Rule: DRA-API/CAPACITY-REQUEST-POLICY  A requestPolicy needs allowMultipleAllocations
+
+    Scenario: At Kubernetes 1.35 with its defaults, a request policy on a device not shared is dropped
+      Given kube-apiserver version "1.35" with feature gates "defaults"
+      When the user creates the ResourceSlice "node-1-shared-gpus" from the manifests with:
+        | field                                    | value |
+        | spec.devices[0].allowMultipleAllocations | false |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].capacity[memory].requestPolicy"
+      And the stored ResourceSlice "node-1-shared-gpus" has no field "spec.devices[0].allowMultipleAllocations"
+
+  Rule: DRA-API/CLASS-EXTENDED-RESOURCE-NAME  A class's extendedResourceName is an extended resource name
+
+    Scenario: At Kubernetes 1.35 with its defaults, a class standing for a name that is no extended resource loses the field
+      Given kube-apiserver version "1.35" with feature gates "defaults"
+      When the user creates the DeviceClass "gpu.example.com" from the manifests with:
+        | field                     | value |
+        | spec.extendedResourceName | gpu   |
+      Then the request is accepted
+      And the stored DeviceClass "gpu.example.com" has no field "spec.extendedResourceName"
+
+    # Stored while the gate was on, the name is kept by an update with the gate off and still judged.
+    Scenario Outline: A class stored with the gate on, updated to stand for <name> with DRAExtendedResource off: <verdict>
+      Given kube-apiserver with feature gates "DRAExtendedResource=on"
+      And the DeviceClass "gpu.example.com" from the manifests with:
+        | field                     | value           |
+        | spec.extendedResourceName | example.com/gpu |
+      When kube-apiserver restarts with feature gates "DRAExtendedResource=off"
+      And the user updates the DeviceClass "gpu.example.com" with:
+        | field                     | value  |
+        | spec.extendedResourceName | <name> |
+      Then the request is <outcome>
+      And the stored DeviceClass "gpu.example.com" has field "spec.extendedResourceName"
+
+      Examples:
+        | name            | verdict | outcome                                                                                |
+        | example.com/tpu | kept    | accepted                                                                               |
+        | gpu             | refused | rejected at "spec.extendedResourceName" by rule "DRA-API/CLASS-EXTENDED-RESOURCE-NAME" |
+
+  Rule: DRA-API/COUNTER-SET-NAMES  Counter set names are DNS labels, unique in the slice
+
+    Scenario: At Kubernetes 1.35 with its defaults, two counter sets of one name are dropped
+      Given kube-apiserver version "1.35" with feature gates "defaults"
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                       | value     |
+        | spec.sharedCounters[0].name | "gpu-0"   |
+        | spec.sharedCounters         | (2 items) |
+        | spec.sharedCounters[1].name | "gpu-0"   |
+      Then the request is accepted
+      And the stored ResourceSlice "node-1-gpu-counters" has no field "spec.sharedCounters"
 
   Rule: DRA-API/DISABLED-FIELDS-DROPPED  Gated fields are dropped on create, and kept on update only if already stored
 
