@@ -129,3 +129,32 @@ Feature: Structured allocation rules with their gate off in the scheduler (issue
         | release | gates                                         |
         | current | DRADeviceTaints=off, DRADeviceTaintRules=off  |
         | 1.35    | defaults                                      |
+
+  Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
+
+    # A 1.35 scheduler at its defaults has DRAConsumableCapacity and DRADeviceBindingConditions off: as with both
+    # set off (the rule's row in search.feature), only the stable allocator is left, which does not know the
+    # constraint and allocates nothing rather than ignore it.
+    Scenario: A 1.35 scheduler at its defaults does not allocate a claim with distinctAttribute
+      Given kube-scheduler version "1.35" with feature gates "defaults"
+      And the device class "gpu" selecting driver "gpu.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-gpus}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+            attributes:
+              gpu.example.com/pcieRoot: {string: pci-a}
+          - name: gpu-1
+            attributes:
+              gpu.example.com/pcieRoot: {string: pci-b}
+        """
+      And the objects of manifest "spread-two-gpus.yaml"
+      And a pod "trainer" using claim "spread"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread" is not allocated
