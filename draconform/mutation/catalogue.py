@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from draconform.mutation.known_bad import (
     gates,
+    gates_off_api,
     kep3063_classic,
     kep4381,
     kep5007,
@@ -31,7 +32,7 @@ KEPS_WITH_VARIANTS = ("KEP-5007", "KEP-5963", "KEP-4381")
 VARIANTS: tuple[Variant, ...] = (
     *kep5007.VARIANTS, *kep5963.VARIANTS, *kep4381.VARIANTS, *kep3063_classic.VARIANTS, *other.VARIANTS,
     *statements.VARIANTS, *plugin.VARIANTS, *gates.VARIANTS,
-    *shapes.VARIANTS,
+    *shapes.VARIANTS, *gates_off_api.VARIANTS,
 )
 
 

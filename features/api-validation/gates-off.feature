@@ -613,7 +613,36 @@ Feature: Each gated validation rule with its gate off: a field the gate guards i
       Then the request is accepted
       And the stored ResourceSlice "node-1-gpu-counters" has no field "spec.sharedCounters"
 
+  Rule: DRA-API/DEVICE-STATUS-DATA  Device data is a JSON object of at most 10 KiB
+
+    Scenario: At Kubernetes 1.32 with its defaults, device data that is a list is dropped with the device status
+      Given kube-apiserver version "1.32" with feature gates "defaults"
+      And the ResourceClaim "one-gpu" from the manifests
+      When the user updates the status of ResourceClaim "one-gpu":
+        """yaml
+        allocation:
+          devices:
+            results:
+            - {request: gpu, driver: gpu.example.com, pool: fabric, device: gpu-0}
+        devices:
+        - {driver: gpu.example.com, pool: fabric, device: gpu-0, data: [GPU-1234]}
+        """
+      Then the request is accepted
+      And the stored ResourceClaim "one-gpu" has no field "status.devices"
+
   Rule: DRA-API/DISABLED-FIELDS-DROPPED  Gated fields are dropped on create, and kept on update only if already stored
+
+    Scenario Outline: At Kubernetes <release> with its defaults, the fabric GPU loses its binding fields
+      Given kube-apiserver version "<release>" with feature gates "defaults"
+      When the user creates the objects of manifest "fabric-gpu.yaml"
+      Then the request is accepted
+      And the stored ResourceSlice "fabric" has no field "spec.devices[0].bindingConditions"
+      And the stored ResourceSlice "fabric" has no field "spec.devices[0].bindsToNode"
+
+      Examples:
+        | release |
+        | 1.35    |
+        | 1.32    |
 
     # Stored while the gate was on, a field is kept by an update with the gate off (upstream's "feature in use"
     # checks), and the field's own rule still judges the new value: validation is not gated.

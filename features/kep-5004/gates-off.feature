@@ -175,7 +175,7 @@ Feature: Extended resources backed by DRA, each rule with DRAExtendedResource of
 
     # The claim made while the gate was on is the pod's (its controller owner): it goes with the pod though the
     # scheduler that made it has the gate off by then; the second pod, asking the same way, no longer fits.
-    Scenario: A claim made before the scheduler's gate was turned off still goes with its pod
+    Scenario Outline: A claim made before the scheduler <turned> still goes with its pod
       Given the Pod:
         """yaml
         metadata: {name: first}
@@ -188,7 +188,7 @@ Feature: Extended resources backed by DRA, each rule with DRAExtendedResource of
         """
       When the scheduler runs
       Then pod "first" is bound to node "worker-1"
-      When kube-scheduler restarts with feature gates "DRAExtendedResource=off"
+      When kube-scheduler restarts <restart>
       And the Pod is created:
         """yaml
         metadata: {name: second}
@@ -204,3 +204,8 @@ Feature: Extended resources backed by DRA, each rule with DRAExtendedResource of
       Then the claims generated for pod "first" are gone
       And pod "second" is not scheduled
       And pod "second" has no extended resource claim
+
+      Examples:
+        | turned                  | restart                                         |
+        | had its gate turned off | with feature gates "DRAExtendedResource=off"    |
+        | was downgraded to 1.35  | as version "1.35" with feature gates "defaults" |

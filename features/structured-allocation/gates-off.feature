@@ -11,6 +11,35 @@ Feature: Structured allocation rules with their gate off in the scheduler (issue
     Given a node "worker-1"
     And the device class "fabric-gpu" selecting driver "gpu.example.com"
 
+  Rule: KEP-4381/BINDING-CONDITIONS-GATED  With either gate off, devices with binding conditions are never chosen
+
+    # A row at the release before DRADeviceBindingConditions turned on by default (1.36); the gate-off rows are in
+    # binding-conditions.feature. (Before 1.33, where DRAResourceClaimDeviceStatus was off by default, a scheduler
+    # has no binding fields at all and sees a plain device: KEP-5007's skew rules, not this one.)
+    Scenario Outline: A <release> scheduler at its defaults passes over the only device, which has binding conditions
+      Given kube-scheduler version "<release>" with feature gates "defaults"
+      And the ResourceSlice:
+        """yaml
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindsToNode: true
+            bindingConditions: [dra.example.com/attached]
+            bindingFailureConditions: [dra.example.com/attach-failed]
+        """
+      And a claim "training" for one "fabric-gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
+      Examples:
+        | release |
+        | 1.35    |
+
   Rule: KEP-4381/BINDING-CONDITIONS-LAST  Devices with binding conditions are tried after plain ones, per device or per pool
 
     # With the gates on the device with conditions is taken last, once the plain one is used (the rule's scenario);
@@ -54,10 +83,10 @@ Feature: Structured allocation rules with their gate off in the scheduler (issue
       And claim "both" is not allocated
 
       Examples:
-        | release | gates                                                             |
-        | current | DRADeviceBindingConditions=off                                    |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
-        | 1.35    | defaults                                                          |
+        | 1.35    | defaults                                                         |
 
   Rule: KEP-4381/BINDING-CONDITIONS-COPIED  Results copy the device's binding conditions
 
@@ -88,10 +117,10 @@ Feature: Structured allocation rules with their gate off in the scheduler (issue
       And pod "trainer" is bound to node "worker-1"
 
       Examples:
-        | release | gates                                                             |
-        | current | DRADeviceBindingConditions=off                                    |
+        | release | gates                                                            |
+        | current | DRADeviceBindingConditions=off                                   |
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off |
-        | 1.35    | defaults                                                          |
+        | 1.35    | defaults                                                         |
 
   Rule: KEP-4381/DEVICE-TAINT-RULES  A DeviceTaintRule's taint keeps untolerating requests off the devices it selects
 
@@ -126,9 +155,9 @@ Feature: Structured allocation rules with their gate off in the scheduler (issue
       Then claim "training" is allocated devices "gpu-0, gpu-1"
 
       Examples:
-        | release | gates                                         |
-        | current | DRADeviceTaints=off, DRADeviceTaintRules=off  |
-        | 1.35    | defaults                                      |
+        | release | gates                                        |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
+        | 1.35    | defaults                                     |
 
   Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
 
