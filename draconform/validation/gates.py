@@ -185,7 +185,7 @@ def strip_disabled(obj: dict[str, Any], old: dict[str, Any] | None, gates: Featu
     field, for tools that want to say so."""
     dropped: list[Problem] = []
     for gated in _disabled(obj.get("kind", ""), gates):
-        if not _present(obj, gated.steps) or (old is not None and _kept_from(old, gated, gates)):
+        if not _present(obj, gated.steps) or (old is not None and _feature_kept(old, gated, gates)):
             continue
         for path, parent, key in list(_find(obj, gated.steps)):
             del parent[key]
@@ -206,6 +206,20 @@ def _disabled(kind: str, gates: FeatureGates) -> tuple[GatedField, ...]:
         found = by_kind[kind] = tuple(gated for gated in _BY_KIND.get(kind, ())
                                       if not gates.enabled(*gated.gates) or not known_to(gated, gates))
     return found
+
+
+# The fields one "feature in use" check of upstream's strategies looks at: a gate's fields of one kind, in the same
+# part (spec or status). An update keeps them all once the stored object uses any of them.
+_FEATURES: dict[tuple[str, tuple[str, ...], str], tuple[GatedField, ...]] = {}
+for _field in GATED_FIELDS:
+    _key = (_field.kind, _field.gates, _field.steps[0])
+    _FEATURES[_key] = (*_FEATURES.get(_key, ()), _field)
+
+
+def _feature_kept(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> bool:
+    """Whether an update keeps a disabled field: the stored object uses the field or another of its feature
+    (upstream keeps, say, a new requestPolicy when the stored slice has allowMultipleAllocations)."""
+    return any(_kept_from(old, other, gates) for other in _FEATURES[(gated.kind, gated.gates, gated.steps[0])])
 
 
 def _kept_from(old: dict[str, Any], gated: GatedField, gates: FeatureGates) -> bool:
