@@ -42,6 +42,25 @@ Feature: Extended resources backed by DRA, each rule with DRAExtendedResource of
         | current | DRAExtendedResource=off | deviceclass.resource.kubernetes.io/gpu.example.com | {requests: {deviceclass.resource.kubernetes.io/gpu.example.com: "1"}} |
         | 1.35    | defaults                | deviceclass.resource.kubernetes.io/gpu.example.com | {requests: {deviceclass.resource.kubernetes.io/gpu.example.com: "1"}} |
 
+    # The whole cluster with the gate off, as a cluster is run: kube-apiserver drops the class's
+    # extendedResourceName too, so only the implicit name could still point at the class, and the scheduler
+    # does not follow it.
+    Scenario: With DRAExtendedResource off in the whole cluster, the class's implicit name does not serve the pod
+      Given a cluster with feature gates "DRAExtendedResource" off
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              requests: {deviceclass.resource.kubernetes.io/gpu.example.com: "1"}
+        """
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And pod "trainer" has no extended resource claim
+
   Rule: KEP-5004/SPECIAL-CLAIM  The scheduler writes one claim for the pod, a request per container
 
     Scenario Outline: With <gates> in a <release> scheduler, two containers asking for a GPU each get no claim
@@ -170,6 +189,27 @@ Feature: Extended resources backed by DRA, each rule with DRAExtendedResource of
         | current | DRAExtendedResource=off | 4          | pod "trainer" is bound to node "worker-1" with no extended resource claim |
         | current | DRAExtendedResource=off | 0          | pod "trainer" is not scheduled                                            |
         | 1.35    | defaults                | 0          | pod "trainer" is not scheduled                                            |
+
+    Scenario Outline: With DRAExtendedResource off in the whole cluster, worker-1 advertising <advertised> example.com/gpu
+      Given a cluster with feature gates "DRAExtendedResource" off
+      And node "worker-1" advertises <advertised> "example.com/gpu" in its allocatable resources
+      And the Pod:
+        """yaml
+        metadata: {name: trainer}
+        spec:
+          containers:
+          - name: main
+            image: registry.example/cuda:12
+            resources:
+              limits: {example.com/gpu: "2"}
+        """
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | advertised | outcome                                                                   |
+        | 4          | pod "trainer" is bound to node "worker-1" with no extended resource claim |
+        | 0          | pod "trainer" is not scheduled                                            |
 
   Rule: KEP-5004/RELEASED-WITH-POD  The claim goes with its pod and frees the devices
 
