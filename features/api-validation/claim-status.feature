@@ -223,7 +223,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
     # With the gate off kube-apiserver drops status.devices before it validates (upstream's
     # dropDisabledDRAResourceClaimDeviceStatusFields).
     Scenario Outline: With DRAResourceClaimDeviceStatus off in kube-apiserver, device data that is <what> is dropped
-      Given kube-apiserver with feature gates "DRAResourceClaimDeviceStatus=off"
+      Given kube-apiserver with feature gates "DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off"
       When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
         allocation:

@@ -170,7 +170,7 @@ Feature: What a claim may ask for (resource.k8s.io/v1 ResourceClaim and Resource
     # With DRADeviceTaints off kube-apiserver drops a request's tolerations before it validates: a faulty one is
     # not refused, it is gone.
     Scenario Outline: With DRADeviceTaints off in kube-apiserver, a toleration <toleration> is dropped
-      Given kube-apiserver with feature gates "DRADeviceTaints=off"
+      Given kube-apiserver with feature gates "DRADeviceTaints=off, DRADeviceTaintRules=off"
       When the user creates the ResourceClaim "gpu-tolerating-maintenance" from the manifests with:
         | field                                           | value        |
         | spec.devices.requests[0].exactly.tolerations[0] | <toleration> |
