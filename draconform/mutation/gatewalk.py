@@ -75,12 +75,6 @@ COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
         "KEP-4381/BINDING-CONDITIONS-GATED", "with the binding gates off such devices are not allocated at all"),
     ("KEP-4381", "DRADeviceTaints"): (
         "KEP-4381/TAINTS", "with DRADeviceTaints off the scheduler ignores every taint, a rule's too"),
-    ("KEP-5075", "DRAConsumableCapacity"): (
-        "KEP-5075/SCHEDULER-GATE-OFF", "with the gate off the scheduler allocates a shared device once, whole"),
-    ("KEP-5075", "DRAAdminAccess"): (
-        "KEP-4381/ADMIN-ACCESS", "with DRAAdminAccess off an admin request is an error"),
-    ("KEP-5075", "DRAPartitionableDevices"): (
-        "KEP-4381/COUNTERS", "without DRAPartitionableDevices the pool is not understood"),
     ("KEP-5004", "DRAExtendedResource"): (
         "KEP-5004/GATE-OFF", "with the gate off the scheduler makes no claim and finds no fit"),
     ("KEP-5322", "DRAHandlePermanentDriverFailures"): (
