@@ -77,10 +77,6 @@ COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
         "KEP-4381/TAINTS", "with DRADeviceTaints off the scheduler ignores every taint, a rule's too"),
     ("KEP-5004", "DRAExtendedResource"): (
         "KEP-5004/GATE-OFF", "with the gate off the scheduler makes no claim and finds no fit"),
-    ("KEP-5322", "DRAHandlePermanentDriverFailures"): (
-        "KEP-5322/GATE", "with the gate off the kubelet retries a permanent failure as a transient one"),
-    ("KEP-5322", "DRADeviceTaints"): (
-        "KEP-4381/TAINTS", "with DRADeviceTaints off the scheduler ignores the driver's taint"),
     ("KEP-5963", "DRADeviceCompatibilityGroups"): (
         "KEP-5963/GATE-OFF-RESPECTS-SNAPSHOTS", "with the gate off the scheduler skips grouped devices and "
         "honours the snapshots already written"),
