@@ -77,11 +77,6 @@ COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
         "KEP-4381/TAINTS", "with DRADeviceTaints off the scheduler ignores every taint, a rule's too"),
     ("KEP-5004", "DRAExtendedResource"): (
         "KEP-5004/GATE-OFF", "with the gate off the scheduler makes no claim and finds no fit"),
-    ("KEP-5963", "DRADeviceCompatibilityGroups"): (
-        "KEP-5963/GATE-OFF-RESPECTS-SNAPSHOTS", "with the gate off the scheduler skips grouped devices and "
-        "honours the snapshots already written"),
-    ("KEP-5963", "DRAPartitionableDevices"): (
-        "KEP-4381/COUNTERS", "without DRAPartitionableDevices the pool is not understood"),
 }
 
 
