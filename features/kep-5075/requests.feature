@@ -459,7 +459,8 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
     # With DRAConsumableCapacity off in kube-scheduler the NIC is an ordinary device: a plain workload claim holds
     # it whole, and admin access, which ignores whether a device is in use, gets it beside the workload, whole
-    # too. With DRAAdminAccess off in kube-scheduler the admin request is a scheduling error (KEP-4381/ADMIN-ACCESS).
+    # too. With DRAAdminAccess off in kube-scheduler (as in 1.33 at its defaults) the admin request is a scheduling
+    # error (KEP-4381/ADMIN-ACCESS).
     Scenario Outline: kube-scheduler <scheduler>: a monitoring claim with admin access beside a plain workload claim
       Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the namespace allows admin access
@@ -484,6 +485,7 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | pod "app" is bound to node "worker-1" | the allocation of claim "monitor" holds device "eth1" whole |
         | 1.35 at its defaults           | 1.35    | defaults                  | pod "app" is bound to node "worker-1" | the allocation of claim "monitor" holds device "eth1" whole |
         | with DRAAdminAccess off        | current | DRAAdminAccess=off        | pod "app" is not scheduled            | claim "monitor" is not allocated                     |
+        | 1.33 at its defaults           | 1.33    | defaults                  | pod "app" is not scheduled            | claim "monitor" is not allocated                     |
 
   Rule: KEP-5075/COUNTERS-ONCE  A shared device takes its counters with its first allocation only
 

@@ -236,3 +236,38 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
         | false  | on       | exclusive-0 |
         | true   | off      | eth1        |
         | false  | off      | exclusive-0 |
+
+    # 1.35 at its defaults runs the stable allocator, whose CEL input has no allowMultipleAllocations: a
+    # selector reads it as false (D-4381-8), so no device is selected as shared and either one as not shared.
+    Scenario Outline: kube-scheduler 1.35 at its defaults reads allowMultipleAllocations as false (selecting <wanted>)
+      Given kube-scheduler version "1.35" with feature gates "defaults"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-more-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1-more, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: exclusive-0
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pick}
+        spec:
+          devices:
+            requests:
+            - name: nic
+              exactly:
+                deviceClassName: nic
+                selectors:
+                - cel: {expression: 'device.allowMultipleAllocations == <wanted>'}
+        """
+      And a pod "app" using claim "pick"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | wanted | outcome                                                   |
+        | true   | pod "app" is not scheduled                                |
+        | false  | claim "pick" is allocated one of devices "eth1, exclusive-0" |

@@ -30,9 +30,10 @@ Feature: compatibilityGroups on consumesCounters entries, as the API server stor
         """
 
     # An API server with DRADeviceCompatibilityGroups off drops the groups on create (D-5963-4); one with
-    # DRAPartitionableDevices off drops the consumesCounters entries that carry them.
-    Scenario Outline: kube-apiserver with <gates>: the groups of a new slice are not stored
-      Given kube-apiserver with feature gates "<gates>"
+    # DRAPartitionableDevices off (as 1.35 at its defaults, which knows no groups either) drops the
+    # consumesCounters entries that carry them.
+    Scenario Outline: kube-apiserver <release> with <gates>: the groups of a new slice are not stored
+      Given kube-apiserver version "<release>" with feature gates "<gates>"
       When the ResourceSlice is created:
         """yaml
         metadata: {name: node-1-devices}
@@ -49,9 +50,10 @@ Feature: compatibilityGroups on consumesCounters entries, as the API server stor
       Then ResourceSlice "node-1-devices" declares no compatibility groups
 
       Examples:
-        | gates                            |
-        | DRADeviceCompatibilityGroups=off |
-        | DRAPartitionableDevices=off      |
+        | release | gates                            |
+        | current | DRADeviceCompatibilityGroups=off |
+        | current | DRAPartitionableDevices=off      |
+        | 1.35    | defaults                         |
 
   Rule: KEP-5963/GROUP-LIMITS  At most 2 groups per entry, each a DNS label, none twice
 

@@ -222,10 +222,10 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
       And the claim of pod "second" is allocated device "vgpu-1"
       And pod "third" is not scheduled with reason "Unschedulable"
 
-    # A gate-off scheduler skips the grouped vGPU profiles; with DRAPartitionableDevices off it does not
-    # understand the pool at all (KEP-4381/COUNTERS). Either way nothing is allocated.
-    Scenario Outline: kube-scheduler with <gates>: none of the three vGPU profiles is allocated
-      Given kube-scheduler with feature gates "<gates>"
+    # A gate-off scheduler skips the grouped vGPU profiles; with DRAPartitionableDevices off (as in 1.35 at its
+    # defaults) it does not understand the pool at all (KEP-4381/COUNTERS). Either way nothing is allocated.
+    Scenario Outline: kube-scheduler <release> with <gates>: none of the vGPU profiles is allocated
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: node-1-devices}
@@ -248,6 +248,7 @@ Feature: Compatibility is one more filter inside the allocator's backtracking se
       Then pod "first" is not scheduled
 
       Examples:
-        | gates                            |
-        | DRADeviceCompatibilityGroups=off |
-        | DRAPartitionableDevices=off      |
+        | release | gates                            |
+        | current | DRADeviceCompatibilityGroups=off |
+        | current | DRAPartitionableDevices=off      |
+        | 1.35    | defaults                         |
