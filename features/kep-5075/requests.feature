@@ -89,8 +89,11 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
     # With the gate off in kube-scheduler a claim asking for capacity is a scheduling error, so nothing is rounded
     # or consumed; a 1.35 scheduler at its defaults runs the stable allocator, which ignores the amount asked for
     # (D-4381-8) and allocates the GPU whole.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: 1500Mi of memory on a GPU with a 1Gi step is not rounded into a share
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-gpus}
@@ -117,16 +120,19 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       Then <outcome>
 
       Examples:
-        | scheduler                      | release | gates                     | outcome   |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                            |
-        | 1.35 at its defaults           | 1.35    | defaults                  | the allocation of claim "job" holds device "gpu-0" whole |
+        | scheduler                      | apiserver | release | gates                     | outcome   |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                            |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  | the allocation of claim "job" holds device "gpu-0" whole |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | the allocation of claim "job" holds device "gpu-0" whole |
 
   Rule: KEP-5075/POLICY-REFUSES  No allocation when the rounded amount is beyond the policy
 
     # With the gate off in kube-scheduler every amount is refused, a scheduling error; a 1.35 scheduler at its
-    # defaults ignores the amount and the policy alike (D-4381-8), so what is beyond the policy is allocated.
+    # defaults ignores the amount and the policy alike (D-4381-8), and with the gate off in kube-apiserver too the
+    # amount and the policy are dropped when written, so what is beyond the policy is allocated.
     Scenario Outline: <requested> under <policy> (kube-scheduler <scheduler>)
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-gpus}
@@ -153,19 +159,20 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       Then <outcome>
 
       Examples:
-        | scheduler | release | gates    | policy                                                      | requested | outcome                                   |
-        | default   | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8Gi       | pod "trainer" is bound to node "worker-1" |
-        | default   | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 7200Mi    | pod "trainer" is bound to node "worker-1" |
-        | default   | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is not scheduled            |
-        | default   | current | defaults | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 10Gi      | pod "trainer" is bound to node "worker-1" |
-        | default   | current | defaults | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 11Gi      | pod "trainer" is not scheduled            |
+        | scheduler | apiserver | release | gates    | policy                                                      | requested | outcome                                   |
+        | default   | defaults | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8Gi       | pod "trainer" is bound to node "worker-1" |
+        | default   | defaults | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 7200Mi    | pod "trainer" is bound to node "worker-1" |
+        | default   | defaults | current | defaults | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is not scheduled            |
+        | default   | defaults | current | defaults | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 10Gi      | pod "trainer" is bound to node "worker-1" |
+        | default   | defaults | current | defaults | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 11Gi      | pod "trainer" is not scheduled            |
 
       Examples: the gate off, or a release before it was on by default
-        | scheduler                      | release | gates                     | policy                                                      | requested | outcome                                   |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8Gi       | pod "trainer" is not scheduled            |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 10Gi      | pod "trainer" is not scheduled            |
-        | 1.35 at its defaults           | 1.35    | defaults                  | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is bound to node "worker-1" |
-        | 1.35 at its defaults           | 1.35    | defaults                  | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 11Gi      | pod "trainer" is bound to node "worker-1" |
+        | scheduler                      | apiserver                 | release | gates                     | policy                                                      | requested | outcome                                   |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on  | current | DRAConsumableCapacity=off | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8Gi       | pod "trainer" is not scheduled            |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on  | current | DRAConsumableCapacity=off | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 10Gi      | pod "trainer" is not scheduled            |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on  | 1.35    | defaults                  | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is bound to node "worker-1" |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on  | 1.35    | defaults                  | {default: 5Gi, validValues: [5Gi, 10Gi]}                    | 11Gi      | pod "trainer" is bound to node "worker-1" |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | {default: 1Gi, validRange: {min: 1Gi, max: 8Gi, step: 1Gi}} | 8200Mi    | pod "trainer" is bound to node "worker-1" |
 
   Rule: KEP-5075/DEFAULT-CONSUMPTION  Capacities without an amount take the default, or everything
 
@@ -212,8 +219,11 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
     # With the gate off in kube-scheduler no default is consumed: a claim asking for no amount gets the GPU
     # whole, with no consumedCapacity, and a second such claim waits.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: a request naming no amount takes the GPU whole, not its defaults
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-gpus}
@@ -245,9 +255,10 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       Then pod "other" is not scheduled
 
       Examples:
-        | scheduler                      | release | gates                     |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off |
-        | 1.35 at its defaults           | 1.35    | defaults                  |
+        | scheduler                      | apiserver | release | gates                     |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off |
 
   Rule: KEP-5075/MISSING-CAPACITY  A device lacking a requested capacity is skipped
 
@@ -320,8 +331,11 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
     # With the gate off in kube-scheduler the request for cores is a scheduling error, not a reason to pass
     # gpu-0 over; a 1.35 scheduler at its defaults ignores the amounts, so either GPU will do.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: a request for cores on two GPUs, one without cores
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-gpus}
@@ -353,9 +367,10 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       Then <outcome>
 
       Examples:
-        | scheduler                      | release | gates                     | outcome   |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                       |
-        | 1.35 at its defaults           | 1.35    | defaults                  | claim "job" is allocated one of devices "gpu-0, gpu-1" |
+        | scheduler                      | apiserver | release | gates                     | outcome   |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                       |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  | claim "job" is allocated one of devices "gpu-0, gpu-1" |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | claim "job" is allocated one of devices "gpu-0, gpu-1" |
 
   Rule: KEP-5075/ORDINARY-DEVICES  Capacity requests also choose among devices allocated whole
 
@@ -388,8 +403,11 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
 
     # With the gate off in kube-scheduler the 48Gi asked for is a scheduling error rather than a reason to pass
     # the 40Gi GPU over; a 1.35 scheduler at its defaults ignores it, so either GPU will do.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: 48Gi of memory asked of a 40Gi and an 80Gi GPU
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         metadata: {name: worker-1-gpus}
@@ -416,9 +434,10 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
       Then <outcome>
 
       Examples:
-        | scheduler                      | release | gates                     | outcome   |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                       |
-        | 1.35 at its defaults           | 1.35    | defaults                  | claim "job" is allocated one of devices "gpu-0, gpu-1" |
+        | scheduler                      | apiserver | release | gates                     | outcome   |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off | pod "trainer" is not scheduled                       |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  | claim "job" is allocated one of devices "gpu-0, gpu-1" |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | claim "job" is allocated one of devices "gpu-0, gpu-1" |
 
   Rule: KEP-5075/ADMIN-ACCESS  Admin access asks for capacity like any allocation
 

@@ -79,16 +79,20 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
     # device, and a claim asking for bandwidth is a scheduling error, so neither pod is bound; a 1.35
     # scheduler left at its defaults runs the stable allocator, which ignores the bandwidth asked for (D-4381-8),
     # so one pod holds the NIC whole and the other waits. Either way the NIC is never shared.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: two pods asking for 4G each do not share the NIC
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And the objects of manifest "web-1-and-web-2.yaml"
       When the scheduler runs
       Then <bound> of pods "web-1, web-2" are bound to node "worker-1" and the others are not scheduled
 
       Examples:
-        | scheduler                      | release | gates                     | bound |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | 0     |
-        | 1.35 at its defaults           | 1.35    | defaults                  | 1     |
+        | scheduler                      | apiserver | release | gates                     | bound |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off | 0     |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  | 1     |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | 1 |
 
   Rule: KEP-5075/SHARE-ID  Each allocation carries its own shareID and what it consumes
 
@@ -132,8 +136,11 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
 
     # With the gate off in kube-scheduler the NIC is allocated whole: the result carries no shareID and no
     # consumedCapacity, and no second claim gets the NIC.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: the one allocation of the NIC has no shareID
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And a claim "plain" for one "nic" device
       And a claim "other" for one "nic" device
       And a pod "app" using claim "plain"
@@ -144,9 +151,10 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
       Then pod "second" is not scheduled
 
       Examples:
-        | scheduler                      | release | gates                     |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off |
-        | 1.35 at its defaults           | 1.35    | defaults                  |
+        | scheduler                      | apiserver | release | gates                     |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off |
 
   Rule: KEP-5075/RELEASE  A deallocated claim gives its capacity back, once
 
@@ -178,8 +186,11 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
 
     # With the gate off in kube-scheduler a plain claim holds the NIC whole; deleting its pod gives the whole NIC
     # back, so the waiting plain claim gets it.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
     Scenario Outline: kube-scheduler <scheduler>: the NIC held whole is free again once its pod is gone
-      Given kube-scheduler version "<release>" with feature gates "<gates>"
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
       And a claim "first" for one "nic" device
       And a pod "app-1" using claim "first"
       When the scheduler runs
@@ -194,9 +205,10 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
       And the allocation of claim "second" holds device "eth1" whole
 
       Examples:
-        | scheduler                      | release | gates                     |
-        | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off |
-        | 1.35 at its defaults           | 1.35    | defaults                  |
+        | scheduler                      | apiserver | release | gates                     |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off |
 
   Rule: KEP-5075/CEL  Selectors read device.allowMultipleAllocations
 
