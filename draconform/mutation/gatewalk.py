@@ -40,21 +40,6 @@ COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
     ("KEP-5007", "DRAResourceClaimDeviceStatus"): (
         "KEP-5007/GATES-BOTH-REQUIRED", "with either gate off the scheduler never picks a device with binding "
         "conditions, so none of the binding flow runs"),
-    ("KEP-5075", "DRAConsumableCapacity"): (
-        "KEP-5075/SCHEDULER-GATE-OFF", "with the gate off the scheduler allocates a shared device once, whole"),
-    ("KEP-5075", "DRAAdminAccess"): (
-        "KEP-4381/ADMIN-ACCESS", "with DRAAdminAccess off an admin request is an error"),
-    ("KEP-5075", "DRAPartitionableDevices"): (
-        "KEP-4381/COUNTERS", "without DRAPartitionableDevices the pool is not understood"),
-    ("KEP-5322", "DRAHandlePermanentDriverFailures"): (
-        "KEP-5322/GATE", "with the gate off the kubelet retries a permanent failure as a transient one"),
-    ("KEP-5322", "DRADeviceTaints"): (
-        "KEP-4381/TAINTS", "with DRADeviceTaints off the scheduler ignores the driver's taint"),
-    ("KEP-5963", "DRADeviceCompatibilityGroups"): (
-        "KEP-5963/GATE-OFF-RESPECTS-SNAPSHOTS", "with the gate off the scheduler skips grouped devices and "
-        "honours the snapshots already written"),
-    ("KEP-5963", "DRAPartitionableDevices"): (
-        "KEP-4381/COUNTERS", "without DRAPartitionableDevices the pool is not understood"),
 }
 
 

@@ -75,6 +75,25 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
         - {bandwidth: 2G}
         """
 
+    # The rule's own situation with the gate off in kube-scheduler (KEP-5075 version skew): the NIC is an ordinary
+    # device, and a claim asking for bandwidth is a scheduling error, so neither pod is bound; a 1.35
+    # scheduler left at its defaults runs the stable allocator, which ignores the bandwidth asked for (D-4381-8),
+    # so one pod holds the NIC whole and the other waits. Either way the NIC is never shared.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
+    Scenario Outline: kube-scheduler <scheduler>: two pods asking for 4G each do not share the NIC
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
+      And the objects of manifest "web-1-and-web-2.yaml"
+      When the scheduler runs
+      Then <bound> of pods "web-1, web-2" are bound to node "worker-1" and the others are not scheduled
+
+      Examples:
+        | scheduler                      | apiserver | release | gates                     | bound |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off | 0     |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  | 1     |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off | 1 |
+
   Rule: KEP-5075/SHARE-ID  Each allocation carries its own shareID and what it consumes
 
     Scenario: Three claims, three shareIDs, each with its consumed bandwidth
@@ -115,6 +134,28 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
         """
       And device "eth1" has 3 shares, each with its own shareID
 
+    # With the gate off in kube-scheduler the NIC is allocated whole: the result carries no shareID and no
+    # consumedCapacity, and no second claim gets the NIC.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
+    Scenario Outline: kube-scheduler <scheduler>: the one allocation of the NIC has no shareID
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
+      And a claim "plain" for one "nic" device
+      And a claim "other" for one "nic" device
+      And a pod "app" using claim "plain"
+      When the scheduler runs
+      Then the allocation of claim "plain" holds device "eth1" whole
+      When a pod "second" using claim "other" is created
+      And the scheduler runs
+      Then pod "second" is not scheduled
+
+      Examples:
+        | scheduler                      | apiserver | release | gates                     |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off |
+
   Rule: KEP-5075/RELEASE  A deallocated claim gives its capacity back, once
 
     # batch comes only once web-1 and web-2 are bound: created together, a real scheduler may place batch
@@ -142,6 +183,32 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
       And the scheduler runs
       Then pod "batch" is bound to node "worker-1"
       And device "eth1" has 1 shares, each with its own shareID
+
+    # With the gate off in kube-scheduler a plain claim holds the NIC whole; deleting its pod gives the whole NIC
+    # back, so the waiting plain claim gets it.
+    # With the gate off in kube-apiserver as well, the capacity fields are dropped when written
+    # (KEP-5075/VERSION-SKEW): the claim is an ordinary request, the device an ordinary one.
+    Scenario Outline: kube-scheduler <scheduler>: the NIC held whole is free again once its pod is gone
+      Given kube-apiserver with feature gates "<apiserver>"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
+      And a claim "first" for one "nic" device
+      And a pod "app-1" using claim "first"
+      When the scheduler runs
+      Then pod "app-1" is bound to node "worker-1"
+      When claim "second" for one "nic" device is created
+      And a pod "app-2" using claim "second" is created
+      And the scheduler runs
+      Then pod "app-2" is not scheduled
+      When pod "app-1" is deleted
+      And the scheduler runs
+      Then pod "app-2" is bound to node "worker-1"
+      And the allocation of claim "second" holds device "eth1" whole
+
+      Examples:
+        | scheduler                      | apiserver | release | gates                     |
+        | with DRAConsumableCapacity off | DRAConsumableCapacity=on | current | DRAConsumableCapacity=off |
+        | 1.35 at its defaults           | DRAConsumableCapacity=on | 1.35    | defaults                  |
+        | and kube-apiserver with DRAConsumableCapacity off | DRAConsumableCapacity=off | current | DRAConsumableCapacity=off |
 
   Rule: KEP-5075/CEL  Selectors read device.allowMultipleAllocations
 
@@ -181,3 +248,38 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
         | false  | on       | exclusive-0 |
         | true   | off      | eth1        |
         | false  | off      | exclusive-0 |
+
+    # 1.35 at its defaults runs the stable allocator, whose CEL input has no allowMultipleAllocations: a
+    # selector reads it as false (D-4381-8), so no device is selected as shared and either one as not shared.
+    Scenario Outline: kube-scheduler 1.35 at its defaults reads allowMultipleAllocations as false (selecting <wanted>)
+      Given kube-scheduler version "1.35" with feature gates "defaults"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-more-nics}
+        spec:
+          driver: nic.example.com
+          pool: {name: worker-1-more, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: exclusive-0
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: pick}
+        spec:
+          devices:
+            requests:
+            - name: nic
+              exactly:
+                deviceClassName: nic
+                selectors:
+                - cel: {expression: 'device.allowMultipleAllocations == <wanted>'}
+        """
+      And a pod "app" using claim "pick"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | wanted | outcome                                                   |
+        | true   | pod "app" is not scheduled                                |
+        | false  | claim "pick" is allocated one of devices "eth1, exclusive-0" |

@@ -87,6 +87,28 @@ Feature: A driver's kubelet plugin reports permanent failures, and keeps replace
       Then claim "model" is allocated the one of devices "gpu-0, gpu-1" of ResourceSlice "node-1-gpus" without a NoSchedule taint
       And pod "replacement" is Running
 
+    # With DRADeviceTaints off in kube-scheduler the driver still taints the GPU (kube-apiserver keeps the taint;
+    # the driver cannot see the scheduler's gates), but the scheduler ignores taints: the replacement is bound
+    # with either GPU, and whether it then runs is the allocator's luck, so that is not judged.
+    Scenario Outline: With kube-scheduler <release> and <gates> the broken GPU is tainted all the same and the replacement is bound
+      Given kubelet with feature gates "DRAHandlePermanentDriverFailures=on"
+      And kube-scheduler version "<release>" with feature gates "<gates>"
+      And the plugin of driver "gpu.example.com" on node "node-1" fails to prepare permanently for whichever device it is asked to prepare first
+      And a claim "model" for one "gpu" device
+      And a pod "trainer" using claim "model"
+      When the scheduler runs
+      Then pod "trainer" is Failed
+      And exactly one of devices "gpu-0, gpu-1" of ResourceSlice "node-1-gpus" has a NoSchedule taint
+      When a pod "replacement" using claim "model" is created
+      And the scheduler runs
+      Then pod "replacement" is bound to node "node-1"
+
+      # DRADeviceTaints turned on by default at 1.36: a 1.35 scheduler at its defaults ignores taints too.
+      Examples:
+        | release | gates               |
+        | current | DRADeviceTaints=off |
+        | 1.35    | defaults            |
+
   Rule: KEP-5322/DRIVER-CONFIG-ERROR-NO-TAINT  A configuration error leaves the device untainted
 
     Scenario: The pod fails on its configuration; no GPU is tainted

@@ -146,6 +146,47 @@ Feature: What a DRA driver does about compatibility groups (KEP-5963 Driver Resp
         gpu-0: [shared]
         """
 
+    # With its gate off the driver has no groups to keep: a device in use is published without them as well,
+    # before and after the regrouping, and so is the device that is not in use.
+    Scenario: A driver with the gate off publishes no groups for a device in use either
+      Given kube-apiserver is "new, gate on" (DRADeviceCompatibilityGroups)
+      And kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And dra-driver is "new, gate off" (DRADeviceCompatibilityGroups)
+      And driver "gpu.example.com" runs with the devices of manifests "gpu-0-counters.yaml, mig-and-vgpu.yaml"
+      And a pod "mig-user" with a claim for one "mig" device
+      When the scheduler runs
+      Then pod "mig-user" is bound to node "node-1"
+      And ResourceSlice "node-1-devices" declares no compatibility groups
+      When driver "gpu.example.com" is given the devices:
+        """yaml
+        metadata: {name: node-1-counters}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          sharedCounters:
+          - name: gpu-0
+            counters:
+              multiprocessors: {value: "100"}
+        ---
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: mig-0
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [shared], counters: {multiprocessors: {value: "20"}}}
+          - name: vgpu-0
+            attributes: {type: {string: vgpu}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [shared], counters: {multiprocessors: {value: "50"}}}
+        """
+      Then ResourceSlice "node-1-devices" declares no compatibility groups
+      And pod "mig-user" is bound to node "node-1"
+
   Rule: KEP-5963/DRIVER-VALIDATES-AT-PREPARE  A driver refuses, when preparing, an allocation its hardware cannot serve
 
     Scenario Outline: <cell>: the driver refuses the second of two incompatible allocations

@@ -11,8 +11,11 @@ Feature: Devices sharing a counter set are allocated together only if their grou
 
   Rule: KEP-5963/NIL-GROUP-EQUIVALENCE  Unset, null and [] all mean "no groups"
 
-    Scenario Outline: A device whose groups are <spelling> behaves as a device without groups
-      Given the ResourceSlice:
+    # A gate-off scheduler skips only devices that declare a group (D-5963-4): every spelling of "none" is
+    # allocated as before, and mig-0 is skipped.
+    Scenario Outline: A device whose groups are <spelling> behaves as a device without groups (kube-scheduler <kube-scheduler>)
+      Given kube-scheduler is "<kube-scheduler>" (DRADeviceCompatibilityGroups)
+      And the ResourceSlice:
         """yaml
         metadata: {name: node-1-devices}
         spec:
@@ -47,10 +50,13 @@ Feature: Devices sharing a counter set are allocated together only if their grou
         """
 
       Examples:
-        | spelling      | consumption                                                                                  |
-        | unset         | {counterSet: gpu-0, counters: {multiprocessors: {value: "20"}}}                              |
-        | null          | {counterSet: gpu-0, compatibilityGroups: null, counters: {multiprocessors: {value: "20"}}} |
-        | an empty list | {counterSet: gpu-0, compatibilityGroups: [], counters: {multiprocessors: {value: "20"}}}   |
+        | kube-scheduler | spelling      | consumption                                                                                  |
+        | new, gate on   | unset         | {counterSet: gpu-0, counters: {multiprocessors: {value: "20"}}}                              |
+        | new, gate on   | null          | {counterSet: gpu-0, compatibilityGroups: null, counters: {multiprocessors: {value: "20"}}} |
+        | new, gate on   | an empty list | {counterSet: gpu-0, compatibilityGroups: [], counters: {multiprocessors: {value: "20"}}}   |
+        | new, gate off  | unset         | {counterSet: gpu-0, counters: {multiprocessors: {value: "20"}}}                              |
+        | new, gate off  | null          | {counterSet: gpu-0, compatibilityGroups: null, counters: {multiprocessors: {value: "20"}}} |
+        | new, gate off  | an empty list | {counterSet: gpu-0, compatibilityGroups: [], counters: {multiprocessors: {value: "20"}}}   |
 
   Rule: KEP-5963/NIL-GROUP-MATCHING  A device without groups never shares a counter set with a grouped one
 
@@ -102,6 +108,20 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then the claim of pod "first" is allocated device "plain-0"
       And the claim of pod "second" is allocated device "plain-1"
+
+    # A gate-off scheduler never allocates the grouped device, whichever comes first, and the two devices
+    # without groups still share the counter set.
+    Scenario: With kube-scheduler's gate off the grouped device is skipped and both devices without groups are allocated
+      Given kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "grouped" with a claim for one "mig" device
+      When the scheduler runs
+      And a pod "first" with a claim for one "plain" device is created
+      And the scheduler runs
+      And a pod "second" with a claim for one "plain" device is created
+      And the scheduler runs
+      Then pod "grouped" is not scheduled with reason "Unschedulable"
+      And the claim of pod "first" is allocated one of devices "plain-0, plain-1"
+      And the claim of pod "second" is allocated one of devices "plain-0, plain-1"
 
   Rule: KEP-5963/ROLLING-INTERSECTION  A new device must share a group with every allocated device at once
 
@@ -171,6 +191,16 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then the claim of pod "third" is allocated device "xz-0"
 
+    # Every device here declares groups: a gate-off scheduler allocates none of them, so no intersection forms.
+    Scenario: With kube-scheduler's gate off neither [x, y] nor [x, z] is allocated
+      Given kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "first" with a claim for one "xy" device
+      When the scheduler runs
+      And a pod "third" with a claim for one "xz" device is created
+      And the scheduler runs
+      Then pod "first" is not scheduled with reason "Unschedulable"
+      And pod "third" is not scheduled with reason "Unschedulable"
+
   Rule: KEP-5963/ANY-CLAIM-ANY-POD  Devices of the same claim, another claim of the pod, or another pod all count
 
     Background:
@@ -234,6 +264,16 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then the claim of pod "first" is allocated device "gpu-0-vgpu-0"
       And the claim of pod "second" is allocated device "gpu-1-mig-0"
+
+    Scenario: With kube-scheduler's gate off the claim asking for a MIG partition and a vGPU gets neither
+      Given kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And a claim "mig" for one "mig" device
+      And a claim "vgpu" for one "vgpu" device
+      And a pod "trainer" using claims "mig, vgpu"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled with reason "Unschedulable"
+      And claim "mig" is not allocated
+      And claim "vgpu" is not allocated
 
   Rule: KEP-5963/PER-COUNTER-SET  A device on two counter sets must be admitted on each, with the groups it declares there
 
@@ -300,6 +340,17 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       Then claim "gpu-1-mig" is allocated device "gpu-1-mig-0"
       And pod "spanning" is not scheduled with reason "Unschedulable"
 
+    # Admitted on both counter sets with the gate on (the scenario before last), the spanning device declares
+    # groups, so a scheduler whose gate is turned off skips it; the MIG partition allocated before stays.
+    Scenario: After kube-scheduler's gate is turned off the spanning device is not allocated, and gpu-0's MIG partition stays
+      When kube-scheduler restarts as "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "on-gpu-1" with a claim for one "vgpu" device is created
+      And a pod "spanning" with a claim for one "span" device is created
+      And the scheduler runs
+      Then pod "spanning" is not scheduled with reason "Unschedulable"
+      And pod "on-gpu-1" is not scheduled with reason "Unschedulable"
+      And claim "gpu-0-mig" is allocated device "gpu-0-mig-0"
+
   Rule: KEP-5963/UNRELATED-COUNTER-SETS  Devices on different counter sets are never compared
 
     Scenario: A MIG partition of gpu-0 and a vGPU profile of gpu-1 in one slice are both allocated
@@ -327,12 +378,41 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       Then pod "first" is bound to node "node-1"
       And pod "second" is bound to node "node-1"
 
+    # A gate-off scheduler skips the grouped partition of gpu-0 and allocates the group-less one of gpu-1: the
+    # counter sets are still judged apart.
+    Scenario: With kube-scheduler's gate off the MIG partition of gpu-0 is skipped and gpu-1's partition without groups is allocated
+      Given kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: gpu-0-mig-0
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
+          - name: gpu-1-plain-0
+            attributes: {type: {string: plain}}
+            consumesCounters:
+            - {counterSet: gpu-1, counters: {multiprocessors: {value: "20"}}}
+        """
+      And a pod "first" with a claim for one "mig" device
+      And a pod "second" with a claim for one "plain" device
+      When the scheduler runs
+      Then pod "first" is not scheduled with reason "Unschedulable"
+      And the claim of pod "second" is allocated device "gpu-1-plain-0"
+
   Rule: KEP-5963/GROUPS-WITHIN-POOL  Groups are compared only inside one driver's pool
 
     # A counter set belongs to one driver's pool: the same name elsewhere is another counter set. The wrong
     # implementation keys its state by the counter set's name alone and refuses the second pod.
-    Scenario Outline: A vGPU on counter set "gpu-0" of <elsewhere> joins a MIG partition on pool node-1's "gpu-0"
-      Given the ResourceSlice:
+    # A gate-off scheduler allocates neither grouped device, in whichever pool.
+    Scenario Outline: A vGPU on counter set "gpu-0" of <elsewhere> beside a MIG partition on pool node-1's "gpu-0" (kube-scheduler <kube-scheduler>)
+      Given kube-scheduler is "<kube-scheduler>" (DRADeviceCompatibilityGroups)
+      And the ResourceSlice:
         """yaml
         metadata: {name: node-1-devices}
         spec:
@@ -381,13 +461,14 @@ Feature: Devices sharing a counter set are allocated together only if their grou
         """
       And a pod "second" with a claim for one "other-vgpu" device is created
       And the scheduler runs
-      Then pod "first" is bound to node "node-1"
-      And pod "second" is bound to node "node-1"
+      Then pod "first" <outcome>
+      And pod "second" <outcome>
 
       Examples:
-        | elsewhere                                | driver             | pool   |
-        | another pool of driver gpu.example.com   | gpu.example.com    | spare  |
-        | pool node-1 of driver device.example.com | device.example.com | node-1 |
+        | kube-scheduler | elsewhere                                | driver             | pool   | outcome                                  |
+        | new, gate on   | another pool of driver gpu.example.com   | gpu.example.com    | spare  | is bound to node "node-1"                |
+        | new, gate on   | pool node-1 of driver device.example.com | device.example.com | node-1 | is bound to node "node-1"                |
+        | new, gate off  | another pool of driver gpu.example.com   | gpu.example.com    | spare  | is not scheduled with reason "Unschedulable" |
 
   Rule: KEP-5963/STATE-UNTIL-RELEASE  A counter set constrains new devices until its last allocation is released
 
@@ -429,6 +510,46 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And the scheduler runs
       Then pod "vgpu" is bound to node "node-1"
       And the claim of pod "vgpu" is allocated device "vgpu-0"
+
+    # Both MIG partitions allocated with the gate on carry snapshots; a scheduler whose gate is then turned off
+    # adds nothing to gpu-0, not even a partition without groups, until the last of them is released.
+    Scenario: After kube-scheduler's gate is turned off, a partition without groups waits until both MIG partitions are released
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: node-1-devices}
+        spec:
+          driver: gpu.example.com
+          pool: {name: node-1, generation: 1, resourceSliceCount: 2}
+          nodeName: node-1
+          devices:
+          - name: mig-0
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
+          - name: mig-1
+            attributes: {type: {string: mig}}
+            consumesCounters:
+            - {counterSet: gpu-0, compatibilityGroups: [mig], counters: {multiprocessors: {value: "20"}}}
+          - name: plain-0
+            attributes: {type: {string: plain}}
+            consumesCounters:
+            - {counterSet: gpu-0, counters: {multiprocessors: {value: "20"}}}
+        """
+      And a pod "mig-a" with a claim for one "mig" device
+      And a pod "mig-b" with a claim for one "mig" device
+      When the scheduler runs
+      Then pod "mig-a" is bound to node "node-1"
+      And pod "mig-b" is bound to node "node-1"
+      When kube-scheduler restarts as "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "plain" with a claim for one "plain" device is created
+      And the scheduler runs
+      Then pod "plain" is not scheduled
+      When pod "mig-a" is deleted
+      And the scheduler runs
+      Then pod "plain" is not scheduled
+      When pod "mig-b" is deleted
+      And the scheduler runs
+      Then the claim of pod "plain" is allocated device "plain-0"
 
     Scenario: A MIG partition the driver no longer publishes keeps the GPU MIG-only while it stays allocated
       Given the objects of manifest "mig-and-vgpu.yaml"

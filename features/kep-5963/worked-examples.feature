@@ -277,6 +277,17 @@ Feature: The KEP's four worked examples (KEP-5963 Design Details / Examples)
       And pod "pod-b" is not scheduled with reason "Unschedulable"
       And claim "pod-b-gpu" is not allocated
 
+    # Every partition of Example 3 declares a group, so a gate-off scheduler allocates neither pod's device.
+    Scenario: Example 3 with kube-scheduler's gate off: neither the MIG pod nor the vGPU pod is scheduled
+      Given kube-scheduler is "new, gate off" (DRADeviceCompatibilityGroups)
+      And a pod "pod-a" using claim "pod-a-gpu"
+      And a pod "pod-b" using claim "pod-b-gpu"
+      When the scheduler runs
+      Then pod "pod-a" is not scheduled with reason "Unschedulable"
+      And pod "pod-b" is not scheduled with reason "Unschedulable"
+      And claim "pod-a-gpu" is not allocated
+      And claim "pod-b-gpu" is not allocated
+
     Scenario: Example 3 in the other order: with a vGPU profile allocated, the MIG pod is unschedulable
       Given a pod "pod-b" using claim "pod-b-gpu"
       When the scheduler runs

@@ -51,6 +51,17 @@ VARIANTS: tuple[Variant, ...] = (
                  '    return known and in_use(old, gated) and not "DRADeviceCompatibilityGroups" in gated.gates\n'),
         ),
     ),
+    # --- KEP-5963: a gate-off scheduler (issue 39: one rule's gate-off behaviour) --------------------------
+    Variant(
+        "gate-off-skips-any-groups-field", "KEP-5963/NIL-GROUP-EQUIVALENCE",
+        "a gate-off scheduler skips every device whose consumesCounters carries the field, null or [] too",
+        (
+            Edit("draconform.reference.allocator.devices:parse_device",
+                 "        has_compatibility_groups=declares_groups(declared),\n",
+                 '        has_compatibility_groups=any("compatibilityGroups" in entry\n'
+                 '                                     for entry in raw.get("consumesCounters") or []),\n'),
+        ),
+    ),
     # --- KEP-5963: snapshots --------------------------------------------------------------------------
     Variant(
         "snapshot-omits-sets-without-groups", "KEP-5963/SNAPSHOT-WRITTEN",

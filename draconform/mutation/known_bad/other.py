@@ -302,6 +302,32 @@ VARIANTS: tuple[Variant, ...] = (
         "a capacity named with the driver's domain is another capacity than the same name without it",
         overrides=(Replace("draconform.reference.allocator.capacity:qualified", _as_written),),
     ),
+    # --- one rule's gate-off behaviour wrong while the gate's own rule stays right (issue 39) --------------
+    Variant(
+        "gate-off-event-calls-permanent", "KEP-5322/EVENT-SAYS-PERMANENT",
+        "a kubelet with DRAHandlePermanentDriverFailures off retries a permanent error but its event calls it permanent",
+        (
+            Edit("draconform.reference.kubelet.kubelet:Kubelet._prepare",
+                 "                else:\n"
+                 '                    transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")\n',
+                 "                elif result.permanent:\n"
+                 '                    transient.append(f"DRA driver {driver} reported a permanent error preparing {where}: "\n'
+                 '                                     f"{result.error}")\n'
+                 "                else:\n"
+                 '                    transient.append(f"DRA driver {driver} failed to prepare {where}: {result.error}")\n'),
+        ),
+    ),
+    Variant(
+        "gate-off-whole-allocation-gets-share-id", "KEP-5075/SHARE-ID",
+        "with DRAConsumableCapacity off a multi-allocatable device allocated whole still gets a shareID",
+        (
+            Edit("draconform.reference.allocator.results:build_allocation",
+                 "        if pick.consumed is not None:  # KEP-5075: a fresh share of the device and what it consumes\n",
+                 "        if pick.consumed is None and pick.device.allow_multiple:\n"
+                 '            result["shareID"] = str(uuid4())  # the variant: an id for a device held whole\n'
+                 "        if pick.consumed is not None:  # KEP-5075: a fresh share of the device and what it consumes\n"),
+        ),
+    ),
     # --- KEP-5322: the faulty device, whichever the allocator chose ------------------------------------------
     Variant(
         "driver-taints-nothing", "KEP-5322/DRIVER-TAINTS-FAULTY-DEVICE",
