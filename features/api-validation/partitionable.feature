@@ -79,6 +79,15 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 32       | accepted                                                                                |
         | 33       | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
 
+    # Shapes walk (issue 39): a counter set must have a counter; an empty map is refused, not read as unset.
+    @shape:counters:empty
+    Scenario: A counter set with no counters
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                           | value |
+        | spec.sharedCounters[0].counters | {}    |
+      Then the request is rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"
+
+    @shape:counters:one
     Scenario Outline: A counter <name> of <value>
       When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
         | field                           | value                          |
@@ -131,6 +140,14 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 1.37    | 32       | accepted                                                                                                 |
         | 1.37    | 33       | rejected at "spec.devices[0].consumesCounters[0].counters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"    |
         | 1.34    | 32       | accepted                                                                                                 |
+
+    # Shapes walk (issue 39): a consumption must name a counter; an empty map is refused, not read as unset.
+    @shape:counters:empty
+    Scenario: A device consuming no counter of a set
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                        | value |
+        | spec.devices[0].consumesCounters[0].counters | {}    |
+      Then the request is rejected at "spec.devices[0].consumesCounters[0].counters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"
 
     Scenario Outline: A device consuming from two sets with <counters> counters each on Kubernetes 1.34
       Given kube-apiserver version "1.34" with feature gates "DRAPartitionableDevices=on"

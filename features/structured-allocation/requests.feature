@@ -41,6 +41,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/SELECTORS  A device must satisfy the class's selectors and the request's
 
+    @shape:class-selectors:one @shape:request-selectors:one
     Scenario: The request's selector narrows the class to the 80Gi GPU
       Given the ResourceClaim:
         """yaml
@@ -115,6 +116,46 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       When the scheduler runs
       Then claim "two" is allocated devices "h100-0, h100-1"
       And pod "trainer" is bound to node "worker-2"
+
+    # Shapes walk (issue 39): every selector of each list counts, in a class with none or several, and in a
+    # request with none or several; in each row only the last selector tells the 80Gi GPU from the others, so a
+    # scheduler that reads one selector of a list (or any one true selector) takes gpu-0.
+    Scenario Outline: A class with <class> and a request with <request> select the 80Gi GPU
+      Given the DeviceClass:
+        """yaml
+        metadata: {name: shaped}
+        spec:
+          selectors: <class selectors>
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: big}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: shaped
+                selectors: <request selectors>
+        """
+      And a pod "trainer" using claim "big"
+      When the scheduler runs
+      Then claim "big" is allocated device "gpu-2"
+
+      @shape:class-selectors:empty @shape:request-selectors:several
+      Examples: no class selector, three request selectors
+        | class         | request            | class selectors | request selectors |
+        | no selectors  | three selectors    | []              | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] |
+
+      @shape:class-selectors:several @shape:request-selectors:empty
+      Examples: three class selectors, no request selector
+        | class           | request         | class selectors | request selectors |
+        | three selectors | no selectors    | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] | [] |
+
+      @shape:class-selectors:several @shape:request-selectors:several
+      Examples: two class selectors, two request selectors
+        | class         | request       | class selectors | request selectors |
+        | two selectors | two selectors | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}] | [{cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("32Gi")) >= 0'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] |
 
   Rule: KEP-4381/CLASS-MISSING  A request for a DeviceClass that does not exist cannot be allocated
 

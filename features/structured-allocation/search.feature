@@ -105,6 +105,27 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then pod "trainer" is not scheduled
 
+    # Shapes walk (issue 39): a constraint naming two of three requests binds both of them, and only them. The
+    # first fit (gpu-0 for a) leaves b no GPU on NUMA node 0, so a and b must take the two on node 1; c is free.
+    @shape:constraint-requests:several
+    Scenario: A constraint naming two of three requests binds both, and the third is free
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: three-requests}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu}}
+            - {name: b, exactly: {deviceClassName: gpu}}
+            - {name: c, exactly: {deviceClassName: gpu}}
+            constraints:
+            - matchAttribute: gpu.example.com/numa
+              requests: [a, b]
+        """
+      And a pod "trainer" using claim "three-requests"
+      When the scheduler runs
+      Then claim "three-requests" is allocated devices "gpu-1, gpu-2" for requests "a, b"
+
   Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
 
     Scenario: Two GPUs on different PCIe roots
@@ -129,6 +150,28 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then pod "trainer" is not scheduled
       And claim "spread" is not allocated
+
+    # Shapes walk (issue 39): a constraint naming several requests binds each of them. Three requests of one GPU
+    # each, all named, need three PCIe roots; there are two.
+    @shape:constraint-requests:several
+    Scenario: A distinctAttribute constraint naming each of three requests needs three PCIe roots
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread-requests}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu}}
+            - {name: b, exactly: {deviceClassName: gpu}}
+            - {name: c, exactly: {deviceClassName: gpu}}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+              requests: [a, b, c]
+        """
+      And a pod "trainer" using claim "spread-requests"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread-requests" is not allocated
 
     Scenario Outline: kube-scheduler with <gates>: <what>
       Given kube-scheduler with feature gates "<gates>"

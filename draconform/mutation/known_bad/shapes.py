@@ -4,10 +4,12 @@ wrong for another. Each is tied to the rule whose scenarios must hold every form
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from draconform.mutation.overrides import Wrap
+from draconform.mutation.overrides import Edit, Wrap
 from draconform.mutation.variant import Variant
+from draconform.reference.allocator.devices import DeviceFacts
 from draconform.reference.allocator.plans import ClaimPlan, Constraint
 from draconform.sut import Obj
 
@@ -40,6 +42,48 @@ def first_taint_only(original: Original, taints: Sequence[Obj], tolerations: Seq
     return result
 
 
+def constraint_binds_one_named_request(original: Original, claims: Sequence[Obj], classes: Mapping[str, Obj],
+                                       gates: Any) -> list[ClaimPlan]:
+    """A constraint naming several requests binds only one of them, as if `requests` held a single name."""
+    plans: list[ClaimPlan] = original(claims, classes, gates)
+    for plan in plans:
+        plan.constraints = [Constraint(c.kind, c.attribute, frozenset({min(c.requests)})) if len(c.requests) > 1
+                            else c for c in plan.constraints]
+    return plans
+
+
+def request_first_selector_only(original: Original, index: int, request: str, sub: str | None, spec: Obj,
+                                classes: Mapping[str, Obj], gates: Any, plan: ClaimPlan, where: str,
+                                allow_admin: bool) -> Any:
+    """Of a request's selectors only the first is evaluated."""
+    return original(index, request, sub, {**spec, "selectors": list(spec.get("selectors") or [])[:1]}, classes,
+                    gates, plan, where, allow_admin)
+
+
+def class_first_selector_only(original: Original, index: int, request: str, sub: str | None, spec: Obj,
+                              classes: Mapping[str, Obj], gates: Any, plan: ClaimPlan, where: str,
+                              allow_admin: bool) -> Any:
+    """Of a DeviceClass's selectors only the first is evaluated."""
+    cut = {name: {**obj, "spec": {**(obj.get("spec") or {}),
+                                  "selectors": list((obj.get("spec") or {}).get("selectors") or [])[:1]}}
+           for name, obj in classes.items()}
+    return original(index, request, sub, spec, cut, gates, plan, where, allow_admin)
+
+
+def first_counter_set_only(original: Original, spec: Obj, slice_name: str, slice_version: str, index: int,
+                           raw: Obj) -> DeviceFacts:
+    """Of the counter sets a device consumes from, only the first is counted."""
+    facts: DeviceFacts = original(spec, slice_name, slice_version, index, raw)
+    return replace(facts, consumes=facts.consumes[:1]) if len(facts.consumes) > 1 else facts
+
+
+def first_counter_only(original: Original, spec: Obj, slice_name: str, slice_version: str, index: int,
+                       raw: Obj) -> DeviceFacts:
+    """Of the counters a device consumes in one set, only the first is counted."""
+    facts: DeviceFacts = original(spec, slice_name, slice_version, index, raw)
+    return replace(facts, consumes=tuple((name, counters[:1]) for name, counters in facts.consumes))
+
+
 VARIANTS: tuple[Variant, ...] = (
     Variant(
         "constraint-without-requests-binds-first-only", "KEP-4381/MATCH-ATTRIBUTE",
@@ -57,4 +101,50 @@ VARIANTS: tuple[Variant, ...] = (
         "of a device's several taints only the first is judged against the request's tolerations",
         overrides=(Wrap("draconform.reference.allocator.columnar.search:blocking_taints", first_taint_only),),
     ),
+    Variant(
+        "constraint-binds-one-named-request", "KEP-4381/MATCH-ATTRIBUTE",
+        "a constraint naming several requests binds only one of them",
+        overrides=(Wrap("draconform.reference.allocator.columnar.allocator:plan_claims",
+                        constraint_binds_one_named_request),),
+    ),
+    Variant(
+        "request-first-selector-only", "KEP-4381/SELECTORS",
+        "of a request's several selectors only the first is evaluated",
+        overrides=(Wrap("draconform.reference.allocator.plans:_alternative", request_first_selector_only),),
+    ),
+    Variant(
+        "class-first-selector-only", "KEP-4381/SELECTORS",
+        "of a DeviceClass's several selectors only the first is evaluated",
+        overrides=(Wrap("draconform.reference.allocator.plans:_alternative", class_first_selector_only),),
+    ),
+    Variant(
+        "first-counter-set-only", "KEP-4381/COUNTERS",
+        "a device consuming from two counter sets is checked against the first only",
+        overrides=(Wrap("draconform.reference.allocator.devices:parse_device", first_counter_set_only),),
+    ),
+    Variant(
+        "first-counter-only", "KEP-4381/COUNTERS",
+        "a device consuming several counters of one set is checked against the first only",
+        overrides=(Wrap("draconform.reference.allocator.devices:parse_device", first_counter_only),),
+    ),
+    Variant(
+        "empty-first-available-is-a-list", "DRA-API/FIRST-AVAILABLE-SUBREQUESTS",
+        "a request whose firstAvailable is an empty list counts as one with a list, and is accepted",
+        overrides=(Edit("draconform.validation.rules:request_kind", 'bool(request.get("firstAvailable"))',
+                        '_set(request, "firstAvailable")'),),
+    ),
 )
+
+# variant -> (rule, subject, form) of the rule's `shapes:` it is aimed at: only a scenario showing that form kills
+# it (draconform.mutation.shapewalk prints it beside the form).
+FORMS: dict[str, tuple[str, str, str]] = {
+    "constraint-without-requests-binds-first-only": ("KEP-4381/MATCH-ATTRIBUTE", "constraint-requests", "empty"),
+    "first-toleration-only": ("KEP-4381/TAINTS", "tolerations", "several"),
+    "first-taint-only": ("KEP-4381/TAINTS", "device-taints", "several"),
+    "constraint-binds-one-named-request": ("KEP-4381/MATCH-ATTRIBUTE", "constraint-requests", "several"),
+    "request-first-selector-only": ("KEP-4381/SELECTORS", "request-selectors", "several"),
+    "class-first-selector-only": ("KEP-4381/SELECTORS", "class-selectors", "several"),
+    "first-counter-set-only": ("KEP-4381/COUNTERS", "counter-sets-consumed", "several"),
+    "first-counter-only": ("KEP-4381/COUNTERS", "counters-consumed", "several"),
+    "empty-first-available-is-a-list": ("DRA-API/FIRST-AVAILABLE-SUBREQUESTS", "subrequests", "empty"),
+}
