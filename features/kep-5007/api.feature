@@ -9,6 +9,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
 
   Rule: KEP-5007/CONDITIONS-MAX-FOUR  At most four conditions of each kind per device
 
+    @shape:conditions:over-max
     Scenario: A fifth binding condition is refused
       When the user creates the ResourceSlice with "spec.devices[0].bindingConditions" repeated 5 times:
         """yaml

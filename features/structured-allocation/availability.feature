@@ -150,6 +150,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
             - {key: example.com/note, value: firmware-update-due, effect: None}
         """
 
+    @shape:tolerations:empty @shape:device-taints:one
     Scenario: The tainted GPUs are passed over for the one whose taint has effect None
       Given a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
@@ -173,6 +174,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "training" is allocated device "gpu-noted"
 
+    @shape:tolerations:one
     Scenario: A toleration admits the tainted GPU and is copied into the result
       Given the ResourceClaim:
         """yaml
@@ -199,6 +201,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
         """
 
     # Any one of a request's tolerations may admit a taint: here the second of two does.
+    @shape:tolerations:several
     Scenario: Of two tolerations, the second admits the degraded GPU
       Given the ResourceClaim:
         """yaml
@@ -219,6 +222,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Then claim "pair" is allocated devices "gpu-degraded, gpu-noted"
 
     # Every taint of a device must be tolerated: tolerating the first of two does not admit it.
+    @shape:device-taints:several
     Scenario: A GPU with two taints, only one of them tolerated, is passed over
       Given the ResourceSlice:
         """yaml
@@ -382,7 +386,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     # The selector's forms: empty (the API says it matches every device), one field, several; a rule for another
     # driver is the row that must leave gpu-1 free. With gpu-0 tainted by the Background's rule, gpu-1 decides.
     # On kube-scheduler v1.36.2 every row differs as upstream's (rules ignored, a panic on a slice sync).
-    @upstream-differs:taint-rules-ignored-by-scheduler
+    @upstream-differs:taint-rules-ignored-by-scheduler @shape:rule-selector:empty @shape:rule-selector:driver @shape:rule-selector:driver-pool-device
     Scenario Outline: A second rule selecting <selector> <verdict>
       Given the DeviceTaintRule:
         """yaml

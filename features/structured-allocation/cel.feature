@@ -23,6 +23,7 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
 
   Rule: KEP-4381/CEL-ENVIRONMENT  Selectors see driver, attributes and capacity, with quantity() and semver()
 
+    @shape:attribute:scalar @shape:attribute-domain:empty
     Scenario Outline: <what> selects the device
       Given the ResourceClaim:
         """yaml

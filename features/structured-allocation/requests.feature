@@ -220,11 +220,42 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/ALL-MODE  All gets every matching device on the node, or nothing
 
+    @shape:matching-devices:several
     Scenario: All A100s of the node
       Given the objects of manifest "all-a100.yaml"
       And a pod "trainer" using claim "all-a100"
       When the scheduler runs
       Then claim "all-a100" is allocated devices "gpu-1, gpu-2"
+
+    # Shapes walk (issue 39): All over one matching device takes it; over none it does not fit ("at least one"),
+    # rather than being satisfied with no device.
+    Scenario Outline: All <model> GPUs of the node, where <matching>
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: all-of-model}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                allocationMode: All
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "<model>"'}
+        """
+      And a pod "trainer" using claim "all-of-model"
+      When the scheduler runs
+      Then <outcome>
+
+      @shape:matching-devices:one
+      Examples: one GPU matches
+        | model | matching      | outcome                                     |
+        | A10   | one matches   | claim "all-of-model" is allocated device "gpu-0" |
+
+      @shape:matching-devices:empty
+      Examples: no GPU matches
+        | model | matching      | outcome                                     |
+        | H100  | none matches  | pod "trainer" is not scheduled              |
 
     Scenario: One of the matching devices is in use, so All does not fit
       Given the ResourceClaim:
@@ -310,6 +341,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/FIRST-AVAILABLE  The first subrequest with which the claim fits wins
 
+    @shape:subrequests:several
     Scenario: Two 80Gi GPUs are not there, so one 40Gi-or-more GPU is taken
       Given the ResourceClaim:
         """yaml
@@ -393,6 +425,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
     # The gate is on by default from 1.34: a 1.33 scheduler with its defaults refuses the request as one with the
     # gate set off does, and a 1.34 one with its defaults allocates it.
+    @shape:subrequests:one
     Scenario Outline: With DRAPrioritizedList <setting> in a <release> scheduler a firstAvailable request <verdict>
       Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceClaim:

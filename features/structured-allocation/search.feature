@@ -29,6 +29,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
 
   Rule: KEP-4381/MATCH-ATTRIBUTE  Devices under matchAttribute share the attribute's value
 
+    @shape:constraint-requests:empty @shape:attribute:scalar
     Scenario: The allocator backtracks from gpu-0 to the two GPUs on NUMA node 1
       Given the ResourceClaim:
         """yaml
@@ -47,6 +48,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
 
     # A constraint naming no requests binds every request of the claim (the API: an empty list means all of
     # them), so two requests of one GPU each land together on the one NUMA node with two GPUs.
+    @shape:constraint-requests:empty
     Scenario: A constraint naming no requests binds every request of the claim
       Given the ResourceClaim:
         """yaml
@@ -65,6 +67,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "two-requests" is allocated devices "gpu-1, gpu-2"
 
+    @shape:constraint-requests:one
     Scenario: The constraint binds only the requests it names
       Given the ResourceClaim:
         """yaml
@@ -134,6 +137,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "spread" is allocated devices "gpu-0, gpu-1"
 
+    @shape:constraint-requests:empty @shape:attribute:scalar
     Scenario: Three GPUs on distinct PCIe roots are not there, although three GPUs are
       Given the ResourceClaim:
         """yaml
@@ -185,6 +189,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         | DRAConsumableCapacity=off                                  | a newer allocator still enforces | claim "spread" is allocated devices "gpu-0, gpu-1"             |
         | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled                           |
 
+    @shape:attribute:list @rule:KEP-4381/MATCH-ATTRIBUTE
     Scenario Outline: Over a list-type attribute, <constraint> compares the lists as sets
       Given a cluster with feature gates "DRAListTypeAttributes" on
       And the ResourceSlice:

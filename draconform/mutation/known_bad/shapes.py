@@ -128,6 +128,33 @@ VARIANTS: tuple[Variant, ...] = (
         overrides=(Wrap("draconform.reference.allocator.devices:parse_device", first_counter_only),),
     ),
     Variant(
+        "claim-config-without-requests-dropped", "KEP-4381/RESULT-CONFIG",
+        "a claim config that names no requests is left out of the allocation, as if it applied to none",
+        overrides=(Edit("draconform.reference.allocator.results:_configs",
+                        "if not wanted or any(name in allocated for name in wanted):",
+                        "if any(name in allocated for name in wanted):"),),
+    ),
+    Variant(
+        "first-class-config-only", "KEP-4381/RESULT-CONFIG",
+        "of a DeviceClass's several configs only the first is copied into the allocation",
+        overrides=(Edit("draconform.reference.allocator.results:_configs",
+                        "for entry in plan.class_configs.get(class_name, []):",
+                        "for entry in plan.class_configs.get(class_name, [])[:1]:"),),
+    ),
+    Variant(
+        "all-mode-without-match-fits", "KEP-4381/ALL-MODE",
+        "an All request with no matching device on the node is satisfied with none",
+        overrides=(Edit("draconform.reference.allocator.columnar.search:Search._next",
+                        "if ids and self._all(alt, ids, claim, request):",
+                        "if self._all(alt, ids, claim, request):"),),
+    ),
+    Variant(
+        "pool-with-extra-slices-complete", "KEP-4381/POOL-INCOMPLETE",
+        "a pool with more slices than resourceSliceCount counts as complete (only a missing slice is noticed)",
+        overrides=(Edit("draconform.reference.allocator.columnar.pools:_pools",
+                        "len(newest) == counts.pop()", "len(newest) >= counts.pop()"),),
+    ),
+    Variant(
         "empty-first-available-is-a-list", "DRA-API/FIRST-AVAILABLE-SUBREQUESTS",
         "a request whose firstAvailable is an empty list counts as one with a list, and is accepted",
         overrides=(Edit("draconform.validation.rules:request_kind", 'bool(request.get("firstAvailable"))',
@@ -146,5 +173,9 @@ FORMS: dict[str, tuple[str, str, str]] = {
     "class-first-selector-only": ("KEP-4381/SELECTORS", "class-selectors", "several"),
     "first-counter-set-only": ("KEP-4381/COUNTERS", "counter-sets-consumed", "several"),
     "first-counter-only": ("KEP-4381/COUNTERS", "counters-consumed", "several"),
+    "claim-config-without-requests-dropped": ("KEP-4381/RESULT-CONFIG", "config-requests", "empty"),
+    "first-class-config-only": ("KEP-4381/RESULT-CONFIG", "class-configs", "several"),
+    "all-mode-without-match-fits": ("KEP-4381/ALL-MODE", "matching-devices", "empty"),
+    "pool-with-extra-slices-complete": ("KEP-4381/POOL-INCOMPLETE", "pool-slices", "more"),
     "empty-first-available-is-a-list": ("DRA-API/FIRST-AVAILABLE-SUBREQUESTS", "subrequests", "empty"),
 }
