@@ -92,6 +92,18 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Then pod "evaluator" is bound to node "worker-1"
       And claim "training" is reserved for pods "trainer, evaluator"
 
+    # Shapes walk (issue 39): the pod is added to each claim it uses, not only to the first.
+    @shape:pod-claims:several
+    Scenario: A pod using two claims is the consumer of both
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a claim "evaluation" for one "gpu" device
+      And a pod "trainer" using claims "training, evaluation"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "training" is reserved for pod "trainer"
+      And claim "evaluation" is reserved for pod "trainer"
+
   Rule: KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES  A pod follows its claim's existing allocation
 
     Scenario: A second pod sharing an allocated claim goes to the claim's node, not the first node

@@ -228,9 +228,10 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then claim "all-a100" is allocated devices "gpu-1, gpu-2"
 
     # Shapes walk (issue 39): All over one matching device takes it; over none it does not fit ("at least one"),
-    # rather than being satisfied with no device.
+    # rather than being satisfied with no device. A second request that fits keeps the node in the search.
     Scenario Outline: All <model> GPUs of the node, where <matching>
-      Given the ResourceClaim:
+      Given the device class "nic" selecting driver "nic.example.com"
+      And the ResourceClaim:
         """yaml
         metadata: {name: all-of-model}
         spec:
@@ -242,6 +243,8 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
                 allocationMode: All
                 selectors:
                 - cel: {expression: 'device.attributes["gpu.example.com"].model == "<model>"'}
+            - name: nic
+              exactly: {deviceClassName: nic}
         """
       And a pod "trainer" using claim "all-of-model"
       When the scheduler runs
@@ -250,7 +253,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       @shape:matching-devices:one
       Examples: one GPU matches
         | model | matching      | outcome                                     |
-        | A10   | one matches   | claim "all-of-model" is allocated device "gpu-0" |
+        | A10   | one matches   | claim "all-of-model" is allocated devices "gpu-0" for requests "gpus" |
 
       @shape:matching-devices:empty
       Examples: no GPU matches

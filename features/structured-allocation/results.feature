@@ -291,3 +291,24 @@ Feature: What an allocation records: results, node selector and configuration (s
             driver: gpu.example.com
             parameters: {role: b}
         """
+
+    # Shapes walk (issue 39): with no config in the class or the claim the allocation carries none.
+    @shape:class-configs:empty @shape:claim-configs:empty
+    Scenario: A class and a claim without config give an allocation without config
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the device class "plain" selecting driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: unconfigured}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: plain}
+        """
+      And a pod "trainer" using claim "unconfigured"
+      When the scheduler runs
+      Then the allocation of claim "unconfigured" has config:
+        """yaml
+        []
+        """

@@ -84,6 +84,25 @@ def first_counter_only(original: Original, spec: Obj, slice_name: str, slice_ver
     return replace(facts, consumes=tuple((name, counters[:1]) for name, counters in facts.consumes))
 
 
+def _first_claim_of(pod: Obj, claim: Obj) -> bool:
+    """Whether `claim` is the one the pod's first resourceClaims entry names (by name, or generated for it)."""
+    entries = (pod.get("spec") or {}).get("resourceClaims") or []
+    if not entries:
+        return True
+    first = entries[0]
+    named = first.get("resourceClaimName")
+    if named is None:
+        statuses = (pod.get("status") or {}).get("resourceClaimStatuses") or []
+        named = next((s.get("resourceClaimName") for s in statuses if s.get("name") == first.get("name")), None)
+    return bool(claim["metadata"]["name"] == named)
+
+
+def includes_first_item_only(original: Original, value: Any, wanted: Any) -> bool:
+    """includes() over a list attribute looks at its first item only."""
+    result: bool = original(value[:1] if isinstance(value, (list, tuple)) else value, wanted)
+    return result
+
+
 VARIANTS: tuple[Variant, ...] = (
     Variant(
         "constraint-without-requests-binds-first-only", "KEP-4381/MATCH-ATTRIBUTE",
@@ -155,6 +174,19 @@ VARIANTS: tuple[Variant, ...] = (
                         "len(newest) == counts.pop()", "len(newest) >= counts.pop()"),),
     ),
     Variant(
+        "pod-reserved-in-first-claim-only", "KEP-3063/RESERVED-FOR-POD",
+        "a pod using several claims is added to reservedFor of its first claim only",
+        overrides=(Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._write_claim",
+                        'if not is_reserved_for(latest, pod["metadata"]["uid"]):',
+                        'if not is_reserved_for(latest, pod["metadata"]["uid"]) and _first_claim_of(pod, latest):',
+                        names={"_first_claim_of": _first_claim_of}),),
+    ),
+    Variant(
+        "includes-first-item-only", "KEP-4381/CEL-ENVIRONMENT",
+        "includes() over a list-type attribute looks at the list's first item only",
+        overrides=(Wrap("draconform.kube.cel.library:_includes", includes_first_item_only),),
+    ),
+    Variant(
         "empty-first-available-is-a-list", "DRA-API/FIRST-AVAILABLE-SUBREQUESTS",
         "a request whose firstAvailable is an empty list counts as one with a list, and is accepted",
         overrides=(Edit("draconform.validation.rules:request_kind", 'bool(request.get("firstAvailable"))',
@@ -177,5 +209,7 @@ FORMS: dict[str, tuple[str, str, str]] = {
     "first-class-config-only": ("KEP-4381/RESULT-CONFIG", "class-configs", "several"),
     "all-mode-without-match-fits": ("KEP-4381/ALL-MODE", "matching-devices", "empty"),
     "pool-with-extra-slices-complete": ("KEP-4381/POOL-INCOMPLETE", "pool-slices", "more"),
+    "pod-reserved-in-first-claim-only": ("KEP-3063/RESERVED-FOR-POD", "pod-claims", "several"),
+    "includes-first-item-only": ("KEP-4381/CEL-ENVIRONMENT", "attribute", "list"),
     "empty-first-available-is-a-list": ("DRA-API/FIRST-AVAILABLE-SUBREQUESTS", "subrequests", "empty"),
 }
