@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_bdd.parser import Examples
+
 from draconform.catalogue import Catalogue, load_catalogue
 from draconform.mutation.known_bad.shapes import FORMS
 from draconform.paths import FEATURES_DIR
@@ -35,8 +37,9 @@ def _shown(catalogue: Catalogue) -> Iterator[Shown]:
     for path in feature_files(selection):
         relative = selection.relative(path)
         for template in parse_feature(path, selection).scenarios.values():
-            for table in template.examples or [None]:
-                tags = scenario_tags(template, table) if table is not None else scenario_tags(template, None)
+            tables: list[Examples | None] = list(template.examples) or [None]
+            for table in tables:
+                tags = scenario_tags(template, table)
                 rules = [template.rule.name.split()[0]] if template.rule is not None else []
                 rules += [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(tags) if tag.startswith(RULE_TAG_PREFIX)]
                 forms = set()

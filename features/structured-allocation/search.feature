@@ -155,6 +155,27 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       Then pod "trainer" is not scheduled
       And claim "spread" is not allocated
 
+    # Shapes walk (issue 39): a constraint naming one request binds that request's own devices to each other;
+    # three GPUs for it need three PCIe roots, though the four GPUs would serve both requests without it.
+    @shape:constraint-requests:one
+    Scenario: A distinctAttribute constraint naming one request of three GPUs needs three PCIe roots
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread-one}
+        spec:
+          devices:
+            requests:
+            - {name: other, exactly: {deviceClassName: gpu}}
+            - {name: trio, exactly: {deviceClassName: gpu, count: 3}}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+              requests: [trio]
+        """
+      And a pod "trainer" using claim "spread-one"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread-one" is not allocated
+
     # Shapes walk (issue 39): a constraint naming several requests binds each of them. Three requests of one GPU
     # each, all named, need three PCIe roots; there are two.
     @shape:constraint-requests:several

@@ -52,6 +52,15 @@ def constraint_binds_one_named_request(original: Original, claims: Sequence[Obj]
     return plans
 
 
+def constraint_over_one_request_ignored(original: Original, claims: Sequence[Obj], classes: Mapping[str, Obj],
+                                        gates: Any) -> list[ClaimPlan]:
+    """A constraint naming a single request is taken to bind nothing, as if it compared across requests only."""
+    plans: list[ClaimPlan] = original(claims, classes, gates)
+    for plan in plans:
+        plan.constraints = [c for c in plan.constraints if len(c.requests) != 1]
+    return plans
+
+
 def request_first_selector_only(original: Original, index: int, request: str, sub: str | None, spec: Obj,
                                 classes: Mapping[str, Obj], gates: Any, plan: ClaimPlan, where: str,
                                 allow_admin: bool) -> Any:
@@ -125,6 +134,12 @@ VARIANTS: tuple[Variant, ...] = (
         "a constraint naming several requests binds only one of them",
         overrides=(Wrap("draconform.reference.allocator.columnar.allocator:plan_claims",
                         constraint_binds_one_named_request),),
+    ),
+    Variant(
+        "constraint-over-one-request-ignored", "KEP-4381/DISTINCT-ATTRIBUTE",
+        "a constraint naming a single request binds nothing, as if it compared devices across requests only",
+        overrides=(Wrap("draconform.reference.allocator.columnar.allocator:plan_claims",
+                        constraint_over_one_request_ignored),),
     ),
     Variant(
         "request-first-selector-only", "KEP-4381/SELECTORS",
@@ -201,6 +216,7 @@ FORMS: dict[str, tuple[str, str, str]] = {
     "first-toleration-only": ("KEP-4381/TAINTS", "tolerations", "several"),
     "first-taint-only": ("KEP-4381/TAINTS", "device-taints", "several"),
     "constraint-binds-one-named-request": ("KEP-4381/MATCH-ATTRIBUTE", "constraint-requests", "several"),
+    "constraint-over-one-request-ignored": ("KEP-4381/DISTINCT-ATTRIBUTE", "constraint-requests", "one"),
     "request-first-selector-only": ("KEP-4381/SELECTORS", "request-selectors", "several"),
     "class-first-selector-only": ("KEP-4381/SELECTORS", "class-selectors", "several"),
     "first-counter-set-only": ("KEP-4381/COUNTERS", "counter-sets-consumed", "several"),
