@@ -56,6 +56,8 @@ class Rule:
     divergences: tuple[Divergence, ...] = ()
     untested_reason: str | None = None
     tolerance: Tolerance = Tolerance()
+    # rule over a list, map, counter or selector: subject -> the forms its scenarios must show (shapewalk)
+    shapes: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,5 +135,6 @@ def load_catalogue(features_dir: Path = FEATURES_DIR) -> Catalogue:
                 untested_reason=_one_line(entry.get("untested_reason")),
                 tolerance=Tolerance(**{key: value for key, value in (entry.get("tolerance") or {}).items()
                                        if key != "why"}),
+                shapes=tuple((subject, tuple(forms)) for subject, forms in (entry.get("shapes") or {}).items()),
             )
     return Catalogue(rules=rules, titles=titles)

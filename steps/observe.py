@@ -39,6 +39,23 @@ def claim_allocated(
     assert got == expected, f"claim {obj['metadata']['name']!r} got devices {got}, expected {expected}"
 
 
+@then(parsers.re(CLAIM + r' is allocated devices "(?P<devices>[^"]+)" for requests "(?P<requests>[^"]+)"'))
+@observes("claim")
+def claim_allocated_for_requests(sut: SystemUnderTest, ctx: ScenarioContext, claim: str | None, pod: str | None,
+                                 devices: str, requests: str) -> None:
+    """The devices of the named requests together, in any order and whichever request got which: where a rule
+    fixes the set a group of requests gets (a constraint over them) and nothing else, such as which device an
+    unconstrained request of the claim takes."""
+    obj = resolve_claim(sut, ctx, claim, pod)
+    allocation = (obj.get("status") or {}).get("allocation")
+    assert allocation, f"claim {obj['metadata']['name']!r} is not allocated"
+    named = set(split_names(requests))
+    got = sorted(result["device"] for result in allocation["devices"]["results"] if result.get("request") in named)
+    expected = sorted(device_named(ctx, name) for name in split_names(devices))
+    assert got == expected, (
+        f"claim {obj['metadata']['name']!r} got devices {got} for requests {sorted(named)}, expected {expected}")
+
+
 @then(parsers.re(CLAIM + r' is allocated one of devices "(?P<devices>[^"]+)"'))
 @observes("claim")
 def claim_allocated_one_of(

@@ -582,7 +582,8 @@ def _tolerations(tolerations: Any, path: Path) -> Iterator[Problem]:
 def request_kind(request: Obj, where: Path) -> Iterator[Problem]:
     """A request is either `exactly` one kind of device or the `firstAvailable` of several: what a reader of the
     request (the allocator, `draconform allocate`) needs beyond the schema to know how to read it."""
-    if _set(request, "exactly") == _set(request, "firstAvailable"):
+    # an empty firstAvailable is no list at all, as kube-apiserver counts it (validateDeviceRequest)
+    if _set(request, "exactly") == bool(request.get("firstAvailable")):
         yield Problem(where, ("Invalid value: both are set" if _set(request, "exactly") else "Required value")
                       + ": exactly one of `exactly` or `firstAvailable` is required",
                       "DRA-API/REQUEST-EXACTLY-OR-FIRST-AVAILABLE")

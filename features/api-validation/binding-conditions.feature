@@ -6,6 +6,7 @@ Feature: Devices declare binding conditions the scheduler waits for (KEP-5007 De
 
   Rule: DRA-API/BINDING-CONDITIONS-MAX  At most 4 binding conditions and 4 binding failure conditions
 
+    @shape:conditions:max @shape:conditions:over-max
     Scenario Outline: A fabric device with <count> <list>
       When the user creates the ResourceSlice "fabric-gpus" from the manifests with:
         | field                  | value           |

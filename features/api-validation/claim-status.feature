@@ -6,6 +6,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
 
   Rule: DRA-API/RESERVED-FOR-LIMITS  At most 256 consumers, each with resource, name and a UID of its own
 
+    @shape:reserved-for:max @shape:reserved-for:over-max
     Scenario Outline: Reserving the claim for <count> pods
       When the user updates the status of ResourceClaim "gpu-and-nic" with "status.reservedFor" repeated <count> times:
         """yaml
@@ -23,6 +24,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
         | 256   | accepted                                                                 |
         | 257   | rejected at "status.reservedFor" by rule "DRA-API/RESERVED-FOR-LIMITS"   |
 
+    @shape:reserved-for:several @shape:reserved-for:duplicate
     Scenario Outline: Reserving the claim for <consumers>
       When the user updates the status of ResourceClaim "gpu-and-nic":
         """yaml
@@ -81,6 +83,7 @@ Feature: What the scheduler and drivers may write into a claim's status (resourc
 
   Rule: DRA-API/ALLOCATION-RESULTS-MAX  At most 32 device results
 
+    @shape:results:max @shape:results:over-max
     Scenario Outline: An allocation of <count> devices
       When the user updates the status of ResourceClaim "gpu-and-nic" with "status.allocation.devices.results" repeated <count> times:
         """yaml

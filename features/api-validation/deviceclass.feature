@@ -3,6 +3,7 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
 
   Rule: DRA-API/SELECTORS-MAX  At most 32 selectors in a class, a request or a subrequest
 
+    @shape:selectors:max @shape:selectors:over-max
     Scenario Outline: A class with <count> selectors
       When the user creates the DeviceClass "gpu.example.com" from the manifests with:
         | field          | value           |
@@ -14,6 +15,7 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
         | 32    | accepted                                                               |
         | 33    | rejected at "spec.selectors" by rule "DRA-API/SELECTORS-MAX"           |
 
+    @shape:selectors:max @shape:selectors:over-max
     Scenario Outline: A request with <count> selectors
       When the user creates the ResourceClaim "one-h100" from the manifests with:
         | field                                      | value           |
@@ -116,6 +118,7 @@ Feature: Device classes and selectors (resource.k8s.io/v1 DeviceClass, CELDevice
 
   Rule: DRA-API/CONFIG-MAX  At most 32 configuration entries in a class or a claim
 
+    @shape:config:max @shape:config:over-max
     Scenario Outline: A class with <count> configuration entries
       When the user creates the DeviceClass "time-sliced.gpu.example.com" from the manifests with:
         | field       | value           |

@@ -18,6 +18,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
   Rule: DRA-API/SLICE-MAX-COUNTER-SETS  At most 8 counter sets per slice (1.34: at most 32 counters in all sets)
 
+    @shape:counter-sets:max @shape:counter-sets:over-max
     Scenario Outline: A slice with <sets> counter sets of <counters> counters on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
       When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
@@ -68,6 +69,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
   Rule: DRA-API/COUNTER-SET-COUNTERS  A counter set has 1 to 32 counters with DNS-label names and quantity values
 
+    @shape:counters:max @shape:counters:over-max
     Scenario Outline: A counter set with <counters> counters
       When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
         | field                           | value              |
@@ -79,6 +81,15 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 32       | accepted                                                                                |
         | 33       | rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"    |
 
+    # Shapes walk (issue 39): a counter set must have a counter; an empty map is refused, not read as unset.
+    @shape:counters:empty
+    Scenario: A counter set with no counters
+      When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
+        | field                           | value |
+        | spec.sharedCounters[0].counters | {}    |
+      Then the request is rejected at "spec.sharedCounters[0].counters" by rule "DRA-API/COUNTER-SET-COUNTERS"
+
+    @shape:counters:one
     Scenario Outline: A counter <name> of <value>
       When the user creates the ResourceSlice "node-1-gpu-counters" from the manifests with:
         | field                           | value                          |
@@ -93,6 +104,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
   Rule: DRA-API/DEVICE-COUNTER-CONSUMPTIONS  A device consumes from at most 2 counter sets, each once
 
+    @shape:counter-sets:max @shape:counter-sets:over-max
     Scenario Outline: A device consuming from <sets> counter sets
       When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
         | field                            | value          |
@@ -104,6 +116,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 2    | accepted                                                                                   |
         | 3    | rejected at "spec.devices[0].consumesCounters" by rule "DRA-API/DEVICE-COUNTER-CONSUMPTIONS" |
 
+    @shape:counter-sets:duplicate
     Scenario Outline: A device consuming from <first> and <second>
       When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
         | field                                          | value     |
@@ -119,6 +132,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
   Rule: DRA-API/DEVICE-CONSUMED-COUNTERS  A consumption names 1 to 32 counters (1.34: at most 32 per device)
 
+    @shape:counters:max @shape:counters:over-max
     Scenario Outline: A device consuming <counters> counters of one set on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRAPartitionableDevices=on"
       When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
@@ -131,6 +145,14 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
         | 1.37    | 32       | accepted                                                                                                 |
         | 1.37    | 33       | rejected at "spec.devices[0].consumesCounters[0].counters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"    |
         | 1.34    | 32       | accepted                                                                                                 |
+
+    # Shapes walk (issue 39): a consumption must name a counter; an empty map is refused, not read as unset.
+    @shape:counters:empty
+    Scenario: A device consuming no counter of a set
+      When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:
+        | field                                        | value |
+        | spec.devices[0].consumesCounters[0].counters | {}    |
+      Then the request is rejected at "spec.devices[0].consumesCounters[0].counters" by rule "DRA-API/DEVICE-CONSUMED-COUNTERS"
 
     Scenario Outline: A device consuming from two sets with <counters> counters each on Kubernetes 1.34
       Given kube-apiserver version "1.34" with feature gates "DRAPartitionableDevices=on"
@@ -149,6 +171,7 @@ Feature: Shared counters and counter consumption of partitionable devices (KEP-4
 
   Rule: DRA-API/COMPATIBILITY-GROUPS  At most 2 compatibility groups per consumption, DNS labels, no duplicates
 
+    @shape:groups:empty @shape:groups:one @shape:groups:max @shape:groups:over-max @shape:groups:duplicate
     Scenario Outline: A MIG partition in compatibility groups <groups>
       Given a cluster with feature gates "DRADeviceCompatibilityGroups" on
       When the user creates the ResourceSlice "node-1-mig-partitions" from the manifests with:

@@ -264,6 +264,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
   Rule: DRA-API/DEVICE-ATTRIBUTE-LIST-NON-EMPTY  A list-type attribute has at least one item
 
+    @shape:list:empty @shape:list:one @shape:list:several
     Scenario Outline: A <form> attribute holding <items>
       Given a cluster with feature gates "DRAListTypeAttributes" on
       When the user creates the ResourceSlice "node-1-cpus" from the manifests with:
@@ -453,6 +454,7 @@ Feature: A ResourceSlice describes one part of a pool, for one place (resource.k
 
   Rule: DRA-API/DEVICE-MAX-TAINTS  At most 16 taints per device (4 in Kubernetes 1.34)
 
+    @shape:taints:max @shape:taints:over-max
     Scenario Outline: A device with <taints> taints on Kubernetes <release>
       Given kube-apiserver version "<release>" with feature gates "DRADeviceTaints=on"
       When the user creates the ResourceSlice "node-1-gpus" from the manifests with:

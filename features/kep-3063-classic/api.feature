@@ -236,6 +236,7 @@ Feature: The classic API that kube-apiserver serves (KEP-3063 Design Details / A
 
   Rule: KEP-3063-CLASSIC/CONTAINER-CLAIMS-NAMED  Containers use claims by the pod's entry names
 
+    @shape:container-claims:several
     Scenario: Two containers share the one claim entry they both name
       When the user creates the Pod:
         """yaml

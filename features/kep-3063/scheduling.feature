@@ -34,6 +34,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
 
   Rule: KEP-3063/PODS-WITHOUT-CLAIMS  A pod without claims is scheduled as if DRA did not exist
 
+    @shape:pod-claims:absent @shape:pod-claims:empty
     Scenario Outline: A pod whose resourceClaims is <form>, with DRA gates <gates>
       Given kube-scheduler with feature gates "<gates>"
       And a pod "web" without resource claims (resourceClaims <form>)
@@ -69,6 +70,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
 
   Rule: KEP-3063/RESERVED-FOR-POD  The scheduler reserves the claim for the pod before binding it
 
+    @shape:pod-claims:one
     Scenario: The bound pod is the claim's consumer
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a claim "training" for one "gpu" device
@@ -90,6 +92,18 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
       Then pod "evaluator" is bound to node "worker-1"
       And claim "training" is reserved for pods "trainer, evaluator"
 
+    # Shapes walk (issue 39): the pod is added to each claim it uses, not only to the first.
+    @shape:pod-claims:several
+    Scenario: A pod using two claims is the consumer of both
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And a claim "training" for one "gpu" device
+      And a claim "evaluation" for one "gpu" device
+      And a pod "trainer" using claims "training, evaluation"
+      When the scheduler runs
+      Then pod "trainer" is bound to node "worker-1"
+      And claim "training" is reserved for pod "trainer"
+      And claim "evaluation" is reserved for pod "trainer"
+
   Rule: KEP-3063/ALLOCATED-CLAIM-FILTERS-NODES  A pod follows its claim's existing allocation
 
     Scenario: A second pod sharing an allocated claim goes to the claim's node, not the first node
@@ -104,6 +118,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
 
   Rule: KEP-3063/SHARED-CLAIM  Pods can share one claim and its devices
 
+    @shape:reserved-for:several
     Scenario: Two pods use the same single device through one claim
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And a claim "shared" for one "gpu" device
@@ -162,6 +177,7 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
 
     # Both orders of the nodes: a filter that counts each request against a node on its own takes the small node
     # for feasible, and whichever node it then prefers, one order lands the pod there.
+    @shape:requests:several
     Scenario Outline: Two requests that each fit on the small node, but not together, go to the big node (small <small>)
       Given node "<small>" has 2 devices "gpu" of driver "gpu.example.com"
       And node "<big>" has 4 devices "gpu" of driver "gpu.example.com"

@@ -9,6 +9,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
 
   Rule: KEP-5007/CONDITIONS-MAX-FOUR  At most four conditions of each kind per device
 
+    @shape:conditions:over-max
     Scenario: A fifth binding condition is refused
       When the user creates the ResourceSlice with "spec.devices[0].bindingConditions" repeated 5 times:
         """yaml
@@ -23,6 +24,23 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
             bindingFailureConditions: [gpu.example.com/attach-failed]
         """
       Then the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX"
+
+    # Shapes walk (issue 39): the limit itself is allowed.
+    @shape:conditions:max
+    Scenario: Four binding conditions are accepted
+      When the user creates the ResourceSlice with "spec.devices[0].bindingConditions" repeated 4 times:
+        """yaml
+        metadata: {name: fabric}
+        spec:
+          driver: gpu.example.com
+          pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: gpu-0
+            bindingConditions: [gpu.example.com/attached]
+            bindingFailureConditions: [gpu.example.com/attach-failed]
+        """
+      Then the request is accepted
 
   Rule: KEP-5007/CONDITION-TYPE-FORMAT  Every entry is a condition type
 

@@ -9,6 +9,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
 
   Rule: KEP-5007/PREBIND-ALL-TRUE  Binding waits until every binding condition is True
 
+    @shape:binding-conditions:one
     Scenario: A pod binds once the driver reports its device attached
       Given a pod "trainer" with a claim for one "fabric-gpu" device
       When the scheduler runs
@@ -17,6 +18,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"
 
+    @shape:binding-conditions:several
     Scenario: A device with two binding conditions needs both
       Given the device class "fpga" selecting driver "fpga.example.com"
       And the ResourceSlice:
@@ -189,6 +191,7 @@ Feature: The scheduler waits in PreBind until a pod's devices are ready (KEP-500
 
   Rule: KEP-5007/MULTI-CLAIM  A pod with several claims waits for all of them
 
+    @shape:pod-claims:several
     Scenario: The pod binds only after the devices of both its claims are ready
       Given a claim "model" for one "fabric-gpu" device
       And a claim "scratch" for one "fabric-gpu" device

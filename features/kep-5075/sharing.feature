@@ -34,6 +34,7 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
 
   Rule: KEP-5075/SHARED-DEVICE  A multi-allocatable device serves several claims while its capacity lasts
 
+    @shape:consumers:claims
     Scenario: Two pods share the NIC; a third, which would exceed 10G, waits
       Given the objects of manifest "web-1-and-web-2.yaml"
       And the objects of manifest "web-3.yaml"
@@ -54,6 +55,7 @@ Feature: One device, several allocations, until its capacity is used up (KEP-507
       Then pod "web-3" is not scheduled
       And device "eth1" has 2 shares, each with its own shareID
 
+    @shape:consumers:requests-of-one-claim
     Scenario: Two requests of one claim get two shares of the same NIC
       Given the ResourceClaim:
         """yaml

@@ -57,6 +57,7 @@ Feature: compatibilityGroups on consumesCounters entries, as the API server stor
 
   Rule: KEP-5963/GROUP-LIMITS  At most 2 groups per entry, each a DNS label, none twice
 
+    @shape:groups:max @shape:groups:over-max @shape:groups:duplicate
     Scenario Outline: A consumesCounters entry with groups <groups> is <verdict> (kube-apiserver <kube-apiserver>)
       Given kube-apiserver is "<kube-apiserver>" (DRADeviceCompatibilityGroups)
       When the user creates the ResourceSlice:

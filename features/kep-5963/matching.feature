@@ -171,6 +171,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
             - {counterSet: gpu-0, compatibilityGroups: [x, z], counters: {multiprocessors: {value: "10"}}}
         """
 
+    @shape:devices-on-set:several
     Scenario: After [x, y] and [y, z] the intersection is [y], so [x, z] is refused though it meets each of them
       Given a pod "first" with a claim for one "xy" device
       When the scheduler runs
@@ -184,6 +185,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       And pod "second" is bound to node "node-1"
       And pod "third" is not scheduled with reason "Unschedulable"
 
+    @shape:devices-on-set:one
     Scenario: With only [x, y] allocated, [x, z] is admitted through x
       Given a pod "first" with a claim for one "xy" device
       When the scheduler runs
@@ -316,6 +318,7 @@ Feature: Devices sharing a counter set are allocated together only if their grou
       When the scheduler runs
       Then claim "gpu-0-mig" is allocated device "gpu-0-mig-0"
 
+    @shape:counter-sets:several
     Scenario: mig on gpu-0 and vgpu on gpu-1 admit a device declaring mig on gpu-0 and vgpu on gpu-1
       Given a pod "on-gpu-1" with a claim for one "vgpu" device
       When the scheduler runs

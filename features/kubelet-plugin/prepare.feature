@@ -15,6 +15,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
   Rule: DRA-PLUGIN/ANSWER-EVERY-CLAIM  Every claim asked about gets an entry in the answer, keyed by its UID
 
+    @shape:claims:several
     Scenario: The two claims of a pod, prepared in one call, get an entry each
       Given a claim "model" for one "gpu" device
       And a claim "scratch" for one "gpu" device
@@ -116,6 +117,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
   Rule: DRA-PLUGIN/PREPARED-DEVICES-MATCH-ALLOCATION  The plugin answers with the devices of the claim's allocation, each with its request
 
+    @shape:devices:several
     Scenario: A claim with devices of two drivers: the plugin lists its own two GPUs and not the other driver's NIC
       Given the device class "nic" selecting driver "nic.example.com"
       And the ResourceSlice:
@@ -147,6 +149,7 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
 
     # The first alternative selects no device (whatever the driver publishes), so the second one is allocated: any
     # of the driver's GPUs, which may be more than the three named here.
+    @shape:devices:one
     Scenario: A device allocated for one alternative of a firstAvailable request names that request
       Given the ResourceClaim:
         """yaml

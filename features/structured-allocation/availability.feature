@@ -150,6 +150,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
             - {key: example.com/note, value: firmware-update-due, effect: None}
         """
 
+    @shape:tolerations:empty @shape:device-taints:one
     Scenario: The tainted GPUs are passed over for the one whose taint has effect None
       Given a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"
@@ -173,6 +174,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       When the scheduler runs
       Then claim "training" is allocated device "gpu-noted"
 
+    @shape:tolerations:one
     Scenario: A toleration admits the tainted GPU and is copied into the result
       Given the ResourceClaim:
         """yaml
@@ -199,6 +201,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
         """
 
     # Any one of a request's tolerations may admit a taint: here the second of two does.
+    @shape:tolerations:several
     Scenario: Of two tolerations, the second admits the degraded GPU
       Given the ResourceClaim:
         """yaml
@@ -219,6 +222,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       Then claim "pair" is allocated devices "gpu-degraded, gpu-noted"
 
     # Every taint of a device must be tolerated: tolerating the first of two does not admit it.
+    @shape:device-taints:several
     Scenario: A GPU with two taints, only one of them tolerated, is passed over
       Given the ResourceSlice:
         """yaml
@@ -382,7 +386,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
     # The selector's forms: empty (the API says it matches every device), one field, several; a rule for another
     # driver is the row that must leave gpu-1 free. With gpu-0 tainted by the Background's rule, gpu-1 decides.
     # On kube-scheduler v1.36.2 every row differs as upstream's (rules ignored, a panic on a slice sync).
-    @upstream-differs:taint-rules-ignored-by-scheduler
+    @upstream-differs:taint-rules-ignored-by-scheduler @shape:rule-selector:empty @shape:rule-selector:driver @shape:rule-selector:driver-pool-device
     Scenario Outline: A second rule selecting <selector> <verdict>
       Given the DeviceTaintRule:
         """yaml
@@ -453,6 +457,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
               counters: {memory: {value: 40Gi}}
         """
 
+    @shape:counter-sets-consumed:one @shape:counters-consumed:one
     Scenario: Once the whole GPU is allocated no half fits
       Given a claim "whole" for one "gpu" device
       And a pod "big" using claim "whole"
@@ -476,6 +481,65 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
       And a pod "trainer" using claim "two"
       When the scheduler runs
       Then claim "two" is allocated devices "gpu-0-half-a, gpu-0-half-b"
+
+    # Shapes walk (issue 39): a device consuming from two counter sets, or two counters of one set, fits only
+    # while every counter it consumes lasts. Each part leaves room for a second part in the first counter it
+    # names and none in the other, so one part fits and two do not.
+    Scenario Outline: A claim for <count> of the parts consuming <what>
+      Given the device class "accel" selecting driver "accel.example.com"
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-accel-counters}
+        spec:
+          driver: accel.example.com
+          pool: {name: worker-1-accel, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          sharedCounters:
+          - name: card
+            counters:
+              memory: {value: 8Gi}
+              engines: {value: "2"}
+          - name: link
+            counters:
+              lanes: {value: "1"}
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-accel-parts}
+        spec:
+          driver: accel.example.com
+          pool: {name: worker-1-accel, generation: 1, resourceSliceCount: 2}
+          nodeName: worker-1
+          devices:
+          - name: part-0
+            consumesCounters: <consumes>
+          - name: part-1
+            consumesCounters: <consumes>
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: parts}
+        spec:
+          devices:
+            requests:
+            - name: accel
+              exactly: {deviceClassName: accel, count: <count>}
+        """
+      And a pod "trainer" using claim "parts"
+      When the scheduler runs
+      Then <outcome>
+
+      @shape:counter-sets-consumed:several
+      Examples: memory of the card and a lane of the link
+        | what                        | count | consumes                                                                                                  | outcome                                           |
+        | two counter sets            | 1     | [{counterSet: card, counters: {memory: {value: 2Gi}}}, {counterSet: link, counters: {lanes: {value: "1"}}}] | claim "parts" is allocated one of devices "part-0, part-1" |
+        | two counter sets            | 2     | [{counterSet: card, counters: {memory: {value: 2Gi}}}, {counterSet: link, counters: {lanes: {value: "1"}}}] | pod "trainer" is not scheduled                    |
+
+      @shape:counters-consumed:several
+      Examples: memory and engines of the card
+        | what                        | count | consumes                                                                     | outcome                                           |
+        | two counters of one set     | 1     | [{counterSet: card, counters: {memory: {value: 2Gi}, engines: {value: "2"}}}] | claim "parts" is allocated one of devices "part-0, part-1" |
+        | two counters of one set     | 2     | [{counterSet: card, counters: {memory: {value: 2Gi}, engines: {value: "2"}}}] | pod "trainer" is not scheduled                    |
 
     # D-4381-13: an admin-access pick is checked against the counters and takes them for the rest of the
     # attempt, as every pick does upstream. Taking the whole GPU with admin access would leave no half for the

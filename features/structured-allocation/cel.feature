@@ -23,6 +23,7 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
 
   Rule: KEP-4381/CEL-ENVIRONMENT  Selectors see driver, attributes and capacity, with quantity() and semver()
 
+    @shape:attribute:scalar @shape:attribute-domain:empty
     Scenario Outline: <what> selects the device
       Given the ResourceClaim:
         """yaml
@@ -72,6 +73,49 @@ Feature: CEL selectors: the device environment and what goes wrong (structured a
         | what                        | model | outcome                              |
         | the same value is included  | A100  | claim "probe" is allocated device "gpu-0" |
         | another value is not        | H100  | claim "probe" is not allocated       |
+
+    # Shapes walk (issue 39): over a list-type attribute, includes() looks at every item, not the first one only.
+    @shape:attribute:list
+    Scenario Outline: includes() on a list attribute, with list-type attributes on: <what>
+      Given a cluster with feature gates "DRAListTypeAttributes" on
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-cpus}
+        spec:
+          driver: cpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: ccx-0
+            attributes: {numaNodes: {ints: [0]}}
+          - name: ccx-1
+            attributes: {numaNodes: {ints: [0, 1]}}
+          - name: ccx-2
+            attributes: {numaNodes: {ints: [1]}}
+        """
+      And the device class "cpu" selecting driver "cpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: near}
+        spec:
+          devices:
+            requests:
+            - name: ccx
+              exactly:
+                deviceClassName: cpu
+                count: 2
+                selectors:
+                - cel: {expression: 'device.attributes["cpu.example.com"].numaNodes.includes(<node>)'}
+        """
+      And a pod "app" using claim "near"
+      When the scheduler runs
+      Then <outcome>
+
+      Examples:
+        | what                              | node | outcome                                         |
+        | a later item counts               | 1    | claim "near" is allocated devices "ccx-1, ccx-2" |
+        | the first item counts             | 0    | claim "near" is allocated devices "ccx-0, ccx-1" |
+        | a value in no list is not included | 2    | pod "app" is not scheduled                      |
 
   Rule: KEP-4381/CEL-ERRORS  A broken or runaway selector stops allocation with an error, never a hang
 

@@ -126,6 +126,7 @@ Feature: Which published devices count: pools, generations and node reach (struc
 
   Rule: KEP-4381/POOL-INCOMPLETE  An incomplete pool is never allocated from
 
+    @shape:pool-slices:fewer
     Scenario: A pool announced as two slices with only one published gives nothing
       Given the ResourceSlice:
         """yaml
@@ -136,6 +137,36 @@ Feature: Which published devices count: pools, generations and node reach (struc
           nodeName: worker-1
           devices:
           - name: gpu-0
+        """
+      And a claim "training" for one "gpu" device
+      And a pod "trainer" using claim "training"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "training" is not allocated
+
+    # Shapes walk (issue 39): "exactly resourceSliceCount" cuts both ways; a pool announced as one slice but
+    # published as two is as incomplete as one missing a slice.
+    @shape:pool-slices:more
+    Scenario: A pool announced as one slice but published as two gives nothing
+      Given the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-part-0}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-0
+        """
+      And the ResourceSlice:
+        """yaml
+        metadata: {name: worker-1-part-1}
+        spec:
+          driver: gpu.example.com
+          pool: {name: worker-1, generation: 1, resourceSliceCount: 1}
+          nodeName: worker-1
+          devices:
+          - name: gpu-1
         """
       And a claim "training" for one "gpu" device
       And a pod "trainer" using claim "training"

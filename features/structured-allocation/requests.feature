@@ -41,6 +41,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/SELECTORS  A device must satisfy the class's selectors and the request's
 
+    @shape:class-selectors:one @shape:request-selectors:one
     Scenario: The request's selector narrows the class to the 80Gi GPU
       Given the ResourceClaim:
         """yaml
@@ -116,6 +117,46 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
       Then claim "two" is allocated devices "h100-0, h100-1"
       And pod "trainer" is bound to node "worker-2"
 
+    # Shapes walk (issue 39): every selector of each list counts, in a class with none or several, and in a
+    # request with none or several; in each row only the last selector tells the 80Gi GPU from the others, so a
+    # scheduler that reads one selector of a list (or any one true selector) takes gpu-0.
+    Scenario Outline: A class with <class> and a request with <request> select the 80Gi GPU
+      Given the DeviceClass:
+        """yaml
+        metadata: {name: shaped}
+        spec:
+          selectors: <class selectors>
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: big}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly:
+                deviceClassName: shaped
+                selectors: <request selectors>
+        """
+      And a pod "trainer" using claim "big"
+      When the scheduler runs
+      Then claim "big" is allocated device "gpu-2"
+
+      @shape:class-selectors:empty @shape:request-selectors:several
+      Examples: no class selector, three request selectors
+        | class         | request            | class selectors | request selectors |
+        | no selectors  | three selectors    | []              | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] |
+
+      @shape:class-selectors:several @shape:request-selectors:empty
+      Examples: three class selectors, no request selector
+        | class           | request         | class selectors | request selectors |
+        | three selectors | no selectors    | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] | [] |
+
+      @shape:class-selectors:several @shape:request-selectors:several
+      Examples: two class selectors, two request selectors
+        | class         | request       | class selectors | request selectors |
+        | two selectors | two selectors | [{cel: {expression: 'device.driver == "gpu.example.com"'}}, {cel: {expression: 'device.attributes["gpu.example.com"].model == "A100"'}}] | [{cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("32Gi")) >= 0'}}, {cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}] |
+
   Rule: KEP-4381/CLASS-MISSING  A request for a DeviceClass that does not exist cannot be allocated
 
     Scenario: The scheduler names the missing class
@@ -179,11 +220,45 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/ALL-MODE  All gets every matching device on the node, or nothing
 
+    @shape:matching-devices:several
     Scenario: All A100s of the node
       Given the objects of manifest "all-a100.yaml"
       And a pod "trainer" using claim "all-a100"
       When the scheduler runs
       Then claim "all-a100" is allocated devices "gpu-1, gpu-2"
+
+    # Shapes walk (issue 39): All over one matching device takes it; over none it does not fit ("at least one"),
+    # rather than being satisfied with no device. A second request that fits keeps the node in the search.
+    Scenario Outline: All <model> GPUs of the node, where <matching>
+      Given the device class "nic" selecting driver "nic.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: all-of-model}
+        spec:
+          devices:
+            requests:
+            - name: gpus
+              exactly:
+                deviceClassName: gpu
+                allocationMode: All
+                selectors:
+                - cel: {expression: 'device.attributes["gpu.example.com"].model == "<model>"'}
+            - name: nic
+              exactly: {deviceClassName: nic}
+        """
+      And a pod "trainer" using claim "all-of-model"
+      When the scheduler runs
+      Then <outcome>
+
+      @shape:matching-devices:one
+      Examples: one GPU matches
+        | model | matching      | outcome                                     |
+        | A10   | one matches   | claim "all-of-model" is allocated devices "gpu-0" for requests "gpus" |
+
+      @shape:matching-devices:empty
+      Examples: no GPU matches
+        | model | matching      | outcome                                     |
+        | H100  | none matches  | pod "trainer" is not scheduled              |
 
     Scenario: One of the matching devices is in use, so All does not fit
       Given the ResourceClaim:
@@ -269,6 +344,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
   Rule: KEP-4381/FIRST-AVAILABLE  The first subrequest with which the claim fits wins
 
+    @shape:subrequests:several
     Scenario: Two 80Gi GPUs are not there, so one 40Gi-or-more GPU is taken
       Given the ResourceClaim:
         """yaml
@@ -352,6 +428,7 @@ Feature: What a request asks for: selectors, counts, All, prioritized alternativ
 
     # The gate is on by default from 1.34: a 1.33 scheduler with its defaults refuses the request as one with the
     # gate set off does, and a 1.34 one with its defaults allocates it.
+    @shape:subrequests:one
     Scenario Outline: With DRAPrioritizedList <setting> in a <release> scheduler a firstAvailable request <verdict>
       Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceClaim:

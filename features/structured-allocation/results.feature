@@ -17,6 +17,7 @@ Feature: What an allocation records: results, node selector and configuration (s
 
   Rule: KEP-4381/RESULT-FIELDS  One result per device: request, driver, pool, device, in the order chosen
 
+    @shape:requests:several
     Scenario: Two requests of one claim, each with its devices
       Given node "worker-1" has 3 devices "gpu" of driver "gpu.example.com"
       And the ResourceClaim:
@@ -110,6 +111,7 @@ Feature: What an allocation records: results, node selector and configuration (s
 
   Rule: KEP-4381/RESULT-CONFIG  Class config and claim config are copied into the allocation
 
+    @shape:class-configs:one @shape:claim-configs:one @shape:config-requests:all
     Scenario: The class's config for the request that used it, then the claim's config for its request
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
       And the ResourceClaim:
@@ -140,6 +142,7 @@ Feature: What an allocation records: results, node selector and configuration (s
             parameters: {sharing: time-slicing}
         """
 
+    @shape:claim-configs:several @shape:config-requests:some
     Scenario: Configs scoped to one of two requests keep their requests, even when they name two subrequests
       Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
       And the ResourceClaim:
@@ -218,4 +221,94 @@ Feature: What an allocation records: results, node selector and configuration (s
           opaque:
             driver: gpu.example.com
             parameters: {sharing: time-slicing}
+        """
+
+    # Shapes walk (issue 39): a class with two configs gives two FromClass entries, each naming the request that
+    # used the class, and a claim config without requests (empty means all) is copied as it is, beside one that
+    # names a single request.
+    @shape:class-configs:several @shape:claim-configs:several @shape:config-requests:empty
+    Scenario: Two configs of one class and a claim config for every request are all copied
+      Given node "worker-1" has 2 devices "gpu" of driver "gpu.example.com"
+      And the DeviceClass:
+        """yaml
+        metadata: {name: tuned}
+        spec:
+          selectors:
+          - cel: {expression: device.driver == "gpu.example.com"}
+          config:
+          - opaque:
+              driver: gpu.example.com
+              parameters: {clock: high}
+          - opaque:
+              driver: gpu.example.com
+              parameters: {power: low}
+        """
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: shaped}
+        spec:
+          devices:
+            requests:
+            - name: a
+              exactly: {deviceClassName: tuned}
+            - name: b
+              exactly: {deviceClassName: gpu}
+            config:
+            - opaque:
+                driver: gpu.example.com
+                parameters: {log: verbose}
+            - requests: [b]
+              opaque:
+                driver: gpu.example.com
+                parameters: {role: b}
+        """
+      And a pod "trainer" using claim "shaped"
+      When the scheduler runs
+      Then the allocation of claim "shaped" has config:
+        """yaml
+        - source: FromClass
+          requests: [a]
+          opaque:
+            driver: gpu.example.com
+            parameters: {clock: high}
+        - source: FromClass
+          requests: [a]
+          opaque:
+            driver: gpu.example.com
+            parameters: {power: low}
+        - source: FromClass
+          requests: [b]
+          opaque:
+            driver: gpu.example.com
+            parameters: {mig: disabled}
+        - source: FromClaim
+          opaque:
+            driver: gpu.example.com
+            parameters: {log: verbose}
+        - source: FromClaim
+          requests: [b]
+          opaque:
+            driver: gpu.example.com
+            parameters: {role: b}
+        """
+
+    # Shapes walk (issue 39): with no config in the class or the claim the allocation carries none.
+    @shape:class-configs:empty @shape:claim-configs:empty
+    Scenario: A class and a claim without config give an allocation without config
+      Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"
+      And the device class "plain" selecting driver "gpu.example.com"
+      And the ResourceClaim:
+        """yaml
+        metadata: {name: unconfigured}
+        spec:
+          devices:
+            requests:
+            - name: gpu
+              exactly: {deviceClassName: plain}
+        """
+      And a pod "trainer" using claim "unconfigured"
+      When the scheduler runs
+      Then the allocation of claim "unconfigured" has config:
+        """yaml
+        []
         """

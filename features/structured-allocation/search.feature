@@ -29,6 +29,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
 
   Rule: KEP-4381/MATCH-ATTRIBUTE  Devices under matchAttribute share the attribute's value
 
+    @shape:constraint-requests:empty @shape:attribute:scalar
     Scenario: The allocator backtracks from gpu-0 to the two GPUs on NUMA node 1
       Given the ResourceClaim:
         """yaml
@@ -47,6 +48,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
 
     # A constraint naming no requests binds every request of the claim (the API: an empty list means all of
     # them), so two requests of one GPU each land together on the one NUMA node with two GPUs.
+    @shape:constraint-requests:empty
     Scenario: A constraint naming no requests binds every request of the claim
       Given the ResourceClaim:
         """yaml
@@ -65,6 +67,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "two-requests" is allocated devices "gpu-1, gpu-2"
 
+    @shape:constraint-requests:one
     Scenario: The constraint binds only the requests it names
       Given the ResourceClaim:
         """yaml
@@ -105,6 +108,27 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then pod "trainer" is not scheduled
 
+    # Shapes walk (issue 39): a constraint naming two of three requests binds both of them, and only them. The
+    # first fit (gpu-0 for a) leaves b no GPU on NUMA node 0, so a and b must take the two on node 1; c is free.
+    @shape:constraint-requests:several
+    Scenario: A constraint naming two of three requests binds both, and the third is free
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: three-requests}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu}}
+            - {name: b, exactly: {deviceClassName: gpu}}
+            - {name: c, exactly: {deviceClassName: gpu}}
+            constraints:
+            - matchAttribute: gpu.example.com/numa
+              requests: [a, b]
+        """
+      And a pod "trainer" using claim "three-requests"
+      When the scheduler runs
+      Then claim "three-requests" is allocated devices "gpu-1, gpu-2" for requests "a, b"
+
   Rule: KEP-4381/DISTINCT-ATTRIBUTE  Devices under distinctAttribute all differ in the attribute
 
     Scenario: Two GPUs on different PCIe roots
@@ -113,6 +137,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       When the scheduler runs
       Then claim "spread" is allocated devices "gpu-0, gpu-1"
 
+    @shape:constraint-requests:empty @shape:attribute:scalar
     Scenario: Three GPUs on distinct PCIe roots are not there, although three GPUs are
       Given the ResourceClaim:
         """yaml
@@ -130,6 +155,49 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
       Then pod "trainer" is not scheduled
       And claim "spread" is not allocated
 
+    # Shapes walk (issue 39): a constraint naming one request binds that request's own devices to each other;
+    # three GPUs for it need three PCIe roots, though the four GPUs would serve both requests without it.
+    @shape:constraint-requests:one
+    Scenario: A distinctAttribute constraint naming one request of three GPUs needs three PCIe roots
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread-one}
+        spec:
+          devices:
+            requests:
+            - {name: other, exactly: {deviceClassName: gpu}}
+            - {name: trio, exactly: {deviceClassName: gpu, count: 3}}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+              requests: [trio]
+        """
+      And a pod "trainer" using claim "spread-one"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread-one" is not allocated
+
+    # Shapes walk (issue 39): a constraint naming several requests binds each of them. Three requests of one GPU
+    # each, all named, need three PCIe roots; there are two.
+    @shape:constraint-requests:several
+    Scenario: A distinctAttribute constraint naming each of three requests needs three PCIe roots
+      Given the ResourceClaim:
+        """yaml
+        metadata: {name: spread-requests}
+        spec:
+          devices:
+            requests:
+            - {name: a, exactly: {deviceClassName: gpu}}
+            - {name: b, exactly: {deviceClassName: gpu}}
+            - {name: c, exactly: {deviceClassName: gpu}}
+            constraints:
+            - distinctAttribute: gpu.example.com/pcieRoot
+              requests: [a, b, c]
+        """
+      And a pod "trainer" using claim "spread-requests"
+      When the scheduler runs
+      Then pod "trainer" is not scheduled
+      And claim "spread-requests" is not allocated
+
     Scenario Outline: kube-scheduler with <gates>: <what>
       Given kube-scheduler with feature gates "<gates>"
       And the objects of manifest "spread-two-gpus.yaml"
@@ -142,6 +210,7 @@ Feature: How the allocator searches: constraints, order and backtracking (struct
         | DRAConsumableCapacity=off                                  | a newer allocator still enforces | claim "spread" is allocated devices "gpu-0, gpu-1"             |
         | DRAConsumableCapacity=off, DRADeviceBindingConditions=off  | only the stable allocator is left | pod "trainer" is not scheduled                           |
 
+    @shape:attribute:list @rule:KEP-4381/MATCH-ATTRIBUTE
     Scenario Outline: Over a list-type attribute, <constraint> compares the lists as sets
       Given a cluster with feature gates "DRAListTypeAttributes" on
       And the ResourceSlice:
