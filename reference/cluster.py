@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates, startup_refusals
 from draconform.reference import components
 from draconform.reference.allocator.interface import AllocatorFactory
 from draconform.reference.apiserver.admission import install as install_admission
@@ -44,6 +44,9 @@ class ReferenceCluster:
     KEP-3063's classic one instead, with the same store, clock and scheduler framework."""
 
     external_controllers: Mapping[str, ControllerStarter] = EXTERNAL_CONTROLLERS
+    # A component refuses to start with gate settings its release forbids (a locked gate, a gate on whose
+    # dependency is off), as upstream's do from 1.35.
+    checks_gates_at_start = True
 
     def __init__(
         self,
@@ -84,7 +87,12 @@ class ReferenceCluster:
 
     def _gates(self, component: str) -> FeatureGates:
         config = self.configs.get(component, ComponentConfig())
-        return FeatureGates(config.feature_gates, release=config.version or CURRENT_RELEASE)
+        release = config.version or CURRENT_RELEASE
+        refusals = startup_refusals(config.feature_gates, release) if self.checks_gates_at_start else []
+        if refusals:  # upstream's component exits at start-up with these; no scenario can run one
+            raise ValueError(f"{component} {release} refuses to start with feature gates "
+                             f"{dict(config.feature_gates)}: {'; '.join(refusals)}")
+        return FeatureGates(config.feature_gates, release=release)
 
     def _new_scheduler(self) -> Scheduler:
         config = self.configs.get("kube-scheduler", ComponentConfig())

@@ -31,6 +31,29 @@ GATE_HISTORY: dict[str, tuple[str, str | None]] = {
 
 CURRENT_RELEASE = "1.37"
 
+# gate -> the release from which it is locked to its default: a component refuses to start when told otherwise
+# (upstream's LockToDefault, pkg/features/kube_features.go of v1.36.2).
+LOCKED_SINCE: dict[str, str] = {
+    "DynamicResourceAllocation": "1.35",
+    "DRAAdminAccess": "1.36",
+}
+
+# gate -> the gates it needs on: from 1.35 a component refuses to start with a gate on whose dependency is off
+# (upstream's defaultKubernetesFeatureGateDependencies, checked when the gates are set; for the gates listed above).
+DEPENDS_ON: dict[str, tuple[str, ...]] = {
+    "DRAAdminAccess": ("DynamicResourceAllocation",),
+    "DRAConsumableCapacity": ("DynamicResourceAllocation",),
+    "DRADeviceBindingConditions": ("DynamicResourceAllocation", "DRAResourceClaimDeviceStatus"),
+    "DRADeviceTaintRules": ("DRADeviceTaints",),
+    "DRADeviceTaints": ("DynamicResourceAllocation",),
+    "DRAExtendedResource": ("DynamicResourceAllocation",),
+    "DRAListTypeAttributes": ("DynamicResourceAllocation",),
+    "DRANodeAllocatableResources": ("DynamicResourceAllocation",),
+    "DRAPartitionableDevices": ("DynamicResourceAllocation",),
+    "DRAPrioritizedList": ("DynamicResourceAllocation",),
+}
+DEPENDENCIES_CHECKED_SINCE = "1.35"
+
 
 ON_WORDS = ("true", "on")
 OFF_WORDS = ("false", "off")
@@ -52,6 +75,29 @@ def parse_gate_settings(text: str) -> dict[str, bool]:
             raise ValueError(f"unknown feature gate {name!r}; known: {', '.join(sorted(GATE_HISTORY))}")
         gates[name] = value in ON_WORDS
     return gates
+
+
+def startup_refusals(overrides: Mapping[str, bool], release: str = CURRENT_RELEASE) -> list[str]:
+    """Why a component of `release` given these gate settings would refuse to start, in upstream's words: a
+    locked gate set away from its default, or a gate on whose dependency is off. Empty when it starts."""
+    refusals: list[str] = []
+    wanted = release_tuple(release)
+    values = defaults_for(release)
+    for gate, value in overrides.items():
+        locked = LOCKED_SINCE.get(gate)
+        if locked is not None and release_tuple(locked) <= wanted and gate in values and value != values[gate]:
+            refusals.append(f"cannot set feature gate {gate} to {str(value).lower()}, feature is locked to "
+                            f"{str(values[gate]).lower()}")
+        if gate in values:
+            values[gate] = value
+    if refusals:  # upstream stops at a setting it refuses, before it looks at dependencies
+        return refusals
+    if wanted >= release_tuple(DEPENDENCIES_CHECKED_SINCE):
+        for gate, needs in DEPENDS_ON.items():
+            off = [need for need in needs if not values.get(need, False)]
+            if values.get(gate, False) and off:
+                refusals.append(f"{gate} is enabled, but depends on features that are disabled: [{' '.join(off)}]")
+    return refusals
 
 
 def release_tuple(release: str) -> tuple[int, int]:

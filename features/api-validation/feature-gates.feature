@@ -13,11 +13,11 @@ Feature: With a feature gate off, the API server drops the fields it guards (KEP
         | gate                         | state | verb   | field                                                      |
         | DRADeviceBindingConditions   | off   | has no | spec.devices[0].bindingConditions                          |
         | DRADeviceBindingConditions   | off   | has no | spec.devices[0].bindsToNode                                |
-        | DRAResourceClaimDeviceStatus | off   | has no | spec.devices[0].bindingFailureConditions                   |
+        | DRAResourceClaimDeviceStatus, DRADeviceBindingConditions | off | has no | spec.devices[0].bindingFailureConditions |
         | DRADeviceBindingConditions   | on    | has    | spec.devices[0].bindingConditions                          |
         | DRADeviceCompatibilityGroups | off   | has no | spec.devices[0].consumesCounters[0].compatibilityGroups    |
         | DRADeviceCompatibilityGroups | on    | has    | spec.devices[0].consumesCounters[0].compatibilityGroups    |
-        | DRADeviceTaints              | off   | has no | spec.devices[0].taints                                     |
+        | DRADeviceTaints, DRADeviceTaintRules | off | has no | spec.devices[0].taints                         |
 
     Scenario Outline: A claim's allocation written with <gate> off
       Given a cluster with feature gates "<gate>" off

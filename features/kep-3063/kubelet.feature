@@ -206,8 +206,10 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
 
   Rule: KEP-3063/KUBELET-FEATURE-OFF  A kubelet without the feature starts the pod without its resources
 
+    # DynamicResourceAllocation is locked on from 1.35 (a kubelet told otherwise does not start): 1.34 is the last
+    # kubelet that can run without it.
     Scenario: With DynamicResourceAllocation off the kubelet runs the pod and prepares nothing
-      Given kubelet with feature gates "DynamicResourceAllocation=off"
+      Given kubelet version "1.34" with feature gates "DynamicResourceAllocation=off"
       And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
@@ -298,12 +300,13 @@ Feature: The kubelet prepares a pod's claims through the driver's kubelet plugin
 
   Rule: KEP-3063/KUBELET-GATE-OFF-KEEPS-RUNNING-PODS  Turning the feature off leaves running pods and their claims alone
 
+    # A 1.34 kubelet: the last that lets the gate be turned off (it is locked on from 1.35).
     Scenario: After a kubelet restart with DynamicResourceAllocation off the running pod keeps running and its claim
       Given a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"
       When the scheduler runs
       Then pod "trainer" is Running
-      When kubelet restarts with feature gates "DynamicResourceAllocation=off"
+      When kubelet restarts as version "1.34" with feature gates "DynamicResourceAllocation=off"
       And 10 minutes pass
       Then pod "trainer" is Running
       And claim "model" is reserved for pod "trainer"

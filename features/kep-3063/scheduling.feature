@@ -35,18 +35,19 @@ Feature: The scheduler allocates a pod's claims before binding it (KEP-3063 kube
   Rule: KEP-3063/PODS-WITHOUT-CLAIMS  A pod without claims is scheduled as if DRA did not exist
 
     @shape:pod-claims:absent @shape:pod-claims:empty
-    Scenario Outline: A pod whose resourceClaims is <form>, with DRA gates <gates>
-      Given kube-scheduler with feature gates "<gates>"
+    # DynamicResourceAllocation is locked on from 1.35: a 1.34 scheduler is the last that can run without it.
+    Scenario Outline: A pod whose resourceClaims is <form>, with DRA gates <gates> (kube-scheduler <version>)
+      Given kube-scheduler version "<version>" with feature gates "<gates>"
       And a pod "web" without resource claims (resourceClaims <form>)
       When the scheduler runs
       Then pod "web" is bound to a node
 
       Examples:
-        | form   | gates                            |
-        | absent | defaults                         |
-        | []     | defaults                         |
-        | null   | defaults                         |
-        | absent | DynamicResourceAllocation=off    |
+        | form   | version | gates                            |
+        | absent | current | defaults                         |
+        | []     | current | defaults                         |
+        | null   | current | defaults                         |
+        | absent | 1.34    | DynamicResourceAllocation=off    |
 
     Scenario: A pod without claims is bound while pods using claims wait or cannot be placed
       Given node "worker-1" has 1 devices "gpu" of driver "gpu.example.com"

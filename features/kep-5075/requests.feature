@@ -503,7 +503,7 @@ Feature: How much an allocation consumes: rounding, policies, defaults (KEP-5075
         | scheduler                      | release | gates                     | pod                                   | monitor                                              |
         | with DRAConsumableCapacity off | current | DRAConsumableCapacity=off | pod "app" is bound to node "worker-1" | the allocation of claim "monitor" holds device "eth1" whole |
         | 1.35 at its defaults           | 1.35    | defaults                  | pod "app" is bound to node "worker-1" | the allocation of claim "monitor" holds device "eth1" whole |
-        | with DRAAdminAccess off        | current | DRAAdminAccess=off        | pod "app" is not scheduled            | claim "monitor" is not allocated                     |
+        | with DRAAdminAccess off        | 1.35    | DRAAdminAccess=off        | pod "app" is not scheduled            | claim "monitor" is not allocated                     |
         | 1.33 at its defaults           | 1.33    | defaults                  | pod "app" is not scheduled            | claim "monitor" is not allocated                     |
 
   Rule: KEP-5075/COUNTERS-ONCE  A shared device takes its counters with its first allocation only

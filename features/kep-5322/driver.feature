@@ -106,7 +106,7 @@ Feature: A driver's kubelet plugin reports permanent failures, and keeps replace
       # DRADeviceTaints turned on by default at 1.36: a 1.35 scheduler at its defaults ignores taints too.
       Examples:
         | release | gates               |
-        | current | DRADeviceTaints=off |
+        | current | DRADeviceTaints=off, DRADeviceTaintRules=off |
         | 1.35    | defaults            |
 
   Rule: KEP-5322/DRIVER-CONFIG-ERROR-NO-TAINT  A configuration error leaves the device untainted

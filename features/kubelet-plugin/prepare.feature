@@ -55,9 +55,10 @@ Feature: A DRA driver's kubelet plugin prepares claims when the kubelet asks (DR
       Then the devices the driver prepared for claim "model" are those of its allocation
 
     # Above, the node's kubelet prepared claim "model" before the harness asks, so the plugin may answer it from
-    # its checkpoint. Here a kubelet without DRA prepares nothing: the plugin does the work after the refusal.
+    # its checkpoint. Here a kubelet without DRA prepares nothing: the plugin does the work after the refusal (1.34 is
+    # the last kubelet that lets DynamicResourceAllocation be turned off).
     Scenario: A claim the plugin has not prepared before, asked about after a refused one, is prepared in that call
-      Given kubelet with feature gates "DynamicResourceAllocation=off"
+      Given kubelet version "1.34" with feature gates "DynamicResourceAllocation=off"
       And a claim "idle" for one "gpu" device
       And a claim "model" for one "gpu" device
       And a pod "trainer" using claim "model"

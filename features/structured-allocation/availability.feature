@@ -288,7 +288,7 @@ Feature: Which devices are free to take: use by other claims, admin access, tain
 
       Examples:
         | release | setting       | gates               | judged   | device       |
-        | current | off           | DRADeviceTaints=off | ignored  | gpu-degraded |
+        | current | off           | DRADeviceTaints=off, DRADeviceTaintRules=off | ignored  | gpu-degraded |
         | 1.35    | off (default) | defaults            | ignored  | gpu-degraded |
         | 1.36    | on (default)  | defaults            | honoured | gpu-noted    |
 

@@ -7,8 +7,10 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
 
   Rule: KEP-4381/BINDING-CONDITIONS-GATED  With either gate off, devices with binding conditions are never chosen
 
-    Scenario Outline: A scheduler with <gate> off passes over the only device, which has binding conditions
-      Given kube-scheduler with feature gates "<gate>=off"
+    # From 1.35 a component refuses to start with DRADeviceBindingConditions on and DRAResourceClaimDeviceStatus
+    # off (a gate dependency); a 1.34 scheduler, with the binding gate still alpha, could run so.
+    Scenario Outline: A <release> scheduler with <gates> passes over the only device, which has binding conditions
+      Given kube-scheduler version "<release>" with feature gates "<gates>"
       And the ResourceSlice:
         """yaml
         spec:
@@ -28,9 +30,10 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
       And claim "training" is not allocated
 
       Examples:
-        | gate                         |
-        | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
+        | release | gates                                                              |
+        | current | DRADeviceBindingConditions=off                                     |
+        | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off   |
+        | 1.34    | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=off    |
 
     Scenario: With a gate off bindsToNode alone does not pin the allocation
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"

@@ -22,7 +22,7 @@ def _plain_pod(cluster: ReferenceCluster, name: str, spec: Obj | None = None) ->
 
 @pytest.mark.parametrize("scheduler", [
     ComponentConfig(),
-    ComponentConfig(feature_gates=ALL_DRA_OFF),
+    ComponentConfig(feature_gates=ALL_DRA_OFF, version="1.34"),  # locked on from 1.35
     ComponentConfig(version="1.32"),
 ], ids=["current", "dra-gates-off", "older-release"])
 @pytest.mark.parametrize("spec", [{}, {"resourceClaims": []}, {"resourceClaims": None}],
