@@ -31,7 +31,8 @@ LOW, HIGH = (1, 33), (1, 37)  # default changes the walk asks a row on each side
 
 # A rule whose own scenarios never set a gate off, and the rule whose scenarios carry that side for it: the
 # gate-off behaviour of the first is wholly the second's (the field is dropped, the feature does not start).
-# Keyed by catalogue (KEP) and gate; the reason is printed with it.
+# Keyed by catalogue (KEP) and gate, or by rule and gate where one rule's reason is its own (looked up first);
+# the reason is printed with it.
 COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
     ("DRA-API", "DRADeviceBindingConditions"): (
         "DRA-API/DISABLED-FIELDS-DROPPED", "kube-apiserver drops the binding fields before validating"),
@@ -109,16 +110,18 @@ def _rows(catalogue: Catalogue) -> Iterator[Row]:
     for path in feature_files(selection):
         relative = selection.relative(path)
         for template in parse_feature(path, selection).scenarios.values():
-            rules = [template.rule.name.split()[0]] if template.rule is not None else []
-            rules += [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template))
-                      if tag.startswith(RULE_TAG_PREFIX)]
+            lead = [template.rule.name.split()[0]] if template.rule is not None else []
             steps = [step.name for step in (*template.all_background_steps, *template.steps)]
-            contexts = [context for table in template.examples for context in table.as_contexts()] or [{}]
-            for context in contexts:
-                text = "\n".join(steps)
-                for key, value in context.items():
-                    text = text.replace(f"<{key}>", str(value))
-                yield Row(f"`{relative}` *{template.name}*", tuple(r for r in rules if r in catalogue.rules), text)
+            # a row cites the tags of its own Examples table only, as the run traces it
+            for table in template.examples or [None]:
+                rules = lead + [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template, table))
+                                if tag.startswith(RULE_TAG_PREFIX)]
+                for context in (table.as_contexts() if table is not None else None) or [{}]:
+                    text = "\n".join(steps)
+                    for key, value in context.items():
+                        text = text.replace(f"<{key}>", str(value))
+                    yield Row(f"`{relative}` *{template.name}*", tuple(r for r in rules if r in catalogue.rules),
+                              text)
 
 
 def settings(text: str, gate: str) -> set[str]:
@@ -203,7 +206,7 @@ def walk(catalogue: Catalogue | None = None) -> list[Walked]:
     result = []
     for entry in walked:
         if entry.off == "no":
-            cover = COVERED_BY.get((entry.rule.split("/")[0], entry.gate))
+            cover = COVERED_BY.get((entry.rule, entry.gate)) or COVERED_BY.get((entry.rule.split("/")[0], entry.gate))
             if cover is not None and (cover[0], entry.gate) in own_off:
                 entry = Walked(entry.rule, entry.gate, entry.on, f"via {cover[0]}: {cover[1]}", entry.before_change,
                                entry.pairs)
