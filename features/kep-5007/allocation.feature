@@ -103,9 +103,12 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then the claim of pod "trainer" is allocated device "local-0"
       And pod "trainer" is bound to node "worker-1"
 
-    # slow-0 leads the first pool by name: an allocator ignoring binding conditions takes it.
-    Scenario: A plain device is chosen before a device with conditions, whichever pool it is in
-      Given the ResourceSlice:
+    # slow-0 leads the first pool by name: an allocator ignoring binding conditions takes it. With either gate off
+    # in kube-scheduler slow-0 is no candidate at all (upstream's allocator passes over devices with binding
+    # conditions then), so the same two plain devices are the outcomes.
+    Scenario Outline: A plain device is chosen before a device with conditions, whichever pool it is in (kube-scheduler <version>, <scheduler>)
+      Given kube-scheduler version "<version>" with feature gates "<scheduler>"
+      And the ResourceSlice:
         """yaml
         metadata: {name: mixed}
         spec:
@@ -130,6 +133,14 @@ Feature: Allocation records what binding needs and prefers devices that need not
       When the scheduler runs
       Then the claim of pod "trainer" is allocated one of devices "ready-a, ready-b"
       And pod "trainer" is bound to one of nodes "worker-1, worker-2"
+
+      # 1.35 is the release before DRADeviceBindingConditions turned on by default.
+      Examples:
+        | version | scheduler                        |
+        | current | defaults                         |
+        | current | DRADeviceBindingConditions=off   |
+        | current | DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                         |
 
   Rule: KEP-5007/BINDS-TO-NODE  bindsToNode pins the allocation to the chosen node before the wait
 
