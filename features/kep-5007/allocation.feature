@@ -74,6 +74,23 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then pod "second" waits in PreBind
       And claim "shared" was allocated 3 minutes ago
 
+    # Upstream stamps every allocation it writes with both gates on, and none with either off (its API server
+    # keeps a timestamp it is sent, so the scheduler's gates alone decide).
+    Scenario Outline: A plain device allocated by kube-scheduler with <scheduler>: <stamp>
+      Given kube-scheduler with feature gates "<scheduler>"
+      And node "worker-1" has 1 devices "local" of driver "gpu.example.com"
+      And a claim "plain" for one "gpu" device
+      And a pod "user" using claim "plain"
+      When the scheduler runs
+      Then pod "user" is bound to node "worker-1"
+      And <stamp>
+
+      Examples:
+        | scheduler                        | stamp                                      |
+        | defaults                         | claim "plain" was allocated 0 seconds ago  |
+        | DRADeviceBindingConditions=off   | claim "plain" has no allocationTimestamp   |
+        | DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
+
   Rule: KEP-5007/PREFER-NO-CONDITIONS  Devices that need no preparation are chosen first
 
     Scenario: On one node a node-local device is chosen before a fabric device
