@@ -31,6 +31,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
         | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
   Rule: KEP-5007/CONDITION-TYPE-FORMAT  Every entry is a condition type
 
@@ -55,6 +56,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-FORMAT" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
         | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
   Rule: KEP-5007/CONDITION-LISTS-PAIRED  Both lists together, each condition in one list only
 
@@ -78,6 +80,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
         | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
     Scenario: A condition in both lists is refused
       When the user creates the ResourceSlice:

@@ -30,36 +30,42 @@ Feature: With either binding gate off, each step of the binding flow stays out o
         | gate                         | what               | check                                       |
         | DRADeviceBindingConditions   | no timestamp       | claim "training" has no allocationTimestamp |
         | DRAResourceClaimDeviceStatus | no timestamp       | claim "training" has no allocationTimestamp |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no timestamp | claim "training" has no allocationTimestamp |
 
       @rule:KEP-5007/RESULT-COPIES-CONDITIONS
       Examples: nothing to copy
         | gate                         | what       | check                                                            |
         | DRADeviceBindingConditions   | no copies  | the allocation of claim "training" carries no binding conditions |
         | DRAResourceClaimDeviceStatus | no copies  | the allocation of claim "training" carries no binding conditions |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no copies | the allocation of claim "training" carries no binding conditions |
 
       @rule:KEP-5007/BINDS-TO-NODE
       Examples: bindsToNode is gone with the other fields
         | gate                         | what        | check                                   |
         | DRADeviceBindingConditions   | not pinned  | claim "training" is usable on every node |
         | DRAResourceClaimDeviceStatus | not pinned  | claim "training" is usable on every node |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | not pinned | claim "training" is usable on every node |
 
       @rule:KEP-5007/EVENT-PENDING
       Examples: nothing waits, so nothing says it waits
         | gate                         | what     | check                                                            |
         | DRADeviceBindingConditions   | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
         | DRAResourceClaimDeviceStatus | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
 
       @rule:KEP-5007/PREBIND-NO-CONDITIONS
       Examples: the device needs nothing now
         | gate                         | what               | check                                      |
         | DRADeviceBindingConditions   | the device is used | claim "training" is allocated device "gpu-0" |
         | DRAResourceClaimDeviceStatus | the device is used | claim "training" is allocated device "gpu-0" |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | the device is used | claim "training" is allocated device "gpu-0" |
 
       @rule:KEP-5007/ALLOCATION-PERSISTED-BEFORE-WAIT @rule:KEP-5007/CONTROLLER-OUTAGE
       Examples: allocated and reserved with no controller to wait for
         | gate                         | what                | check                                       |
         | DRADeviceBindingConditions   | reserved, no wait   | claim "training" is reserved for pod "trainer" |
         | DRAResourceClaimDeviceStatus | reserved, no wait   | claim "training" is reserved for pod "trainer" |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | reserved, no wait | claim "training" is reserved for pod "trainer" |
 
       # Upstream registers the counter only with the gate on; absent reads as 0.
       @rule:KEP-5007/METRIC-ALLOCATIONS
@@ -67,6 +73,7 @@ Feature: With either binding gate off, each step of the binding flow stays out o
         | gate                         | what          | check                                                                   |
         | DRADeviceBindingConditions   | not counted   | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
         | DRAResourceClaimDeviceStatus | not counted   | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | not counted | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
 
     # kube-scheduler is stopped while the pod waits, the claim's state is written, and the scheduler comes back
     # with the gate off: it binds the pod at once and leaves the claim as it is.
