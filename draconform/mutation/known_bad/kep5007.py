@@ -488,6 +488,20 @@ VARIANTS: tuple[Variant, ...] = (
         ),
     ),
     Variant(
+        "gate-off-prebind-still-aborts-on-failure", "KEP-5007/PREBIND-FAILURE",
+        "with a binding gate off the scheduler does not wait, yet still gives up and clears a claim allocated with "
+        "binding conditions when a failure condition is True or its timeout has passed",
+        (
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 "        if not self.binding:\n            return SUCCESS\n",
+                 "        if not self.binding and not any(map(requires_binding_conditions, written)):\n"
+                 "            return SUCCESS\n"
+                 "        if not self.binding:\n"
+                 "            verdict = self._decide(BindingWait(entered, [_ref(c) for c in written]), pod, written)\n"
+                 "            return SUCCESS if verdict.code == Code.PENDING else verdict\n"),
+        ),
+    ),
+    Variant(
         "timestamp-needs-one-gate", "KEP-5007/ALLOCATION-TIMESTAMP",
         "the scheduler stamps allocationTimestamp whenever DRADeviceBindingConditions is on, whatever "
         "DRAResourceClaimDeviceStatus says (everything else follows both gates)",
