@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_bdd.parser import Examples
+
 from draconform.catalogue import Catalogue, load_catalogue
 from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY, release_tuple
 from draconform.mutation.catalogue import VARIANTS
@@ -132,7 +134,8 @@ def _rows(catalogue: Catalogue) -> Iterator[Row]:
             lead = [template.rule.name.split()[0]] if template.rule is not None else []
             steps = [step.name for step in (*template.all_background_steps, *template.steps)]
             # a row cites the tags of its own Examples table only, as the run traces it
-            for table in template.examples or [None]:
+            tables: list[Examples | None] = [*template.examples] or [None]
+            for table in tables:
                 rules = lead + [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template, table))
                                 if tag.startswith(RULE_TAG_PREFIX)]
                 for context in (table.as_contexts() if table is not None else None) or [{}]:

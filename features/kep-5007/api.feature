@@ -124,6 +124,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | DRADeviceBindingConditions=off   | has no binding fields |
         | DRAResourceClaimDeviceStatus=off | has no binding fields |
 
+    @upstream-differs:allocation-timestamp-kept-with-gate-off
     Scenario: With the gate off in the API server only, the copies and the timestamp are dropped from claims too
       Given a node "worker-1"
       And the device class "fabric-gpu" selecting driver "gpu.example.com"
