@@ -1,9 +1,11 @@
 @kep-5007
 Feature: Allocation records what binding needs and prefers devices that need nothing (KEP-5007 allocation)
 
+  Both binding gates are on by default at the current release; a row that needs one off, or an older release's
+  defaults, says so.
+
   Background:
-    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
-    And nodes "worker-1, worker-2"
+    Given nodes "worker-1, worker-2"
     And the device class "gpu" selecting driver "gpu.example.com"
 
   Rule: KEP-5007/DEVICE-FIELDS  A device may declare binding fields and the API server keeps them
@@ -76,8 +78,8 @@ Feature: Allocation records what binding needs and prefers devices that need not
 
     # Upstream stamps every allocation it writes with both gates on, and none with either off (its API server
     # keeps a timestamp it is sent, so the scheduler's gates alone decide).
-    Scenario Outline: A plain device allocated by kube-scheduler with <scheduler>: <stamp>
-      Given kube-scheduler with feature gates "<scheduler>"
+    Scenario Outline: A plain device allocated by kube-scheduler <version> with <scheduler>: <stamp>
+      Given kube-scheduler version "<version>" with feature gates "<scheduler>"
       And node "worker-1" has 1 devices "local" of driver "gpu.example.com"
       And a claim "plain" for one "gpu" device
       And a pod "user" using claim "plain"
@@ -85,11 +87,13 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then pod "user" is bound to node "worker-1"
       And <stamp>
 
+      # 1.35: the release before DRADeviceBindingConditions turned on by default.
       Examples:
-        | scheduler                        | stamp                                      |
-        | defaults                         | claim "plain" was allocated 0 seconds ago  |
-        | DRADeviceBindingConditions=off   | claim "plain" has no allocationTimestamp   |
-        | DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
+        | version | scheduler                        | stamp                                      |
+        | current | defaults                         | claim "plain" was allocated 0 seconds ago  |
+        | current | DRADeviceBindingConditions=off   | claim "plain" has no allocationTimestamp   |
+        | current | DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
+        | 1.35    | defaults                         | claim "plain" has no allocationTimestamp   |
 
   Rule: KEP-5007/PREFER-NO-CONDITIONS  Devices that need no preparation are chosen first
 

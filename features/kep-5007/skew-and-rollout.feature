@@ -54,6 +54,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
 
   Rule: KEP-5007/SKEW-GATE-OFF-SCHEDULER  A current scheduler with a gate off never picks such devices
 
+    @upstream-differs:binds-to-node-honoured-with-gate-off
     Scenario: With the gate off the scheduler takes the device without conditions and ignores bindsToNode
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
       And the ResourceSlice:
