@@ -32,6 +32,7 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
         | DRADeviceBindingConditions   |
         | DRAResourceClaimDeviceStatus |
 
+    @upstream-differs:binds-to-node-pins-with-gate-off
     Scenario: With a gate off bindsToNode alone does not pin the allocation
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
       And the ResourceSlice:
