@@ -66,6 +66,7 @@ class ReferenceCluster:
         self.controller = self._new_controller()
         self.controller_running = True  # False between stop_controller_manager() and its restart
         self.scheduler = self._new_scheduler()
+        self.scheduler_running = True  # False between stop_scheduler() and its restart
         self.external: dict[str, ExternalController] = {}
         self.drivers: dict[str, ReferenceDriver] = {}
         self._checkpoints: dict[str, Checkpoint] = {}  # per driver; a plugin's state outlives a restart
@@ -128,8 +129,10 @@ class ReferenceCluster:
         if component == "kube-apiserver":
             self.store.gates = self._gates("kube-apiserver")  # storage survives an API server restart
         elif component == "kube-scheduler":
-            self.scheduler.stop()
+            if self.scheduler_running:  # a stopped one has ended already
+                self.scheduler.stop()
             self.scheduler = self._new_scheduler()
+            self.scheduler_running = True
         elif component == "kube-controller-manager":
             self.controller.stop()
             self.controller = self._new_controller()
@@ -209,13 +212,19 @@ class ReferenceCluster:
         self.controller.stop()
         self.controller_running = False
 
+    def stop_scheduler(self) -> None:
+        """kube-scheduler goes down until restarted: a pod it parked in PreBind is forgotten, its claims stay."""
+        self.scheduler.stop()
+        self.scheduler_running = False
+
     def settle(self) -> None:
         """Run controllers and the scheduler until neither has anything left to do right now."""
         self.clock.fire_due()
         for _ in range(MAX_SETTLE_ROUNDS):
             progressed = self.controller.sync() if self.controller_running else False
-            progressed = self.scheduler.sync() or progressed
-            progressed = self.scheduler.schedule_pending() or progressed
+            if self.scheduler_running:
+                progressed = self.scheduler.sync() or progressed
+                progressed = self.scheduler.schedule_pending() or progressed
             for external in self.external.values():
                 progressed = external.sync() or progressed
             for driver in self.drivers.values():

@@ -62,8 +62,12 @@ class ReferenceSystem:
         self.cluster.restart(component)
 
     def stop(self, component: str) -> None:
+        if component == "kube-scheduler":
+            self.cluster.stop_scheduler()
+            return
         if component != "kube-controller-manager":
-            raise Unsupported(f"the reference implementation can stop only kube-controller-manager, not {component!r}")
+            raise Unsupported(f"the reference implementation can stop only kube-controller-manager and kube-scheduler, "
+                              f"not {component!r}")
         self.cluster.stop_controller_manager()
 
     # --- API objects --------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_bdd.parser import Examples
+
 from draconform.catalogue import Catalogue, load_catalogue
 from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY, release_tuple
 from draconform.mutation.catalogue import VARIANTS
@@ -31,9 +33,29 @@ LOW, HIGH = (1, 33), (1, 37)  # default changes the walk asks a row on each side
 
 # A rule whose own scenarios never set a gate off, and the rule whose scenarios carry that side for it: the
 # gate-off behaviour of the first is wholly the second's (the field is dropped, the feature does not start).
-# Keyed by catalogue (KEP) and gate; the reason is printed with it. DRA-API, KEP-4381 and KEP-5004 need no entry:
-# each of their gated rules has gate-off rows of its own (features/*/gates-off.feature and beside the rule).
+# Keyed by catalogue (KEP) and gate, or by rule and gate where one rule's reason is its own (looked up first);
+# the reason is printed with it. DRA-API, KEP-4381, KEP-5004, KEP-5075, KEP-5322 and KEP-5963 need no entry: each of
+# their gated rules has gate-off rows of its own (features/*/gates-off.feature and beside the rule).
 COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
+    # KEP-5007: every rule of the flow has own gate-off rows (features/kep-5007/gates-off.feature and the rules'
+    # outlines) but these, whose gate-off side is nothing of their own (docs/suite-power.md says why per rule).
+    **{(rule, gate): cover for rule, cover in {
+        "KEP-5007/TIMEOUT-CONFIGURABLE": (
+            "KEP-5007/GATES-BOTH-REQUIRED", "with the gate off upstream's scheduler refuses a bindingTimeout "
+            "argument at start-up, and no wait starts for a timeout to end"),
+        "KEP-5007/METRIC-PREBIND-DURATION": (
+            "KEP-5007/GATES-BOTH-REQUIRED", "nothing waits, so nothing is observed; upstream has no such histogram "
+            "under either setting"),
+        "KEP-5007/CONTROLLER-REPORTS-READINESS": (
+            "KEP-5007/GATES-BOTH-REQUIRED", "a controller's rule: with the gate off no claim carries conditions "
+            "for it to report, and the pod binds without them"),
+        "KEP-5007/CONTROLLER-FAILURE-NOT-REPICKED": (
+            "KEP-5007/GATES-BOTH-REQUIRED", "a controller's rule: with the gate off no device with conditions is "
+            "picked, so none fails to be re-picked"),
+        "KEP-5007/SKEW-OLDER-SCHEDULER": (
+            "KEP-5007/SKEW-GATE-OFF-SCHEDULER", "an older scheduler has no gate to turn off; the current one with "
+            "the gate off is that rule"),
+    }.items() for gate in ("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")},
     ("KEP-5007", "DRADeviceBindingConditions"): (
         "KEP-5007/GATES-BOTH-REQUIRED", "with either gate off the scheduler never picks a device with binding "
         "conditions, so none of the binding flow runs"),
@@ -57,16 +79,19 @@ def _rows(catalogue: Catalogue) -> Iterator[Row]:
     for path in feature_files(selection):
         relative = selection.relative(path)
         for template in parse_feature(path, selection).scenarios.values():
-            rules = [template.rule.name.split()[0]] if template.rule is not None else []
-            rules += [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template))
-                      if tag.startswith(RULE_TAG_PREFIX)]
+            lead = [template.rule.name.split()[0]] if template.rule is not None else []
             steps = [step.name for step in (*template.all_background_steps, *template.steps)]
-            contexts = [context for table in template.examples for context in table.as_contexts()] or [{}]
-            for context in contexts:
-                text = "\n".join(steps)
-                for key, value in context.items():
-                    text = text.replace(f"<{key}>", str(value))
-                yield Row(f"`{relative}` *{template.name}*", tuple(r for r in rules if r in catalogue.rules), text)
+            # a row cites the tags of its own Examples table only, as the run traces it
+            tables: list[Examples | None] = [*template.examples] or [None]
+            for table in tables:
+                rules = lead + [tag.removeprefix(RULE_TAG_PREFIX) for tag in sorted(scenario_tags(template, table))
+                                if tag.startswith(RULE_TAG_PREFIX)]
+                for context in (table.as_contexts() if table is not None else None) or [{}]:
+                    text = "\n".join(steps)
+                    for key, value in context.items():
+                        text = text.replace(f"<{key}>", str(value))
+                    yield Row(f"`{relative}` *{template.name}*", tuple(r for r in rules if r in catalogue.rules),
+                              text)
 
 
 def settings(text: str, gate: str) -> set[str]:
@@ -151,7 +176,8 @@ def walk(catalogue: Catalogue | None = None) -> list[Walked]:
     result = []
     for entry in walked:
         if entry.off == "no":
-            cover = COVERED_BY.get((entry.rule.split("/")[0], entry.gate))
+            cover = COVERED_BY.get((entry.rule, entry.gate))
+            cover = cover or COVERED_BY.get((entry.rule.split("/")[0], entry.gate))
             if cover is not None and (cover[0], entry.gate) in own_off:
                 entry = Walked(entry.rule, entry.gate, entry.on, f"via {cover[0]}: {cover[1]}", entry.before_change,
                                entry.pairs)

@@ -1,9 +1,11 @@
 @kep-5007
 Feature: Allocation records what binding needs and prefers devices that need nothing (KEP-5007 allocation)
 
+  Both binding gates are on by default at the current release; a row that needs one off, or an older release's
+  defaults, says so.
+
   Background:
-    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
-    And nodes "worker-1, worker-2"
+    Given nodes "worker-1, worker-2"
     And the device class "gpu" selecting driver "gpu.example.com"
 
   Rule: KEP-5007/DEVICE-FIELDS  A device may declare binding fields and the API server keeps them
@@ -74,6 +76,26 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then pod "second" waits in PreBind
       And claim "shared" was allocated 3 minutes ago
 
+    # Upstream stamps every allocation it writes with both gates on, and none with either off (its API server
+    # keeps a timestamp it is sent, so the scheduler's gates alone decide). The first row asks only for a stamp:
+    # how soon a live scheduler gets to the pod is its own affair (ALLOCATION-TIMESTAMP's own scenario dates it).
+    Scenario Outline: A plain device allocated by kube-scheduler <version> with <scheduler>: <stamp>
+      Given kube-scheduler version "<version>" with feature gates "<scheduler>"
+      And node "worker-1" has 1 devices "local" of driver "gpu.example.com"
+      And a claim "plain" for one "gpu" device
+      And a pod "user" using claim "plain"
+      When the scheduler runs
+      Then pod "user" is bound to node "worker-1"
+      And <stamp>
+
+      # 1.35: the release before DRADeviceBindingConditions turned on by default.
+      Examples:
+        | version | scheduler                        | stamp                                      |
+        | current | defaults                         | claim "plain" was allocated less than 2 minutes ago |
+        | current | DRADeviceBindingConditions=off   | claim "plain" has no allocationTimestamp   |
+        | current | DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
+        | 1.35    | defaults                         | claim "plain" has no allocationTimestamp   |
+
   Rule: KEP-5007/PREFER-NO-CONDITIONS  Devices that need no preparation are chosen first
 
     Scenario: On one node a node-local device is chosen before a fabric device
@@ -103,9 +125,12 @@ Feature: Allocation records what binding needs and prefers devices that need not
       Then the claim of pod "trainer" is allocated device "local-0"
       And pod "trainer" is bound to node "worker-1"
 
-    # slow-0 leads the first pool by name: an allocator ignoring binding conditions takes it.
-    Scenario: A plain device is chosen before a device with conditions, whichever pool it is in
-      Given the ResourceSlice:
+    # slow-0 leads the first pool by name: an allocator ignoring binding conditions takes it. With either gate off
+    # in kube-scheduler slow-0 is no candidate at all (upstream's allocator passes over devices with binding
+    # conditions then), so the same two plain devices are the outcomes.
+    Scenario Outline: A plain device is chosen before a device with conditions, whichever pool it is in (kube-scheduler <version>, <scheduler>)
+      Given kube-scheduler version "<version>" with feature gates "<scheduler>"
+      And the ResourceSlice:
         """yaml
         metadata: {name: mixed}
         spec:
@@ -130,6 +155,14 @@ Feature: Allocation records what binding needs and prefers devices that need not
       When the scheduler runs
       Then the claim of pod "trainer" is allocated one of devices "ready-a, ready-b"
       And pod "trainer" is bound to one of nodes "worker-1, worker-2"
+
+      # 1.35 is the release before DRADeviceBindingConditions turned on by default.
+      Examples:
+        | version | scheduler                        |
+        | current | defaults                         |
+        | current | DRADeviceBindingConditions=off   |
+        | current | DRAResourceClaimDeviceStatus=off |
+        | 1.35    | defaults                         |
 
   Rule: KEP-5007/BINDS-TO-NODE  bindsToNode pins the allocation to the chosen node before the wait
 

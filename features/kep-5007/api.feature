@@ -4,13 +4,15 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
   The detailed limits are in the API validation catalogue (features/api-validation); these scenarios
   check the KEP-level statement of each, in the same vocabulary.
 
-  Background:
-    Given a cluster with feature gates "DRADeviceBindingConditions, DRAResourceClaimDeviceStatus" on
+  Both gates are on by default at the current release; a scenario that turns one off says so. With either off in
+  kube-apiserver, the binding fields are dropped before validation (upstream's ResourceSlice strategy, v1.36.2), so
+  a slice the checks below refuse is stored, without them.
 
   Rule: KEP-5007/CONDITIONS-MAX-FOUR  At most four conditions of each kind per device
 
     @shape:conditions:over-max
-    Scenario: A fifth binding condition is refused
+    Scenario Outline: A fifth binding condition with <gate> <setting>
+      Given a cluster with feature gates "<gate>" <setting>
       When the user creates the ResourceSlice with "spec.devices[0].bindingConditions" repeated 5 times:
         """yaml
         metadata: {name: fabric}
@@ -23,7 +25,14 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
             bindingConditions: [gpu.example.com/attached]
             bindingFailureConditions: [gpu.example.com/attach-failed]
         """
-      Then the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX"
+      Then <verdict>
+
+      Examples:
+        | gate                                                     | setting | verdict                                                                                          |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX" |
+        | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
+        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
     # Shapes walk (issue 39): the limit itself is allowed.
     @shape:conditions:max
@@ -44,7 +53,8 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
 
   Rule: KEP-5007/CONDITION-TYPE-FORMAT  Every entry is a condition type
 
-    Scenario: A condition type with a space is refused
+    Scenario Outline: A condition type with a space, with <gate> <setting>
+      Given a cluster with feature gates "<gate>" <setting>
       When the user creates the ResourceSlice:
         """yaml
         metadata: {name: fabric}
@@ -57,11 +67,19 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
             bindingConditions: [gpu.example.com/is attached]
             bindingFailureConditions: [gpu.example.com/attach-failed]
         """
-      Then the request is rejected at "spec.devices[0].bindingConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-FORMAT"
+      Then <verdict>
+
+      Examples:
+        | gate                                                     | setting | verdict                                                                                                |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-FORMAT" |
+        | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
+        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
   Rule: KEP-5007/CONDITION-LISTS-PAIRED  Both lists together, each condition in one list only
 
-    Scenario: Binding conditions without failure conditions are refused
+    Scenario Outline: Binding conditions without failure conditions, with <gate> <setting>
+      Given a cluster with feature gates "<gate>" <setting>
       When the user creates the ResourceSlice:
         """yaml
         metadata: {name: fabric}
@@ -73,7 +91,14 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
           - name: gpu-0
             bindingConditions: [gpu.example.com/attached]
         """
-      Then the request is rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER"
+      Then <verdict>
+
+      Examples:
+        | gate                                                     | setting | verdict                                                                                                   |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER" |
+        | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
+        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
+        | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
     Scenario: A condition in both lists is refused
       When the user creates the ResourceSlice:
@@ -92,6 +117,8 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
 
   Rule: KEP-5007/APISERVER-STRIPS-FIELDS  An API server with either gate off drops the fields
 
+    # The first row is DEVICE-FIELDS' stored-as-written; the others are its gate-off side.
+    @rule:KEP-5007/DEVICE-FIELDS
     Scenario Outline: An API server with <gates> <stored>
       Given kube-apiserver with feature gates "<gates>"
       When the ResourceSlice is created:
@@ -115,6 +142,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | DRADeviceBindingConditions=off   | has no binding fields |
         | DRAResourceClaimDeviceStatus=off | has no binding fields |
 
+    @upstream-differs:allocation-timestamp-kept-with-gate-off
     Scenario: With the gate off in the API server only, the copies and the timestamp are dropped from claims too
       Given a node "worker-1"
       And the device class "fabric-gpu" selecting driver "gpu.example.com"

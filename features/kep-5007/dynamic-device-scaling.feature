@@ -126,6 +126,42 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
       And the claim of pod "trainer" is not allocated
       And every allocated device is published and allocated to one claim only
 
+  Rule: KEP-5007/DDS-POOL-DEVICES-ALLOCATABLE  With either gate off in kube-scheduler the pool's devices are no candidates, so the scaler has nothing to attach
+
+    # The gate-off side of the whole flow: no pool device is allocated, nothing waits, times out or is attached,
+    # and a pool shrinking meanwhile leaves no claim holding a device no slice publishes.
+    @rule:KEP-5007/DDS-RESCHEDULE-ONTO-ATTACHED @rule:KEP-5007/DDS-DETACH @rule:KEP-5007/DDS-POOL-SHRINK
+    @rule:KEP-5007/DDS-AFTER-TIMEOUT
+    Scenario Outline: With <gate> off in kube-scheduler the pod stays pending and the scaler attaches nothing
+      Given kube-scheduler with feature gates "<gate>=off"
+      And the dynamic device scaler attaches devices of pool driver "composable.example.com" as devices of driver "gpu.example.com", taking 1 minute
+      And a pod "trainer" with a claim for one "a100" device
+      When the scheduler runs
+      And 11 minutes pass
+      And the ResourceSlice "fabric-pool" is replaced with:
+        """yaml
+        spec:
+          driver: composable.example.com
+          pool: {name: fabric-pool, generation: 2, resourceSliceCount: 1}
+          allNodes: true
+          devices:
+          - name: a100-1
+            attributes: {gpu.example.com/model: {string: A100}}
+            bindsToNode: true
+            bindingConditions: [composable.example.com/fabric-device-ready]
+            bindingFailureConditions: [composable.example.com/fabric-device-reschedule, composable.example.com/fabric-device-failed]
+        """
+      And 2 minutes pass
+      Then pod "trainer" is not scheduled
+      And the claim of pod "trainer" is not allocated
+      And ResourceSlice "fabric-pool" publishes devices "a100-1"
+      And every allocated device is published and allocated to one claim only
+
+      Examples:
+        | gate                         |
+        | DRADeviceBindingConditions   |
+        | DRAResourceClaimDeviceStatus |
+
   Rule: KEP-5007/DDS-AFTER-TIMEOUT  A timed-out pod is scheduled normally once its device can be attached
 
     Scenario: The scaler deployed after a timeout still gets the pod running

@@ -28,6 +28,12 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | DRADeviceBindingConditions off             | current | DRADeviceBindingConditions=off     | is not scheduled | is not allocated |
         | DRAResourceClaimDeviceStatus off           | current | DRAResourceClaimDeviceStatus=off   | is not scheduled | is not allocated |
 
+      # 1.35: the release before DRADeviceBindingConditions turned on by default; its alpha gate is off there.
+      @rule:KEP-5007/SKEW-GATE-OFF-SCHEDULER
+      Examples: a scheduler of the release before the default changed
+        | scheduler                        | version | gates    | outcome          | claim            |
+        | a 1.35 scheduler with its defaults | 1.35  | defaults | is not scheduled | is not allocated |
+
       @rule:KEP-5007/SKEW-OLDER-SCHEDULER
       Examples: a scheduler older than the feature
         | scheduler                        | version | gates    | outcome                      | claim                       |
@@ -48,6 +54,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
 
   Rule: KEP-5007/SKEW-GATE-OFF-SCHEDULER  A current scheduler with a gate off never picks such devices
 
+    @upstream-differs:binds-to-node-honoured-with-gate-off
     Scenario: With the gate off the scheduler takes the device without conditions and ignores bindsToNode
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
       And the ResourceSlice:
@@ -90,10 +97,12 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | the driver, without its controller      | defaults  | defaults                       | no binding controller is deployed for driver "gpu.example.com"                      | waits in PreBind            | 2        |
         | the API server, scheduler gate still off | defaults  | DRADeviceBindingConditions=off | no binding controller is deployed for driver "gpu.example.com"                      | is not scheduled            | 0        |
         | the scheduler, API server gate still off | DRADeviceBindingConditions=off | defaults | no binding controller is deployed for driver "gpu.example.com"               | is bound to node "worker-1" | 0        |
+        | the API server, scheduler's DRAResourceClaimDeviceStatus still off | defaults | DRAResourceClaimDeviceStatus=off | no binding controller is deployed for driver "gpu.example.com" | is not scheduled | 0 |
+        | the scheduler, API server's DRAResourceClaimDeviceStatus still off | DRAResourceClaimDeviceStatus=off | defaults | no binding controller is deployed for driver "gpu.example.com" | is bound to node "worker-1" | 0 |
 
   Rule: KEP-5007/DISABLE-KEEPS-WORKLOADS  Turning the feature off leaves running pods and their claims alone
 
-    Scenario Outline: Turning the gate off in <component> keeps the bound pod and its claim as they were
+    Scenario Outline: Turning <gate> off in <component> keeps the bound pod and its claim as they were
       Given the objects of manifest "fabric-one-gpu.yaml"
       And a claim "training" for one "fabric-gpu" device
       And a pod "trainer" using claim "training"
@@ -101,7 +110,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       And the driver sets condition "dra.example.com/attached" to "True" on the devices of claim "training"
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"
-      When <component> restarts with feature gates "DRADeviceBindingConditions=off"
+      When <component> restarts with feature gates "<gate>=off"
       And 15 minutes pass
       # A later write to the claim must not lose what the stored allocation already has.
       And the driver sets condition "dra.example.com/healthy" to "True" on the devices of claim "training"
@@ -112,9 +121,11 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       And claim "training" was allocated 15 minutes ago
 
       Examples:
-        | component      |
-        | kube-scheduler |
-        | kube-apiserver |
+        | component      | gate                         |
+        | kube-scheduler | DRADeviceBindingConditions   |
+        | kube-apiserver | DRADeviceBindingConditions   |
+        | kube-scheduler | DRAResourceClaimDeviceStatus |
+        | kube-apiserver | DRAResourceClaimDeviceStatus |
 
   Rule: KEP-5007/DOWNGRADED-APISERVER  An API server older than the feature leaves the workload alone but keeps none of the fields
 
@@ -140,18 +151,24 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       Examples:
         | server                         | release | gates                          | copies                                                                                                                       | timestamp                                   |
         | DRADeviceBindingConditions off | current | DRADeviceBindingConditions=off | the allocation of claim "training" copies binding conditions "dra.example.com/attached" and failure conditions "dra.example.com/attach-failed" | claim "training" was allocated 0 seconds ago |
+        | DRAResourceClaimDeviceStatus off | current | DRAResourceClaimDeviceStatus=off | the allocation of claim "training" copies binding conditions "dra.example.com/attached" and failure conditions "dra.example.com/attach-failed" | claim "training" was allocated 0 seconds ago |
         | 1.33                           | 1.33    | defaults                       | the allocation of claim "training" carries no binding conditions                                                             | claim "training" has no allocationTimestamp |
 
   Rule: KEP-5007/REENABLE-RESUMES  Turned back on, the feature works again
 
-    Scenario: After the gate is turned back on a new pod waits for its device again
-      Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
+    Scenario Outline: After <gate> is turned back on a new pod waits for its device again
+      Given kube-scheduler with feature gates "<gate>=off"
       And the objects of manifest "fabric-one-gpu.yaml"
       And a pod "trainer" with a claim for one "fabric-gpu" device
       When the scheduler runs
       Then pod "trainer" is not scheduled
-      When kube-scheduler restarts with feature gates "DRADeviceBindingConditions=on"
+      When kube-scheduler restarts with feature gates "<gate>=on"
       Then pod "trainer" waits in PreBind
       When the driver sets condition "dra.example.com/attached" to "True" on the device of pod "trainer"
       And the scheduler runs
       Then pod "trainer" is bound to node "worker-1"
+
+      Examples:
+        | gate                         |
+        | DRADeviceBindingConditions   |
+        | DRAResourceClaimDeviceStatus |

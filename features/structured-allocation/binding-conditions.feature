@@ -35,6 +35,7 @@ Feature: Devices with binding conditions in allocation (structured allocation, K
         | current | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off   |
         | 1.34    | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=off    |
 
+    @upstream-differs:binds-to-node-pins-with-gate-off
     Scenario: With a gate off bindsToNode alone does not pin the allocation
       Given kube-scheduler with feature gates "DRADeviceBindingConditions=off"
       And the ResourceSlice:

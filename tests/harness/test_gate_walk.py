@@ -75,3 +75,22 @@ def test_every_gate_pair_is_in_the_audit_with_each_side_judged() -> None:
         assert (rule, component, gate) == (variant.rule, *found), name
         for side in (on_side, off_side):
             assert CITED.search(side) or side.startswith("survives: "), f"{name}: {side!r}"
+
+
+def test_a_row_cites_the_tags_of_its_own_examples_table_only() -> None:
+    """As a run traces it: the 1.33 row of KEP-5007's skew outline is SKEW-OLDER-SCHEDULER's, not the rule of the
+    outline's gate-off table."""
+    from draconform.catalogue import load_catalogue
+
+    rows = [row for row in gatewalk._rows(load_catalogue())
+            if row.cite.endswith("*A device with binding conditions and <scheduler>*")]
+    older = [row for row in rows if 'version "1.33"' in row.text]
+    assert older, "the skew outline has its 1.33 row"
+    for row in older:
+        assert "KEP-5007/SKEW-OLDER-SCHEDULER" in row.rules and "KEP-5007/SKEW-GATE-OFF-SCHEDULER" not in row.rules
+
+
+def test_a_rule_of_its_own_in_covered_by_is_looked_up_before_its_catalogue() -> None:
+    walked = {(entry.rule, entry.gate): entry for entry in gatewalk.walk()}
+    entry = walked[("KEP-5007/SKEW-OLDER-SCHEDULER", "DRADeviceBindingConditions")]
+    assert entry.off.startswith("via KEP-5007/SKEW-GATE-OFF-SCHEDULER:")

@@ -475,6 +475,46 @@ VARIANTS: tuple[Variant, ...] = (
                  ""),
         ),
     ),
+    # --- a component that honours the gate but gets one rule's gate-off side wrong (issue 39) -------------
+    Variant(
+        "gate-off-prebind-waits-on-copied-conditions", "KEP-5007/PREBIND-ALL-TRUE",
+        "with a binding gate off the scheduler picks no device with conditions, yet still waits on a claim that "
+        "was allocated with some",
+        (
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 "        if not self.binding:\n            return SUCCESS\n",
+                 "        if not self.binding and not any(map(requires_binding_conditions, written)):\n"
+                 "            return SUCCESS\n"),
+        ),
+    ),
+    Variant(
+        "gate-off-prebind-still-aborts-on-failure", "KEP-5007/PREBIND-FAILURE",
+        "with a binding gate off the scheduler does not wait, yet still gives up and clears a claim allocated with "
+        "binding conditions when a failure condition is True or its timeout has passed",
+        (
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.pre_bind",
+                 "        if not self.binding:\n            return SUCCESS\n",
+                 "        if not self.binding and not any(map(requires_binding_conditions, written)):\n"
+                 "            return SUCCESS\n"
+                 "        if not self.binding:\n"
+                 "            verdict = self._decide(BindingWait(entered, [_ref(c) for c in written]), pod, written)\n"
+                 "            return SUCCESS if verdict.code == Code.PENDING else verdict\n"),
+        ),
+    ),
+    Variant(
+        "timestamp-needs-one-gate", "KEP-5007/ALLOCATION-TIMESTAMP",
+        "the scheduler stamps allocationTimestamp whenever DRADeviceBindingConditions is on, whatever "
+        "DRAResourceClaimDeviceStatus says (everything else follows both gates)",
+        (
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources.__init__",
+                 '        self.extended_resources = gates.enabled("DRAExtendedResource")\n',
+                 '        self.extended_resources = gates.enabled("DRAExtendedResource")\n'
+                 "        self.stamps = gates.enabled(*BINDING_GATES[:1])\n"),
+            Edit("draconform.reference.scheduler.dynamicresources:DynamicResources._write_claim",
+                 '                if self.binding and not allocation.get("allocationTimestamp"):\n',
+                 '                if self.stamps and not allocation.get("allocationTimestamp"):\n'),
+        ),
+    ),
     # --- each gated rule under both settings: the component ignores the gate's setting (issue 39) ---------
     *defects.gate_pair("KEP-5007/SKEW-GATE-OFF-SCHEDULER", "kube-scheduler", "DRADeviceBindingConditions", "scheduler-binding-conditions-gate"),
     *defects.gate_pair("KEP-5007/APISERVER-STRIPS-FIELDS", "kube-apiserver", "DRADeviceBindingConditions", "apiserver-binding-conditions-gate"),
