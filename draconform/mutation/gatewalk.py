@@ -60,8 +60,9 @@ COVERED_BY: dict[tuple[str, str], tuple[str, str]] = {
         "KEP-5007/GATES-BOTH-REQUIRED", "with either gate off the scheduler never picks a device with binding "
         "conditions, so none of the binding flow runs"),
     ("KEP-5007", "DRAResourceClaimDeviceStatus"): (
-        "KEP-5007/GATES-BOTH-REQUIRED", "with either gate off the scheduler never picks a device with binding "
-        "conditions, so none of the binding flow runs"),
+        "KEP-5007/GATES-BOTH-REQUIRED", "from 1.35 no component starts with this gate off and the binding gate "
+        "on (a gate dependency), so its off side is the binding gate's; a 1.34 scheduler, the last that could, "
+        "never picks a device with binding conditions"),
 }
 
 

@@ -93,7 +93,7 @@ Feature: Allocation records what binding needs and prefers devices that need not
         | version | scheduler                        | stamp                                      |
         | current | defaults                         | claim "plain" was allocated less than 2 minutes ago |
         | current | DRADeviceBindingConditions=off   | claim "plain" has no allocationTimestamp   |
-        | current | DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
+        | 1.34    | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=off | claim "plain" has no allocationTimestamp   |
         | 1.35    | defaults                         | claim "plain" has no allocationTimestamp   |
 
   Rule: KEP-5007/PREFER-NO-CONDITIONS  Devices that need no preparation are chosen first
@@ -161,7 +161,7 @@ Feature: Allocation records what binding needs and prefers devices that need not
         | version | scheduler                        |
         | current | defaults                         |
         | current | DRADeviceBindingConditions=off   |
-        | current | DRAResourceClaimDeviceStatus=off |
+        | 1.34    | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=off |
         | 1.35    | defaults                         |
 
   Rule: KEP-5007/BINDS-TO-NODE  bindsToNode pins the allocation to the chosen node before the wait

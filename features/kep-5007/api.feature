@@ -31,7 +31,6 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | gate                                                     | setting | verdict                                                                                          |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions" by rule "DRA-API/BINDING-CONDITIONS-MAX" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
-        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                    |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
     # Shapes walk (issue 39): the limit itself is allowed.
@@ -73,7 +72,6 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | gate                                                     | setting | verdict                                                                                                |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingConditions[0]" by rule "DRA-API/BINDING-CONDITIONS-FORMAT" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
-        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                          |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
   Rule: KEP-5007/CONDITION-LISTS-PAIRED  Both lists together, each condition in one list only
@@ -97,7 +95,6 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | gate                                                     | setting | verdict                                                                                                   |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | on      | the request is rejected at "spec.devices[0].bindingFailureConditions" by rule "DRA-API/BINDING-CONDITIONS-TOGETHER" |
         | DRADeviceBindingConditions                               | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
-        | DRAResourceClaimDeviceStatus                             | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields                                             |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | off     | device "gpu-0" of ResourceSlice "fabric" has no binding fields |
 
     Scenario: A condition in both lists is refused
@@ -140,7 +137,7 @@ Feature: The API server keeps, checks and gates the binding fields of devices (K
         | gates                            | stored               |
         | defaults                         | has binding fields    |
         | DRADeviceBindingConditions=off   | has no binding fields |
-        | DRAResourceClaimDeviceStatus=off | has no binding fields |
+        | DRADeviceBindingConditions=off, DRAResourceClaimDeviceStatus=off | has no binding fields |
 
     @upstream-differs:allocation-timestamp-kept-with-gate-off
     Scenario: With the gate off in the API server only, the copies and the timestamp are dropped from claims too

@@ -160,7 +160,6 @@ Feature: Dynamic device scaling with binding conditions (KEP-5007 beta feedback 
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
 
   Rule: KEP-5007/DDS-AFTER-TIMEOUT  A timed-out pod is scheduled normally once its device can be attached
 

@@ -8,7 +8,9 @@ Feature: With either binding gate off, each step of the binding flow stays out o
   allocated with binding conditions, which it then neither waits on nor clears (upstream's PreBind returns before
   the wait and its Filter judges no readiness or timeout with either gate off; read in v1.36.2's
   pkg/scheduler/framework/plugins/dynamicresources). The rows without a gate name run at the current release,
-  where both gates are on by default.
+  where both gates are on by default. No row turns DRAResourceClaimDeviceStatus off alone: from 1.35 a component
+  with DRADeviceBindingConditions on and DRAResourceClaimDeviceStatus off refuses to start (a gate dependency), so
+  the status gate is off here only together with the binding gate.
 
   Background:
     Given a node "worker-1"
@@ -29,42 +31,36 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples: the scheduler stamps no allocation
         | gate                         | what               | check                                       |
         | DRADeviceBindingConditions   | no timestamp       | claim "training" has no allocationTimestamp |
-        | DRAResourceClaimDeviceStatus | no timestamp       | claim "training" has no allocationTimestamp |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no timestamp | claim "training" has no allocationTimestamp |
 
       @rule:KEP-5007/RESULT-COPIES-CONDITIONS
       Examples: nothing to copy
         | gate                         | what       | check                                                            |
         | DRADeviceBindingConditions   | no copies  | the allocation of claim "training" carries no binding conditions |
-        | DRAResourceClaimDeviceStatus | no copies  | the allocation of claim "training" carries no binding conditions |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no copies | the allocation of claim "training" carries no binding conditions |
 
       @rule:KEP-5007/BINDS-TO-NODE
       Examples: bindsToNode is gone with the other fields
         | gate                         | what        | check                                   |
         | DRADeviceBindingConditions   | not pinned  | claim "training" is usable on every node |
-        | DRAResourceClaimDeviceStatus | not pinned  | claim "training" is usable on every node |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | not pinned | claim "training" is usable on every node |
 
       @rule:KEP-5007/EVENT-PENDING
       Examples: nothing waits, so nothing says it waits
         | gate                         | what     | check                                                            |
         | DRADeviceBindingConditions   | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
-        | DRAResourceClaimDeviceStatus | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | no event | no event "BindingConditionsPending" is recorded for pod "trainer" |
 
       @rule:KEP-5007/PREBIND-NO-CONDITIONS
       Examples: the device needs nothing now
         | gate                         | what               | check                                      |
         | DRADeviceBindingConditions   | the device is used | claim "training" is allocated device "gpu-0" |
-        | DRAResourceClaimDeviceStatus | the device is used | claim "training" is allocated device "gpu-0" |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | the device is used | claim "training" is allocated device "gpu-0" |
 
       @rule:KEP-5007/ALLOCATION-PERSISTED-BEFORE-WAIT @rule:KEP-5007/CONTROLLER-OUTAGE
       Examples: allocated and reserved with no controller to wait for
         | gate                         | what                | check                                       |
         | DRADeviceBindingConditions   | reserved, no wait   | claim "training" is reserved for pod "trainer" |
-        | DRAResourceClaimDeviceStatus | reserved, no wait   | claim "training" is reserved for pod "trainer" |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | reserved, no wait | claim "training" is reserved for pod "trainer" |
 
       # Upstream registers the counter only with the gate on; absent reads as 0.
@@ -72,7 +68,6 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples: nothing counted
         | gate                         | what          | check                                                                   |
         | DRADeviceBindingConditions   | not counted   | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
-        | DRAResourceClaimDeviceStatus | not counted   | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
         | DRADeviceBindingConditions, DRAResourceClaimDeviceStatus | not counted | the metric "scheduler_dra_bindingconditions_allocations_total" is 0 |
 
     # kube-scheduler is stopped while the pod waits, the claim's state is written, and the scheduler comes back
@@ -94,43 +89,36 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples: no condition reported
         | gate                         | while                  | event            |
         | DRADeviceBindingConditions   | a minute of no answer  | 1 minute passes  |
-        | DRAResourceClaimDeviceStatus | a minute of no answer  | 1 minute passes  |
 
       @rule:KEP-5007/RESTART-RESUMES
       Examples: a restart does not bring the wait back
         | gate                         | while             | event             |
         | DRADeviceBindingConditions   | eight minutes     | 8 minutes pass    |
-        | DRAResourceClaimDeviceStatus | eight minutes     | 8 minutes pass    |
 
       @rule:KEP-5007/PREBIND-STATUS-ONLY
       Examples: the condition's status is not read
         | gate                         | while             | event                                                                                        |
         | DRADeviceBindingConditions   | a False condition | the driver sets condition "dra.example.com/attached" to "False" on the devices of claim "training" |
-        | DRAResourceClaimDeviceStatus | a False condition | the driver sets condition "dra.example.com/attached" to "False" on the devices of claim "training" |
 
       @rule:KEP-5007/PREBIND-FAILURE
       Examples: a failure condition is not read
         | gate                         | while     | event                                                                                              |
         | DRADeviceBindingConditions   | a failure | the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "training" |
-        | DRAResourceClaimDeviceStatus | a failure | the driver sets condition "dra.example.com/attach-failed" to "True" on the devices of claim "training" |
 
       @rule:KEP-5007/FAILURE-WINS
       Examples: readiness and failure together
         | gate                         | while                  | event                                                                                                                         |
         | DRADeviceBindingConditions   | readiness and failure  | the driver sets conditions "dra.example.com/attached" and "dra.example.com/attach-failed" to "True" on the devices of claim "training" |
-        | DRAResourceClaimDeviceStatus | readiness and failure  | the driver sets conditions "dra.example.com/attached" and "dra.example.com/attach-failed" to "True" on the devices of claim "training" |
 
       @rule:KEP-5007/TIMEOUT
       Examples: the binding timeout passes
         | gate                         | while       | event            |
         | DRADeviceBindingConditions   | ten minutes | 10 minutes pass  |
-        | DRAResourceClaimDeviceStatus | ten minutes | 10 minutes pass  |
 
       @rule:KEP-5007/TIMEOUT-DEFAULT
       Examples: well past the default timeout
         | gate                         | while          | event            |
         | DRADeviceBindingConditions   | eleven minutes | 11 minutes pass  |
-        | DRAResourceClaimDeviceStatus | eleven minutes | 11 minutes pass  |
 
     Scenario Outline: After a failure, a scheduler back with <gate> off leaves the claim and its conditions as they are
       Given the objects of manifest "fabric-two-gpus.yaml"
@@ -149,7 +137,6 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
 
     Scenario Outline: With <gate> off, a failure on one of a pod's two claims does not hold the pod back
       Given the objects of manifest "fabric-two-gpus.yaml"
@@ -170,7 +157,6 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
 
     # A second pod joins a claim allocated eight minutes earlier: with the gate on it gets two minutes; off, no
     # deadline at all.
@@ -192,7 +178,6 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
 
     # The claim of timeout.feature's TIMEOUT-WITHOUT-TIMESTAMP scenario, met by a scheduler with the gate off.
     Scenario Outline: With <gate> off in kube-scheduler, a pod using a claim allocated without a timestamp binds at once
@@ -239,4 +224,3 @@ Feature: With either binding gate off, each step of the binding flow stays out o
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |

@@ -26,7 +26,7 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       Examples: current scheduler with a gate off
         | scheduler                                  | version | gates                              | outcome          | claim            |
         | DRADeviceBindingConditions off             | current | DRADeviceBindingConditions=off     | is not scheduled | is not allocated |
-        | DRAResourceClaimDeviceStatus off           | current | DRAResourceClaimDeviceStatus=off   | is not scheduled | is not allocated |
+        | 1.34 with only DRAResourceClaimDeviceStatus off | 1.34 | DRADeviceBindingConditions=on, DRAResourceClaimDeviceStatus=off | is not scheduled | is not allocated |
 
       # 1.35: the release before DRADeviceBindingConditions turned on by default; its alpha gate is off there.
       @rule:KEP-5007/SKEW-GATE-OFF-SCHEDULER
@@ -97,8 +97,6 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | the driver, without its controller      | defaults  | defaults                       | no binding controller is deployed for driver "gpu.example.com"                      | waits in PreBind            | 2        |
         | the API server, scheduler gate still off | defaults  | DRADeviceBindingConditions=off | no binding controller is deployed for driver "gpu.example.com"                      | is not scheduled            | 0        |
         | the scheduler, API server gate still off | DRADeviceBindingConditions=off | defaults | no binding controller is deployed for driver "gpu.example.com"               | is bound to node "worker-1" | 0        |
-        | the API server, scheduler's DRAResourceClaimDeviceStatus still off | defaults | DRAResourceClaimDeviceStatus=off | no binding controller is deployed for driver "gpu.example.com" | is not scheduled | 0 |
-        | the scheduler, API server's DRAResourceClaimDeviceStatus still off | DRAResourceClaimDeviceStatus=off | defaults | no binding controller is deployed for driver "gpu.example.com" | is bound to node "worker-1" | 0 |
 
   Rule: KEP-5007/DISABLE-KEEPS-WORKLOADS  Turning the feature off leaves running pods and their claims alone
 
@@ -124,8 +122,6 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
         | component      | gate                         |
         | kube-scheduler | DRADeviceBindingConditions   |
         | kube-apiserver | DRADeviceBindingConditions   |
-        | kube-scheduler | DRAResourceClaimDeviceStatus |
-        | kube-apiserver | DRAResourceClaimDeviceStatus |
 
   Rule: KEP-5007/DOWNGRADED-APISERVER  An API server older than the feature leaves the workload alone but keeps none of the fields
 
@@ -151,7 +147,6 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       Examples:
         | server                         | release | gates                          | copies                                                                                                                       | timestamp                                   |
         | DRADeviceBindingConditions off | current | DRADeviceBindingConditions=off | the allocation of claim "training" copies binding conditions "dra.example.com/attached" and failure conditions "dra.example.com/attach-failed" | claim "training" was allocated 0 seconds ago |
-        | DRAResourceClaimDeviceStatus off | current | DRAResourceClaimDeviceStatus=off | the allocation of claim "training" copies binding conditions "dra.example.com/attached" and failure conditions "dra.example.com/attach-failed" | claim "training" was allocated 0 seconds ago |
         | 1.33                           | 1.33    | defaults                       | the allocation of claim "training" carries no binding conditions                                                             | claim "training" has no allocationTimestamp |
 
   Rule: KEP-5007/REENABLE-RESUMES  Turned back on, the feature works again
@@ -171,4 +166,3 @@ Feature: Version skew, rollout and rollback of binding conditions (KEP-5007 upgr
       Examples:
         | gate                         |
         | DRADeviceBindingConditions   |
-        | DRAResourceClaimDeviceStatus |
