@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY
+from draconform.kube.featuregates import CURRENT_RELEASE, GATE_HISTORY, startup_refusals
 from draconform.sut import OBSERVATIONS
 
 # How a live run programs the reference driver and external controllers of `draconform serve`: a ConfigMap in
@@ -137,6 +137,9 @@ class ClusterConfig:
         if unknown:
             raise ConfigError(f"{path}: featureGates.{unknown[0]}: unknown feature gate; known: "
                               f"{', '.join(sorted(GATE_HISTORY))}")
+        refusals = startup_refusals(gates, str(data.get("release", CURRENT_RELEASE)))
+        if refusals:  # no component of that release starts with these gates, so no such cluster exists
+            raise ConfigError(f"{path}: featureGates: a component refuses to start with them: {'; '.join(refusals)}")
         args = data.get("schedulerArgs") or {}
         if "bindingTimeout" in args:
             args = {**args, "bindingTimeout": _seconds(args["bindingTimeout"])}

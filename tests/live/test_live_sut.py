@@ -179,6 +179,11 @@ def test_cluster_config_errors_name_the_file_line_and_field(tmp_path: Path) -> N
     path.write_text("featureGates: {NoSuchGate: true}\n")
     with pytest.raises(ConfigError, match=r"c\.yaml: featureGates\.NoSuchGate: unknown feature gate"):
         ClusterConfig.load(path)
+    # a cluster no upstream component could start with (the binding gate needs the status gate from 1.35)
+    path.write_text("release: '1.36'\nfeatureGates: {DRAResourceClaimDeviceStatus: false}\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml: featureGates: a component refuses to start with them: "
+                                          r"DRADeviceBindingConditions is enabled, but depends on"):
+        ClusterConfig.load(path)
     path.write_text("release: '1.36'\nschedulerArgs: {bindingTimeout: 2m}\nkubeconfig: k\n")
     loaded = ClusterConfig.load(path)
     assert (loaded.release, loaded.scheduler_args, loaded.kubeconfig) == ("1.36", {"bindingTimeout": 120.0},
