@@ -400,6 +400,8 @@ class DynamicResources:
         if not self.binding or claims_state is None:
             return [0] * len(nodes)
         # None (settled without allocating) or nothing found: no device with binding conditions is needed
+        if not claims_state.allocations:  # every node settled by the core in its batch: nothing to look up
+            return [1] * len(nodes)
         found = list(map(claims_state.allocations.get, node_names(nodes)))
         if not any(found):
             return [1] * len(nodes)
