@@ -52,20 +52,31 @@ def validate_object(obj: Obj, gates: FeatureGates, old: Obj | None = None) -> li
 RAW_FIELDS = frozenset({"parameters", "data"})
 
 
-def drop_nulls(value: Any) -> None:
+def drop_nulls(value: Any, stored: Any = None) -> None:
     """Remove, in place, fields set to null, as the API server's decoder reads them as unset. It runs on every
-    write the reference store admits, so it descends only into dicts and lists, not into each scalar."""
+    write the reference store admits, so it descends only into dicts and lists, not into each scalar. `stored` is
+    the same place in an object stored already (so without nulls): a part of `value` that is that object's own
+    part (the same object, shared by a write that changes something else) is not walked again."""
     if isinstance(value, dict):
         if None in value.values():  # rare: a C-level scan first, the keys only then
             for key in [k for k, v in value.items() if v is None]:
                 del value[key]
+        kept = stored if isinstance(stored, dict) else _NOTHING
         for key, item in value.items():
             if isinstance(item, (dict, list)) and key not in RAW_FIELDS:
-                drop_nulls(item)
+                was = kept.get(key)
+                if item is not was:
+                    drop_nulls(item, was)
     elif isinstance(value, list):
-        for item in value:
+        kept_items = stored if isinstance(stored, list) else ()
+        for index, item in enumerate(value):
             if isinstance(item, (dict, list)):
-                drop_nulls(item)
+                was = kept_items[index] if index < len(kept_items) else None
+                if item is not was:
+                    drop_nulls(item, was)
+
+
+_NOTHING: dict[str, Any] = {}
 
 
 # Structs kube-apiserver's types hold by value: a missing one decodes to its zero value, whose own required fields

@@ -7,13 +7,17 @@ columnar core keeps them in frames updated from watch events)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from itertools import repeat
+from operator import is_
+from typing import Protocol, TypeVar
 
 from draconform.kube.featuregates import FeatureGates
 from draconform.reference.apiserver.interface import ApiReader
 from draconform.sut import Obj
+
+_T = TypeVar("_T")
 
 
 class Nodes(list[Obj]):
@@ -26,6 +30,37 @@ class Nodes(list[Obj]):
     def __init__(self, nodes: Sequence[Obj], names: list[str]) -> None:
         super().__init__(nodes)
         self.names = names
+
+
+class Distinct(list[_T]):
+    """A list of answers (statuses, verdicts) that carries the distinct objects it holds, by identity, as
+    `distinct` (a few: "fits" and one "does not fit", say): a reader that treats each distinct answer once (names
+    it, maps it, looks for an error among them) need not pass over every node's answer to find them. `distinct` may
+    hold more than the list does, never less."""
+
+    __slots__ = ("distinct",)
+
+    def __init__(self, items: Iterable[_T], distinct: Iterable[_T]) -> None:
+        super().__init__(items)
+        self.distinct = tuple(distinct)
+
+
+def distinct_of(items: Sequence[_T]) -> tuple[_T, ...]:
+    """The distinct objects (by identity) of `items`: those a `Distinct` carries, else found in one pass."""
+    known: tuple[_T, ...] | None = getattr(items, "distinct", None)
+    if known is not None:
+        return known
+    return tuple(dict(zip(map(id, items), items, strict=True)).values())
+
+
+def only_one(items: Sequence[_T]) -> _T | None:
+    """The one object (by identity) every item is, where all are the same and not None; else None. A `Distinct`
+    knows it without a pass over the items."""
+    known: tuple[_T, ...] | None = getattr(items, "distinct", None)
+    if known is not None and len(known) == 1:
+        return known[0] if items else None
+    first = items[0] if items else None
+    return first if first is not None and all(map(is_, items, repeat(first))) else None
 
 
 def node_names(nodes: Sequence[Obj]) -> list[str]:

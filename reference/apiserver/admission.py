@@ -51,7 +51,7 @@ def drop_disabled_fields_changed(operation: Operation, new: Obj, old: Obj, gates
         del new[key]
     for key in changed:
         if key in new and key not in RAW_FIELDS:
-            drop_nulls(new[key])
+            drop_nulls(new[key], old.get(key))  # what the write shares with old is old's, without nulls
     decode_by_value(new)
     if any(key in new for key in changed if key not in ("metadata", "apiVersion", "kind")):
         # gated fields live under spec and status only: strip the changed ones (the shared dicts are changed in

@@ -35,7 +35,7 @@ from draconform.reference.events import EventRecorder
 from draconform.reference.kubelet.checkpoint import ClaimRecord, KubeletCheckpoint
 from draconform.reference.kubelet.plugins import PluginRegistry, PluginUnavailable
 from draconform.reference.podclaims import PodClaim, is_reserved_for, pod_claims, pod_claims_with_extended
-from draconform.sut import ApiError, Obj, copy_object
+from draconform.sut import ApiError, Obj
 
 PodKey = tuple[str, str]  # namespace, name; a namespace of "" marks a pod known only by UID (see `forget`)
 
@@ -153,7 +153,9 @@ class Kubelet:
         """Upstream's kubelet writes a pod's status before it prepares the pod's resources: not ready, its
         containers waiting to be created. Written when that changes the status (once, not at every retry);
         returns the pod as stored, or None when the write met a newer version of the pod."""
-        status = copy_object(pod.get("status") or {})  # the write changes the status only: the rest is not copied
+        # the write changes the status only, and only its top level (each changed field gets a new value): the
+        # status is copied one level deep, its untouched parts stay the stored object's (admission walks them no more)
+        status = dict(pod.get("status") or {})
         waiting = {**pod, "status": status}
         status["phase"] = "Pending"
         _set_conditions(status, waiting, "Pending", self._clock.now())
@@ -372,8 +374,9 @@ class Kubelet:
             self._mark(key)
 
     def _set_phase(self, pod: Obj, phase: str, reason: str | None = None, message: str | None = None) -> bool:
-        # the pod as the store handed it out is not ours to change: the status the write changes is copied
-        status = copy_object(pod.get("status") or {})
+        # the pod as the store handed it out is not ours to change: the status the write changes is copied one
+        # level deep (only its top-level fields get new values; the conditions kept are the stored ones, unchanged)
+        status = dict(pod.get("status") or {})
         pod = {**pod, "status": status}
         status["phase"] = phase
         _set_conditions(status, pod, phase, self._clock.now())

@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import compress, repeat
-from operator import attrgetter, is_
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
@@ -23,10 +21,13 @@ from draconform.kube.kinds import DELETE_PROTECTION_FINALIZER
 from draconform.reference.allocator.interface import (
     AllocationError,
     Allocator,
+    Distinct,
     Feasibility,
     NodeAllocation,
+    distinct_of,
     feasible_on,
     node_names,
+    only_one,
 )
 from draconform.reference.apiserver.interface import ApiStore
 from draconform.reference.clock import Clock, format_time
@@ -93,9 +94,10 @@ class PodClaimsState:
     # allocations need no device with binding conditions), so the allocation is made only if the node is chosen
     allocations: dict[str, list[Obj] | None] = field(default_factory=dict)
     extended: ExtendedClaim | None = None
-    # Batches of nodes the core settled as fitting where every node of the batch fits: each node as a None in
-    # `allocations`, kept as the batch's names rather than an entry per node (Filter's most common batch)
-    settled: list[list[str]] = field(default_factory=list)
+    # Batches of nodes the core settled without a search: the batch's names and each node's answer (None where
+    # every node of the batch fits, Filter's most common batch); a node that fits there counts as a None in
+    # `allocations`, kept with its batch rather than as an entry per node
+    settled: list[tuple[list[str], list[Feasibility | None] | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -318,23 +320,25 @@ class DynamicResources:
                        unallocated: list[Obj], assumed: list[Obj]) -> list[Status]:
         """`filter_nodes`' statuses from the core's answers for `nodes`."""
         statuses: dict[int, Status] = {}  # a core gives many nodes the same verdict: one status for each
-        first = answers[0] if answers else None
-        if first is not None and all(map(is_, answers, repeat(first))):
+        first = only_one(answers)
+        if first is not None:
             # one verdict for the whole batch (every node fits, or every one is full): no pass per answer
             if not first.fits:
-                return [_not_fitting(first.reasons)] * len(answers)
-            claims_state.settled.append(node_names(nodes))  # as below, without an entry per node
-            return [SUCCESS] * len(answers)
-        distinct = dict(zip(map(id, answers), answers, strict=True))
-        if id(None) in distinct:
+                rejection = _not_fitting(first.reasons)
+                return Distinct([rejection] * len(answers), (rejection,))
+            claims_state.settled.append((node_names(nodes), None))  # as below, without an entry per node
+            return Distinct([SUCCESS] * len(answers), (SUCCESS,))
+        distinct = distinct_of(answers)
+        if any(answer is None for answer in distinct):
             return self._judge_each(claims_state, nodes, answers, unallocated, assumed, statuses)
         # Every node settled by the core (the usual case): no node-by-node Python.
-        for key, settled_answer in distinct.items():
+        for settled_answer in distinct:
             assert settled_answer is not None
-            statuses[key] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
-        # as `_judge`: settled without a search, the allocation is made if the node is chosen
-        claims_state.allocations.update(dict.fromkeys(compress(node_names(nodes), map(_FITS, answers))))
-        return list(map(statuses.__getitem__, map(id, answers)))
+            statuses[id(settled_answer)] = SUCCESS if settled_answer.fits else _not_fitting(settled_answer.reasons)
+        # as `_judge`: settled without a search, the allocation is made if the node is chosen; the batch is kept
+        # whole with its answers (looked up for the chosen node only), not as an entry per node
+        claims_state.settled.append((node_names(nodes), answers))
+        return Distinct(map(statuses.__getitem__, map(id, answers)), statuses.values())
 
     def _judge_each(self, claims_state: PodClaimsState, nodes: Sequence[Obj], answers: list[Feasibility | None],
                     unallocated: list[Obj], assumed: list[Obj], statuses: dict[int, Status]) -> list[Status]:
@@ -374,7 +378,7 @@ class DynamicResources:
         name = node_name(node)
         found = claims_state.allocations.get(name)
         if found is None and name not in claims_state.allocations:  # not judged one by one: settled, or nothing
-            found = None if any(name in names for names in claims_state.settled) else []
+            found = None if any(_settled_here(name, names, answers) for names, answers in claims_state.settled) else []
         if found is not None:
             return found
         outcome = self._allocator.allocate(node, self._unallocated_on(claims_state, node), list(self.assumed.values()))
@@ -396,6 +400,8 @@ class DynamicResources:
         if not self.binding or claims_state is None:
             return [0] * len(nodes)
         # None (settled without allocating) or nothing found: no device with binding conditions is needed
+        if not claims_state.allocations:  # every node settled by the core in its batch: nothing to look up
+            return [1] * len(nodes)
         found = list(map(claims_state.allocations.get, node_names(nodes)))
         if not any(found):
             return [1] * len(nodes)
@@ -615,12 +621,20 @@ class DynamicResources:
         self._store.update_status(latest, copy_result=False)
 
 
-_FITS = attrgetter("fits")
-
-
 def _not_fitting(reasons: Mapping[str, str]) -> Status:
+    # named as the framework names it, so that a batch of these verdicts is taken as it is (filter_nodes)
     why = "; ".join(f"{claim}: {reason}" for claim, reason in sorted(reasons.items()))
-    return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({why or 'no devices'})")
+    return Status(Code.UNSCHEDULABLE, f"cannot allocate all claims ({why or 'no devices'})", NAME)
+
+
+def _settled_here(name: str, names: list[str], answers: list[Feasibility | None] | None) -> bool:
+    """Whether a settled batch (`PodClaimsState.settled`) holds `name` as a node that fits."""
+    if name not in names:
+        return False
+    if answers is None:
+        return True
+    answer = answers[names.index(name)]
+    return answer is not None and answer.fits
 
 
 def _decided_by_allocations(claims_state: PodClaimsState,

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from itertools import compress, repeat
-from operator import add, attrgetter, is_
+from operator import add, attrgetter
 from typing import Any, Protocol
 
+from draconform.reference.allocator.interface import Distinct, distinct_of, only_one
 from draconform.sut import Obj
 
 
@@ -113,24 +114,27 @@ def pre_filter(plugins: list[Plugin], state: CycleState, pod: Obj) -> Status:
     return SUCCESS
 
 
-def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> list[Status]:
+def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list[Obj]) -> Distinct[Status]:
     """Filter for many nodes in one call per plugin, each node's verdict what `call_point(plugins, "filter",
-    ...)` gives for it: a node a plugin rejects is not shown to the plugins after it, the first rejection wins."""
+    ...)` gives for it: a node a plugin rejects is not shown to the plugins after it, the first rejection wins.
+    The verdicts carry their few distinct statuses (`Distinct`), so the walk looks for an error among those."""
     verdicts = [SUCCESS] * len(nodes)
+    kinds: list[Status] = [SUCCESS]  # the distinct statuses among `verdicts`
     pending = list(range(len(nodes)))
-    for plugin in plugins:
-        if plugin.name in state.skip_filter or not pending:
-            continue
-        answers: list[Status] | None = _ask(plugin, "filter", state, pod,
-                                            nodes if len(pending) == len(nodes) else [nodes[i] for i in pending])
-        if answers is None:
-            continue
+    asked = [plugin for plugin in plugins if plugin.name not in state.skip_filter
+             and (hasattr(plugin, "filter_nodes") or hasattr(plugin, "filter"))]
+    for position, plugin in enumerate(asked):
+        if not pending:
+            break
+        answers: list[Status] = _ask(plugin, "filter", state, pod,
+                                     nodes if len(pending) == len(nodes) else [nodes[i] for i in pending])
         # A plugin gives many nodes the same few statuses: each rejection is named once, and the verdicts are
         # put in place by map and compress rather than a Python loop (this runs for every node a pod visits).
-        first = answers[0] if answers else None
-        if first is not None and all(map(is_, answers, repeat(first))):  # one status for all: fewer passes
+        first = only_one(answers)
+        if first is not None:  # one status for all: fewer passes
             if not first.ok:
-                named_one = Status(first.code, first.message, plugin.name)
+                named_one = first if first.plugin == plugin.name else Status(first.code, first.message, plugin.name)
+                kinds.append(named_one)
                 if len(pending) == len(nodes):
                     verdicts = [named_one] * len(nodes)
                 else:
@@ -138,19 +142,27 @@ def filter_nodes(plugins: list[Plugin], state: CycleState, pod: Obj, nodes: list
                         verdicts[i] = named_one
                 pending = []
             continue
-        distinct = dict(zip(map(id, answers), answers, strict=True))
-        named = {key: Status(status.code, status.message, plugin.name)
-                 for key, status in distinct.items() if not status.ok}
-        if not named:
+        distinct = distinct_of(answers)
+        rejections = [status for status in distinct if not status.ok]
+        if not rejections:
             continue
-        if len(pending) == len(nodes):
+        # (a plugin may name its statuses itself: those are taken as they are)
+        named = {id(status): status if status.plugin == plugin.name else Status(status.code, status.message,
+                                                                                  plugin.name)
+                 for status in rejections}
+        kinds.extend(named.values())
+        as_named = all(status is SUCCESS if status.ok else named[id(status)] is status for status in distinct)
+        if len(pending) == len(nodes) and as_named:
+            verdicts = answers  # every status already what the framework makes of it: no pass to rename
+        elif len(pending) == len(nodes):
             verdicts = list(map(named.get, map(id, answers), repeat(SUCCESS, len(answers))))
         else:
             for i, key in zip(pending, map(id, answers), strict=True):
                 if key in named:
                     verdicts[i] = named[key]
-        pending = list(compress(pending, map(_OK, answers)))
-    return verdicts
+        if position < len(asked) - 1:  # the nodes left for the next plugin (none after the last)
+            pending = list(compress(pending, map(_OK, answers)))
+    return Distinct(verdicts, kinds)
 
 
 _OK = attrgetter("ok")

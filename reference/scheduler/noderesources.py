@@ -10,7 +10,7 @@ as upstream reads its NodeInfo snapshot: a node's verdict costs the same however
 from __future__ import annotations
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.allocator.interface import node_names
+from draconform.reference.allocator.interface import Distinct, node_names
 from draconform.reference.apiserver.interface import ApiReader
 from draconform.reference.scheduler.extendedresources import class_for, is_extended_name
 from draconform.reference.scheduler.framework import SUCCESS, Code, CycleState, Status, node_name
@@ -44,7 +44,7 @@ class NodeResourcesFit:
         if not found or not found[0]:  # the pod asks for nothing but room: only the pod count (every node)
             room = self._infos.with_room
             if room.issuperset(names):  # the usual case: every node asked has room (one pass in C)
-                return [SUCCESS] * len(names)
+                return Distinct([SUCCESS] * len(names), (SUCCESS,))
             return [SUCCESS if name in room else _NO_ROOM for name in names]
         return [self._fits(found, self._infos.get(name)) for name in names]
 

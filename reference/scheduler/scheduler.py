@@ -17,7 +17,7 @@ from operator import add, attrgetter, sub
 from typing import Any
 
 from draconform.kube.featuregates import FeatureGates
-from draconform.reference.allocator.interface import AllocatorFactory, Nodes
+from draconform.reference.allocator.interface import AllocatorFactory, Nodes, distinct_of
 from draconform.reference.apiserver.interface import ApiStore, WatchEvent
 from draconform.reference.clock import Clock, format_time
 from draconform.reference.events import EventRecorder
@@ -55,7 +55,7 @@ class SchedulerConfig:
     args: dict[str, Any] = field(default_factory=dict)  # DRA plugin arguments, e.g. bindingTimeout
 
 
-_OK, _CODE = attrgetter("ok"), attrgetter("code")
+_OK = attrgetter("ok")
 
 
 class Scheduler:
@@ -383,11 +383,16 @@ def filter_walk(count: int, judge: Callable[[int, int], Sequence[Status]]) -> Wa
     while walk.checked < count and len(walk.passed) < wanted:
         end = min(count, walk.checked + wanted - len(walk.passed))
         verdicts = judge(walk.checked, end)
-        passed = list(map(_OK, verdicts))
-        if not all(passed) and Code.ERROR in map(_CODE, verdicts):
-            walk.error = next(verdict for verdict in verdicts if verdict.code is Code.ERROR)
-            return walk
-        walk.passed.extend(itertools.compress(range(walk.checked, end), passed))
+        kinds = distinct_of(verdicts)  # a few statuses for the whole batch: looked at instead of every verdict
+        if all(map(_OK, kinds)):
+            walk.passed.extend(range(walk.checked, end))
+        else:
+            # (the distinct statuses may name more than the batch holds: the error is looked for in the batch)
+            if any(kind.code is Code.ERROR for kind in kinds):
+                walk.error = next((verdict for verdict in verdicts if verdict.code is Code.ERROR), None)
+                if walk.error is not None:
+                    return walk
+            walk.passed.extend(itertools.compress(range(walk.checked, end), map(_OK, verdicts)))
         walk.verdicts.extend(verdicts)
         walk.checked = end
     return walk

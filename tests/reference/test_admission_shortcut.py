@@ -103,3 +103,23 @@ def test_objects_not_admitted_under_these_gates_are_walked_whole(monkeypatch: py
     assert store.work["admitted-changed"] == 0 and store.work["admitted-whole"] == 3
     stored = store.get("ResourceClaim", "loaded", "default") or {}
     assert "labels" not in stored["metadata"]  # the null went
+
+
+def test_status_sharing_the_stored_parts_loses_the_nulls_of_its_new_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A status handed over (`copy_status=False`) that shares the stored status's parts and adds new ones, as the
+    components write it: the shared parts (stored without nulls) are not walked again (`drop_nulls`' `stored`), the
+    new ones lose their nulls, and what is stored is what the whole walk stores."""
+    stored = []
+    for shortcut in (True, False):
+        store = _store(FeatureGates(), shortcut, monkeypatch)
+        store.create(CLAIM)
+        claim = store.get("ResourceClaim", "c", "default") or {}
+        claim["status"] = {"allocation": ALLOCATION}
+        store.update_status(claim)
+        latest = store.peek("ResourceClaim", "c", "default") or {}
+        status = {**latest["status"], "reservedFor": [{"resource": "pods", "name": "p", "uid": "u", "apiGroup": None}]}
+        store.update_status({**latest, "status": status}, copy_status=False)
+        stored.append(store.list("ResourceClaim"))
+    assert stored[0] == stored[1]
+    assert stored[0][0]["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": "u"}]
+    assert "adminAccess" not in stored[0][0]["status"]["allocation"]["devices"]["results"][0]

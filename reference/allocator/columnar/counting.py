@@ -13,8 +13,11 @@ from typing import Any
 from draconform.reference.allocator.columnar.frames import Frames
 from draconform.reference.allocator.columnar.model import FITS, NOT_PLAIN, AltCandidates, Attempt, DeviceKey, HeldCounts
 from draconform.reference.allocator.devices import DeviceTaints
-from draconform.reference.allocator.interface import AllocationError, Feasibility
+from draconform.reference.allocator.interface import AllocationError, Distinct, Feasibility
 from draconform.reference.allocator.plans import Alternative, check_claim_size, failure_reason
+
+# The largest candidate count per node for which `_count_free` maps free counts to verdicts through a table
+_TABLE_LIMIT = 256
 
 
 class Counting:
@@ -65,19 +68,38 @@ class Counting:
         """`_count_one` where every candidate is a plain device and no claim is only assumed: the free count of
         each node is kept (`HeldCounts.free`), so a batch where every node fits costs two C-level passes; a node
         without candidates has none free. The same verdicts as `_count_one`."""
-        total, zeros = attempt.total, repeat(0, len(names))
-        frees = list(map(free.get, names, zeros))
-        if min(frees, default=0) >= max(need, total):
-            return [FITS] * len(names)
+        total = attempt.total
+        frees = list(map(free.get, names, repeat(-1, len(names))))  # -1: a node without candidates
+        if min(frees, default=0) >= max(need, total, 0):
+            return Distinct([FITS] * len(names), (FITS,))
         assert found.plain is not None  # made with `free`
+        table = self._verdict_table(attempt, found, need) if need >= max(total, 1) else None
+        if table is not None:  # nodes alike: one look-up per node from its free count to its verdict
+            try:
+                return Distinct(map(table.__getitem__, frees), table.values())
+            except KeyError:  # a count the table does not hold (none expected): node by node below
+                pass
+        frees = [max(left, 0) for left in frees]  # a node without candidates has none free
         counts = list(map(found.plain.get, names, repeat(0, len(names))))
-        distinct = set(counts)
-        short = {count: self._short(attempt, (count,)) for count in distinct}
-        if need >= total and len(distinct) == 1:
-            verdict_of = {True: FITS, False: short[counts[0]]}
-            return list(map(verdict_of.__getitem__, map(need.__le__, frees)))
+        short = {count: self._short(attempt, (count,)) for count in set(counts)}
         return [short[count] if left < need else FITS if left >= total else None
                 for count, left in zip(counts, frees, strict=True)]
+
+    def _verdict_table(self, attempt: Attempt, found: AltCandidates, need: int) -> dict[int, Feasibility] | None:
+        """Where every node with candidates has as many (`found.same`, nodes alike: the usual cluster) and the one
+        request needs all the claims need: each node's verdict from its free count alone (-1 for a node without
+        candidates, whose "does not fit" names none), as a table from every count that can occur; None otherwise."""
+        if found.same is None:
+            assert found.plain is not None
+            counts = set(found.plain.values())
+            found.same = counts.pop() if len(counts) == 1 and NOT_PLAIN not in counts else -1
+        same = found.same
+        if same < 0 or same > _TABLE_LIMIT:
+            return None
+        table: dict[int, Feasibility] = dict.fromkeys(range(need, same + 1), FITS)
+        table.update(dict.fromkeys(range(min(need, same + 1)), self._short(attempt, (same,))))
+        table[-1] = self._short(attempt, (0,))
+        return table
 
     def _free_counts(self, found: AltCandidates) -> dict[str, int] | None:
         """Per node, its candidates no allocated claim holds, where every node's candidates are plain devices (else

@@ -139,6 +139,8 @@ class AltCandidates:
     plain: dict[str, int] | None = None
     held: HeldCounts | None = None  # per node, how many of its candidates allocated claims hold
     node_of: dict[DeviceKey, str] | None = None  # each local candidate's node, made when first needed
+    # the one candidate count every node in `plain` has (-1 where they differ or one is NOT_PLAIN), made when needed
+    same: int | None = None
 
 
 @dataclass
