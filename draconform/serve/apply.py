@@ -203,6 +203,12 @@ def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, for
     if stored is not None:
         merged.setdefault("metadata", {}).update({k: v for k, v in stored["metadata"].items()
                                                   if k in _SYSTEM_METADATA and k != "managedFields"})
+        # An applied resourceVersion stays in the object kube-apiserver's storage writes, which refuses it with
+        # 409 Conflict unless it is the stored one: a precondition, as in a PUT (registry Store.Update). A
+        # creating apply has none: storage clears it before writing a new object.
+        wanted = (config.get("metadata") or {}).get("resourceVersion")
+        if wanted:
+            merged["metadata"]["resourceVersion"] = wanted
     kept = _kept_owners(owners, manager, conflicts if force else [])
     kept.append((_entry(manager, "Apply", resource, applied, None), applied))
     _set_owners(merged, kept)

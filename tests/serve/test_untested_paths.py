@@ -163,6 +163,33 @@ def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None
     assert same["spec"]["containers"][0]["image"] == "other"
 
 
+def test_an_applied_resource_version_is_a_precondition(http: Http) -> None:
+    """A resourceVersion in an apply's configuration is a precondition, as kube-apiserver's storage treats the
+    one the applied object carries: another than the stored one is 409 Conflict and changes nothing; the stored
+    one, or none, applies. An apply that creates the object ignores it (storage clears it on create)."""
+    apply = "application/apply-patch+yaml"
+    path = f"{PODS}/p?fieldManager=tool"
+    created = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "resourceVersion": "999"}},
+                           content_type=apply)
+    assert created.status == 201, created.json()
+    version = created.json()["metadata"]["resourceVersion"]
+    assert version != "999"
+    labelled = {**_pod("p"), "metadata": {"name": "p", "labels": {"a": "b"}, "resourceVersion": "999"}}
+    stale = http.request("PATCH", path, labelled, content_type=apply)
+    assert (stale.status, stale.json()["reason"]) == (409, "Conflict")
+    assert stale.json()["message"] == ('Operation cannot be fulfilled on pods "p": the object has been modified; '
+                                       'please apply your changes to the latest version and try again')
+    unchanged = http.request("GET", f"{PODS}/p").json()["metadata"]
+    assert (unchanged["resourceVersion"], unchanged.get("labels")) == (version, None)
+    current = http.request("PATCH", path, {**labelled, "metadata": {**labelled["metadata"],  # type: ignore[dict-item]
+                                                                    "resourceVersion": version}},
+                           content_type=apply)
+    assert (current.status, current.json()["metadata"]["labels"]) == (200, {"a": "b"})
+    without = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "labels": {"a": "c"}}},
+                           content_type=apply)
+    assert (without.status, without.json()["metadata"]["labels"]) == (200, {"a": "c"})
+
+
 def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file: Path, http: Http) -> None:
     """kube-scheduler, as `draconform serve` runs it, binds through RemoteStore: the pod it gets back, and the
     one the API serves, name the node."""
