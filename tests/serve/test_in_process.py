@@ -1,0 +1,220 @@
+"""What `draconform serve` otherwise runs only in its child processes, run here in the test's own process (a
+mutant can only be killed by what a test runs in its own process: docs/suite-power.md, "Unit-test power"): the
+command's defaults, the supervisor starting a component's process, each component built against the served API,
+and a programmed driver adjusted in place when its ConfigMap changes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from draconform.cli import build_parser
+from draconform.kube.featuregates import CURRENT_RELEASE, FeatureGates
+from draconform.kube.kinds import with_pod_room
+from draconform.live.config import PROGRAM_DATA, PROGRAM_LABEL, ClusterConfig
+from draconform.live.kube import KubeClient, load_config
+from draconform.reference.metrics import MetricsRegistry
+from draconform.serve import component
+from draconform.serve.control import Supervised
+from draconform.serve.programs import ControllerHost, DriverHost
+from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
+from tests.live.helpers import wait_until
+
+
+def test_the_serve_command_defaults() -> None:
+    """`draconform serve` with no options: any free port, its files under .draconform-serve, the current
+    release with its default gates, and --driver's node and device count as its help says."""
+    args = build_parser("serve").parse_args(["serve"])
+    assert (args.port, args.dir, args.release, args.feature_gates, args.runtime_config) == (
+        0, Path(".draconform-serve"), CURRENT_RELEASE, "", "")
+    assert (args.data, args.binding_timeout, args.driver, args.driver_node, args.driver_devices) == (
+        None, None, None, "worker-1", 4)
+
+
+# --- the supervisor --------------------------------------------------------------------------------------------
+
+REPORTS = "import os, sys; print(os.environ.get('PYTHONUNBUFFERED'), flush=True); print('to the log', file=sys.stderr)"
+
+
+def test_a_supervised_process_starts_with_its_stdout_piped_then_again_without_it(tmp_path: Path) -> None:
+    """The first start pipes the component's standard output (serve reads its ready line there) and begins its
+    log afresh; a start after an exit adds to the log and reads no output. Each runs unbuffered, so what it
+    says reaches the log at once."""
+    log = tmp_path / "c.log"
+    log.write_text("an earlier serve's log\n")
+    supervised = Supervised("c", [sys.executable, "-c", REPORTS], log)
+    first = supervised.start()
+    assert first.stdout is not None
+    assert first.stdout.read() == "1\n"
+    assert first.wait() == 0
+    first.stdout.close()
+    assert log.read_text() == "to the log\n"
+    supervised.restarts = 1
+    again = supervised.start()
+    assert again.stdout is None and again.wait() == 0
+    assert supervised.process is again
+    assert log.read_text() == "to the log\nto the log\n"
+
+
+# --- the components, built in this process ---------------------------------------------------------------------
+
+@pytest.fixture
+def client(kubeconfig_file: Path) -> Iterator[KubeClient]:
+    kube = KubeClient(load_config(kubeconfig_file))
+    yield kube
+    kube.close()
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A directory for unix sockets, whose paths must fit in about 100 bytes (pytest's tmp_path may not)."""
+    directory = Path(tempfile.mkdtemp(prefix="dcf-", dir="/tmp"))
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def _build(name: str, client: KubeClient, cluster: ClusterConfig, own_devices: int = 0) -> tuple[RemoteStore, object]:
+    store = RemoteStore(client, threading.Event())
+    clock = WallClock()
+    events = RemoteEventRecorder(client, clock, name)
+    work, stop = component.build(name, store, clock, events, MetricsRegistry(), cluster, own_devices)
+    with store.lock:
+        store.catch_up()
+        work()
+    owner = getattr(stop, "__self__", None)
+    stop()
+    return store, owner
+
+
+def test_each_component_is_built_as_the_reference_component_of_its_name(client: KubeClient, short_dir: Path) -> None:
+    """`python -m draconform.serve.component NAME` runs, for each NAME, the reference's component of that name;
+    one round of each runs against the served API."""
+    cluster = ClusterConfig(kubelet_plugin_dir=str(short_dir))
+    built = {name: type(_build(name, client, cluster)[1]).__name__ for name in component.COMPONENTS}
+    assert built["dra-driver"] == DriverHost.__name__
+    assert built["dra-controllers"] == ControllerHost.__name__
+    assert "Scheduler" in built["kube-scheduler"]
+    assert "Kubelet" in built["kubelet"]
+    assert "Claim" in built["kube-controller-manager"] or "ResourceClaim" in built["kube-controller-manager"]
+    assert len(set(built.values())) == len(built)
+
+
+def test_the_driver_component_needs_the_kubelet_plugin_directory(client: KubeClient) -> None:
+    with pytest.raises(ValueError, match="dra-driver needs kubeletPluginDir in its cluster config"):
+        _build("dra-driver", client, ClusterConfig())
+
+
+def test_a_kubelet_finds_a_plugin_by_its_registration_socket_only(short_dir: Path) -> None:
+    """The kubelet's plugin watcher finds a driver on a node by DIR/NODE/DRIVER-reg.sock; without a plugin
+    directory, or without that socket, there is none."""
+    assert component._registration(None, "gpu.example.com", "node-1") is None
+    assert component._registration(short_dir, "gpu.example.com", "node-1") is None
+    (short_dir / "node-1").mkdir()
+    (short_dir / "node-1" / "gpu.example.com-reg.sock").touch()
+    found = component._registration(short_dir, "gpu.example.com", "node-1")
+    assert found == f"unix://{short_dir}/node-1/gpu.example.com-reg.sock"
+
+
+def test_the_scheduler_round_says_whether_it_did_anything(client: KubeClient) -> None:
+    """A round of the scheduler is its sync and its scheduling together, busy when either was: one that only
+    learnt of a new Node (nothing to schedule) did something; an idle one did not."""
+    store = RemoteStore(client, threading.Event())
+    clock = WallClock()
+    work, stop = component.build("kube-scheduler", store, clock, RemoteEventRecorder(client, clock, "s"),
+                                 MetricsRegistry(), ClusterConfig())
+
+    def round_() -> bool:
+        with store.lock:
+            store.catch_up()
+            return work()
+
+    def seen() -> bool:
+        with store.lock:
+            store.catch_up()
+            return store.get("Node", "worker-1") is not None
+
+    try:
+        assert round_() is False
+        client.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"}}))
+        wait_until(seen, 300, "the store seeing the new Node")
+        assert round_() is True
+        assert round_() is False
+    finally:
+        stop()
+
+
+# --- a programmed driver, adjusted in place ------------------------------------------------------------------------
+
+def _slice(node: str, devices: int) -> dict[str, object]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-gpus"},
+            "spec": {"driver": "gpu.example.com", "nodeName": node, "devices": [{"name": f"gpu-{n}"} for n in
+                                                                                   range(devices)],
+                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}}}
+
+
+def _program(data: dict[str, object]) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "driver", "namespace": "default", "labels": {PROGRAM_LABEL: "driver"}},
+            "data": {PROGRAM_DATA: json.dumps(data)}}
+
+
+def test_a_changed_driver_program_is_applied_in_place(client: KubeClient, short_dir: Path) -> None:
+    """A driver's ConfigMap changed (same driver name) adjusts the running driver: the new inventory is published
+    and only the faults added since are applied (each once); a new name restarts the program as another driver."""
+    client.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}}))
+    client.create(_program({"name": "gpu.example.com", "inventory": [_slice("node-1", 1)],
+                            "faults": [{"node": "node-1", "fault": {"kind": "transient"}}]}))
+    logged: list[str] = []
+    remote = RemoteStore(client, threading.Event())
+    host = DriverHost(remote, FeatureGates(), short_dir, logged.append)
+    key = ("default", "driver")
+
+    def synced(done: Callable[[], bool]) -> Callable[[], bool]:
+        def condition() -> bool:
+            with remote.lock:
+                remote.catch_up()
+                host.sync()
+            return done()
+        return condition
+
+    def slices() -> dict[str, int]:
+        found, _ = client.list("ResourceSlice")
+        return {s["spec"]["nodeName"]: len(s["spec"]["devices"]) for s in found}
+
+    def faults(node: str) -> list[str]:
+        return [active.fault.kind for active in running.faults(node)._active]
+
+    try:
+        wait_until(synced(lambda: key in host.running and slices() == {"node-1": 1}), 300,
+                   "the driver publishing its first inventory")
+        running = host._drivers[key]
+        assert faults("node-1") == ["transient"]
+        changed = _program({"name": "gpu.example.com", "inventory": [_slice("node-1", 2), _slice("node-2", 1)],
+                            "faults": [{"node": "node-1", "fault": {"kind": "transient"}},
+                                       {"node": "node-2", "fault": {"kind": "permanent"}}]})
+        stored = client.get("ConfigMap", "driver", "default")
+        assert stored is not None
+        client.update({**stored, "data": changed["data"]})
+        wait_until(synced(lambda: slices() == {"node-1": 2, "node-2": 1}), 300,
+                   "the driver publishing its new inventory")
+        assert host._drivers[key] is running, "the driver was restarted, not adjusted"
+        assert (faults("node-1"), faults("node-2")) == (["transient"], ["permanent"])
+        assert [line for line in logged if line.startswith("started")] == [
+            "started driver for ConfigMap default/driver"]
+        renamed = client.get("ConfigMap", "driver", "default")
+        assert renamed is not None
+        client.update({**renamed, "data": _program({"name": "other.example.com", "inventory": []})["data"]})
+        wait_until(synced(lambda: key in host._drivers and host._drivers[key].name == "other.example.com"),
+                   300, "the program restarted as another driver")
+        assert [line for line in logged if line.startswith(("started", "stopped"))] == [
+            "started driver for ConfigMap default/driver", "stopped driver of ConfigMap default/driver",
+            "started driver for ConfigMap default/driver"]
+    finally:
+        host.stop()
