@@ -12,6 +12,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,11 +22,11 @@ from draconform.kube.kinds import with_pod_room
 from draconform.live.config import PROGRAM_DATA, PROGRAM_LABEL, ClusterConfig
 from draconform.live.kube import KubeClient, load_config
 from draconform.reference.metrics import MetricsRegistry
-from draconform.serve import component
+from draconform.serve import component, control
 from draconform.serve.control import Supervised
 from draconform.serve.programs import ControllerHost, DriverHost
 from draconform.serve.remote import RemoteEventRecorder, RemoteStore, WallClock
-from tests.live.helpers import wait_until
+from tests.live.helpers import FakeTime, wait_until
 
 
 def test_the_serve_command_defaults() -> None:
@@ -61,6 +62,40 @@ def test_a_supervised_process_starts_with_its_stdout_piped_then_again_without_it
     assert again.stdout is None and again.wait() == 0
     assert supervised.process is again
     assert log.read_text() == "to the log\nto the log\n"
+
+
+class Clock(FakeTime):
+    """The supervisor's `time`: a monotonic clock only the test moves, and a fixed wall-clock time of day."""
+
+    def strftime(self, form: str) -> str:
+        return "12:00:00"
+
+
+def test_an_exited_process_is_said_and_started_again_after_its_pause(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A component's process that exits is reported on serve's standard error and in its log, and started again
+    once its pause (half a second the first time) has passed, unless serve is stopping."""
+    clock = Clock()
+    monkeypatch.setattr(control, "time", clock)
+    log = tmp_path / "c.log"
+    supervised = Supervised("c", [sys.executable, "-c", ""], log)
+    supervised.start().wait()
+    stopping = threading.Event()
+    supervised.check(stopping)
+    said = f"serve: c exited with status 0 at 12:00:00; starting it again in 0.5s (see {log})"
+    assert (supervised.restarts, supervised.process) == (1, None)
+    assert supervised.problem() == "exited with status 0 at 12:00:00; restarts so far: 1"
+    assert capsys.readouterr() == ("", said + "\n")
+    assert log.read_text() == said + "\n"
+    supervised.check(stopping)
+    assert supervised.process is None  # its pause has not passed
+    clock.now += 0.5
+    supervised.check(stopping)
+    assert supervised.process is not None and supervised.process.wait() == 0
+    assert capsys.readouterr() == ("", "serve: c started again (restart 1)\n")
+    stopping.set()
+    supervised.check(stopping)
+    assert supervised.restarts == 1, "an exit while serve stops is not a restart"
 
 
 # --- the components, built in this process ---------------------------------------------------------------------
@@ -146,8 +181,74 @@ def test_the_scheduler_round_says_whether_it_did_anything(client: KubeClient) ->
         wait_until(seen, 300, "the store seeing the new Node")
         assert round_() is True
         assert round_() is False
+        # a pod no node fits: its FailedScheduling event is written through the component's recorder
+        client.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                       "spec": {"nodeSelector": {"no": "such-node"}, "containers": [{"name": "c", "image": "i"}]}})
+        wait_until(lambda: round_() and any(e.get("reason") == "FailedScheduling" for e in client.list("Event")[0]),
+                   300, "the scheduler reporting the pod it cannot place")
     finally:
         stop()
+
+
+def test_the_external_controllers_log_as_their_component(
+        client: KubeClient, capsys: pytest.CaptureFixture[str]) -> None:
+    """dra-controllers says on its standard error, under its name, which programs it runs or cannot run."""
+    store = RemoteStore(client, threading.Event())
+    clock = WallClock()
+    work, stop = component.build("dra-controllers", store, clock, RemoteEventRecorder(client, clock, "c"),
+                                 MetricsRegistry(), ClusterConfig())
+    client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "typo", "namespace": "default",
+                                "labels": {PROGRAM_LABEL: "binding-controller"}},
+                   "data": {PROGRAM_DATA: json.dumps({"drvier": "gpu.example.com"})}})
+    said: list[str] = []
+
+    def logged() -> bool:
+        with store.lock:
+            store.catch_up()
+            work()
+        said.extend(capsys.readouterr().err.splitlines())
+        return bool(said)
+
+    try:
+        wait_until(logged, 300, "the controllers host seeing the ConfigMap")
+        assert said[0].startswith("[dra-controllers] ConfigMap default/typo: cannot run binding-controller: ")
+    finally:
+        stop()
+
+
+class Done(BaseException):
+    """Ends a component's endless loop in a test (no `except Exception` of the loop catches it)."""
+
+
+def test_a_component_process_loads_its_cluster_config_says_it_is_ready_and_works(
+        kubeconfig_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m draconform.serve.component NAME`, run in this process: it builds the component from the
+    cluster config it is given, prints the ready line serve waits for, and runs rounds of its work."""
+    config = tmp_path / "cluster.yaml"
+    config.write_text(ClusterConfig(release="1.36", feature_gates={"DRAExtendedResource": False}).dump())
+    built: list[tuple[str, ClusterConfig, int]] = []
+    real = component.build
+
+    def build(name: str, store: RemoteStore, clock: WallClock, events: RemoteEventRecorder,
+              metrics: MetricsRegistry, cluster: ClusterConfig, own_devices: int = 0) -> tuple[Any, Any]:
+        built.append((name, cluster, own_devices))
+        work, stop = real(name, store, clock, events, metrics, cluster, own_devices)
+
+        def one_round() -> bool:
+            work()
+            stop()
+            raise Done
+
+        return one_round, stop
+
+    monkeypatch.setattr(component, "build", build)
+    with pytest.raises(Done):
+        component.main(["kube-controller-manager", "--kubeconfig", str(kubeconfig_file),
+                        "--cluster-config", str(config), "--own-driver-devices", "2"])
+    assert built == [("kube-controller-manager", ClusterConfig.load(config), 2)]
+    assert json.loads(capsys.readouterr().out) == {"component": "kube-controller-manager"}
 
 
 # --- a programmed driver, adjusted in place ------------------------------------------------------------------------
