@@ -205,3 +205,48 @@ def test_a_plugin_serving_on_a_new_socket_has_restarted(
     assert [(s.text, s.status) for s in session.steps] == [("the restart command ran: true", "passed"),
                                                            (f"the plugin serves again on {socket}", "passed")]
     assert clock.now == 1000.0
+
+
+# --- claims from files, and the report kept ------------------------------------------------------------------
+
+def test_claims_from_files_make_nothing_more_and_say_that_kubeconfig_would() -> None:
+    """FileClaims refuses every claim beyond those of its files with NeedsCluster (a check then skips, giving
+    that reason), each naming --kubeconfig as the way to get one."""
+    from draconform.plugincheck.claims import FileClaims, NeedsCluster
+    from draconform.reference.claimfiles import TestClaim
+
+    source = FileClaims([])
+    claim = TestClaim({"metadata": {"namespace": "ns", "name": "a", "uid": "uid-a"}})
+    reasons = []
+    for make in (lambda: source.extra("same-device"), lambda: source.with_config(DRIVER, {}),
+                 lambda: source.recreate(claim)):
+        with pytest.raises(NeedsCluster) as refused:
+            make()
+        reasons.append(str(refused.value))
+    assert reasons[0] == "the check needs a claim that is same device, which only --kubeconfig can create"
+    assert all("--kubeconfig" in reason for reason in reasons[1:]), reasons
+    assert reasons[2].startswith("the check deletes a claim and creates it again under the same name")
+
+
+def test_the_report_keeps_its_timings_in_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    """report.json is UTF-8 for every reader, also when written on a machine whose locale encodes otherwise
+    (here plain ASCII) and a name is not ASCII."""
+    import datetime
+    import json
+    import locale
+    from types import SimpleNamespace
+
+    from draconform.plugincheck.runner import _keep_timings
+
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps({"run": {"name": "café"}}), encoding="utf-8")
+    started = datetime.datetime(2026, 11, 29, 9, 0, tzinfo=datetime.UTC)
+    info: Any = SimpleNamespace(started=started, duration_s=1.5)
+    previous = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        _keep_timings(path, info)
+    finally:
+        locale.setlocale(locale.LC_CTYPE, previous)
+    assert json.loads(path.read_bytes().decode("utf-8"))["run"] == {
+        "name": "café", "started": "2026-11-29T09:00:00+00:00", "duration_s": 1.5}
