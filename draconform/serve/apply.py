@@ -199,16 +199,15 @@ def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, for
     others = set().union(*(f for e, f in owners if e.get("manager") != manager)) if owners else set()
     for field in sorted(previous - applied - others, key=len, reverse=True):
         _remove(live, field)
-    merged = strategic_merge_patch(kind, live, _without_metadata_identity(config))
+    merged = strategic_merge_patch(kind, live, _without_managed_fields(config))
     if stored is not None:
+        # The system metadata stays the stored object's, but for an applied resourceVersion: it stays in the
+        # object kube-apiserver's storage writes, which refuses it with 409 Conflict unless it is the stored one,
+        # a precondition as in a PUT (registry Store.Update). A creating apply's is replaced by the store's.
+        applied_version = bool((config.get("metadata") or {}).get("resourceVersion"))
         merged.setdefault("metadata", {}).update({k: v for k, v in stored["metadata"].items()
-                                                  if k in _SYSTEM_METADATA and k != "managedFields"})
-        # An applied resourceVersion stays in the object kube-apiserver's storage writes, which refuses it with
-        # 409 Conflict unless it is the stored one: a precondition, as in a PUT (registry Store.Update). A
-        # creating apply has none: storage clears it before writing a new object.
-        wanted = (config.get("metadata") or {}).get("resourceVersion")
-        if wanted:
-            merged["metadata"]["resourceVersion"] = wanted
+                                                  if k in _SYSTEM_METADATA and k != "managedFields"
+                                                  and not (k == "resourceVersion" and applied_version)})
     kept = _kept_owners(owners, manager, conflicts if force else [])
     kept.append((_entry(manager, "Apply", resource, applied, None), applied))
     _set_owners(merged, kept)
@@ -243,8 +242,8 @@ def _conflicts(owners: list[tuple[Obj, set[Field]]], manager: str, applied: set[
     return conflicts
 
 
-def _without_metadata_identity(config: Obj) -> Obj:
-    meta = {k: v for k, v in (config.get("metadata") or {}).items() if k not in ("managedFields", "resourceVersion")}
+def _without_managed_fields(config: Obj) -> Obj:
+    meta = {k: v for k, v in (config.get("metadata") or {}).items() if k != "managedFields"}
     return {**config, "metadata": meta}
 
 

@@ -166,7 +166,8 @@ def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None
 def test_an_applied_resource_version_is_a_precondition(http: Http) -> None:
     """A resourceVersion in an apply's configuration is a precondition, as kube-apiserver's storage treats the
     one the applied object carries: another than the stored one is 409 Conflict and changes nothing; the stored
-    one, or none, applies. An apply that creates the object ignores it (storage clears it on create)."""
+    one, or none, applies. An apply that creates the object ignores it (storage replaces it on create). One that
+    is no string is refused, as kube-apiserver cannot decode it, whether the apply creates the object or not."""
     apply = "application/apply-patch+yaml"
     path = f"{PODS}/p?fieldManager=tool"
     created = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "resourceVersion": "999"}},
@@ -188,6 +189,12 @@ def test_an_applied_resource_version_is_a_precondition(http: Http) -> None:
     without = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "labels": {"a": "c"}}},
                            content_type=apply)
     assert (without.status, without.json()["metadata"]["labels"]) == (200, {"a": "c"})
+    numeric = {**_pod("q"), "metadata": {"name": "q", "resourceVersion": 5}}  # not a string: never decoded
+    refused = http.request("PATCH", f"{PODS}/q?fieldManager=tool", numeric, content_type=apply)
+    assert refused.status == 400 and "resourceVersion" in refused.json()["message"]
+    numeric["metadata"] = {"name": "p", "resourceVersion": 5}  # type: ignore[index]
+    refused = http.request("PATCH", path, numeric, content_type=apply)
+    assert refused.status == 400 and "resourceVersion" in refused.json()["message"]
 
 
 def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file: Path, http: Http) -> None:
