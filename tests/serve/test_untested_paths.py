@@ -5,6 +5,7 @@ object."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 from draconform.live.kube import KubeClient, load_config
 from draconform.serve.remote import RemoteEventRecorder, WallClock
+from draconform.serve.server import ApiServer
 from draconform.serve.tables import human_duration
 from tests.serve.conftest import Http
 
@@ -296,3 +298,24 @@ def test_a_watch_with_resource_version_match_needs_send_initial_events(http: Htt
     assert (refused.status, refused.json()["reason"]) == (422, "Invalid")
     assert "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in \
         refused.json()["message"]
+
+
+def test_a_stored_object_is_encoded_once_for_every_list_and_watch_that_sends_it(server: ApiServer,
+                                                                                 http: Http) -> None:
+    """serve encodes a stored object to JSON once and reuses the bytes while the object is kept (the store
+    replaces objects on writes, never changes one in place): a second list and a watch event of the same objects
+    encode nothing more. A bookmark or an error, made for one event, is encoded apart and not kept."""
+    for name in ("a", "b"):
+        http.request("POST", PODS, _pod(name))
+    first = http.request("GET", PODS)
+    assert server.work["encoded"] == 2
+    again = http.request("GET", PODS)
+    assert server.work["encoded"] == 2 and again.body == first.body
+    stored = server.store.peek("Pod", "a", "default")
+    assert stored is not None
+    event = server._event("MODIFIED", stored)
+    assert server.work["encoded"] == 2
+    assert event == b'{"type":"MODIFIED","object":' + json.dumps(stored, separators=(",", ":")).encode() + b"}\n"
+    bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "9"}}
+    assert json.loads(server._event("BOOKMARK", bookmark)) == {"type": "BOOKMARK", "object": bookmark}
+    assert server.work["encoded"] == 2
