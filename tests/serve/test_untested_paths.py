@@ -319,3 +319,19 @@ def test_a_stored_object_is_encoded_once_for_every_list_and_watch_that_sends_it(
     bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "9"}}
     assert json.loads(server._event("BOOKMARK", bookmark)) == {"type": "BOOKMARK", "object": bookmark}
     assert server.work["encoded"] == 2
+
+
+def test_an_apply_carrying_managed_fields_is_refused(http: Http) -> None:
+    """Field ownership is the server's to record: an applied configuration with metadata.managedFields (even an
+    empty list) is a bad request, as structured-merge-diff's apply says; null is no value."""
+    apply = "application/apply-patch+yaml"
+    path = f"{PODS}/p?fieldManager=tool"
+    for owned in ([], [{"manager": "tool", "operation": "Apply"}]):
+        refused = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "managedFields": owned}},
+                               content_type=apply)
+        assert (refused.status, refused.json()["message"]) == (400, "metadata.managedFields must be nil")
+    assert http.request("GET", f"{PODS}/p").status == 404
+    created = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "managedFields": None}},
+                           content_type=apply)
+    assert created.status == 201
+    assert [e["manager"] for e in created.json()["metadata"]["managedFields"]] == ["tool"]
