@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -335,3 +336,99 @@ def test_an_apply_carrying_managed_fields_is_refused(http: Http) -> None:
                            content_type=apply)
     assert created.status == 201
     assert [e["manager"] for e in created.json()["metadata"]["managedFields"]] == ["tool"]
+
+
+def _cell(kind: str, obj: Any, column: str) -> object:
+    from draconform.serve.tables import table
+
+    made = table(kind, [obj], {})
+    index = [c["name"] for c in made["columnDefinitions"]].index(column)
+    return made["rows"][0]["cells"][index]
+
+
+def test_status_columns_in_kubectls_words() -> None:
+    """The STATUS of `kubectl get nodes` and `kubectl get pods` and the STATE of ResourceClaims, as upstream's
+    printers word them: a node not ready or cordoned, a pod terminating, evicted, gated or waiting, a claim
+    pending, allocated, reserved or being deleted."""
+    def node(ready: str | None, unschedulable: bool = False) -> dict[str, object]:
+        conditions = [{"type": "Ready", "status": ready}] if ready else []
+        return {"metadata": {"name": "n"}, "spec": {"unschedulable": unschedulable},
+                "status": {"conditions": conditions}}
+
+    assert [_cell("Node", n, "Status") for n in (node("True"), node("False"), node(None), node("False", True))] == [
+        "Ready", "NotReady", "Unknown", "NotReady,SchedulingDisabled"]
+    gated = {"schedulingGates": [{"name": "g"}], "containers": []}
+    pods = [{"metadata": {"name": "p", "deletionTimestamp": "2026-11-29T09:00:00Z"}, "status": {"phase": "Running"}},
+            {"metadata": {"name": "p"}, "status": {"phase": "Failed", "reason": "Evicted"}},
+            {"metadata": {"name": "p"}, "spec": gated, "status": {}},
+            {"metadata": {"name": "p"}, "spec": gated, "status": {"phase": "Running"}},
+            {"metadata": {"name": "p"}, "status": {"phase": "Pending", "containerStatuses": [
+                {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}]}},
+            {"metadata": {"name": "p"}, "status": {}}]
+    assert [_cell("Pod", p, "Status") for p in pods] == ["Terminating", "Evicted", "SchedulingGated", "Running",
+                                                         "ContainerCreating", "Pending"]
+    claims = [{"metadata": {"name": "c"}},
+              {"metadata": {"name": "c"}, "status": {"allocation": {}, "reservedFor": []}},
+              {"metadata": {"name": "c"}, "status": {"allocation": {"devices": {}}, "reservedFor": [{"name": "p"}]}},
+              {"metadata": {"name": "c", "deletionTimestamp": "2026-11-29T09:00:00Z"},
+               "status": {"allocation": {"devices": {}}}}]
+    assert [_cell("ResourceClaim", c, "State") for c in claims] == ["pending", "pending", "allocated,reserved",
+                                                                    "deleted,allocated"]
+
+
+def test_config_map_keys_are_judged_as_upstream(http: Http) -> None:
+    """A key with a character a config key may not have, and a key in both data and binaryData, are each an
+    Invalid cause naming the key."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
+            "data": {"bad key": "1", "a": "1"}, "binaryData": {"a": "MQ=="}}
+    refused = http.request("POST", CONFIGMAPS, body)
+    assert refused.status == 422
+    causes = {c["field"]: c["message"] for c in refused.json()["details"]["causes"]}
+    assert causes == {"data[bad key]": 'Invalid value: "bad key": a valid config key must consist of alphanumeric '
+                                       "characters, '-', '_' or '.'",
+                      "data[a]": 'Invalid value: "a": duplicate of key present in binaryData'}
+    assert http.request("POST", CONFIGMAPS, {**body, "data": {"b": "1"}}).status == 201
+
+
+def test_a_list_where_an_object_is_expected_is_refused_in_gos_words(http: Http) -> None:
+    refused = http.request("POST", PODS, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                          "spec": {"containers": "c"}})
+    assert refused.status == 400
+    assert refused.json()["message"].endswith("json: cannot unmarshal string into Go struct field "
+                                              "PodSpec.spec.containers of type []v1.Container")
+
+
+def test_the_version_document_names_the_release_and_this_server(http: Http) -> None:
+    """`kubectl version` reads /version: the release serve plays, marked as the reference (not a kube-apiserver
+    build), and the platform it runs on."""
+    import platform
+
+    version = http.request("GET", "/version").json()
+    assert version == {"major": "1", "minor": "37", "gitVersion": "v1.37.0-draconform-reference",
+                       "gitCommit": "0" * 40, "gitTreeState": "clean", "buildDate": "1970-01-01T00:00:00Z",
+                       "goVersion": f"python{platform.python_version()}", "compiler": "cpython",
+                       "platform": f"{platform.system().lower()}/{platform.machine()}",
+                       "emulationMajor": "1", "emulationMinor": "37"}
+
+
+def test_an_event_names_the_component_that_reported_it(kubeconfig_file: Path, http: Http) -> None:
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        pod = client.create(_pod("p"))
+        recorder = RemoteEventRecorder(client, WallClock(), "kube-scheduler")
+        recorder.record(pod, "Warning", "FailedScheduling", "no node fits")
+        recorder.record(pod, "Warning", "FailedScheduling", "no node fits")  # the same Event, counted again
+    finally:
+        client.close()
+    events = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    assert [(e["source"], e["reportingComponent"], e["count"]) for e in events] == [
+        ({"component": "kube-scheduler"}, "kube-scheduler", 2)]
+
+
+def test_a_refusal_of_a_reason_kube_apiserver_lacks_is_an_internal_error() -> None:
+    from draconform.serve.status import failure
+    from draconform.sut import ApiError
+
+    assert failure(ApiError("Strange", "something broke")) == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "something broke",
+        "reason": "InternalError", "code": 500})
