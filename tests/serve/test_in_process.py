@@ -319,3 +319,40 @@ def test_a_changed_driver_program_is_applied_in_place(client: KubeClient, short_
             "started driver for ConfigMap default/driver"]
     finally:
         host.stop()
+
+
+def test_the_scheduler_process_serves_its_metrics_where_it_is_told(
+        kubeconfig_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """kube-scheduler serves its metrics on 127.0.0.1 at --metrics-port (a restarted one keeps the first one's)
+    from the registry its component writes, and its ready line says where."""
+    config = tmp_path / "cluster.yaml"
+    config.write_text(ClusterConfig().dump())
+    served: list[tuple[int, str, object]] = []
+
+    class Listening:
+        server_port = 43210
+
+    def start_http_server(port: int, addr: str, registry: object) -> tuple[Listening, None]:
+        served.append((port, addr, registry))
+        return Listening(), None
+
+    registries: list[object] = []
+
+    def build(name: str, store: RemoteStore, clock: WallClock, events: RemoteEventRecorder,
+              metrics: MetricsRegistry, cluster: ClusterConfig, own_devices: int = 0) -> tuple[Any, Any]:
+        registries.append(metrics.registry)
+
+        def done() -> bool:
+            raise Done
+
+        return done, lambda: None
+
+    monkeypatch.setattr(component, "start_http_server", start_http_server)
+    monkeypatch.setattr(component, "build", build)
+    with pytest.raises(Done):
+        component.main(["kube-scheduler", "--kubeconfig", str(kubeconfig_file), "--cluster-config", str(config),
+                        "--metrics-port", "43210"])
+    assert served == [(43210, "127.0.0.1", registries[0])]
+    assert json.loads(capsys.readouterr().out) == {"component": "kube-scheduler",
+                                                   "metrics": "http://127.0.0.1:43210/metrics"}
