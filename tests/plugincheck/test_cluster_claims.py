@@ -250,3 +250,28 @@ def test_the_report_keeps_its_timings_in_utf8_whatever_the_locale(tmp_path: Path
         locale.setlocale(locale.LC_CTYPE, previous)
     assert json.loads(path.read_bytes().decode("utf-8"))["run"] == {
         "name": "café", "started": "2026-11-29T09:00:00+00:00", "duration_s": 1.5}
+
+
+def test_the_extra_claims_a_check_asks_for(api: Api, claims: ClusterClaims) -> None:
+    """"other-node" is allocated the device of the same name in another node's pool (node-2's, which the
+    cluster has), pinned to that node; "other-driver-too" adds a request for a device of another driver;
+    "same-device" gets the first claim's allocation; a kind nobody asks for is a programming error."""
+    from draconform.plugincheck.cluster import OTHER_DRIVER
+
+    try:
+        first = claims.claims[0].obj["status"]["allocation"]["devices"]["results"]
+        other = claims.extra("other-node").obj["status"]["allocation"]
+        assert [(r["pool"], r["device"]) for r in other["devices"]["results"]] == [
+            ("node-2", r["device"]) for r in first]
+        assert other["nodeSelector"] == {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-2"]}]}]}
+        both = claims.extra("other-driver-too").obj
+        assert [r["name"] for r in both["spec"]["devices"]["requests"]][-1] == "other"
+        assert both["status"]["allocation"]["devices"]["results"][-1] == {
+            "request": "other", "driver": OTHER_DRIVER, "pool": "elsewhere", "device": "device-0"}
+        same = claims.extra("same-device").obj["status"]["allocation"]["devices"]["results"]
+        assert same == first
+        with pytest.raises(ValueError, match="unknown extra claim 'mystery'"):
+            claims.extra("mystery")
+    finally:
+        claims.close()

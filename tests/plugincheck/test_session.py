@@ -180,3 +180,50 @@ def test_the_exclusive_device_check_is_skipped_for_a_claim_holding_a_share(fake:
                        Support(), [])
     assert (result.status, result.skip_reason) == ("skipped", "claim a holds its devices in shares or with admin "
                                                               "access")
+
+
+def _file_claims(count: int) -> Any:
+    """Claims from files (FileClaims: no extra claim can be made), each allocated one device of the driver."""
+    from draconform.plugincheck.claims import FileClaims
+    from draconform.reference.claimfiles import TestClaim
+
+    def claim(ref: ClaimRef, device: str) -> TestClaim:
+        result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": device}
+        return TestClaim({"metadata": {"namespace": ref.namespace, "name": ref.name, "uid": ref.uid},
+                          "status": {"allocation": {"devices": {"results": [result]}}}})
+
+    return FileClaims([claim(ref, f"gpu-{n}") for n, ref in enumerate((A, B)[:count])])
+
+
+def _run_named(name: str, source: Any, support: Support | None = None) -> Any:
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    check = next(c for c in CHECKS if c.run.__name__ == name)
+    return run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), source,
+                     support or Support(), [])
+
+
+def test_a_check_says_which_part_it_skipped_and_why(fake: FakeClient) -> None:
+    """Claims from files cannot include one with devices of another driver too: the devices check judges the
+    claims it has and records that part as a skipped step with the reason."""
+    result = _run_named("devices_match_allocation", _file_claims(2))
+    assert result.status == "passed"
+    assert (result.steps[0].keyword, result.steps[0].text, result.steps[0].status, result.steps[0].message) == (
+        "*", "a claim with devices of another driver too", "skipped",
+        "the check needs a claim that is other driver too, which only --kubeconfig can create")
+
+
+def test_unprepare_twice_names_each_attempt(fake: FakeClient) -> None:
+    result = _run_named("unprepare_idempotent", _file_claims(1))
+    assert result.status == "passed"
+    assert [s.text for s in result.steps if s.keyword == "Then"][-2:] == ["the first unprepare succeeds",
+                                                                          "the second unprepare succeeds"]
+
+
+def test_checks_skipped_for_want_of_claims_or_declarations_say_what_they_need(fake: FakeClient) -> None:
+    concurrent = _run_named("concurrent_calls", _file_claims(1))
+    assert (concurrent.status, concurrent.skip_reason) == (
+        "skipped", "the check needs 2 claims the driver prepares; 1 were given")
+    grouped = _run_named("validates_at_prepare", _file_claims(2))
+    assert (grouped.status, grouped.skip_reason) == (
+        "skipped", "the driver declares no incompatible claims (compatibilityGroups.incompatibleClaims)")
