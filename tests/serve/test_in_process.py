@@ -356,3 +356,35 @@ def test_the_scheduler_process_serves_its_metrics_where_it_is_told(
     assert served == [(43210, "127.0.0.1", registries[0])]
     assert json.loads(capsys.readouterr().out) == {"component": "kube-scheduler",
                                                    "metrics": "http://127.0.0.1:43210/metrics"}
+
+
+def test_the_external_controllers_run_on_the_components_clock(client: KubeClient) -> None:
+    """A binding controller programmed through a ConfigMap, in the dra-controllers component, answers an
+    allocated device's binding condition, stamped with the component's clock."""
+    store = RemoteStore(client, threading.Event())
+    clock = WallClock()
+    work, stop = component.build("dra-controllers", store, clock, RemoteEventRecorder(client, clock, "c"),
+                                 MetricsRegistry(), ClusterConfig())
+    client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "binder", "namespace": "default",
+                                "labels": {PROGRAM_LABEL: "binding-controller"}},
+                   "data": {PROGRAM_DATA: json.dumps({"driver": "gpu.example.com"})}})
+    claim = client.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                           "metadata": {"name": "c", "namespace": "default"},
+                           "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "g"}}]}}})
+    result = {"request": "r", "driver": "gpu.example.com", "pool": "p", "device": "gpu-0",
+              "bindingConditions": ["Attached"], "bindingFailureConditions": ["Failed"]}
+    client.update_status({**claim, "status": {"allocation": {"devices": {"results": [result]}}}})
+
+    def answered() -> list[Any]:
+        with store.lock:
+            store.catch_up()
+            work()
+        stored = client.get("ResourceClaim", "c", "default") or {}
+        return [c for d in (stored.get("status") or {}).get("devices") or [] for c in d.get("conditions") or []]
+
+    try:
+        wait_until(lambda: bool(answered()), 300, "the binding controller answering the claim")
+        assert [(c["type"], c["status"]) for c in answered()] == [("Attached", "True")]
+    finally:
+        stop()
