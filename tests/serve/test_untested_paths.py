@@ -432,3 +432,27 @@ def test_a_refusal_of_a_reason_kube_apiserver_lacks_is_an_internal_error() -> No
     assert failure(ApiError("Strange", "something broke")) == (500, {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "something broke",
         "reason": "InternalError", "code": 500})
+
+
+def test_the_openapi_v3_document_lists_every_operation_and_the_merge_keys(http: Http) -> None:
+    """kubectl and client generators read each path's operations from /openapi/v3: list (with the watch
+    parameters) and create on the collection, read, replace, the four patch types and delete on an object; and
+    `kubectl patch` reads a list's merge key there, also of a list inside a list's items (a container's env)."""
+    index = http.request("GET", "/openapi/v3").json()["paths"]
+    document = http.request("GET", index["api/v1"]["serverRelativeURL"]).json()
+    collection = document["paths"]["/api/v1/namespaces/{namespace}/pods"]
+    assert sorted(collection) == ["get", "post"]
+    assert collection["get"]["x-kubernetes-action"] == "list" and "requestBody" not in collection["get"]
+    assert "watch" in [p["name"] for p in collection["get"]["parameters"]]
+    assert collection["post"]["requestBody"]["content"]["application/json"]["schema"] == \
+        {"$ref": "#/components/schemas/io.k8s.api.core.v1.Pod"}
+    one = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]
+    assert sorted(one) == ["delete", "get", "patch", "put"]
+    assert sorted(one["patch"]["requestBody"]["content"]) == [
+        "application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json",
+        "application/strategic-merge-patch+json"]
+    schemas = document["components"]["schemas"]
+    containers = schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
+    env = schemas["io.k8s.api.core.v1.Container"]["properties"]["env"]
+    for listed in (containers, env):
+        assert (listed["x-kubernetes-patch-strategy"], listed["x-kubernetes-patch-merge-key"]) == ("merge", "name")
