@@ -456,3 +456,25 @@ def test_the_openapi_v3_document_lists_every_operation_and_the_merge_keys(http: 
     env = schemas["io.k8s.api.core.v1.Container"]["properties"]["env"]
     for listed in (containers, env):
         assert (listed["x-kubernetes-patch-strategy"], listed["x-kubernetes-patch-merge-key"]) == ("merge", "name")
+
+
+def test_deleting_a_terminating_namespace_again_changes_nothing() -> None:
+    """A second DELETE of a namespace already terminating answers it as it is: the same deletionTimestamp and
+    resourceVersion (nothing is written again), before the namespace controller's turn comes."""
+    from draconform.kube.kinds import SERVED_KINDS
+    from draconform.reference.apiserver.admission import install as install_admission
+    from draconform.reference.apiserver.store import Store
+
+    store = Store(WallClock(), kinds=SERVED_KINDS)
+    install_admission(store)
+    served = ApiServer(store, namespace_grace=3600.0)  # the contents' deletion does not come within the test
+    served.serve_in_thread()
+    try:
+        store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "work"}})
+        first = served.delete_namespace("work")
+        again = served.delete_namespace("work")
+        assert first["status"] == {"phase": "Terminating"}
+        assert [(o["metadata"]["deletionTimestamp"], o["metadata"]["resourceVersion"]) for o in (first, again)] == \
+            [(first["metadata"]["deletionTimestamp"], first["metadata"]["resourceVersion"])] * 2
+    finally:
+        served.shutdown()
