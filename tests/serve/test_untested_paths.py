@@ -478,3 +478,19 @@ def test_deleting_a_terminating_namespace_again_changes_nothing() -> None:
             [(first["metadata"]["deletionTimestamp"], first["metadata"]["resourceVersion"])] * 2
     finally:
         served.shutdown()
+
+
+def test_patches_that_cannot_be_applied_are_bad_requests(http: Http) -> None:
+    """A strategic merge patch with a `$patch` directive upstream does not know, and a JSON patch whose
+    operation is malformed or that is no list of operations, are refused as bad requests (400), naming what."""
+    http.request("POST", CONFIGMAPS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    strategic = "application/strategic-merge-patch+json"
+    for patch, where in (({"$patch": "merge-it"}, "the root"), ({"metadata": {"$patch": "merge-it"}}, "metadata")):
+        refused = http.request("PATCH", f"{CONFIGMAPS}/c", patch, content_type=strategic)
+        assert (refused.status, refused.json()["reason"]) == (400, "BadRequest")
+        assert refused.json()["message"] == f"unknown patch directive 'merge-it' at {where}"
+    json_patch = "application/json-patch+json"
+    malformed = http.request("PATCH", f"{CONFIGMAPS}/c", [{"op": "jump", "path": "/data"}], content_type=json_patch)
+    assert (malformed.status, malformed.json()["reason"]) == (400, "BadRequest")
+    assert malformed.json()["message"].startswith("invalid JSON patch: ")
+    assert http.request("PATCH", f"{CONFIGMAPS}/c", {"op": "add"}, content_type=json_patch).status == 400
