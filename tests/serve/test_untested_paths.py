@@ -494,3 +494,18 @@ def test_patches_that_cannot_be_applied_are_bad_requests(http: Http) -> None:
     assert (malformed.status, malformed.json()["reason"]) == (400, "BadRequest")
     assert malformed.json()["message"].startswith("invalid JSON patch: ")
     assert http.request("PATCH", f"{CONFIGMAPS}/c", {"op": "add"}, content_type=json_patch).status == 400
+
+
+def test_a_watch_from_a_version_older_than_the_kept_history_gets_expired(
+        http: Http, monkeypatch: pytest.MonkeyPatch) -> None:
+    """serve keeps the latest changes for watches (KEPT_EVENTS, made small here); a watch from before them is
+    answered, as kube-apiserver answers it, with one ERROR event carrying a 410 Expired Status, and ends."""
+    from draconform.serve import server as served
+
+    monkeypatch.setattr(served, "KEPT_EVENTS", 4)
+    for name in "abcdef":
+        http.request("POST", CONFIGMAPS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
+    reply = http.request("GET", f"{CONFIGMAPS}?watch=1&resourceVersion=1")
+    events = [json.loads(line) for line in reply.body.splitlines()]
+    assert [(e["type"], e["object"]["reason"], e["object"]["code"]) for e in events] == [("ERROR", "Expired", 410)]
+    assert events[0]["object"]["message"].startswith("too old resource version: 1 (")
