@@ -227,3 +227,10 @@ def test_checks_skipped_for_want_of_claims_or_declarations_say_what_they_need(fa
     grouped = _run_named("validates_at_prepare", _file_claims(2))
     assert (grouped.status, grouped.skip_reason) == (
         "skipped", "the driver declares no incompatible claims (compatibilityGroups.incompatibleClaims)")
+
+
+def test_a_refused_unprepare_fails_the_check_naming_the_claim_and_the_plugins_error(fake: FakeClient) -> None:
+    fake.unprepare_errors = {A.uid: "device busy"}
+    result = _run_named("unprepare_after_prepare", _file_claims(1))
+    assert (result.status, result.message) == ("failed", "unpreparing claim ns/a: device busy")
+    assert (result.steps[-2].text, result.steps[-2].status) == ("the plugin unprepared the claim", "failed")
