@@ -234,3 +234,30 @@ def test_a_refused_unprepare_fails_the_check_naming_the_claim_and_the_plugins_er
     result = _run_named("unprepare_after_prepare", _file_claims(1))
     assert (result.status, result.message) == ("failed", "unpreparing claim ns/a: device busy")
     assert (result.steps[-2].text, result.steps[-2].status) == ("the plugin unprepared the claim", "failed")
+
+
+def _advertising(monkeypatch: pytest.MonkeyPatch, versions: tuple[str, ...]) -> Any:
+    """The registration socket, played: it advertises `versions`; the check then runs with these claims."""
+    from draconform.kubeletplugin.types import PluginInfo
+    from draconform.plugincheck import checks
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    info = PluginInfo("DRAPlugin", "gpu.example.com", "/plugin.sock", versions)
+    monkeypatch.setattr(checks, "registration_info", lambda path, timeout: info)
+    check = next(c for c in CHECKS if c.run.__name__ == "registration_versions")
+    return run_check(check, Target("unix:///nowhere", "/registration.sock", "gpu.example.com", "node-1"),
+                     _file_claims(1), Support(), [])
+
+
+def test_the_advertised_versions_are_judged_against_what_kubelets_know(
+        fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registration advertising no DRAPlugin version a kubelet knows fails, listing those it knows; one
+    advertising v1beta1 before v1 fails on the order (the kubelet takes the first it knows); v1 then v1beta1
+    passes, each version then called."""
+    unknown = _advertising(monkeypatch, ("v2.DRAPlugin",))
+    assert (unknown.status, unknown.message) == ("failed", "advertised v2.DRAPlugin; kubelets know v1.DRAPlugin, "
+                                                           "v1beta1.DRAPlugin")
+    reversed_ = _advertising(monkeypatch, ("v1beta1.DRAPlugin", "v1.DRAPlugin"))
+    assert (reversed_.status, reversed_.message) == ("failed", "advertised in this order: v1beta1.DRAPlugin, "
+                                                               "v1.DRAPlugin")
+    assert _advertising(monkeypatch, ("v1.DRAPlugin", "v1beta1.DRAPlugin")).status == "passed"
