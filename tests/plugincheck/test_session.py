@@ -261,3 +261,83 @@ def test_the_advertised_versions_are_judged_against_what_kubelets_know(
     assert (reversed_.status, reversed_.message) == ("failed", "advertised in this order: v1beta1.DRAPlugin, "
                                                                "v1.DRAPlugin")
     assert _advertising(monkeypatch, ("v1.DRAPlugin", "v1beta1.DRAPlugin")).status == "passed"
+
+
+def test_a_checks_duration_is_kept_to_the_millisecond(fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from draconform.plugincheck import checks
+
+    readings = iter([100.0, 100.12345])
+    monkeypatch.setattr(checks.time, "perf_counter", lambda: next(readings))
+    assert _run_named("validates_at_prepare", _file_claims(1)).duration_s == 0.123
+
+
+def test_a_claim_the_plugin_cannot_unprepare_after_its_restart_fails_the_check(
+        fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What follows the restart (the restart itself is played by a no-op here): the kubelet unprepares the claim
+    prepared before it; a plugin that refuses fails the check, naming the claim and its error."""
+    from dataclasses import replace
+
+    from draconform.plugincheck import checks
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    def restarted(s: Any, command: str) -> None:
+        fake.unprepare_errors = {A.uid: "no such claim"}  # the restarted plugin forgot what it prepared
+
+    monkeypatch.setattr(checks, "_restart", restarted)
+    check = next(c for c in CHECKS if c.run.__name__ == "survives_restart")
+    target = replace(Target("unix:///nowhere", None, "gpu.example.com", "node-1"), restart_command="restart")
+    result = run_check(check, target, _file_claims(1), Support(), [])
+    assert (result.status, result.message) == ("failed", "unpreparing claim ns/a: no such claim")
+
+
+def test_a_cleanup_the_plugin_crashes_under_is_recorded_with_its_error(fake: FakeClient) -> None:
+    from draconform.kubeletplugin.client import PluginCallError
+
+    def crash(refs: Sequence[ClaimRef]) -> dict[str, str]:
+        raise PluginCallError("unix:///nowhere", "NodeUnprepareResources", "UNAVAILABLE", "connection reset")
+
+    session = _session()
+    session.prepare([A])
+    fake.unprepare = crash  # type: ignore[method-assign]
+    session.cleanup()
+    step = session.steps[-1]
+    assert (step.keyword, step.text, step.status, step.message) == (
+        "*", "clean up: NodeUnprepareResources for ns/a", "skipped",
+        "NodeUnprepareResources on unix:///nowhere failed with UNAVAILABLE: connection reset")
+
+
+def test_a_refused_config_declared_becomes_a_claim_the_plugin_must_refuse(tmp_path: Path) -> None:
+    """--supports with permanentErrors.config: the claim source makes a claim carrying exactly that opaque
+    configuration for the driver, and the checks expect it refused permanently."""
+    import argparse
+
+    from draconform.commands.plugincheck import _support
+    from draconform.reference.claimfiles import TestClaim
+
+    declared = tmp_path / "support.yaml"
+    declared.write_text("permanentErrors:\n  config: {mode: broken}\n")
+    made: list[tuple[str, Any]] = []
+
+    class Source:
+        claims = _file_claims(1).claims
+
+        def with_config(self, driver: str, parameters: Any) -> TestClaim:
+            made.append((driver, parameters))
+            return TestClaim({"metadata": {"namespace": "ns", "name": "refused", "uid": "uid-r"}})
+
+    support = _support(argparse.Namespace(supports=declared, driver="gpu.example.com"), Source())  # type: ignore[arg-type]
+    assert made == [("gpu.example.com", {"mode": "broken"})]
+    assert support.permanent_error_claims == ("refused",)
+
+
+def test_the_command_line_takes_paths_and_names_its_values() -> None:
+    from draconform.cli import build_parser
+
+    parser = build_parser("plugin-check")
+    args = parser.parse_args(["plugin-check", "--endpoint", "unix:///p.sock", "--driver", "d", "--node", "n",
+                              "--write-claims", "claims.yaml", "--cdi-dir", "/etc/cdi", "--report-dir", "out"])
+    assert (args.write_claims, args.cdi_dir, args.report_dir, args.namespace) == (
+        Path("claims.yaml"), [Path("/etc/cdi")], Path("out"), "default")
+    subcommands: Any = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
+    usage = subcommands.choices["plugin-check"].format_help()
+    assert "--cdi-dir DIR" in usage and "--write-claims FILE" in usage
