@@ -509,3 +509,13 @@ def test_a_watch_from_a_version_older_than_the_kept_history_gets_expired(
     events = [json.loads(line) for line in reply.body.splitlines()]
     assert [(e["type"], e["object"]["reason"], e["object"]["code"]) for e in events] == [("ERROR", "Expired", 410)]
     assert events[0]["object"]["message"].startswith("too old resource version: 1 (")
+
+
+def test_paths_serve_does_not_serve_are_not_found_in_kube_apiservers_words(http: Http) -> None:
+    """Another version of the core group, a resource the group-version lacks, a namespaced resource named without
+    its namespace and a subresource the kind lacks: each 404 NotFound, worded as kube-apiserver words it."""
+    for path in ("/api/v2/namespaces/default/pods", "/apis/resource.k8s.io/v1/nothings", "/api/v1/pods/p",
+                 f"{PODS}/p/nosuchsubresource"):
+        reply = http.request("GET", path)
+        assert (reply.status, reply.json()["reason"], reply.json()["message"]) == (
+            404, "NotFound", "the server could not find the requested resource"), path
