@@ -186,6 +186,8 @@ def _remove(obj: Any, field: Field) -> None:
 def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, force: bool) -> Obj:
     """The object an apply patch of `config` by `manager` makes of `stored` (None: it creates the object)."""
     kind = resource.kind
+    if (config.get("metadata") or {}).get("managedFields") is not None:  # an empty list too, as upstream
+        raise ApiError("BadRequest", "metadata.managedFields must be nil")
     config = copy.deepcopy(config)
     config.setdefault("apiVersion", resource.api_version)
     config.setdefault("kind", kind)
@@ -199,10 +201,15 @@ def apply(resource: Resource, stored: Obj | None, config: Obj, manager: str, for
     others = set().union(*(f for e, f in owners if e.get("manager") != manager)) if owners else set()
     for field in sorted(previous - applied - others, key=len, reverse=True):
         _remove(live, field)
-    merged = strategic_merge_patch(kind, live, _without_metadata_identity(config))
+    merged = strategic_merge_patch(kind, live, config)
     if stored is not None:
+        # The system metadata stays the stored object's, but for an applied resourceVersion: it stays in the
+        # object kube-apiserver's storage writes, which refuses it with 409 Conflict unless it is the stored one,
+        # a precondition as in a PUT (registry Store.Update). A creating apply's is replaced by the store's.
+        applied_version = bool((config.get("metadata") or {}).get("resourceVersion"))
         merged.setdefault("metadata", {}).update({k: v for k, v in stored["metadata"].items()
-                                                  if k in _SYSTEM_METADATA and k != "managedFields"})
+                                                  if k in _SYSTEM_METADATA and k != "managedFields"
+                                                  and not (k == "resourceVersion" and applied_version)})
     kept = _kept_owners(owners, manager, conflicts if force else [])
     kept.append((_entry(manager, "Apply", resource, applied, None), applied))
     _set_owners(merged, kept)
@@ -235,11 +242,6 @@ def _conflicts(owners: list[tuple[Obj, set[Field]]], manager: str, applied: set[
             if field[-1] != "." and _value_at(live, field) != _value_at(config, field):  # a shared item: its fields
                 conflicts.append((entry["manager"], field))
     return conflicts
-
-
-def _without_metadata_identity(config: Obj) -> Obj:
-    meta = {k: v for k, v in (config.get("metadata") or {}).items() if k not in ("managedFields", "resourceVersion")}
-    return {**config, "metadata": meta}
 
 
 def _readable(field: Field) -> str:

@@ -18,11 +18,9 @@ CAUSE_REASONS = (("Required value", "FieldValueRequired"), ("Forbidden", "FieldV
                  ("Too many", "FieldValueTooMany"), ("Internal error", "InternalError"))
 
 
-def success(resource: Resource | None = None, name: str | None = None) -> Obj:
-    status: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
-    if resource is not None and name is not None:
-        status["details"] = {"name": name, "group": resource.group, "kind": resource.plural}
-    return status
+def success() -> Obj:
+    """The Status of a write that answers no object (a binding, a collection deleted): no details, as upstream."""
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
 
 
 def failure(error: ApiError, resource: Resource | None = None, name: str | None = None) -> tuple[int, Obj]:

@@ -133,3 +133,33 @@ def test_a_round_does_not_begin_once_a_stream_has_ended_and_says_which(api: Path
             store.catch_up()
     finally:
         client.close()
+
+
+def test_a_components_own_write_reaches_its_watches_at_once_and_once_only(api: Path) -> None:
+    """What a component writes through RemoteStore reaches its own watches before the write returns; the same
+    change replayed by the API's stream is not passed on again. Another writer's change comes with the state
+    the watch had before it."""
+    client = KubeClient(load_config(api))
+    other = KubeClient(load_config(api))
+    store = RemoteStore(client)
+    watch = store.watch("ConfigMap")
+    try:
+        created = store.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
+                                                                                     "namespace": "default"}})
+        assert [(e.type, e.object["metadata"]["resourceVersion"]) for e in watch.drain()] == [
+            ("ADDED", created["metadata"]["resourceVersion"])]
+        with store.lock:
+            store.catch_up()
+        assert watch.drain() == [], "the stream's replay of this process's own write was passed on again"
+        changed = other.update({**created, "data": {"a": "1"}})
+        with store.lock:
+            store.catch_up()
+        events = watch.drain()
+        assert [(e.type, e.object["metadata"]["resourceVersion"]) for e in events] == [
+            ("MODIFIED", changed["metadata"]["resourceVersion"])]
+        assert events[0].old is not None and events[0].old["metadata"]["resourceVersion"] == \
+            created["metadata"]["resourceVersion"]
+    finally:
+        watch.stop()
+        other.close()
+        client.close()

@@ -180,3 +180,164 @@ def test_the_exclusive_device_check_is_skipped_for_a_claim_holding_a_share(fake:
                        Support(), [])
     assert (result.status, result.skip_reason) == ("skipped", "claim a holds its devices in shares or with admin "
                                                               "access")
+
+
+def _file_claims(count: int) -> Any:
+    """Claims from files (FileClaims: no extra claim can be made), each allocated one device of the driver."""
+    from draconform.plugincheck.claims import FileClaims
+    from draconform.reference.claimfiles import TestClaim
+
+    def claim(ref: ClaimRef, device: str) -> TestClaim:
+        result = {"request": "r", "driver": "gpu.example.com", "pool": "node-1", "device": device}
+        return TestClaim({"metadata": {"namespace": ref.namespace, "name": ref.name, "uid": ref.uid},
+                          "status": {"allocation": {"devices": {"results": [result]}}}})
+
+    return FileClaims([claim(ref, f"gpu-{n}") for n, ref in enumerate((A, B)[:count])])
+
+
+def _run_named(name: str, source: Any, support: Support | None = None) -> Any:
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    check = next(c for c in CHECKS if c.run.__name__ == name)
+    return run_check(check, Target("unix:///nowhere", None, "gpu.example.com", "node-1"), source,
+                     support or Support(), [])
+
+
+def test_a_check_says_which_part_it_skipped_and_why(fake: FakeClient) -> None:
+    """Claims from files cannot include one with devices of another driver too: the devices check judges the
+    claims it has and records that part as a skipped step with the reason."""
+    result = _run_named("devices_match_allocation", _file_claims(2))
+    assert result.status == "passed"
+    assert (result.steps[0].keyword, result.steps[0].text, result.steps[0].status, result.steps[0].message) == (
+        "*", "a claim with devices of another driver too", "skipped",
+        "the check needs a claim that is other driver too, which only --kubeconfig can create")
+
+
+def test_unprepare_twice_names_each_attempt(fake: FakeClient) -> None:
+    result = _run_named("unprepare_idempotent", _file_claims(1))
+    assert result.status == "passed"
+    assert [s.text for s in result.steps if s.keyword == "Then"][-2:] == ["the first unprepare succeeds",
+                                                                          "the second unprepare succeeds"]
+
+
+def test_checks_skipped_for_want_of_claims_or_declarations_say_what_they_need(fake: FakeClient) -> None:
+    concurrent = _run_named("concurrent_calls", _file_claims(1))
+    assert (concurrent.status, concurrent.skip_reason) == (
+        "skipped", "the check needs 2 claims the driver prepares; 1 were given")
+    grouped = _run_named("validates_at_prepare", _file_claims(2))
+    assert (grouped.status, grouped.skip_reason) == (
+        "skipped", "the driver declares no incompatible claims (compatibilityGroups.incompatibleClaims)")
+
+
+def test_a_refused_unprepare_fails_the_check_naming_the_claim_and_the_plugins_error(fake: FakeClient) -> None:
+    fake.unprepare_errors = {A.uid: "device busy"}
+    result = _run_named("unprepare_after_prepare", _file_claims(1))
+    assert (result.status, result.message) == ("failed", "unpreparing claim ns/a: device busy")
+    assert (result.steps[-2].text, result.steps[-2].status) == ("the plugin unprepared the claim", "failed")
+
+
+def _advertising(monkeypatch: pytest.MonkeyPatch, versions: tuple[str, ...]) -> Any:
+    """The registration socket, played: it advertises `versions`; the check then runs with these claims."""
+    from draconform.kubeletplugin.types import PluginInfo
+    from draconform.plugincheck import checks
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    info = PluginInfo("DRAPlugin", "gpu.example.com", "/plugin.sock", versions)
+    monkeypatch.setattr(checks, "registration_info", lambda path, timeout: info)
+    check = next(c for c in CHECKS if c.run.__name__ == "registration_versions")
+    return run_check(check, Target("unix:///nowhere", "/registration.sock", "gpu.example.com", "node-1"),
+                     _file_claims(1), Support(), [])
+
+
+def test_the_advertised_versions_are_judged_against_what_kubelets_know(
+        fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registration advertising no DRAPlugin version a kubelet knows fails, listing those it knows; one
+    advertising v1beta1 before v1 fails on the order (the kubelet takes the first it knows); v1 then v1beta1
+    passes, each version then called."""
+    unknown = _advertising(monkeypatch, ("v2.DRAPlugin",))
+    assert (unknown.status, unknown.message) == ("failed", "advertised v2.DRAPlugin; kubelets know v1.DRAPlugin, "
+                                                           "v1beta1.DRAPlugin")
+    reversed_ = _advertising(monkeypatch, ("v1beta1.DRAPlugin", "v1.DRAPlugin"))
+    assert (reversed_.status, reversed_.message) == ("failed", "advertised in this order: v1beta1.DRAPlugin, "
+                                                               "v1.DRAPlugin")
+    assert _advertising(monkeypatch, ("v1.DRAPlugin", "v1beta1.DRAPlugin")).status == "passed"
+
+
+def test_a_checks_duration_is_kept_to_the_millisecond(fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from draconform.plugincheck import checks
+
+    readings = iter([100.0, 100.12345])
+    monkeypatch.setattr(checks.time, "perf_counter", lambda: next(readings))
+    assert _run_named("validates_at_prepare", _file_claims(1)).duration_s == 0.123
+
+
+def test_a_claim_the_plugin_cannot_unprepare_after_its_restart_fails_the_check(
+        fake: FakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What follows the restart (the restart itself is played by a no-op here): the kubelet unprepares the claim
+    prepared before it; a plugin that refuses fails the check, naming the claim and its error."""
+    from dataclasses import replace
+
+    from draconform.plugincheck import checks
+    from draconform.plugincheck.checks import CHECKS, run_check
+
+    def restarted(s: Any, command: str) -> None:
+        fake.unprepare_errors = {A.uid: "no such claim"}  # the restarted plugin forgot what it prepared
+
+    monkeypatch.setattr(checks, "_restart", restarted)
+    check = next(c for c in CHECKS if c.run.__name__ == "survives_restart")
+    target = replace(Target("unix:///nowhere", None, "gpu.example.com", "node-1"), restart_command="restart")
+    result = run_check(check, target, _file_claims(1), Support(), [])
+    assert (result.status, result.message) == ("failed", "unpreparing claim ns/a: no such claim")
+
+
+def test_a_cleanup_the_plugin_crashes_under_is_recorded_with_its_error(fake: FakeClient) -> None:
+    from draconform.kubeletplugin.client import PluginCallError
+
+    def crash(refs: Sequence[ClaimRef]) -> dict[str, str]:
+        raise PluginCallError("unix:///nowhere", "NodeUnprepareResources", "UNAVAILABLE", "connection reset")
+
+    session = _session()
+    session.prepare([A])
+    fake.unprepare = crash  # type: ignore[method-assign]
+    session.cleanup()
+    step = session.steps[-1]
+    assert (step.keyword, step.text, step.status, step.message) == (
+        "*", "clean up: NodeUnprepareResources for ns/a", "skipped",
+        "NodeUnprepareResources on unix:///nowhere failed with UNAVAILABLE: connection reset")
+
+
+def test_a_refused_config_declared_becomes_a_claim_the_plugin_must_refuse(tmp_path: Path) -> None:
+    """--supports with permanentErrors.config: the claim source makes a claim carrying exactly that opaque
+    configuration for the driver, and the checks expect it refused permanently."""
+    import argparse
+
+    from draconform.commands.plugincheck import _support
+    from draconform.reference.claimfiles import TestClaim
+
+    declared = tmp_path / "support.yaml"
+    declared.write_text("permanentErrors:\n  config: {mode: broken}\n")
+    made: list[tuple[str, Any]] = []
+
+    class Source:
+        claims = _file_claims(1).claims
+
+        def with_config(self, driver: str, parameters: Any) -> TestClaim:
+            made.append((driver, parameters))
+            return TestClaim({"metadata": {"namespace": "ns", "name": "refused", "uid": "uid-r"}})
+
+    support = _support(argparse.Namespace(supports=declared, driver="gpu.example.com"), Source())  # type: ignore[arg-type]
+    assert made == [("gpu.example.com", {"mode": "broken"})]
+    assert support.permanent_error_claims == ("refused",)
+
+
+def test_the_command_line_takes_paths_and_names_its_values() -> None:
+    from draconform.cli import build_parser
+
+    parser = build_parser("plugin-check")
+    args = parser.parse_args(["plugin-check", "--endpoint", "unix:///p.sock", "--driver", "d", "--node", "n",
+                              "--write-claims", "claims.yaml", "--cdi-dir", "/etc/cdi", "--report-dir", "out"])
+    assert (args.write_claims, args.cdi_dir, args.report_dir, args.namespace) == (
+        Path("claims.yaml"), [Path("/etc/cdi")], Path("out"), "default")
+    subcommands: Any = parser._subparsers._group_actions[0]  # type: ignore[union-attr]
+    usage = subcommands.choices["plugin-check"].format_help()
+    assert "--cdi-dir DIR" in usage and "--write-claims FILE" in usage

@@ -5,13 +5,16 @@ object."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from draconform.live.kube import KubeClient, load_config
 from draconform.serve.remote import RemoteEventRecorder, WallClock
+from draconform.serve.server import ApiServer
 from draconform.serve.tables import human_duration
 from tests.serve.conftest import Http
 
@@ -163,6 +166,40 @@ def test_apply_conflicts_on_a_containers_field_another_manager_changed() -> None
     assert same["spec"]["containers"][0]["image"] == "other"
 
 
+def test_an_applied_resource_version_is_a_precondition(http: Http) -> None:
+    """A resourceVersion in an apply's configuration is a precondition, as kube-apiserver's storage treats the
+    one the applied object carries: another than the stored one is 409 Conflict and changes nothing; the stored
+    one, or none, applies. An apply that creates the object ignores it (storage replaces it on create). One that
+    is no string is refused, as kube-apiserver cannot decode it, whether the apply creates the object or not."""
+    apply = "application/apply-patch+yaml"
+    path = f"{PODS}/p?fieldManager=tool"
+    created = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "resourceVersion": "999"}},
+                           content_type=apply)
+    assert created.status == 201, created.json()
+    version = created.json()["metadata"]["resourceVersion"]
+    assert version != "999"
+    labelled = {**_pod("p"), "metadata": {"name": "p", "labels": {"a": "b"}, "resourceVersion": "999"}}
+    stale = http.request("PATCH", path, labelled, content_type=apply)
+    assert (stale.status, stale.json()["reason"]) == (409, "Conflict")
+    assert stale.json()["message"] == ('Operation cannot be fulfilled on pods "p": the object has been modified; '
+                                       'please apply your changes to the latest version and try again')
+    unchanged = http.request("GET", f"{PODS}/p").json()["metadata"]
+    assert (unchanged["resourceVersion"], unchanged.get("labels")) == (version, None)
+    current = http.request("PATCH", path, {**labelled, "metadata": {**labelled["metadata"],  # type: ignore[dict-item]
+                                                                    "resourceVersion": version}},
+                           content_type=apply)
+    assert (current.status, current.json()["metadata"]["labels"]) == (200, {"a": "b"})
+    without = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "labels": {"a": "c"}}},
+                           content_type=apply)
+    assert (without.status, without.json()["metadata"]["labels"]) == (200, {"a": "c"})
+    numeric = {**_pod("q"), "metadata": {"name": "q", "resourceVersion": 5}}  # not a string: never decoded
+    refused = http.request("PATCH", f"{PODS}/q?fieldManager=tool", numeric, content_type=apply)
+    assert refused.status == 400 and "resourceVersion" in refused.json()["message"]
+    numeric["metadata"] = {"name": "p", "resourceVersion": 5}  # type: ignore[index]
+    refused = http.request("PATCH", path, numeric, content_type=apply)
+    assert refused.status == 400 and "resourceVersion" in refused.json()["message"]
+
+
 def test_a_served_component_binds_a_pod_through_the_remote_store(kubeconfig_file: Path, http: Http) -> None:
     """kube-scheduler, as `draconform serve` runs it, binds through RemoteStore: the pod it gets back, and the
     one the API serves, name the node."""
@@ -262,3 +299,223 @@ def test_a_watch_with_resource_version_match_needs_send_initial_events(http: Htt
     assert (refused.status, refused.json()["reason"]) == (422, "Invalid")
     assert "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in \
         refused.json()["message"]
+
+
+def test_a_stored_object_is_encoded_once_for_every_list_and_watch_that_sends_it(server: ApiServer,
+                                                                                 http: Http) -> None:
+    """serve encodes a stored object to JSON once and reuses the bytes while the object is kept (the store
+    replaces objects on writes, never changes one in place): a second list and a watch event of the same objects
+    encode nothing more. A bookmark or an error, made for one event, is encoded apart and not kept."""
+    for name in ("a", "b"):
+        http.request("POST", PODS, _pod(name))
+    first = http.request("GET", PODS)
+    assert server.work["encoded"] == 2
+    again = http.request("GET", PODS)
+    assert server.work["encoded"] == 2 and again.body == first.body
+    stored = server.store.peek("Pod", "a", "default")
+    assert stored is not None
+    event = server._event("MODIFIED", stored)
+    assert server.work["encoded"] == 2
+    assert event == b'{"type":"MODIFIED","object":' + json.dumps(stored, separators=(",", ":")).encode() + b"}\n"
+    bookmark = {"kind": "Pod", "apiVersion": "v1", "metadata": {"resourceVersion": "9"}}
+    assert json.loads(server._event("BOOKMARK", bookmark)) == {"type": "BOOKMARK", "object": bookmark}
+    assert server.work["encoded"] == 2
+
+
+def test_an_apply_carrying_managed_fields_is_refused(http: Http) -> None:
+    """Field ownership is the server's to record: an applied configuration with metadata.managedFields (even an
+    empty list) is a bad request, as structured-merge-diff's apply says; null is no value."""
+    apply = "application/apply-patch+yaml"
+    path = f"{PODS}/p?fieldManager=tool"
+    for owned in ([], [{"manager": "tool", "operation": "Apply"}]):
+        refused = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "managedFields": owned}},
+                               content_type=apply)
+        assert (refused.status, refused.json()["message"]) == (400, "metadata.managedFields must be nil")
+    assert http.request("GET", f"{PODS}/p").status == 404
+    created = http.request("PATCH", path, {**_pod("p"), "metadata": {"name": "p", "managedFields": None}},
+                           content_type=apply)
+    assert created.status == 201
+    assert [e["manager"] for e in created.json()["metadata"]["managedFields"]] == ["tool"]
+
+
+def _cell(kind: str, obj: Any, column: str) -> object:
+    from draconform.serve.tables import table
+
+    made = table(kind, [obj], {})
+    index = [c["name"] for c in made["columnDefinitions"]].index(column)
+    return made["rows"][0]["cells"][index]
+
+
+def test_status_columns_in_kubectls_words() -> None:
+    """The STATUS of `kubectl get nodes` and `kubectl get pods` and the STATE of ResourceClaims, as upstream's
+    printers word them: a node not ready or cordoned, a pod terminating, evicted, gated or waiting, a claim
+    pending, allocated, reserved or being deleted."""
+    def node(ready: str | None, unschedulable: bool = False) -> dict[str, object]:
+        conditions = [{"type": "Ready", "status": ready}] if ready else []
+        return {"metadata": {"name": "n"}, "spec": {"unschedulable": unschedulable},
+                "status": {"conditions": conditions}}
+
+    assert [_cell("Node", n, "Status") for n in (node("True"), node("False"), node(None), node("False", True))] == [
+        "Ready", "NotReady", "Unknown", "NotReady,SchedulingDisabled"]
+    gated = {"schedulingGates": [{"name": "g"}], "containers": []}
+    pods = [{"metadata": {"name": "p", "deletionTimestamp": "2026-11-29T09:00:00Z"}, "status": {"phase": "Running"}},
+            {"metadata": {"name": "p"}, "status": {"phase": "Failed", "reason": "Evicted"}},
+            {"metadata": {"name": "p"}, "spec": gated, "status": {}},
+            {"metadata": {"name": "p"}, "spec": gated, "status": {"phase": "Running"}},
+            {"metadata": {"name": "p"}, "status": {"phase": "Pending", "containerStatuses": [
+                {"name": "c", "state": {"waiting": {"reason": "ContainerCreating"}}}]}},
+            {"metadata": {"name": "p"}, "status": {}}]
+    assert [_cell("Pod", p, "Status") for p in pods] == ["Terminating", "Evicted", "SchedulingGated", "Running",
+                                                         "ContainerCreating", "Pending"]
+    claims = [{"metadata": {"name": "c"}},
+              {"metadata": {"name": "c"}, "status": {"allocation": {}, "reservedFor": []}},
+              {"metadata": {"name": "c"}, "status": {"allocation": {"devices": {}}, "reservedFor": [{"name": "p"}]}},
+              {"metadata": {"name": "c", "deletionTimestamp": "2026-11-29T09:00:00Z"},
+               "status": {"allocation": {"devices": {}}}}]
+    assert [_cell("ResourceClaim", c, "State") for c in claims] == ["pending", "pending", "allocated,reserved",
+                                                                    "deleted,allocated"]
+
+
+def test_config_map_keys_are_judged_as_upstream(http: Http) -> None:
+    """A key with a character a config key may not have, and a key in both data and binaryData, are each an
+    Invalid cause naming the key."""
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
+            "data": {"bad key": "1", "a": "1"}, "binaryData": {"a": "MQ=="}}
+    refused = http.request("POST", CONFIGMAPS, body)
+    assert refused.status == 422
+    causes = {c["field"]: c["message"] for c in refused.json()["details"]["causes"]}
+    assert causes == {"data[bad key]": 'Invalid value: "bad key": a valid config key must consist of alphanumeric '
+                                       "characters, '-', '_' or '.'",
+                      "data[a]": 'Invalid value: "a": duplicate of key present in binaryData'}
+    assert http.request("POST", CONFIGMAPS, {**body, "data": {"b": "1"}}).status == 201
+
+
+def test_a_list_where_an_object_is_expected_is_refused_in_gos_words(http: Http) -> None:
+    refused = http.request("POST", PODS, {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                          "spec": {"containers": "c"}})
+    assert refused.status == 400
+    assert refused.json()["message"].endswith("json: cannot unmarshal string into Go struct field "
+                                              "PodSpec.spec.containers of type []v1.Container")
+
+
+def test_the_version_document_names_the_release_and_this_server(http: Http) -> None:
+    """`kubectl version` reads /version: the release serve plays, marked as the reference (not a kube-apiserver
+    build), and the platform it runs on."""
+    import platform
+
+    version = http.request("GET", "/version").json()
+    assert version == {"major": "1", "minor": "37", "gitVersion": "v1.37.0-draconform-reference",
+                       "gitCommit": "0" * 40, "gitTreeState": "clean", "buildDate": "1970-01-01T00:00:00Z",
+                       "goVersion": f"python{platform.python_version()}", "compiler": "cpython",
+                       "platform": f"{platform.system().lower()}/{platform.machine()}",
+                       "emulationMajor": "1", "emulationMinor": "37"}
+
+
+def test_an_event_names_the_component_that_reported_it(kubeconfig_file: Path, http: Http) -> None:
+    client = KubeClient(load_config(kubeconfig_file))
+    try:
+        pod = client.create(_pod("p"))
+        recorder = RemoteEventRecorder(client, WallClock(), "kube-scheduler")
+        recorder.record(pod, "Warning", "FailedScheduling", "no node fits")
+        recorder.record(pod, "Warning", "FailedScheduling", "no node fits")  # the same Event, counted again
+    finally:
+        client.close()
+    events = http.request("GET", "/api/v1/namespaces/default/events").json()["items"]
+    assert [(e["source"], e["reportingComponent"], e["count"]) for e in events] == [
+        ({"component": "kube-scheduler"}, "kube-scheduler", 2)]
+
+
+def test_a_refusal_of_a_reason_kube_apiserver_lacks_is_an_internal_error() -> None:
+    from draconform.serve.status import failure
+    from draconform.sut import ApiError
+
+    assert failure(ApiError("Strange", "something broke")) == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "something broke",
+        "reason": "InternalError", "code": 500})
+
+
+def test_the_openapi_v3_document_lists_every_operation_and_the_merge_keys(http: Http) -> None:
+    """kubectl and client generators read each path's operations from /openapi/v3: list (with the watch
+    parameters) and create on the collection, read, replace, the four patch types and delete on an object; and
+    `kubectl patch` reads a list's merge key there, also of a list inside a list's items (a container's env)."""
+    index = http.request("GET", "/openapi/v3").json()["paths"]
+    document = http.request("GET", index["api/v1"]["serverRelativeURL"]).json()
+    collection = document["paths"]["/api/v1/namespaces/{namespace}/pods"]
+    assert sorted(collection) == ["get", "post"]
+    assert collection["get"]["x-kubernetes-action"] == "list" and "requestBody" not in collection["get"]
+    assert "watch" in [p["name"] for p in collection["get"]["parameters"]]
+    assert collection["post"]["requestBody"]["content"]["application/json"]["schema"] == \
+        {"$ref": "#/components/schemas/io.k8s.api.core.v1.Pod"}
+    one = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]
+    assert sorted(one) == ["delete", "get", "patch", "put"]
+    assert sorted(one["patch"]["requestBody"]["content"]) == [
+        "application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json",
+        "application/strategic-merge-patch+json"]
+    schemas = document["components"]["schemas"]
+    containers = schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
+    env = schemas["io.k8s.api.core.v1.Container"]["properties"]["env"]
+    for listed in (containers, env):
+        assert (listed["x-kubernetes-patch-strategy"], listed["x-kubernetes-patch-merge-key"]) == ("merge", "name")
+
+
+def test_deleting_a_terminating_namespace_again_changes_nothing() -> None:
+    """A second DELETE of a namespace already terminating answers it as it is: the same deletionTimestamp and
+    resourceVersion (nothing is written again), before the namespace controller's turn comes."""
+    from draconform.kube.kinds import SERVED_KINDS
+    from draconform.reference.apiserver.admission import install as install_admission
+    from draconform.reference.apiserver.store import Store
+
+    store = Store(WallClock(), kinds=SERVED_KINDS)
+    install_admission(store)
+    served = ApiServer(store, namespace_grace=3600.0)  # the contents' deletion does not come within the test
+    served.serve_in_thread()
+    try:
+        store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "work"}})
+        first = served.delete_namespace("work")
+        again = served.delete_namespace("work")
+        assert first["status"] == {"phase": "Terminating"}
+        assert [(o["metadata"]["deletionTimestamp"], o["metadata"]["resourceVersion"]) for o in (first, again)] == \
+            [(first["metadata"]["deletionTimestamp"], first["metadata"]["resourceVersion"])] * 2
+    finally:
+        served.shutdown()
+
+
+def test_patches_that_cannot_be_applied_are_bad_requests(http: Http) -> None:
+    """A strategic merge patch with a `$patch` directive upstream does not know, and a JSON patch whose
+    operation is malformed or that is no list of operations, are refused as bad requests (400), naming what."""
+    http.request("POST", CONFIGMAPS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    strategic = "application/strategic-merge-patch+json"
+    for patch, where in (({"$patch": "merge-it"}, "the root"), ({"metadata": {"$patch": "merge-it"}}, "metadata")):
+        refused = http.request("PATCH", f"{CONFIGMAPS}/c", patch, content_type=strategic)
+        assert (refused.status, refused.json()["reason"]) == (400, "BadRequest")
+        assert refused.json()["message"] == f"unknown patch directive 'merge-it' at {where}"
+    json_patch = "application/json-patch+json"
+    malformed = http.request("PATCH", f"{CONFIGMAPS}/c", [{"op": "jump", "path": "/data"}], content_type=json_patch)
+    assert (malformed.status, malformed.json()["reason"]) == (400, "BadRequest")
+    assert malformed.json()["message"].startswith("invalid JSON patch: ")
+    assert http.request("PATCH", f"{CONFIGMAPS}/c", {"op": "add"}, content_type=json_patch).status == 400
+
+
+def test_a_watch_from_a_version_older_than_the_kept_history_gets_expired(
+        http: Http, monkeypatch: pytest.MonkeyPatch) -> None:
+    """serve keeps the latest changes for watches (KEPT_EVENTS, made small here); a watch from before them is
+    answered, as kube-apiserver answers it, with one ERROR event carrying a 410 Expired Status, and ends."""
+    from draconform.serve import server as served
+
+    monkeypatch.setattr(served, "KEPT_EVENTS", 4)
+    for name in "abcdef":
+        http.request("POST", CONFIGMAPS, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}})
+    reply = http.request("GET", f"{CONFIGMAPS}?watch=1&resourceVersion=1")
+    events = [json.loads(line) for line in reply.body.splitlines()]
+    assert [(e["type"], e["object"]["reason"], e["object"]["code"]) for e in events] == [("ERROR", "Expired", 410)]
+    assert events[0]["object"]["message"].startswith("too old resource version: 1 (")
+
+
+def test_paths_serve_does_not_serve_are_not_found_in_kube_apiservers_words(http: Http) -> None:
+    """Another version of the core group, a resource the group-version lacks, a namespaced resource named without
+    its namespace and a subresource the kind lacks: each 404 NotFound, worded as kube-apiserver words it."""
+    for path in ("/api/v2/namespaces/default/pods", "/apis/resource.k8s.io/v1/nothings", "/api/v1/pods/p",
+                 f"{PODS}/p/nosuchsubresource"):
+        reply = http.request("GET", path)
+        assert (reply.status, reply.json()["reason"], reply.json()["message"]) == (
+            404, "NotFound", "the server could not find the requested resource"), path
