@@ -305,7 +305,10 @@ def partitionable_node(options: BenchOptions) -> list[Measurement]:
     for core in options.allocators:
         bench = Workbench(Shape(0, 0), _core(core))
         slices, devices = _partitionable_store(50, parts)
-        bench.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"}}))
+        # room for every measured pod: a kubelet's default of 110 pods would leave the rest unschedulable
+        room = {"pods": "1000"}
+        bench.store.create(with_pod_room({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-0"},
+                                          "status": {"capacity": dict(room), "allocatable": dict(room)}}))
         for obj in slices:
             bench.store.create(obj)
         bench.store.create({
