@@ -190,17 +190,25 @@ def test_the_scheduler_round_says_whether_it_did_anything(client: KubeClient) ->
         stop()
 
 
-def test_the_external_controllers_log_as_their_component(
-        client: KubeClient, capsys: pytest.CaptureFixture[str]) -> None:
-    """dra-controllers says on its standard error, under its name, which programs it runs or cannot run."""
+def _controllers_with_program(client: KubeClient, name: str,
+                              program: dict[str, str]) -> tuple[RemoteStore, Any, Any]:
+    """The dra-controllers component built in this process (its store, work and stop), and a binding-controller
+    program for it."""
     store = RemoteStore(client, threading.Event())
     clock = WallClock()
     work, stop = component.build("dra-controllers", store, clock, RemoteEventRecorder(client, clock, "c"),
                                  MetricsRegistry(), ClusterConfig())
     client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                   "metadata": {"name": "typo", "namespace": "default",
+                   "metadata": {"name": name, "namespace": "default",
                                 "labels": {PROGRAM_LABEL: "binding-controller"}},
-                   "data": {PROGRAM_DATA: json.dumps({"drvier": "gpu.example.com"})}})
+                   "data": {PROGRAM_DATA: json.dumps(program)}})
+    return store, work, stop
+
+
+def test_the_external_controllers_log_as_their_component(
+        client: KubeClient, capsys: pytest.CaptureFixture[str]) -> None:
+    """dra-controllers says on its standard error, under its name, which programs it runs or cannot run."""
+    store, work, stop = _controllers_with_program(client, "typo", {"drvier": "gpu.example.com"})
     said: list[str] = []
 
     def logged() -> bool:
@@ -361,14 +369,7 @@ def test_the_scheduler_process_serves_its_metrics_where_it_is_told(
 def test_the_external_controllers_run_on_the_components_clock(client: KubeClient) -> None:
     """A binding controller programmed through a ConfigMap, in the dra-controllers component, answers an
     allocated device's binding condition, stamped with the component's clock."""
-    store = RemoteStore(client, threading.Event())
-    clock = WallClock()
-    work, stop = component.build("dra-controllers", store, clock, RemoteEventRecorder(client, clock, "c"),
-                                 MetricsRegistry(), ClusterConfig())
-    client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                   "metadata": {"name": "binder", "namespace": "default",
-                                "labels": {PROGRAM_LABEL: "binding-controller"}},
-                   "data": {PROGRAM_DATA: json.dumps({"driver": "gpu.example.com"})}})
+    store, work, stop = _controllers_with_program(client, "binder", {"driver": "gpu.example.com"})
     claim = client.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                            "metadata": {"name": "c", "namespace": "default"},
                            "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "g"}}]}}})
